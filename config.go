@@ -1,0 +1,786 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexporter"
+
+import (
+	"compress/gzip"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/configcompression"
+	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/config/configopaque"
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
+	"go.uber.org/zap"
+)
+
+// Config is the configuration of the elasticsearch exporter. Its YAML keys
+// and their meaning match the contrib elasticsearch exporter, so an existing
+// contrib configuration loads unchanged; keys that contrib deprecated are
+// accepted and mapped (see Unmarshal), keys it removed are refused with a
+// message naming the replacement.
+//
+// The full user-facing reference is docs/configuration.md.
+type Config struct {
+	// ClientConfig holds the common collector HTTP client settings, squashed
+	// at the top level as contrib does: endpoint, tls, headers, timeout,
+	// compression, compression_params, proxy_url, auth, and so on.
+	//
+	// Differences from the confighttp defaults (see createDefaultConfig):
+	//   - timeout defaults to 90s and is the deadline of EACH bulk request
+	//     (the exporter applies it per request; exporterhelper's own timeout
+	//     is off);
+	//   - compression defaults to gzip at compression_params::level 1; only
+	//     gzip and none are accepted because the bulk body is compressed by
+	//     the bulk indexer itself, never by the HTTP client.
+	confighttp.ClientConfig `mapstructure:",squash"`
+
+	// Authentication holds the user/password/api_key shortcuts, squashed at
+	// the top level as contrib does. The confighttp `auth` section (an
+	// authenticator extension) is the alternative.
+	Authentication AuthenticationConfig `mapstructure:",squash"`
+
+	// Endpoints is a list of Elasticsearch URLs, used round-robin. At most one
+	// of endpoint, endpoints and cloudid may be set; when none is set, the
+	// comma-separated ELASTICSEARCH_URL environment variable is used.
+	// Default: empty.
+	Endpoints []string `mapstructure:"endpoints"`
+
+	// CloudID is an Elastic Cloud ID, `[name:]base64("host$es_uuid$kibana_uuid")`,
+	// which resolves to https://<es_uuid>.<host>. Default: empty.
+	CloudID string `mapstructure:"cloudid"`
+
+	// LogsIndex is a static index or data stream name for every log record.
+	// Empty (the default) means data stream routing from the record's
+	// data_stream.* attributes.
+	LogsIndex string `mapstructure:"logs_index"`
+
+	// MetricsIndex is the static index for metrics. Accepted for
+	// compatibility; this exporter does not export metrics. Default: empty.
+	MetricsIndex string `mapstructure:"metrics_index"`
+
+	// TracesIndex is a static index or data stream name for every span.
+	// Empty (the default) means data stream routing.
+	TracesIndex string `mapstructure:"traces_index"`
+
+	// LogsDynamicID, when enabled, uses the log record attribute
+	// `elasticsearch.document_id` as the document _id. Default: off.
+	LogsDynamicID DynamicIDConfig `mapstructure:"logs_dynamic_id"`
+
+	// TracesDynamicID, when enabled, uses the span attribute
+	// `elasticsearch.document_id` as the document _id. Default: off.
+	TracesDynamicID DynamicIDConfig `mapstructure:"traces_dynamic_id"`
+
+	// LogsDynamicPipeline, when enabled, uses the log record attribute
+	// `elasticsearch.document_pipeline` as the document's ingest pipeline.
+	// Default: off.
+	LogsDynamicPipeline DynamicPipelineConfig `mapstructure:"logs_dynamic_pipeline"`
+
+	// Pipeline is the ingest pipeline applied to every bulk request.
+	// Empty (the default) means the index's default pipeline. An ingest
+	// pipeline costs CPU on the Elasticsearch side for every document.
+	Pipeline string `mapstructure:"pipeline"`
+
+	// LogstashFormat appends a date suffix to the index name.
+	LogstashFormat LogstashFormatConfig `mapstructure:"logstash_format"`
+
+	// Mapping selects the document layout.
+	Mapping MappingConfig `mapstructure:"mapping"`
+
+	// Retry controls retries of failed bulk requests and failed documents.
+	// Retries happen inside one push, so exporterhelper's retry_on_failure
+	// is off for this exporter.
+	Retry RetryConfig `mapstructure:"retry"`
+
+	// QueueBatchConfig is the collector sending queue (`sending_queue`).
+	// Default: enabled, 10 consumers, 10 requests, blocking when full, and
+	// batching by bytes (min_size 1 MB, max_size 5 MB, flush_timeout 10s).
+	// Memory held is about queue_size requests plus num_consumers batches of
+	// up to max_size bytes each.
+	QueueBatchConfig configoptional.Optional[exporterhelper.QueueBatchConfig] `mapstructure:"sending_queue"`
+
+	// Discovery controls Elasticsearch node discovery (sniffing). Default: off.
+	Discovery DiscoveryConfig `mapstructure:"discover"`
+
+	// IncludeSourceOnError sets the bulk request's include_source_on_error
+	// parameter. nil (the default) leaves it unset, in which case
+	// Elasticsearch error reasons are not reported. true may put document
+	// content in the exporter's logs. Needs Elasticsearch 8.18+.
+	IncludeSourceOnError *bool `mapstructure:"include_source_on_error"`
+
+	// Telemetry holds debugging switches for the exporter's own logs.
+	Telemetry TelemetryConfig `mapstructure:"telemetry"`
+
+	// MetadataKeys lists client metadata keys (case-insensitive) used to
+	// partition sending_queue batches, so that one bulk request only holds
+	// data that arrived with the same values for these keys. Each distinct
+	// combination keeps its own batch in memory. Default: empty.
+	MetadataKeys []string `mapstructure:"metadata_keys"`
+
+	// deprecations holds one message per deprecated key found by Unmarshal.
+	// They are logged once, when the component is created.
+	deprecations []string
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// AuthenticationConfig holds the basic and API key authentication shortcuts.
+type AuthenticationConfig struct {
+	// User is the HTTP basic authentication user name. Needs password; cannot
+	// be combined with api_key. Default: empty.
+	User string `mapstructure:"user"`
+
+	// Password is the HTTP basic authentication password. Default: empty.
+	Password configopaque.String `mapstructure:"password"`
+
+	// APIKey is an Elasticsearch API key in its encoded form, sent as
+	// `Authorization: ApiKey <api_key>`. Default: empty.
+	APIKey configopaque.String `mapstructure:"api_key"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// DynamicIDConfig controls taking the document _id from an attribute.
+type DynamicIDConfig struct {
+	// Enabled turns the feature on. Default: false.
+	Enabled bool `mapstructure:"enabled"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// DynamicPipelineConfig controls taking the ingest pipeline from an attribute.
+type DynamicPipelineConfig struct {
+	// Enabled turns the feature on. Default: false.
+	Enabled bool `mapstructure:"enabled"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// LogstashFormatConfig controls Logstash-style date-suffixed index names:
+// <index><prefix_separator><date>.
+type LogstashFormatConfig struct {
+	// Enabled turns date-suffixed index names on. Default: false.
+	Enabled bool `mapstructure:"enabled"`
+
+	// PrefixSeparator goes between the index name and the date. Default: "-".
+	PrefixSeparator string `mapstructure:"prefix_separator"`
+
+	// DateFormat is a strftime pattern for the date suffix, formatted from the
+	// document's timestamp. Default: "%Y.%m.%d".
+	DateFormat string `mapstructure:"date_format"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// MappingConfig selects the document layout.
+type MappingConfig struct {
+	// Mode is the default mapping mode: one of otel, ecs, none, raw,
+	// bodymap. Default: otel. Only otel is implemented at the moment; the
+	// others pass validation but make the exporter fail at start.
+	Mode string `mapstructure:"mode"`
+
+	// AllowedModes lists the modes a request may select through client
+	// metadata. It must contain Mode. Default: all modes.
+	AllowedModes []string `mapstructure:"allowed_modes"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// RetryConfig controls retries of bulk requests and of single documents.
+type RetryConfig struct {
+	// Enabled turns retries on. Default: true.
+	Enabled bool `mapstructure:"enabled"`
+
+	// MaxRetries is the number of retries after the first attempt.
+	// Default: 2.
+	MaxRetries int `mapstructure:"max_retries"`
+
+	// InitialInterval is the wait before the first retry; later waits grow
+	// exponentially. Default: 100ms.
+	InitialInterval time.Duration `mapstructure:"initial_interval"`
+
+	// MaxInterval caps the wait between retries. Default: 1m.
+	MaxInterval time.Duration `mapstructure:"max_interval"`
+
+	// RetryOnStatus lists the HTTP statuses, of a whole bulk response or of
+	// a single document, that are retried. Default: 429, 500, 502, 503, 504.
+	RetryOnStatus []int `mapstructure:"retry_on_status"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// DiscoveryConfig controls Elasticsearch node discovery. Do not enable it
+// when Elasticsearch sits behind a proxy or load balancer.
+type DiscoveryConfig struct {
+	// OnStart discovers the cluster's nodes when the exporter starts.
+	// Default: false.
+	OnStart bool `mapstructure:"on_start"`
+
+	// Interval rediscovers the nodes periodically; 0 (the default) disables
+	// periodic discovery.
+	Interval time.Duration `mapstructure:"interval"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// TelemetryConfig holds debugging switches for the exporter's logs. They may
+// put document content, and so sensitive data, in the logs.
+type TelemetryConfig struct {
+	// LogRequestBody logs each bulk request body at debug level. Default: false.
+	LogRequestBody bool `mapstructure:"log_request_body"`
+
+	// LogResponseBody logs each bulk response body at debug level. Default: false.
+	LogResponseBody bool `mapstructure:"log_response_body"`
+
+	// LogFailedDocsInput logs the source of documents Elasticsearch rejected.
+	// Default: false.
+	LogFailedDocsInput bool `mapstructure:"log_failed_docs_input"`
+
+	// LogFailedDocsInputRateLimit is the minimum time between two such log
+	// lines; 0 logs every one. Default: 1s.
+	LogFailedDocsInputRateLimit time.Duration `mapstructure:"log_failed_docs_input_rate_limit"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+var (
+	_ component.Config    = (*Config)(nil)
+	_ confmap.Validator   = (*Config)(nil)
+	_ confmap.Unmarshaler = (*Config)(nil)
+)
+
+const (
+	// envElasticsearchURL is read when no endpoint, endpoints or cloudid is set.
+	envElasticsearchURL = "ELASTICSEARCH_URL"
+
+	// defaultMaxBulkBytes bounds a bulk request when the sending queue does
+	// not batch by bytes.
+	defaultMaxBulkBytes = 5_000_000
+
+	mappingModeOTel    = "otel"
+	mappingModeECS     = "ecs"
+	mappingModeNone    = "none"
+	mappingModeRaw     = "raw"
+	mappingModeBodyMap = "bodymap"
+)
+
+// mappingModes lists every mapping mode name, in documentation order.
+var mappingModes = []string{mappingModeOTel, mappingModeECS, mappingModeNone, mappingModeRaw, mappingModeBodyMap}
+
+// canonicalMappingMode lowercases a mode name and resolves the "no" alias
+// that contrib accepts for "none".
+func canonicalMappingMode(name string) string {
+	name = strings.ToLower(strings.TrimSpace(name))
+	if name == "no" {
+		return mappingModeNone
+	}
+	return name
+}
+
+func isMappingMode(name string) bool {
+	for _, m := range mappingModes {
+		if m == name {
+			return true
+		}
+	}
+	return false
+}
+
+// removedKeys are contrib keys that no longer exist. Loading a config that
+// has one fails with the message, rather than the generic "invalid keys".
+var removedKeys = []struct{ key, msg string }{
+	{"index", "`index` was removed; use `logs_index` / `traces_index`"},
+	{"batcher", "`batcher` was removed; use `sending_queue::batch`"},
+	{"mapping::dedup", "`mapping::dedup` was removed with no replacement: keys are always deduplicated and the layout is fixed per `mapping::mode`"},
+	{"mapping::dedot", "`mapping::dedot` was removed with no replacement: the layout is fixed per `mapping::mode`"},
+	{"mapping::fields", "`mapping::fields` was removed with no replacement: the layout is fixed per `mapping::mode`"},
+	{"mapping::file", "`mapping::file` was removed with no replacement: the layout is fixed per `mapping::mode`"},
+}
+
+// deprecatedKeys holds the values of deprecated keys; nil means not set.
+type deprecatedKeys struct {
+	NumWorkers *int                  `mapstructure:"num_workers"`
+	Flush      *deprecatedFlush      `mapstructure:"flush"`
+	Retry      *deprecatedRetry      `mapstructure:"retry"`
+	LogsIdx    *deprecatedDynamicIdx `mapstructure:"logs_dynamic_index"`
+	MetricsIdx *deprecatedDynamicIdx `mapstructure:"metrics_dynamic_index"`
+	TracesIdx  *deprecatedDynamicIdx `mapstructure:"traces_dynamic_index"`
+}
+
+type deprecatedFlush struct {
+	Bytes    *int64         `mapstructure:"bytes"`
+	Interval *time.Duration `mapstructure:"interval"`
+}
+
+type deprecatedRetry struct {
+	MaxRequests *int `mapstructure:"max_requests"`
+}
+
+type deprecatedDynamicIdx struct {
+	Enabled bool `mapstructure:"enabled"`
+}
+
+// deprecatedKeyPaths are removed from the Conf before the remaining keys are
+// decoded into Config, so that Config carries no dead fields.
+var deprecatedKeyPaths = []string{
+	"num_workers",
+	"flush",
+	"retry::max_requests",
+	"logs_dynamic_index",
+	"metrics_dynamic_index",
+	"traces_dynamic_index",
+}
+
+// Unmarshal implements confmap.Unmarshaler. On top of the plain decoding it
+//   - refuses removed keys with a message naming the replacement;
+//   - maps deprecated keys onto their replacements and records a
+//     deprecation message for each (logged by the factory, see
+//     logDeprecations);
+//   - canonicalizes mapping mode names (lowercase, "no" means "none").
+//
+// Unknown keys are refused by the decoding itself.
+func (c *Config) Unmarshal(conf *confmap.Conf) error {
+	if conf == nil {
+		return nil
+	}
+	var errs []error
+	for _, r := range removedKeys {
+		if conf.IsSet(r.key) {
+			errs = append(errs, errors.New(r.msg))
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+
+	old, err := takeDeprecatedKeys(conf)
+	if err != nil {
+		return err
+	}
+	if err := conf.Unmarshal(c); err != nil {
+		return err
+	}
+
+	c.Mapping.Mode = canonicalMappingMode(c.Mapping.Mode)
+	for i, m := range c.Mapping.AllowedModes {
+		c.Mapping.AllowedModes[i] = canonicalMappingMode(m)
+	}
+
+	c.deprecations = nil
+	return c.applyDeprecated(conf, old)
+}
+
+// takeDeprecatedKeys decodes the deprecated keys present in conf and deletes
+// them from conf.
+func takeDeprecatedKeys(conf *confmap.Conf) (*deprecatedKeys, error) {
+	present := map[string]any{}
+	for _, path := range deprecatedKeyPaths {
+		if !conf.IsSet(path) {
+			continue
+		}
+		v := conf.Get(path)
+		if parent, leaf, nested := strings.Cut(path, confmap.KeyDelimiter); nested {
+			m, _ := present[parent].(map[string]any)
+			if m == nil {
+				m = map[string]any{}
+				present[parent] = m
+			}
+			m[leaf] = v
+		} else {
+			present[path] = v
+		}
+		conf.Delete(path)
+	}
+	var old deprecatedKeys
+	if len(present) == 0 {
+		return &old, nil
+	}
+	if err := confmap.NewFromStringMap(present).Unmarshal(&old); err != nil {
+		return nil, err
+	}
+	return &old, nil
+}
+
+// applyDeprecated maps the deprecated keys onto their replacements. conf is
+// the section being unmarshaled, used to detect a replacement key that is
+// set too.
+func (c *Config) applyDeprecated(conf *confmap.Conf, old *deprecatedKeys) error {
+	var errs []error
+	conflict := func(oldKey, newKey string) bool {
+		if conf.IsSet(newKey) {
+			errs = append(errs, fmt.Errorf("both `%s` and its replacement `%s` are set; remove `%s`", oldKey, newKey, oldKey))
+			return true
+		}
+		return false
+	}
+
+	if old.Retry != nil && old.Retry.MaxRequests != nil {
+		n := *old.Retry.MaxRequests
+		switch {
+		case conflict("retry::max_requests", "retry::max_retries"):
+		case n < 1:
+			errs = append(errs, fmt.Errorf("`retry::max_requests` must be at least 1 (it counts the first attempt), got %d; use `retry::max_retries` instead", n))
+		default:
+			c.Retry.MaxRetries = n - 1
+			c.deprecate("`retry::max_requests` is deprecated; use `retry::max_retries`, which does not count the first attempt (mapped to retry::max_retries: %d)", n-1)
+		}
+	}
+
+	if old.NumWorkers != nil {
+		n := *old.NumWorkers
+		switch q := c.QueueBatchConfig.Get(); {
+		case conflict("num_workers", "sending_queue::num_consumers"):
+		case n < 1:
+			errs = append(errs, fmt.Errorf("`num_workers` must be positive, got %d; use `sending_queue::num_consumers` instead", n))
+		case q == nil:
+			c.deprecate("`num_workers` is deprecated; use `sending_queue::num_consumers` (ignored: the sending queue is disabled)")
+		default:
+			q.NumConsumers = n
+			c.deprecate("`num_workers` is deprecated; use `sending_queue::num_consumers` (mapped to sending_queue::num_consumers: %d)", n)
+		}
+	}
+
+	if old.Flush != nil {
+		errs = append(errs, c.applyDeprecatedFlush(conf, old.Flush, conflict)...)
+	}
+
+	for _, d := range []struct {
+		key string
+		v   *deprecatedDynamicIdx
+	}{
+		{"logs_dynamic_index", old.LogsIdx},
+		{"metrics_dynamic_index", old.MetricsIdx},
+		{"traces_dynamic_index", old.TracesIdx},
+	} {
+		if d.v != nil {
+			c.deprecate("`%s` is deprecated and has no effect: data stream routing is always on when the static index (`logs_index`, `metrics_index`, `traces_index`) is empty; remove it", d.key)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (c *Config) applyDeprecatedFlush(conf *confmap.Conf, f *deprecatedFlush, conflict func(oldKey, newKey string) bool) []error {
+	var errs []error
+	var batch *exporterhelper.BatchConfig
+	if q := c.QueueBatchConfig.Get(); q != nil {
+		batch = q.Batch.Get()
+	}
+
+	if f.Bytes != nil {
+		n := *f.Bytes
+		switch {
+		case conflict("flush::bytes", "sending_queue::batch::max_size"):
+		case n < 1:
+			errs = append(errs, fmt.Errorf("`flush::bytes` must be positive, got %d; use `sending_queue::batch::max_size` instead", n))
+		case batch == nil:
+			c.deprecate("`flush::bytes` is deprecated; use `sending_queue::batch::max_size` (ignored: sending_queue batching is disabled)")
+		case batch.Sizer != exporterhelper.RequestSizerTypeBytes:
+			errs = append(errs, errors.New("`flush::bytes` maps to `sending_queue::batch::max_size`, which needs `sending_queue::batch::sizer: bytes`; remove `flush::bytes`"))
+		default:
+			batch.MaxSize = n
+			// Keep the default min_size from exceeding the new max_size; an
+			// explicit min_size is left for Validate to judge.
+			if batch.MinSize > n && !conf.IsSet("sending_queue::batch::min_size") {
+				batch.MinSize = n
+			}
+			c.deprecate("`flush::bytes` is deprecated; use `sending_queue::batch::max_size` (mapped to sending_queue::batch::max_size: %d)", n)
+		}
+	}
+
+	if f.Interval != nil {
+		d := *f.Interval
+		switch {
+		case conflict("flush::interval", "sending_queue::batch::flush_timeout"):
+		case d <= 0:
+			errs = append(errs, fmt.Errorf("`flush::interval` must be positive, got %s; use `sending_queue::batch::flush_timeout` instead", d))
+		case batch == nil:
+			c.deprecate("`flush::interval` is deprecated; use `sending_queue::batch::flush_timeout` (ignored: sending_queue batching is disabled)")
+		default:
+			batch.FlushTimeout = d
+			c.deprecate("`flush::interval` is deprecated; use `sending_queue::batch::flush_timeout` (mapped to sending_queue::batch::flush_timeout: %s)", d)
+		}
+	}
+	return errs
+}
+
+func (c *Config) deprecate(format string, args ...any) {
+	c.deprecations = append(c.deprecations, fmt.Sprintf(format, args...))
+}
+
+// logDeprecations logs one warning per deprecated key found by Unmarshal.
+func (c *Config) logDeprecations(logger *zap.Logger) {
+	for _, msg := range c.deprecations {
+		logger.Warn(msg)
+	}
+}
+
+// Validate implements confmap.Validator. Every message quotes the YAML key
+// and says what would be valid; all problems are reported at once.
+func (c *Config) Validate() error {
+	var errs []error
+	add := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf(format, args...))
+	}
+
+	if _, err := c.endpointURLs(); err != nil {
+		errs = append(errs, err)
+	}
+
+	// Authentication shortcuts.
+	a := c.Authentication
+	switch {
+	case a.User != "" && a.APIKey != "":
+		add("`user` and `api_key` are both set; use one authentication method")
+	case a.User != "" && a.Password == "":
+		add("`user` is set but `password` is empty; set both, or use `api_key`")
+	case a.User == "" && a.Password != "":
+		add("`password` is set but `user` is empty; set both")
+	}
+
+	// Timeout and compression.
+	if c.Timeout <= 0 {
+		add("`timeout` must be positive (it is the deadline of each bulk request), got %s", c.Timeout)
+	}
+	switch c.Compression {
+	case "", "none":
+	case configcompression.TypeGzip:
+		if l := c.CompressionParams.Level; l < gzip.DefaultCompression || l > gzip.BestCompression {
+			add("`compression_params::level` must be between -1 and 9 for gzip (1 is fastest, 9 smallest, -1 the library default), got %d", l)
+		}
+	default:
+		add("`compression` must be `gzip` or `none`, got %q", c.Compression)
+	}
+
+	// Mapping.
+	modeOK := isMappingMode(c.Mapping.Mode)
+	if !modeOK {
+		add("`mapping::mode` must be one of %s, got %q", strings.Join(mappingModes, ", "), c.Mapping.Mode)
+	}
+	allowed := false
+	for _, m := range c.Mapping.AllowedModes {
+		if !isMappingMode(m) {
+			add("`mapping::allowed_modes` entry %q is not a mapping mode; valid: %s", m, strings.Join(mappingModes, ", "))
+		}
+		if m == c.Mapping.Mode {
+			allowed = true
+		}
+	}
+	if modeOK && !allowed {
+		add("`mapping::mode` %q is not in `mapping::allowed_modes` %v; add it there", c.Mapping.Mode, c.Mapping.AllowedModes)
+	}
+
+	// Retry.
+	r := c.Retry
+	if r.MaxRetries < 0 {
+		add("`retry::max_retries` must be 0 or more, got %d", r.MaxRetries)
+	}
+	if r.InitialInterval < 0 {
+		add("`retry::initial_interval` must be 0 or more, got %s", r.InitialInterval)
+	}
+	if r.MaxInterval < 0 {
+		add("`retry::max_interval` must be 0 or more, got %s", r.MaxInterval)
+	}
+	if r.InitialInterval > r.MaxInterval && r.MaxInterval >= 0 {
+		add("`retry::initial_interval` (%s) must not exceed `retry::max_interval` (%s)", r.InitialInterval, r.MaxInterval)
+	}
+	for _, code := range r.RetryOnStatus {
+		if code < 100 || code > 599 {
+			add("`retry::retry_on_status` entry %d is not an HTTP status; use codes between 100 and 599", code)
+		}
+	}
+
+	// Sending queue batch.
+	if q := c.QueueBatchConfig.Get(); q != nil {
+		if b := q.Batch.Get(); b != nil {
+			if b.MinSize < 0 {
+				add("`sending_queue::batch::min_size` must be 0 or more, got %d", b.MinSize)
+			}
+			if b.MaxSize < 0 {
+				add("`sending_queue::batch::max_size` must be 0 or more (0 means no limit), got %d", b.MaxSize)
+			}
+			if b.MaxSize > 0 && b.MinSize > b.MaxSize {
+				add("`sending_queue::batch::min_size` (%d) must not exceed `sending_queue::batch::max_size` (%d)", b.MinSize, b.MaxSize)
+			}
+			if len(c.MetadataKeys) > 0 && len(b.Partition.MetadataKeys) > 0 {
+				add("`metadata_keys` and `sending_queue::batch::partition::metadata_keys` are both set; set only `metadata_keys`")
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, k := range c.MetadataKeys {
+		l := strings.ToLower(k)
+		if seen[l] {
+			add("`metadata_keys` lists %q twice (keys are case-insensitive)", k)
+		}
+		seen[l] = true
+	}
+
+	// Other.
+	if c.Discovery.Interval < 0 {
+		add("`discover::interval` must be 0 (off) or positive, got %s", c.Discovery.Interval)
+	}
+	if c.LogstashFormat.Enabled && c.LogstashFormat.DateFormat == "" {
+		add("`logstash_format::date_format` must not be empty when `logstash_format::enabled` is true; e.g. %q", "%Y.%m.%d")
+	}
+	if c.Telemetry.LogFailedDocsInputRateLimit < 0 {
+		add("`telemetry::log_failed_docs_input_rate_limit` must be 0 or more, got %s", c.Telemetry.LogFailedDocsInputRateLimit)
+	}
+
+	return errors.Join(errs...)
+}
+
+// endpointURLs returns the Elasticsearch URLs to send to, from exactly one
+// of endpoint, endpoints and cloudid, or else from the comma-separated
+// ELASTICSEARCH_URL environment variable.
+func (c *Config) endpointURLs() ([]*url.URL, error) {
+	var set []string
+	if c.Endpoint != "" {
+		set = append(set, "`endpoint`")
+	}
+	if len(c.Endpoints) > 0 {
+		set = append(set, "`endpoints`")
+	}
+	if c.CloudID != "" {
+		set = append(set, "`cloudid`")
+	}
+	if len(set) > 1 {
+		return nil, fmt.Errorf("%s are set together; set only one of `endpoint`, `endpoints` and `cloudid`", strings.Join(set, " and "))
+	}
+
+	switch {
+	case c.Endpoint != "":
+		u, err := parseEndpoint(c.Endpoint)
+		if err != nil {
+			return nil, fmt.Errorf("`endpoint`: %w", err)
+		}
+		return []*url.URL{u}, nil
+	case len(c.Endpoints) > 0:
+		return parseEndpointList("`endpoints`", c.Endpoints)
+	case c.CloudID != "":
+		u, err := parseCloudID(c.CloudID)
+		if err != nil {
+			return nil, fmt.Errorf("`cloudid`: %w", err)
+		}
+		return []*url.URL{u}, nil
+	}
+
+	env := os.Getenv(envElasticsearchURL)
+	if strings.TrimSpace(env) == "" {
+		return nil, fmt.Errorf("no Elasticsearch endpoint: set `endpoint`, `endpoints` or `cloudid`, or the %s environment variable", envElasticsearchURL)
+	}
+	return parseEndpointList(envElasticsearchURL, strings.Split(env, ","))
+}
+
+func parseEndpointList(key string, list []string) ([]*url.URL, error) {
+	urls := make([]*url.URL, 0, len(list))
+	for i, s := range list {
+		u, err := parseEndpoint(strings.TrimSpace(s))
+		if err != nil {
+			return nil, fmt.Errorf("%s[%d]: %w", key, i, err)
+		}
+		urls = append(urls, u)
+	}
+	return urls, nil
+}
+
+func parseEndpoint(s string) (*url.URL, error) {
+	if s == "" {
+		return nil, errors.New("empty URL; use e.g. https://localhost:9200")
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, fmt.Errorf("invalid URL %q: %w", s, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("URL %q must start with http:// or https://", s)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("URL %q has no host", s)
+	}
+	return u, nil
+}
+
+// parseCloudID decodes an Elastic Cloud ID, `[name:]base64("host$es_uuid$kibana_uuid")`,
+// into https://<es_uuid>.<host>. host may carry a port (host:port).
+func parseCloudID(id string) (*url.URL, error) {
+	encoded := id
+	if i := strings.LastIndexByte(id, ':'); i >= 0 {
+		encoded = id[i+1:]
+	}
+	decoded, err := base64.StdEncoding.DecodeString(encoded)
+	if err != nil {
+		// Be lenient about stripped padding.
+		decoded, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(encoded, "="))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("invalid Cloud ID: the part after the last ':' is not base64; expected [name:]base64(host$es_uuid$kibana_uuid)")
+	}
+	parts := strings.Split(string(decoded), "$")
+	if len(parts) < 2 || parts[0] == "" || parts[1] == "" {
+		return nil, fmt.Errorf("invalid Cloud ID: decoded value %q is not host$es_uuid$kibana_uuid", decoded)
+	}
+	host, esUUID := parts[0], parts[1]
+	u, err := url.Parse("https://" + esUUID + "." + host)
+	if err != nil || u.Host == "" || u.Path != "" {
+		return nil, fmt.Errorf("invalid Cloud ID: decoded host %q and id %q do not form a URL", host, esUUID)
+	}
+	return u, nil
+}
+
+// maxBulkBytes is the largest uncompressed NDJSON body of one bulk request:
+// each push is cut into bulk requests of at most this size. It follows
+// sending_queue::batch::max_size when the batch is sized in bytes.
+func (c *Config) maxBulkBytes() int {
+	if q := c.QueueBatchConfig.Get(); q != nil {
+		if b := q.Batch.Get(); b != nil && b.Sizer == exporterhelper.RequestSizerTypeBytes && b.MaxSize > 0 {
+			return int(b.MaxSize)
+		}
+	}
+	return defaultMaxBulkBytes
+}
+
+// checkSupportedMode reports whether the exporter implements the configured
+// mapping mode. Validate accepts every contrib mode so that configs load;
+// start refuses the ones not implemented yet.
+func (c *Config) checkSupportedMode() error {
+	if c.Mapping.Mode != mappingModeOTel {
+		return fmt.Errorf("mapping mode %q is not supported yet; supported: %s", c.Mapping.Mode, mappingModeOTel)
+	}
+	return nil
+}
+
+// queueBatchConfig returns the sending queue settings to hand to
+// exporterhelper: sending_queue with metadata_keys applied as the batch
+// partition keys. The Config itself is not modified.
+func (c *Config) queueBatchConfig() configoptional.Optional[exporterhelper.QueueBatchConfig] {
+	qc := c.QueueBatchConfig
+	if len(c.MetadataKeys) == 0 {
+		return qc
+	}
+	if q := qc.Get(); q != nil {
+		if b := q.Batch.Get(); b != nil && len(b.Partition.MetadataKeys) == 0 {
+			// qc is a copy, but the slices inside are shared: give the
+			// partition its own slice.
+			b.Partition.MetadataKeys = append([]string(nil), c.MetadataKeys...)
+		}
+	}
+	return qc
+}

@@ -1,0 +1,424 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package elasticsearchexporter
+
+import (
+	"net/url"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/configauth"
+	"go.opentelemetry.io/collector/config/configopaque"
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/confmaptest"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
+)
+
+// loadConfig unmarshals the section id of file into a default Config.
+func loadConfig(t *testing.T, file, id string) (*Config, error) {
+	t.Helper()
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", file))
+	require.NoError(t, err)
+	sub, err := cm.Sub(component.NewIDWithName(metadata.Type, id).String())
+	require.NoError(t, err)
+	cfg := createDefaultConfig().(*Config)
+	return cfg, sub.Unmarshal(cfg)
+}
+
+// defaultWith returns the default Config changed by edit.
+func defaultWith(edit func(*Config)) *Config {
+	cfg := createDefaultConfig().(*Config)
+	edit(cfg)
+	return cfg
+}
+
+func queueOf(cfg *Config) *exporterhelper.QueueBatchConfig { return cfg.QueueBatchConfig.Get() }
+
+func batchOf(cfg *Config) *exporterhelper.BatchConfig { return cfg.QueueBatchConfig.Get().Batch.Get() }
+
+func TestLoadConfig(t *testing.T) {
+	// Keep an ambient ELASTICSEARCH_URL out of the cases that do not set it.
+	t.Setenv(envElasticsearchURL, "")
+
+	tests := []struct {
+		id       string
+		env      string
+		expected *Config
+		urls     []string
+	}{
+		{
+			id: "default",
+			expected: defaultWith(func(c *Config) {
+				c.Endpoint = "https://elastic.example.com:9200"
+			}),
+			urls: []string{"https://elastic.example.com:9200"},
+		},
+		{
+			id: "full",
+			expected: defaultWith(func(c *Config) {
+				c.Endpoints = []string{"http://es-1:9200", "https://es-2:9200"}
+				c.TLS.InsecureSkipVerify = true
+				c.TLS.CAFile = "/etc/ssl/es-ca.pem"
+				c.Headers = configopaque.MapList{{Name: "X-Tenant", Value: "acme"}}
+				c.Timeout = 2 * time.Minute
+				c.CompressionParams.Level = 5
+				c.ProxyURL = "http://proxy.internal:3128"
+				c.ReadBufferSize = 4096
+				c.WriteBufferSize = 8192
+				c.MaxConnsPerHost = 20
+				c.Authentication.User = "elastic"
+				c.Authentication.Password = "changeme"
+				c.LogsIndex = "logs-app-default"
+				c.MetricsIndex = "metrics-app-default"
+				c.TracesIndex = "traces-app-default"
+				c.LogsDynamicID.Enabled = true
+				c.TracesDynamicID.Enabled = true
+				c.LogsDynamicPipeline.Enabled = true
+				c.Pipeline = "my-pipeline"
+				c.LogstashFormat = LogstashFormatConfig{Enabled: true, PrefixSeparator: "_", DateFormat: "%Y-%m"}
+				// Mode names are canonicalized: lowercase, and "no" means "none".
+				c.Mapping = MappingConfig{Mode: "otel", AllowedModes: []string{"otel", "ecs", "none"}}
+				c.Retry = RetryConfig{
+					Enabled:         false,
+					MaxRetries:      5,
+					InitialInterval: time.Second,
+					MaxInterval:     30 * time.Second,
+					RetryOnStatus:   []int{429, 503},
+				}
+				q := queueOf(c)
+				q.NumConsumers = 4
+				q.QueueSize = 50
+				q.BlockOnOverflow = false
+				b := batchOf(c)
+				b.FlushTimeout = 5 * time.Second
+				b.MinSize = 2_000_000
+				b.MaxSize = 8_000_000
+				c.Discovery = DiscoveryConfig{OnStart: true, Interval: 5 * time.Minute}
+				c.IncludeSourceOnError = new(false)
+				c.Telemetry = TelemetryConfig{
+					LogRequestBody:              true,
+					LogResponseBody:             true,
+					LogFailedDocsInput:          true,
+					LogFailedDocsInputRateLimit: 10 * time.Second,
+				}
+				c.MetadataKeys = []string{"X-Tenant", "X-Source"}
+			}),
+			urls: []string{"http://es-1:9200", "https://es-2:9200"},
+		},
+		{
+			id: "cloudid",
+			expected: defaultWith(func(c *Config) {
+				c.CloudID = "my-deployment:dXMtY2VudHJhbDEuZ2NwLmNsb3VkLmVzLmlvOjQ0MyRhYmMxMjMkZGVmNDU2"
+				c.Authentication.APIKey = "Zm9vOmJhcg=="
+			}),
+			urls: []string{"https://abc123.us-central1.gcp.cloud.es.io:443"},
+		},
+		{
+			id: "authextension",
+			expected: defaultWith(func(c *Config) {
+				c.Endpoint = "https://elastic.example.com:9200"
+				c.Auth = configoptional.Some(configauth.Config{AuthenticatorID: component.MustNewID("basicauth")})
+			}),
+			urls: []string{"https://elastic.example.com:9200"},
+		},
+		{
+			id: "deprecated",
+			expected: defaultWith(func(c *Config) {
+				c.Endpoint = "https://elastic.example.com:9200"
+				queueOf(c).NumConsumers = 8
+				b := batchOf(c)
+				b.MaxSize = 500_000
+				b.MinSize = 500_000 // lowered with max_size, since it was not set
+				b.FlushTimeout = 3 * time.Second
+				c.Retry.MaxRetries = 4
+				c.deprecations = []string{
+					"`retry::max_requests` is deprecated; use `retry::max_retries`, which does not count the first attempt (mapped to retry::max_retries: 4)",
+					"`num_workers` is deprecated; use `sending_queue::num_consumers` (mapped to sending_queue::num_consumers: 8)",
+					"`flush::bytes` is deprecated; use `sending_queue::batch::max_size` (mapped to sending_queue::batch::max_size: 500000)",
+					"`flush::interval` is deprecated; use `sending_queue::batch::flush_timeout` (mapped to sending_queue::batch::flush_timeout: 3s)",
+					"`logs_dynamic_index` is deprecated and has no effect: data stream routing is always on when the static index (`logs_index`, `metrics_index`, `traces_index`) is empty; remove it",
+					"`metrics_dynamic_index` is deprecated and has no effect: data stream routing is always on when the static index (`logs_index`, `metrics_index`, `traces_index`) is empty; remove it",
+					"`traces_dynamic_index` is deprecated and has no effect: data stream routing is always on when the static index (`logs_index`, `metrics_index`, `traces_index`) is empty; remove it",
+				}
+			}),
+			urls: []string{"https://elastic.example.com:9200"},
+		},
+		{
+			id: "deprecated_queue_disabled",
+			expected: defaultWith(func(c *Config) {
+				c.Endpoint = "https://elastic.example.com:9200"
+				c.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
+				c.deprecations = []string{
+					"`num_workers` is deprecated; use `sending_queue::num_consumers` (ignored: the sending queue is disabled)",
+					"`flush::bytes` is deprecated; use `sending_queue::batch::max_size` (ignored: sending_queue batching is disabled)",
+				}
+			}),
+			urls: []string{"https://elastic.example.com:9200"},
+		},
+		{
+			id:       "env",
+			env:      "http://es-1:9200, https://es-2:9200",
+			expected: createDefaultConfig().(*Config),
+			urls:     []string{"http://es-1:9200", "https://es-2:9200"},
+		},
+		{
+			id: "queue_disabled",
+			expected: defaultWith(func(c *Config) {
+				c.Endpoint = "https://elastic.example.com:9200"
+				c.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
+			}),
+			urls: []string{"https://elastic.example.com:9200"},
+		},
+		{
+			id: "batch_disabled",
+			expected: defaultWith(func(c *Config) {
+				c.Endpoint = "https://elastic.example.com:9200"
+				queueOf(c).Batch = configoptional.None[exporterhelper.BatchConfig]()
+			}),
+			urls: []string{"https://elastic.example.com:9200"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.id, func(t *testing.T) {
+			t.Setenv(envElasticsearchURL, tt.env)
+
+			cfg, err := loadConfig(t, "config.yaml", tt.id)
+			require.NoError(t, err)
+			assert.Equal(t, tt.expected, cfg)
+			require.NoError(t, confmap.Validate(cfg))
+
+			urls, err := cfg.endpointURLs()
+			require.NoError(t, err)
+			got := make([]string, len(urls))
+			for i, u := range urls {
+				got[i] = u.String()
+			}
+			assert.Equal(t, tt.urls, got)
+		})
+	}
+}
+
+func TestLoadInvalidConfig(t *testing.T) {
+	t.Setenv(envElasticsearchURL, "")
+
+	tests := []struct {
+		id  string
+		msg string
+	}{
+		{"no_endpoint", "no Elasticsearch endpoint: set `endpoint`, `endpoints` or `cloudid`, or the ELASTICSEARCH_URL environment variable"},
+		{"endpoint_and_endpoints", "`endpoint` and `endpoints` are set together; set only one of `endpoint`, `endpoints` and `cloudid`"},
+		{"endpoint_and_cloudid", "`endpoint` and `cloudid` are set together; set only one of"},
+		{"bad_scheme", "`endpoint`: URL \"ftp://es-1:9200\" must start with http:// or https://"},
+		{"no_scheme", "`endpoint`: "},
+		{"unparsable_url", "`endpoint`: invalid URL \"http://[::1\""},
+		{"no_host", "`endpoint`: URL \"http://\" has no host"},
+		{"empty_endpoints_entry", "`endpoints`[1]: empty URL"},
+		{"cloudid_not_base64", "`cloudid`: invalid Cloud ID: the part after the last ':' is not base64"},
+		{"cloudid_no_uuid", "`cloudid`: invalid Cloud ID: decoded value \"bar.cloud.es.io\" is not host$es_uuid$kibana_uuid"},
+
+		{"user_and_api_key", "`user` and `api_key` are both set; use one authentication method"},
+		{"user_without_password", "`user` is set but `password` is empty"},
+		{"password_without_user", "`password` is set but `user` is empty"},
+
+		{"zero_timeout", "`timeout` must be positive"},
+		{"negative_timeout", "`timeout` must be positive"},
+		{"compression_zstd", "`compression` must be `gzip` or `none`, got \"zstd\""},
+		{"compression_unknown", "unsupported compression type \"brotli\""},
+		{"gzip_level_out_of_range", "`compression_params::level` must be between -1 and 9 for gzip"},
+
+		{"unknown_mode", "`mapping::mode` must be one of otel, ecs, none, raw, bodymap, got \"jaeger\""},
+		{"unknown_allowed_mode", "`mapping::allowed_modes` entry \"jaeger\" is not a mapping mode"},
+		{"mode_not_allowed", "`mapping::mode` \"ecs\" is not in `mapping::allowed_modes` [otel]"},
+
+		{"negative_max_retries", "`retry::max_retries` must be 0 or more, got -1"},
+		{"initial_interval_above_max", "`retry::initial_interval` (2m0s) must not exceed `retry::max_interval` (1m0s)"},
+		{"negative_initial_interval", "`retry::initial_interval` must be 0 or more"},
+		{"bad_retry_status", "`retry::retry_on_status` entry 600 is not an HTTP status"},
+
+		{"negative_min_size", "`sending_queue::batch::min_size` must be 0 or more, got -1"},
+		{"negative_max_size", "`sending_queue::batch::max_size` must be 0 or more"},
+		{"min_size_above_max_size", "`sending_queue::batch::min_size` (6000000) must not exceed `sending_queue::batch::max_size` (5000000)"},
+		{"duplicate_metadata_keys", "`metadata_keys` lists \"x-tenant\" twice"},
+		{"metadata_keys_twice", "`metadata_keys` and `sending_queue::batch::partition::metadata_keys` are both set"},
+
+		{"negative_discover_interval", "`discover::interval` must be 0 (off) or positive"},
+		{"empty_logstash_date_format", "`logstash_format::date_format` must not be empty"},
+		{"negative_log_rate_limit", "`telemetry::log_failed_docs_input_rate_limit` must be 0 or more"},
+
+		{"removed_index", "`index` was removed; use `logs_index` / `traces_index`"},
+		{"removed_batcher", "`batcher` was removed; use `sending_queue::batch`"},
+		{"removed_dedup", "`mapping::dedup` was removed with no replacement"},
+		{"removed_dedot", "`mapping::dedot` was removed with no replacement"},
+		{"removed_fields", "`mapping::fields` was removed with no replacement"},
+		{"removed_file", "`mapping::file` was removed with no replacement"},
+
+		{"max_requests_and_max_retries", "both `retry::max_requests` and its replacement `retry::max_retries` are set; remove `retry::max_requests`"},
+		{"max_requests_zero", "`retry::max_requests` must be at least 1"},
+		{"num_workers_and_num_consumers", "both `num_workers` and its replacement `sending_queue::num_consumers` are set"},
+		{"flush_bytes_and_max_size", "both `flush::bytes` and its replacement `sending_queue::batch::max_size` are set"},
+		{"flush_bytes_items_sizer", "`flush::bytes` maps to `sending_queue::batch::max_size`, which needs `sending_queue::batch::sizer: bytes`"},
+		{"flush_unknown_key", "invalid keys: max_bytes"},
+
+		{"unknown_key", "invalid keys: endpoint_url"},
+		{"unknown_nested_key", "invalid keys: max_tries"},
+	}
+
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "invalid_configs.yaml"))
+	require.NoError(t, err)
+	// Every case in the file has a row in the table, and the reverse.
+	var inFile, inTable []string
+	for k := range cm.ToStringMap() {
+		inFile = append(inFile, k)
+	}
+	for _, tt := range tests {
+		inTable = append(inTable, component.NewIDWithName(metadata.Type, tt.id).String())
+	}
+	sort.Strings(inFile)
+	sort.Strings(inTable)
+	require.Equal(t, inFile, inTable)
+
+	for _, tt := range tests {
+		t.Run(tt.id, func(t *testing.T) {
+			cfg, err := loadConfig(t, "invalid_configs.yaml", tt.id)
+			if err == nil {
+				err = confmap.Validate(cfg)
+			}
+			assert.ErrorContains(t, err, tt.msg)
+		})
+	}
+}
+
+func TestValidateEnvEndpoint(t *testing.T) {
+	tests := []struct {
+		name string
+		env  string
+		msg  string
+	}{
+		{"bad_scheme", "es-1:9200", "ELASTICSEARCH_URL[0]: URL \"es-1:9200\" must start with http:// or https://"},
+		{"empty_entry", "http://es-1:9200,,http://es-2:9200", "ELASTICSEARCH_URL[1]: empty URL"},
+		{"blank", "  ", "no Elasticsearch endpoint"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv(envElasticsearchURL, tt.env)
+			cfg := createDefaultConfig().(*Config)
+			assert.ErrorContains(t, cfg.Validate(), tt.msg)
+		})
+	}
+}
+
+func TestParseCloudID(t *testing.T) {
+	tests := []struct {
+		name string
+		id   string
+		want string
+		err  string
+	}{
+		{"with_name", "foo:YmFyLmNsb3VkLmVzLmlvJGFiYzEyMyRkZWY0NTY=", "https://abc123.bar.cloud.es.io", ""},
+		{"without_name", "YmFyLmNsb3VkLmVzLmlvJGFiYzEyMyRkZWY0NTY=", "https://abc123.bar.cloud.es.io", ""},
+		{"unpadded", "foo:YmFyLmNsb3VkLmVzLmlvJGFiYzEyMyRkZWY0NTY", "https://abc123.bar.cloud.es.io", ""},
+		{"with_port", "foo:dXMtY2VudHJhbDEuZ2NwLmNsb3VkLmVzLmlvOjQ0MyRhYmMxMjMkZGVmNDU2", "https://abc123.us-central1.gcp.cloud.es.io:443", ""},
+		{"without_kibana", "foo:YmFyLmNsb3VkLmVzLmlvJGFiYzEyMw==", "https://abc123.bar.cloud.es.io", ""}, // bar.cloud.es.io$abc123
+		{"empty_host", "foo:JGFiYzEyMyRkZWY0NTY=", "", "is not host$es_uuid$kibana_uuid"},                // $abc123$def456
+		{"empty_uuid", "foo:YmFyLmNsb3VkLmVzLmlvJCRkZWY0NTY=", "", "is not host$es_uuid$kibana_uuid"},    // bar.cloud.es.io$$def456
+		{"bad_port", "foo:YmFyLmNsb3VkLmVzLmlvOnh5eiRhYmMxMjM=", "", "do not form a URL"},                // bar.cloud.es.io:xyz$abc123
+		{"not_base64", "foo:%%%", "", "is not base64"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u, err := parseCloudID(tt.id)
+			if tt.err != "" {
+				assert.ErrorContains(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, u.String())
+		})
+	}
+}
+
+func TestMaxBulkBytes(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(*Config)
+		want int
+	}{
+		{"default", func(*Config) {}, 5_000_000},
+		{"bytes_max_size", func(c *Config) { batchOf(c).MaxSize = 8_000_000 }, 8_000_000},
+		{"bytes_no_max_size", func(c *Config) { batchOf(c).MaxSize = 0 }, defaultMaxBulkBytes},
+		{"items_sizer", func(c *Config) {
+			batchOf(c).Sizer = exporterhelper.RequestSizerTypeItems
+			batchOf(c).MaxSize = 1000
+		}, defaultMaxBulkBytes},
+		{"batch_disabled", func(c *Config) {
+			queueOf(c).Batch = configoptional.None[exporterhelper.BatchConfig]()
+		}, defaultMaxBulkBytes},
+		{"queue_disabled", func(c *Config) {
+			c.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
+		}, defaultMaxBulkBytes},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, defaultWith(tt.edit).maxBulkBytes())
+		})
+	}
+}
+
+func TestCheckSupportedMode(t *testing.T) {
+	for _, mode := range mappingModes {
+		t.Run(mode, func(t *testing.T) {
+			cfg := defaultWith(func(c *Config) { c.Mapping.Mode = mode })
+			if mode == mappingModeOTel {
+				assert.NoError(t, cfg.checkSupportedMode())
+				return
+			}
+			assert.EqualError(t, cfg.checkSupportedMode(), `mapping mode "`+mode+`" is not supported yet; supported: otel`)
+		})
+	}
+}
+
+func TestQueueBatchConfigMetadataKeys(t *testing.T) {
+	cfg := defaultWith(func(c *Config) { c.MetadataKeys = []string{"X-Tenant"} })
+
+	qc := cfg.queueBatchConfig()
+	assert.Equal(t, []string{"X-Tenant"}, qc.Get().Batch.Get().Partition.MetadataKeys)
+	// The Config itself is left as loaded.
+	assert.Empty(t, batchOf(cfg).Partition.MetadataKeys)
+
+	// Without metadata_keys the sending queue is passed through unchanged.
+	plain := createDefaultConfig().(*Config)
+	assert.Equal(t, plain.QueueBatchConfig, plain.queueBatchConfig())
+}
+
+func TestLogDeprecations(t *testing.T) {
+	t.Setenv(envElasticsearchURL, "")
+	cfg, err := loadConfig(t, "config.yaml", "deprecated")
+	require.NoError(t, err)
+
+	core, logs := observer.New(zap.WarnLevel)
+	cfg.logDeprecations(zap.New(core))
+	require.Equal(t, len(cfg.deprecations), logs.Len())
+	for i, entry := range logs.All() {
+		assert.Equal(t, cfg.deprecations[i], entry.Message)
+	}
+}
+
+func TestEndpointURLsPrecedence(t *testing.T) {
+	// ELASTICSEARCH_URL is only a fallback: a configured endpoint wins.
+	t.Setenv(envElasticsearchURL, "http://from-env:9200")
+	cfg := defaultWith(func(c *Config) { c.Endpoint = "https://configured:9200" })
+	urls, err := cfg.endpointURLs()
+	require.NoError(t, err)
+	assert.Equal(t, []*url.URL{{Scheme: "https", Host: "configured:9200"}}, urls)
+}

@@ -1,0 +1,476 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexporter"
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/elastic/elastic-transport-go/v8/elastictransport"
+	"github.com/elastic/go-docappender/v2"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/configcompression"
+	"go.opentelemetry.io/collector/consumer/consumererror"
+	"go.opentelemetry.io/collector/exporter"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.uber.org/zap"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
+	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
+	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
+	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+)
+
+// minOTelVersion is the first Elasticsearch version with the OTel-native data stream templates
+// (logs-*.otel-*, traces-*.otel-*) that the otel mapping mode writes for.
+var minOTelVersion = [3]int{8, 16, 0}
+
+// minIncludeSourceVersion is the first Elasticsearch version that takes the bulk parameter
+// include_source_on_error.
+var minIncludeSourceVersion = [3]int{8, 18, 0}
+
+// esExporter is shared by the logs and traces exporters of one component ID. Pushes run
+// concurrently; each takes its own encoding state from a pool.
+type esExporter struct {
+	cfg       *Config
+	set       exporter.Settings
+	logger    *zap.Logger
+	telemetry *metadata.TelemetryBuilder
+
+	httpClient *http.Client
+	client     *elastictransport.Client
+	indexer    *bulk.Indexer
+	states     sync.Pool
+
+	// background work started by start (server checks), stopped by shutdown.
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	// invalidRouteLog limits the log lines about documents that could not be routed.
+	invalidRouteLog *bulk.LogLimiter
+}
+
+// pushState is the scratch state of one push: encoder, routers and the batch being built.
+type pushState struct {
+	enc                  serializer.Encoder
+	logs, traces, events *routing.Router
+	batch                bulk.Batch
+	repairs              map[serializer.Repair]int
+	unroutable           int
+	firstRouteErr        error
+}
+
+func newExporter(cfg *Config, set exporter.Settings) (*esExporter, error) {
+	tb, err := metadata.NewTelemetryBuilder(set.TelemetrySettings)
+	if err != nil {
+		return nil, err
+	}
+	e := &esExporter{
+		cfg: cfg, set: set, logger: set.Logger, telemetry: tb,
+		invalidRouteLog: bulk.NewLogLimiter(cfg.Telemetry.LogFailedDocsInputRateLimit),
+	}
+	// Check the routing settings now, so that a bad static index or date format fails at
+	// creation with a clear message.
+	if _, err := e.newPushState(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+func (e *esExporter) newPushState() (*pushState, error) {
+	ls := e.cfg.LogstashFormat
+	settings := func(static string) routing.Settings {
+		return routing.Settings{
+			StaticIndex:     static,
+			LogstashFormat:  ls.Enabled,
+			PrefixSeparator: ls.PrefixSeparator,
+			DateFormat:      ls.DateFormat,
+		}
+	}
+	logs, err := routing.NewRouter(settings(e.cfg.LogsIndex))
+	if err != nil {
+		return nil, fmt.Errorf("`logs_index` / `logstash_format`: %w", err)
+	}
+	traces, err := routing.NewRouter(settings(e.cfg.TracesIndex))
+	if err != nil {
+		return nil, fmt.Errorf("`traces_index` / `logstash_format`: %w", err)
+	}
+	// Span events are log documents: they follow logs_index.
+	events, err := routing.NewRouter(settings(e.cfg.LogsIndex))
+	if err != nil {
+		return nil, err
+	}
+	return &pushState{logs: logs, traces: traces, events: events, repairs: map[serializer.Repair]int{}}, nil
+}
+
+func (e *esExporter) getState() (*pushState, error) {
+	if st, ok := e.states.Get().(*pushState); ok {
+		return st, nil
+	}
+	return e.newPushState()
+}
+
+func (e *esExporter) putState(st *pushState) {
+	st.batch.Reset()
+	clear(st.repairs)
+	st.unroutable, st.firstRouteErr = 0, nil
+	e.states.Put(st)
+}
+
+func (e *esExporter) start(ctx context.Context, host component.Host) error {
+	if err := e.cfg.checkSupportedMode(); err != nil {
+		return err
+	}
+	urls, err := e.cfg.endpointURLs()
+	if err != nil {
+		return err
+	}
+	// The bulk indexer compresses request bodies itself; the HTTP client must not do it again.
+	httpCfg := e.cfg.ClientConfig
+	httpCfg.Compression = ""
+	httpCfg.Timeout = 0 // applied per bulk request instead
+	hc, err := httpCfg.ToClient(ctx, host.GetExtensions(), e.set.TelemetrySettings)
+	if err != nil {
+		return fmt.Errorf("building the HTTP client: %w", err)
+	}
+	e.httpClient = hc
+
+	tcfg := elastictransport.Config{
+		URLs:                  urls,
+		Username:              e.cfg.Authentication.User,
+		Password:              string(e.cfg.Authentication.Password),
+		APIKey:                apiKey(string(e.cfg.Authentication.APIKey)),
+		Transport:             hc.Transport,
+		DisableRetry:          true, // retries happen in the bulk indexer, per document
+		DiscoverNodesInterval: e.cfg.Discovery.Interval,
+		UserAgent:             userAgent(e.set.BuildInfo),
+	}
+	client, err := elastictransport.New(tcfg)
+	if err != nil {
+		return fmt.Errorf("building the Elasticsearch client: %w", err)
+	}
+	e.client = client
+
+	level := 0
+	if e.cfg.Compression == configcompression.TypeGzip {
+		level = int(e.cfg.CompressionParams.Level)
+	}
+	include := docappender.Unset
+	if e.cfg.IncludeSourceOnError != nil {
+		include = docappender.False
+		if *e.cfg.IncludeSourceOnError {
+			include = docappender.True
+		}
+	}
+	e.indexer, err = bulk.New(bulk.Config{
+		Client:               client,
+		CompressionLevel:     level,
+		MaxBulkBytes:         e.cfg.maxBulkBytes(),
+		Pipeline:             e.cfg.Pipeline,
+		IncludeSourceOnError: include,
+		RequestTimeout:       e.cfg.Timeout,
+		Retry: bulk.RetryConfig{
+			Enabled:         e.cfg.Retry.Enabled,
+			MaxRetries:      e.cfg.Retry.MaxRetries,
+			InitialInterval: e.cfg.Retry.InitialInterval,
+			MaxInterval:     e.cfg.Retry.MaxInterval,
+			RetryOnStatus:   e.cfg.Retry.RetryOnStatus,
+		},
+		Logger:       e.logger,
+		LogRateLimit: e.cfg.Telemetry.LogFailedDocsInputRateLimit,
+		Telemetry: bulk.Telemetry{
+			Requests:                 e.telemetry.ElasticsearchBulkRequestsCount,
+			Latency:                  e.telemetry.ElasticsearchBulkRequestsLatency,
+			Documents:                e.telemetry.ElasticsearchDocsProcessed,
+			Retried:                  e.telemetry.ElasticsearchDocsRetried,
+			FlushedBytes:             e.telemetry.ElasticsearchFlushedBytes,
+			FlushedUncompressedBytes: e.telemetry.ElasticsearchFlushedUncompressedBytes,
+		},
+	})
+	if err != nil {
+		return err
+	}
+
+	bg, cancel := context.WithCancel(context.Background())
+	e.cancel = cancel
+	e.wg.Go(func() { e.checkServer(bg) })
+	return nil
+}
+
+// checkServer reads the server's version once at start, logs it, and warns when it is older
+// than the otel mapping mode needs. An unreachable server is a warning, not a failure: exports
+// succeed once it comes up.
+func (e *esExporter) checkServer(ctx context.Context) {
+	if e.cfg.Discovery.OnStart {
+		if err := e.client.DiscoverNodesContext(ctx); err != nil {
+			e.logger.Warn("Elasticsearch node discovery failed; using the configured endpoints", zap.Error(err))
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "/", http.NoBody)
+	if err != nil {
+		return
+	}
+	resp, err := e.client.Perform(req)
+	if err != nil {
+		if ctx.Err() == nil || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			e.logger.Warn("Elasticsearch is not reachable at start; documents are sent once it is",
+				zap.Stringers("endpoints", e.client.URLs()), zap.Error(err))
+		}
+		return
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+	if resp.StatusCode != http.StatusOK {
+		e.logger.Warn("Elasticsearch answered the version check with an error; check the credentials",
+			zap.Int("status", resp.StatusCode), zap.ByteString("body", body))
+		return
+	}
+	var info struct {
+		ClusterName string `json:"cluster_name"`
+		Version     struct {
+			Number string `json:"number"`
+			Flavor string `json:"build_flavor"`
+		} `json:"version"`
+	}
+	if err := json.Unmarshal(body, &info); err != nil {
+		e.logger.Warn("Elasticsearch's version answer could not be read", zap.Error(err))
+		return
+	}
+	e.logger.Info("Connected to Elasticsearch",
+		zap.String("version", info.Version.Number), zap.String("cluster", info.ClusterName))
+	v, ok := parseVersion(info.Version.Number)
+	if ok && e.cfg.IncludeSourceOnError == nil && !less(v, minIncludeSourceVersion) {
+		// Without the parameter Elasticsearch reports no error reasons; false gives the
+		// reasons without the documents' content.
+		e.indexer.SetIncludeSourceOnError(docappender.False)
+	}
+	if ok && less(v, minOTelVersion) {
+		e.logger.Warn(fmt.Sprintf("Elasticsearch %s is older than 8.16, the first version with the OTel-native "+
+			"templates that mapping mode otel writes for; documents may be mapped by other templates, "+
+			"and require_data_stream needs 8.13", info.Version.Number))
+	}
+}
+
+func parseVersion(s string) ([3]int, bool) {
+	var v [3]int
+	s, _, _ = strings.Cut(s, "-")
+	parts := strings.SplitN(s, ".", 3)
+	if len(parts) < 2 {
+		return v, false
+	}
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			return v, false
+		}
+		v[i] = n
+	}
+	return v, true
+}
+
+func less(a, b [3]int) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return false
+}
+
+// apiKey accepts an API key in its encoded form (base64 of "id:key") or as "id:key".
+func apiKey(k string) string {
+	if k == "" {
+		return ""
+	}
+	if strings.Contains(k, ":") {
+		return base64.StdEncoding.EncodeToString([]byte(k))
+	}
+	return k
+}
+
+func userAgent(b component.BuildInfo) string {
+	cmd := b.Command
+	if cmd == "" {
+		cmd = "otelcol"
+	}
+	return cmd + "/" + b.Version + " elasticsearchexporter"
+}
+
+func (e *esExporter) shutdown(ctx context.Context) error {
+	if e.cancel != nil {
+		e.cancel()
+	}
+	e.wg.Wait()
+	var err error
+	if e.client != nil {
+		err = e.client.Close(ctx)
+	}
+	if e.httpClient != nil {
+		e.httpClient.CloseIdleConnections()
+	}
+	if e.telemetry != nil {
+		e.telemetry.Shutdown()
+	}
+	return err
+}
+
+func (e *esExporter) pushLogs(ctx context.Context, ld plog.Logs) error {
+	st, err := e.getState()
+	if err != nil {
+		return consumererror.NewPermanent(err)
+	}
+	defer e.putState(st)
+	rls := ld.ResourceLogs()
+	for i := range rls.Len() {
+		rl := rls.At(i)
+		res := rl.Resource()
+		st.enc.SetResource(res, rl.SchemaUrl())
+		sls := rl.ScopeLogs()
+		for j := range sls.Len() {
+			sl := sls.At(j)
+			scope := sl.Scope()
+			st.enc.SetScope(scope, sl.SchemaUrl())
+			recs := sl.LogRecords()
+			for k := range recs.Len() {
+				rec := recs.At(k)
+				ts := rec.Timestamp()
+				if ts == 0 {
+					ts = rec.ObservedTimestamp()
+				}
+				t, err := st.logs.Route(routing.TypeLogs, rec.Attributes(), scope.Attributes(), res.Attributes(), scope.Name(), ts)
+				if err != nil {
+					st.unroutable++
+					st.firstRouteErr = cmpErr(st.firstRouteErr, err)
+					continue
+				}
+				start := len(st.batch.Buf)
+				st.batch.Buf = st.enc.AppendLog(st.batch.Buf, rec, dataStream(t))
+				it := bulk.Item{Index: t.Index, RequireDataStream: t.DataStream}
+				if e.cfg.LogsDynamicID.Enabled {
+					it.DocumentID = routing.DocumentID(rec.Attributes(), scope.Attributes(), res.Attributes())
+				}
+				if e.cfg.LogsDynamicPipeline.Enabled {
+					it.Pipeline = routing.Pipeline(rec.Attributes(), scope.Attributes(), res.Attributes())
+				}
+				st.batch.Add(start, it)
+				st.countRepair(st.enc.Repair())
+			}
+		}
+	}
+	return e.send(ctx, st)
+}
+
+func (e *esExporter) pushTraces(ctx context.Context, td ptrace.Traces) error {
+	st, err := e.getState()
+	if err != nil {
+		return consumererror.NewPermanent(err)
+	}
+	defer e.putState(st)
+	rss := td.ResourceSpans()
+	for i := range rss.Len() {
+		rs := rss.At(i)
+		res := rs.Resource()
+		st.enc.SetResource(res, rs.SchemaUrl())
+		sss := rs.ScopeSpans()
+		for j := range sss.Len() {
+			ss := sss.At(j)
+			scope := ss.Scope()
+			st.enc.SetScope(scope, ss.SchemaUrl())
+			spans := ss.Spans()
+			for k := range spans.Len() {
+				span := spans.At(k)
+				e.appendSpan(st, span, scope, res)
+			}
+		}
+	}
+	return e.send(ctx, st)
+}
+
+// appendSpan adds a span and then each of its events to the batch.
+func (e *esExporter) appendSpan(st *pushState, span ptrace.Span, scope pcommon.InstrumentationScope, res pcommon.Resource) {
+	t, err := st.traces.Route(routing.TypeTraces, span.Attributes(), scope.Attributes(), res.Attributes(), scope.Name(), span.StartTimestamp())
+	if err != nil {
+		st.unroutable++
+		st.firstRouteErr = cmpErr(st.firstRouteErr, err)
+	} else {
+		start := len(st.batch.Buf)
+		st.batch.Buf = st.enc.AppendSpan(st.batch.Buf, span, dataStream(t))
+		it := bulk.Item{Index: t.Index, RequireDataStream: t.DataStream}
+		if e.cfg.TracesDynamicID.Enabled {
+			it.DocumentID = routing.DocumentID(span.Attributes(), scope.Attributes(), res.Attributes())
+		}
+		st.batch.Add(start, it)
+		st.countRepair(st.enc.Repair())
+	}
+	events := span.Events()
+	for i := range events.Len() {
+		ev := events.At(i)
+		t, err := st.events.Route(routing.TypeLogs, ev.Attributes(), scope.Attributes(), res.Attributes(), scope.Name(), ev.Timestamp())
+		if err != nil {
+			st.unroutable++
+			st.firstRouteErr = cmpErr(st.firstRouteErr, err)
+			continue
+		}
+		start := len(st.batch.Buf)
+		st.batch.Buf = st.enc.AppendSpanEvent(st.batch.Buf, span, ev, dataStream(t))
+		st.batch.Add(start, bulk.Item{Index: t.Index, RequireDataStream: t.DataStream})
+		st.countRepair(st.enc.Repair())
+	}
+}
+
+func cmpErr(first, err error) error {
+	if first != nil {
+		return first
+	}
+	return err
+}
+
+func dataStream(t routing.Target) serializer.DataStream {
+	if !t.DataStream {
+		return serializer.DataStream{}
+	}
+	return serializer.DataStream{Type: t.Type, Dataset: t.Dataset, Namespace: t.Namespace}
+}
+
+func (st *pushState) countRepair(r serializer.Repair) {
+	if r != serializer.RepairNone {
+		st.repairs[r]++
+	}
+}
+
+// send hands the batch to the bulk indexer, after recording what encoding repaired and
+// rejected.
+func (e *esExporter) send(ctx context.Context, st *pushState) error {
+	for r, n := range st.repairs {
+		e.telemetry.ElasticsearchDocsRepaired.Add(ctx, int64(n), metric.WithAttributes(attribute.String("reason", string(r))))
+	}
+	if st.unroutable > 0 {
+		e.telemetry.ElasticsearchDocsProcessed.Add(ctx, int64(st.unroutable), metric.WithAttributes(
+			attribute.String("outcome", bulk.OutcomeRejected),
+			attribute.String("error.type", "invalid_index_name"),
+			attribute.Int("http.response.status_code", 0),
+		))
+		if suppressed, ok := e.invalidRouteLog.Allow(); ok {
+			e.logger.Warn("Documents rejected: their index name is not valid in Elasticsearch",
+				zap.Int("documents", st.unroutable), zap.Error(st.firstRouteErr), zap.Int("suppressed_log_lines", suppressed))
+		}
+	}
+	_, err := e.indexer.Send(ctx, &st.batch)
+	return err
+}

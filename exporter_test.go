@@ -1,0 +1,401 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package elasticsearchexporter
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/consumer/consumererror"
+	"go.opentelemetry.io/collector/exporter"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
+)
+
+// testLogs returns n log records, record i with body "log i" and attribute i = i.
+func testLogs(n int) plog.Logs {
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	rl.Resource().Attributes().PutStr("service.name", "svc")
+	sl := rl.ScopeLogs().AppendEmpty()
+	sl.Scope().SetName("scope")
+	for i := range n {
+		r := sl.LogRecords().AppendEmpty()
+		r.SetTimestamp(pcommon.Timestamp(1_700_000_000_000_000_000 + i))
+		r.Body().SetStr(fmt.Sprintf("log %d", i))
+		r.Attributes().PutInt("i", int64(i))
+	}
+	return ld
+}
+
+// observed returns settings whose logger is recorded, and the recorder.
+func observed() (exporter.Settings, *observer.ObservedLogs) {
+	core, logs := observer.New(zapcore.DebugLevel)
+	set := testSettings()
+	set.Logger = zap.New(core)
+	return set, logs
+}
+
+// withTelemetry returns settings recording the exporter's metrics into tel.
+func withTelemetry(t *testing.T) (exporter.Settings, *componenttest.Telemetry) {
+	t.Helper()
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	set := testSettings()
+	set.TelemetrySettings = tel.NewTelemetrySettings()
+	return set, tel
+}
+
+// counterSum adds up the points of a counter whose attributes include all of want.
+func counterSum(t *testing.T, tel *componenttest.Telemetry, name string, want ...attribute.KeyValue) int64 {
+	t.Helper()
+	m, err := tel.GetMetric(name)
+	if err != nil {
+		return 0
+	}
+	sum, ok := m.Data.(metricdata.Sum[int64])
+	require.True(t, ok, "%s is %T", name, m.Data)
+	var total int64
+	for _, dp := range sum.DataPoints {
+		match := true
+		for _, kv := range want {
+			if v, ok := dp.Attributes.Value(kv.Key); !ok || v != kv.Value {
+				match = false
+			}
+		}
+		if match {
+			total += dp.Value
+		}
+	}
+	return total
+}
+
+func outcome(s string) attribute.KeyValue { return attribute.String("outcome", s) }
+
+func TestPushLogsSendsGzippedBulk(t *testing.T) {
+	srv := fakees.New(t)
+	set, tel := withTelemetry(t)
+	exp := newLogsExporter(t, newTestConfig(srv.URL), set)
+	require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(5)))
+
+	items := srv.Accepted()
+	require.Len(t, items, 5)
+	req := srv.LastRequest()
+	assert.Equal(t, "gzip", req.Header.Get("Content-Encoding"))
+	assert.Equal(t, "5", req.Header.Get("X-Elastic-Event-Count"))
+	for i, it := range items {
+		op, meta := it.Op()
+		assert.Equal(t, "create", op)
+		assert.Equal(t, "logs-generic.otel-default", meta["_index"])
+		assert.Equal(t, true, meta["require_data_stream"])
+		assert.Contains(t, string(it.Document), fmt.Sprintf(`"body":{"text":"log %d"}`, i))
+	}
+	assert.Equal(t, int64(5), counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("indexed")))
+	assert.Equal(t, int64(1), counterSum(t, tel, "otelcol_elasticsearch.bulk_requests.count", outcome("success")))
+	assert.Positive(t, counterSum(t, tel, "otelcol_elasticsearch.flushed.bytes"))
+	assert.Positive(t, counterSum(t, tel, "otelcol_elasticsearch.flushed.uncompressed.bytes"))
+}
+
+func TestPushTracesWritesSpansAndEvents(t *testing.T) {
+	srv := fakees.New(t)
+	exp := newTracesExporter(t, newTestConfig(srv.URL), testSettings())
+	td := ptrace.NewTraces()
+	ss := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty()
+	for i := range 3 {
+		span := ss.Spans().AppendEmpty()
+		span.SetName(fmt.Sprintf("span %d", i))
+		span.Events().AppendEmpty().SetName("ev")
+	}
+	require.NoError(t, exp.ConsumeTraces(context.Background(), td))
+	items := srv.Accepted()
+	require.Len(t, items, 6)
+	for i, it := range items {
+		if i%2 == 0 {
+			assert.Equal(t, "traces-generic.otel-default", it.Index())
+		} else {
+			assert.Equal(t, "logs-generic.otel-default", it.Index())
+		}
+	}
+}
+
+func TestStaticIndexHasNoRequireDataStream(t *testing.T) {
+	srv := fakees.New(t)
+	cfg := newTestConfig(srv.URL)
+	cfg.LogsIndex = "my-logs"
+	exp := newLogsExporter(t, cfg, testSettings())
+	require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(1)))
+	items := srv.Accepted()
+	require.Len(t, items, 1)
+	_, meta := items[0].Op()
+	assert.Equal(t, map[string]any{"_index": "my-logs"}, meta)
+	assert.NotContains(t, string(items[0].Document), `"data_stream"`)
+}
+
+func TestDynamicIDAndPipeline(t *testing.T) {
+	srv := fakees.New(t)
+	cfg := newTestConfig(srv.URL)
+	cfg.LogsDynamicID.Enabled = true
+	cfg.LogsDynamicPipeline.Enabled = true
+	exp := newLogsExporter(t, cfg, testSettings())
+	ld := testLogs(2)
+	r := ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0)
+	r.Attributes().PutStr("elasticsearch.document_id", "id-1")
+	r.Attributes().PutStr("elasticsearch.ingest_pipeline", "pipe")
+	require.NoError(t, exp.ConsumeLogs(context.Background(), ld))
+	items := srv.Accepted()
+	require.Len(t, items, 2)
+	_, meta := items[0].Op()
+	assert.Equal(t, "id-1", meta["_id"])
+	assert.Equal(t, "pipe", meta["pipeline"])
+	assert.NotContains(t, string(items[0].Document), "elasticsearch.")
+	_, meta = items[1].Op()
+	assert.NotContains(t, meta, "_id")
+}
+
+func TestItemRejectionIsCountedAndOthersIndexed(t *testing.T) {
+	srv := fakees.New(t)
+	srv.OnItem = func(it fakees.Item) fakees.Response {
+		if strings.Contains(string(it.Document), `"log 1"`) {
+			return fakees.Response{Status: http.StatusBadRequest, ErrorType: "document_parsing_exception", Reason: "failed to parse field [i]"}
+		}
+		return fakees.Response{}
+	}
+	set, tel := withTelemetry(t)
+	core, logs := observer.New(zapcore.InfoLevel)
+	set.Logger = zap.New(core)
+	exp := newLogsExporter(t, newTestConfig(srv.URL), set)
+	// Once the version check has seen 9.x, requests carry include_source_on_error=false, so
+	// that Elasticsearch's error reasons reach the log without document sources.
+	require.Eventually(t, func() bool { return logs.FilterMessage("Connected to Elasticsearch").Len() == 1 }, 10*time.Second, 5*time.Millisecond)
+
+	require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(3)), "a document rejected for good is a final outcome")
+	assert.Len(t, srv.Accepted(), 2)
+	assert.Equal(t, "false", srv.LastRequest().URL.Query().Get("include_source_on_error"))
+	assert.Equal(t, int64(2), counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("indexed")))
+	assert.Equal(t, int64(1), counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("rejected"),
+		attribute.String("error.type", "document_parsing_exception"), attribute.Int("http.response.status_code", 400)))
+	warn := logs.FilterMessage("Documents not indexed").All()
+	require.Len(t, warn, 1)
+	failures := warn[0].ContextMap()["failures"].(string)
+	assert.Contains(t, failures, "document_parsing_exception")
+	assert.Contains(t, failures, "failed to parse field [i]")
+	assert.Contains(t, failures, "logs-generic.otel-default")
+}
+
+func TestItemRetryResendsOnlyFailedDocuments(t *testing.T) {
+	srv := fakees.New(t)
+	var failed atomic.Int32
+	srv.OnItem = func(it fakees.Item) fakees.Response {
+		if strings.Contains(string(it.Document), `"log 2"`) && failed.Add(1) <= 2 {
+			return fakees.Response{Status: http.StatusTooManyRequests, ErrorType: "es_rejected_execution_exception"}
+		}
+		return fakees.Response{}
+	}
+	set, tel := withTelemetry(t)
+	exp := newLogsExporter(t, newTestConfig(srv.URL), set)
+	require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(4)))
+
+	bodies := srv.Bodies()
+	require.Len(t, bodies, 3)
+	assert.Equal(t, 8, strings.Count(string(bodies[0]), "\n"))
+	assert.Equal(t, 2, strings.Count(string(bodies[1]), "\n"), "only the failed document is resent")
+	assert.Contains(t, string(bodies[2]), `"log 2"`)
+	items := srv.Accepted()
+	assert.Len(t, items, 4, "each document indexed exactly once")
+	assert.Equal(t, int64(2), counterSum(t, tel, "otelcol_elasticsearch.docs.retried"))
+	assert.Equal(t, int64(4), counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("indexed")))
+}
+
+func TestItemRetryExhaustedDropsAndFails(t *testing.T) {
+	srv := fakees.New(t)
+	srv.OnItem = func(it fakees.Item) fakees.Response {
+		if strings.Contains(string(it.Document), `"log 0"`) {
+			return fakees.Response{Status: http.StatusServiceUnavailable, ErrorType: "unavailable_shards_exception"}
+		}
+		return fakees.Response{}
+	}
+	set, tel := withTelemetry(t)
+	cfg := newTestConfig(srv.URL)
+	cfg.Retry.MaxRetries = 3
+	exp := newLogsExporter(t, cfg, set)
+	err := exp.ConsumeLogs(context.Background(), testLogs(2))
+	require.Error(t, err)
+	assert.True(t, consumererror.IsPermanent(err), "part of the batch was indexed: resending it whole would duplicate")
+	assert.Contains(t, err.Error(), "1 documents not sent after 4 attempts")
+	assert.Equal(t, 4, srv.Requests())
+	assert.Equal(t, int64(1), counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("dropped")))
+	assert.Equal(t, int64(1), counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("indexed")))
+}
+
+func TestRequestLevelFailures(t *testing.T) {
+	tests := []struct {
+		name          string
+		status        int
+		failures      int32
+		wantErr       string
+		wantPermanent bool
+		wantRequests  int
+	}{
+		{name: "503 then success", status: http.StatusServiceUnavailable, failures: 1, wantRequests: 2},
+		{name: "429 then success", status: http.StatusTooManyRequests, failures: 2, wantRequests: 3},
+		{name: "503 exhausted is retryable", status: http.StatusServiceUnavailable, failures: 100, wantErr: "3 attempts", wantRequests: 3},
+		{name: "400 is permanent", status: http.StatusBadRequest, failures: 100, wantErr: "HTTP 400", wantPermanent: true, wantRequests: 1},
+		{name: "401 names the credentials", status: http.StatusUnauthorized, failures: 100, wantErr: "check user/password or api_key", wantPermanent: true, wantRequests: 1},
+		{name: "413 says what to lower", status: http.StatusRequestEntityTooLarge, failures: 100, wantErr: "max_size", wantPermanent: true, wantRequests: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := fakees.New(t)
+			var n atomic.Int32
+			srv.OnRequest = func(*http.Request, []fakees.Item) int {
+				if n.Add(1) <= tt.failures {
+					return tt.status
+				}
+				return 0
+			}
+			exp := newLogsExporter(t, newTestConfig(srv.URL), testSettings())
+			err := exp.ConsumeLogs(context.Background(), testLogs(3))
+			assert.Equal(t, tt.wantRequests, srv.Requests())
+			if tt.wantErr == "" {
+				require.NoError(t, err)
+				assert.Len(t, srv.Accepted(), 3)
+				return
+			}
+			require.ErrorContains(t, err, tt.wantErr)
+			assert.Equal(t, tt.wantPermanent, consumererror.IsPermanent(err))
+			assert.Empty(t, srv.Accepted())
+		})
+	}
+}
+
+func TestNetworkErrorIsRetryable(t *testing.T) {
+	srv := fakees.New(t)
+	url := srv.URL
+	srv.Close()
+	set, logs := observed()
+	cfg := newTestConfig(url)
+	exp := newLogsExporter(t, cfg, set)
+	err := exp.ConsumeLogs(context.Background(), testLogs(1))
+	require.Error(t, err)
+	assert.False(t, consumererror.IsPermanent(err))
+	assert.NotEmpty(t, logs.FilterMessage("Dropping documents: retries exhausted").All())
+}
+
+func TestBulkRequestsAreCutAtMaxSize(t *testing.T) {
+	srv := fakees.New(t)
+	cfg := newTestConfig(srv.URL)
+	qc := exporterhelper.NewDefaultQueueConfig()
+	batch := exporterhelper.NewDefaultBatchConfig()
+	batch.Sizer = exporterhelper.RequestSizerTypeBytes
+	batch.MaxSize = 2000
+	batch.MinSize = 0
+	qc.Batch = configoptional.Some(batch)
+	cfg.QueueBatchConfig = configoptional.Some(qc)
+	e, err := newExporter(cfg, testSettings())
+	require.NoError(t, err)
+	require.NoError(t, e.start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { require.NoError(t, e.shutdown(context.Background())) })
+
+	require.NoError(t, e.pushLogs(context.Background(), testLogs(50)))
+	assert.Len(t, srv.Accepted(), 50)
+	assert.Greater(t, srv.Requests(), 5)
+	for i, body := range srv.Bodies() {
+		assert.LessOrEqual(t, len(body), 2000, "request %d", i)
+	}
+}
+
+func TestInvalidIndexNameIsRejectedAlone(t *testing.T) {
+	srv := fakees.New(t)
+	set, tel := withTelemetry(t)
+	exp := newLogsExporter(t, newTestConfig(srv.URL), set)
+	ld := testLogs(3)
+	ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(1).Attributes().PutStr("elasticsearch.index", "Bad*Index")
+	require.NoError(t, exp.ConsumeLogs(context.Background(), ld))
+	assert.Len(t, srv.Accepted(), 2)
+	assert.Equal(t, int64(1), counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("rejected"),
+		attribute.String("error.type", "invalid_index_name")))
+}
+
+func TestStartLogsServerVersion(t *testing.T) {
+	tests := []struct {
+		version string
+		warn    bool
+	}{
+		{version: "9.1.0"},
+		{version: "8.16.0"},
+		{version: "8.15.3", warn: true},
+		{version: "7.17.0", warn: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.version, func(t *testing.T) {
+			srv := fakees.New(t)
+			srv.Version = tt.version
+			set, logs := observed()
+			e, err := newExporter(newTestConfig(srv.URL), set)
+			require.NoError(t, err)
+			require.NoError(t, e.start(context.Background(), componenttest.NewNopHost()))
+			require.Eventually(t, func() bool { return logs.FilterMessage("Connected to Elasticsearch").Len() == 1 }, 10*time.Second, 5*time.Millisecond)
+			require.NoError(t, e.shutdown(context.Background()))
+			connected := logs.FilterMessage("Connected to Elasticsearch").All()
+			assert.Equal(t, tt.version, connected[0].ContextMap()["version"])
+			old := logs.FilterMessageSnippet("is older than 8.16").All()
+			assert.Equal(t, tt.warn, len(old) == 1)
+		})
+	}
+}
+
+func TestStartWithServerDownWarnsAndRecovers(t *testing.T) {
+	srv := fakees.New(t)
+	url := srv.URL
+	srv.Close()
+	set, logs := observed()
+	e, err := newExporter(newTestConfig(url), set)
+	require.NoError(t, err)
+	require.NoError(t, e.start(context.Background(), componenttest.NewNopHost()), "an unreachable server must not stop the collector")
+	require.Eventually(t, func() bool { return logs.FilterMessageSnippet("not reachable at start").Len() == 1 }, 10*time.Second, 5*time.Millisecond)
+	require.NoError(t, e.shutdown(context.Background()))
+}
+
+func TestUnsupportedModeFailsAtStart(t *testing.T) {
+	cfg := newTestConfig("http://127.0.0.1:1")
+	cfg.Mapping.Mode = "ecs"
+	exp, err := NewFactory().CreateLogs(context.Background(), testSettings(), cfg)
+	require.NoError(t, err)
+	err = exp.Start(context.Background(), componenttest.NewNopHost())
+	require.ErrorContains(t, err, `mapping mode "ecs" is not supported yet`)
+	require.NoError(t, exp.Shutdown(context.Background()))
+}
+
+func TestAPIKeyForms(t *testing.T) {
+	assert.Equal(t, "aWQ6a2V5", apiKey("id:key"))
+	assert.Equal(t, "aWQ6a2V5", apiKey("aWQ6a2V5"))
+	assert.Empty(t, apiKey(""))
+}
+
+func TestCredentialsAreSent(t *testing.T) {
+	srv := fakees.New(t)
+	cfg := newTestConfig(srv.URL)
+	cfg.Authentication.APIKey = "aWQ6a2V5"
+	exp := newLogsExporter(t, cfg, testSettings())
+	require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(1)))
+	assert.Equal(t, "apikey awq6a2v5", strings.ToLower(srv.LastRequest().Header.Get("Authorization")))
+}

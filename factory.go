@@ -1,0 +1,227 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexporter"
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/configcompression"
+	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/config/configretry"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/exporter"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
+)
+
+// NewFactory returns the factory of the elasticsearch exporter.
+func NewFactory() exporter.Factory {
+	return exporter.NewFactory(
+		metadata.Type,
+		createDefaultConfig,
+		exporter.WithLogs(createLogsExporter, metadata.LogsStability),
+		exporter.WithTraces(createTracesExporter, metadata.TracesStability),
+	)
+}
+
+func createDefaultConfig() component.Config {
+	// Start from the confighttp defaults: a zero ClientConfig turns
+	// keep-alive off.
+	httpCfg := confighttp.NewDefaultClientConfig()
+	// The timeout of each bulk request; large bulks on a busy cluster take
+	// longer than the usual 5s.
+	httpCfg.Timeout = 90 * time.Second
+	// The bulk indexer gzips the body itself, at BestSpeed by default: level
+	// 1 costs far less CPU than the library default for a small size gain.
+	httpCfg.Compression = configcompression.TypeGzip
+	httpCfg.CompressionParams.Level = 1
+
+	// Batch by bytes so that bulk requests have a predictable size: flush at
+	// 1 MB, never more than 5 MB, and at least every 10s.
+	batch := exporterhelper.NewDefaultBatchConfig()
+	batch.Sizer = exporterhelper.RequestSizerTypeBytes
+	batch.MinSize = 1_000_000
+	batch.MaxSize = 5_000_000
+	batch.FlushTimeout = 10 * time.Second
+
+	queue := exporterhelper.NewDefaultQueueConfig()
+	queue.Sizer = exporterhelper.RequestSizerTypeRequests
+	queue.NumConsumers = 10
+	// With batching on, each request in the queue is one incoming pdata
+	// batch; a short queue that blocks applies backpressure instead of
+	// buffering (and dropping) large amounts of data.
+	queue.QueueSize = 10
+	queue.BlockOnOverflow = true
+	queue.Batch = configoptional.Some(batch)
+
+	return &Config{
+		ClientConfig: httpCfg,
+		Mapping: MappingConfig{
+			Mode:         mappingModeOTel,
+			AllowedModes: append([]string(nil), mappingModes...),
+		},
+		LogstashFormat: LogstashFormatConfig{
+			PrefixSeparator: "-",
+			DateFormat:      "%Y.%m.%d",
+		},
+		Retry: RetryConfig{
+			Enabled:         true,
+			MaxRetries:      2,
+			InitialInterval: 100 * time.Millisecond,
+			MaxInterval:     time.Minute,
+			RetryOnStatus:   []int{429, 500, 502, 503, 504},
+		},
+		QueueBatchConfig: configoptional.Some(queue),
+		Telemetry: TelemetryConfig{
+			LogFailedDocsInputRateLimit: time.Second,
+		},
+	}
+}
+
+func createLogsExporter(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Logs, error) {
+	c := cfg.(*Config)
+	h, err := sharedExporters.acquire(c, set)
+	if err != nil {
+		return nil, err
+	}
+	exp, err := exporterhelper.NewLogs(ctx, set, cfg, h.shared.exp.pushLogs, h.options(c)...)
+	if err != nil {
+		_ = h.shutdown(ctx)
+		return nil, err
+	}
+	return exp, nil
+}
+
+func createTracesExporter(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Traces, error) {
+	c := cfg.(*Config)
+	h, err := sharedExporters.acquire(c, set)
+	if err != nil {
+		return nil, err
+	}
+	exp, err := exporterhelper.NewTraces(ctx, set, cfg, h.shared.exp.pushTraces, h.options(c)...)
+	if err != nil {
+		_ = h.shutdown(ctx)
+		return nil, err
+	}
+	return exp, nil
+}
+
+// The logs and traces exporters of one component share one esExporter, so
+// they share its HTTP client, connection pool and bulk indexers.
+//
+// Instances are keyed by component ID and *Config: the collector hands the
+// logs and traces factories of one ID the same *Config, so they share; two
+// different configurations under one ID (a test, or a reload that builds the
+// new pipelines before the old ones are gone) get separate instances rather
+// than one running with the other's settings.
+//
+// Each signal holds a reference. The first start starts the instance, and
+// the shutdown that drops the last reference shuts it down and forgets it,
+// so a later create with the same ID builds a fresh one.
+var sharedExporters = &exporterRegistry{entries: map[sharedKey]*sharedExporter{}}
+
+type sharedKey struct {
+	id  component.ID
+	cfg *Config
+}
+
+type exporterRegistry struct {
+	mu      sync.Mutex
+	entries map[sharedKey]*sharedExporter
+}
+
+type sharedExporter struct {
+	key  sharedKey
+	exp  *esExporter
+	refs int // guarded by exporterRegistry.mu
+
+	startOnce sync.Once
+	startErr  error
+}
+
+// signalRef is one signal's reference to a shared exporter. Its shutdown is
+// idempotent, so a repeated shutdown never drops another signal's reference.
+type signalRef struct {
+	reg          *exporterRegistry
+	shared       *sharedExporter
+	shutdownOnce sync.Once
+	shutdownErr  error
+}
+
+// acquire returns a reference to the esExporter of cfg's component, creating
+// it on first use. The creator logs the config's deprecation warnings, so
+// they appear once per component and not once per signal.
+func (r *exporterRegistry) acquire(cfg *Config, set exporter.Settings) (*signalRef, error) {
+	key := sharedKey{id: set.ID, cfg: cfg}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+
+	s, ok := r.entries[key]
+	if !ok {
+		cfg.logDeprecations(set.Logger)
+		exp, err := newExporter(cfg, set)
+		if err != nil {
+			return nil, fmt.Errorf("creating elasticsearch exporter %s: %w", set.ID, err)
+		}
+		s = &sharedExporter{key: key, exp: exp}
+		r.entries[key] = s
+	}
+	s.refs++
+	return &signalRef{reg: r, shared: s}, nil
+}
+
+// start starts the shared exporter once; every signal gets the same result.
+func (h *signalRef) start(ctx context.Context, host component.Host) error {
+	s := h.shared
+	s.startOnce.Do(func() { s.startErr = s.exp.start(ctx, host) })
+	return s.startErr
+}
+
+// shutdown drops this signal's reference and shuts the exporter down when
+// it was the last one.
+func (h *signalRef) shutdown(ctx context.Context) error {
+	h.shutdownOnce.Do(func() {
+		r, s := h.reg, h.shared
+		r.mu.Lock()
+		s.refs--
+		last := s.refs == 0
+		if last {
+			delete(r.entries, s.key)
+		}
+		r.mu.Unlock()
+		if last {
+			h.shutdownErr = s.exp.shutdown(ctx)
+		}
+	})
+	return h.shutdownErr
+}
+
+// options are the exporterhelper options common to every signal.
+func (h *signalRef) options(cfg *Config) []exporterhelper.Option {
+	// The exporter bounds each bulk request by `timeout` itself; a timeout
+	// around the whole push would cut retries and multi-request pushes
+	// short. Zero means none.
+	noTimeout := exporterhelper.NewDefaultTimeoutConfig()
+	noTimeout.Timeout = 0
+	// Request and document retries happen inside the push (`retry`), which
+	// knows which documents failed; retrying the whole push would duplicate
+	// the documents that were indexed.
+	noRetry := configretry.NewDefaultBackOffConfig()
+	noRetry.Enabled = false
+
+	return []exporterhelper.Option{
+		exporterhelper.WithStart(h.start),
+		exporterhelper.WithShutdown(h.shutdown),
+		exporterhelper.WithCapabilities(consumer.Capabilities{MutatesData: false}),
+		exporterhelper.WithTimeout(noTimeout),
+		exporterhelper.WithRetry(noRetry),
+		exporterhelper.WithQueue(cfg.queueBatchConfig()),
+	}
+}

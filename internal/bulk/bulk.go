@@ -1,0 +1,66 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+// Package bulk sends encoded documents to Elasticsearch with go-docappender's synchronous
+// BulkIndexer and gives every document a final outcome.
+//
+// The documents of one push are encoded once into a Batch: one buffer plus the offsets and
+// metadata of each document. The Indexer cuts the batch into bulk requests of at most
+// MaxBulkBytes of uncompressed NDJSON, sends them one after the other, and classifies each
+// item of each response. Retries resend bytes from the batch, never re-encode, and resend only
+// the documents that have no final outcome yet. docappender's own document retries are off
+// (MaxDocumentRetries 0) because its item positions refer to its last flush, not to the batch.
+package bulk // import "github.com/otelcol-es/elasticsearchexporter/internal/bulk"
+
+import (
+	"errors"
+	"io"
+)
+
+// Item describes one encoded document of a Batch.
+type Item struct {
+	start, end        int
+	Index             string
+	DocumentID        string
+	Pipeline          string
+	RequireDataStream bool
+}
+
+// Batch holds the encoded documents of one push. The zero value is ready to use; Reset makes it
+// reusable.
+type Batch struct {
+	Buf   []byte
+	items []Item
+}
+
+// Reset empties the batch and keeps its memory.
+func (b *Batch) Reset() {
+	b.Buf = b.Buf[:0]
+	clear(b.items) // drop string references
+	b.items = b.items[:0]
+}
+
+// Add records the document written to Buf[start:] as an item with the given metadata.
+func (b *Batch) Add(start int, it Item) {
+	it.start, it.end = start, len(b.Buf)
+	b.items = append(b.items, it)
+}
+
+// Len returns the number of documents in the batch.
+func (b *Batch) Len() int { return len(b.items) }
+
+// Document returns the encoded document i.
+func (b *Batch) Document(i int) []byte { return b.Buf[b.items[i].start:b.items[i].end] }
+
+// Item returns the metadata of document i.
+func (b *Batch) Item(i int) Item { return b.items[i] }
+
+// docReader hands one document to BulkIndexer.Add without allocating a reader per document.
+type docReader struct{ b []byte }
+
+func (r *docReader) WriteTo(w io.Writer) (int64, error) {
+	n, err := w.Write(r.b)
+	return int64(n), err
+}
+
+var errNoDocuments = errors.New("no documents")

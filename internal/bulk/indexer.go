@@ -1,0 +1,580 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package bulk // import "github.com/otelcol-es/elasticsearchexporter/internal/bulk"
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/elastic/elastic-transport-go/v8/elastictransport"
+	"github.com/elastic/go-docappender/v2"
+	"go.opentelemetry.io/collector/consumer/consumererror"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/metric/noop"
+	"go.uber.org/zap"
+)
+
+// Outcomes of a document, the values of the outcome attribute of the documents metric.
+const (
+	OutcomeIndexed      = "indexed"
+	OutcomeDuplicate    = "duplicate"
+	OutcomeRejected     = "rejected"
+	OutcomeRetryable    = "retryable"
+	OutcomeFailureStore = "failure_store"
+	OutcomeDropped      = "dropped"
+)
+
+// Outcomes of a bulk request.
+const (
+	requestSuccess       = "success"
+	requestFailedClient  = "failed_client"
+	requestFailedServer  = "failed_server"
+	requestFailedNetwork = "failed_network"
+	requestTooMany       = "too_many"
+)
+
+// Config configures an Indexer.
+type Config struct {
+	Client elastictransport.Interface
+	// CompressionLevel is the gzip level of request bodies, 0 for none.
+	CompressionLevel int
+	// MaxBulkBytes caps the uncompressed NDJSON of one bulk request. A single document larger
+	// than this is sent alone.
+	MaxBulkBytes int
+	// Pipeline is the default ingest pipeline of every request, empty for none.
+	Pipeline             string
+	IncludeSourceOnError docappender.Value
+	// RequestTimeout bounds each bulk request; zero means no bound.
+	RequestTimeout time.Duration
+	Retry          RetryConfig
+	Logger         *zap.Logger
+	Telemetry      Telemetry
+	// LogRateLimit is the least time between two log lines about rejected documents.
+	LogRateLimit time.Duration
+}
+
+// RetryConfig is the retry policy, applied inside Send to whole requests and to documents.
+type RetryConfig struct {
+	Enabled bool
+	// MaxRetries is the number of retries after the first attempt; negative means no limit.
+	MaxRetries      int
+	InitialInterval time.Duration
+	MaxInterval     time.Duration
+	// RetryOnStatus lists the HTTP statuses retried, for whole requests and for documents.
+	RetryOnStatus []int
+}
+
+// Telemetry holds the instruments the Indexer records to. Nil instruments record nothing.
+type Telemetry struct {
+	Requests                 metric.Int64Counter
+	Latency                  metric.Float64Histogram
+	Documents                metric.Int64Counter
+	Retried                  metric.Int64Counter
+	FlushedBytes             metric.Int64Counter
+	FlushedUncompressedBytes metric.Int64Counter
+}
+
+func (t *Telemetry) fillDefaults() {
+	m := noop.Meter{}
+	if t.Requests == nil {
+		t.Requests, _ = m.Int64Counter("")
+	}
+	if t.Latency == nil {
+		t.Latency, _ = m.Float64Histogram("")
+	}
+	if t.Documents == nil {
+		t.Documents, _ = m.Int64Counter("")
+	}
+	if t.Retried == nil {
+		t.Retried, _ = m.Int64Counter("")
+	}
+	if t.FlushedBytes == nil {
+		t.FlushedBytes, _ = m.Int64Counter("")
+	}
+	if t.FlushedUncompressedBytes == nil {
+		t.FlushedUncompressedBytes, _ = m.Int64Counter("")
+	}
+}
+
+// Indexer sends batches. It is safe for concurrent use: each Send takes its own
+// docappender.BulkIndexer from a pool, since those are not.
+type Indexer struct {
+	cfg     Config
+	pool    sync.Pool
+	limiter *LogLimiter
+
+	// includeSource and gen let SetIncludeSourceOnError change the bulk indexers' settings
+	// while sends run: sessions made under an older generation are not pooled again.
+	includeSource atomic.Int32
+	gen           atomic.Uint64
+}
+
+// Result counts the final outcome of the documents of one Send.
+type Result struct {
+	Indexed, Duplicate, Rejected, Dropped, FailureStore int
+}
+
+// New validates cfg and returns an Indexer.
+func New(cfg Config) (*Indexer, error) {
+	if cfg.Client == nil {
+		return nil, errors.New("bulk: no client")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = zap.NewNop()
+	}
+	cfg.Telemetry.fillDefaults()
+	ix := &Indexer{cfg: cfg, limiter: NewLogLimiter(cfg.LogRateLimit)}
+	ix.includeSource.Store(int32(cfg.IncludeSourceOnError))
+	if _, err := ix.newBulkIndexer(); err != nil {
+		return nil, err
+	}
+	return ix, nil
+}
+
+// SetIncludeSourceOnError changes the include_source_on_error parameter of the requests sent
+// from now on. The exporter sets False once it knows the server supports it, so that error
+// reasons are reported without document sources.
+func (ix *Indexer) SetIncludeSourceOnError(v docappender.Value) {
+	if ix.includeSource.Swap(int32(v)) != int32(v) {
+		ix.gen.Add(1)
+	}
+}
+
+func (ix *Indexer) newBulkIndexer() (*docappender.BulkIndexer, error) {
+	return docappender.NewBulkIndexer(docappender.BulkIndexerConfig{
+		Client:               ix.cfg.Client,
+		MaxDocumentRetries:   0, // retries are ours, see the package doc
+		CompressionLevel:     ix.cfg.CompressionLevel,
+		Pipeline:             ix.cfg.Pipeline,
+		IncludeSourceOnError: docappender.Value(ix.includeSource.Load()),
+	})
+}
+
+type session struct {
+	bi           *docappender.BulkIndexer
+	reader       docReader
+	chunk, retry []int
+	failures     failureSummary
+	result       Result
+	gen          uint64 // the Indexer's settings generation the bulk indexer was made with
+}
+
+func (ix *Indexer) getSession() (*session, error) {
+	gen := ix.gen.Load()
+	if s, ok := ix.pool.Get().(*session); ok && s.gen == gen {
+		return s, nil
+	}
+	bi, err := ix.newBulkIndexer()
+	if err != nil {
+		return nil, err
+	}
+	return &session{bi: bi, gen: gen}, nil
+}
+
+func (ix *Indexer) putSession(s *session) {
+	s.bi.Reset()
+	s.reader.b = nil
+	s.chunk, s.retry = s.chunk[:0], s.retry[:0]
+	s.failures.reset()
+	s.result = Result{}
+	if s.gen == ix.gen.Load() {
+		ix.pool.Put(s)
+	}
+}
+
+// Send sends every document of b and returns once each has a final outcome, or the retry
+// budget is spent. It returns nil when no document was dropped: indexed, duplicates and
+// documents rejected for good (counted and logged) are final outcomes. Otherwise the error is
+// retryable when no document of b was indexed, so that the caller may resend the whole batch
+// without duplicates, and permanent when some were.
+func (ix *Indexer) Send(ctx context.Context, b *Batch) (Result, error) {
+	if b.Len() == 0 {
+		return Result{}, nil
+	}
+	s, err := ix.getSession()
+	if err != nil {
+		return Result{}, err
+	}
+	defer ix.putSession(s)
+
+	var sendErr error
+	for next := 0; next < b.Len() && sendErr == nil; {
+		s.chunk = s.chunk[:0]
+		size := 0
+		for next < b.Len() {
+			it := &b.items[next]
+			n := it.end - it.start + itemOverhead(it)
+			if len(s.chunk) > 0 && size+n > ix.cfg.MaxBulkBytes {
+				break
+			}
+			s.chunk = append(s.chunk, next)
+			size += n
+			next++
+		}
+		sendErr = ix.sendChunk(ctx, s, b)
+		if sendErr != nil {
+			// Documents after a failed request are not attempted: the same failure
+			// would meet them.
+			rest := b.Len() - next
+			s.result.Dropped += rest
+			ix.recordDocs(ctx, OutcomeDropped, "", 0, rest)
+		}
+	}
+	ix.logFailures(s)
+	if sendErr == nil {
+		return s.result, nil
+	}
+	if s.result.Indexed > 0 || s.result.Duplicate > 0 || s.result.Rejected > 0 {
+		return s.result, consumererror.NewPermanent(sendErr)
+	}
+	return s.result, sendErr
+}
+
+// itemOverhead returns the bytes an item adds to a request besides its document: the action
+// line docappender writes and the two newlines. Names that need JSON escaping make it a little
+// larger; the cut is meant to be close, not exact.
+func itemOverhead(it *Item) int {
+	n := len(`{"create":{}}`) + 2
+	if it.Index != "" {
+		n += len(`,"_index":""`) + len(it.Index)
+	}
+	if it.DocumentID != "" {
+		n += len(`,"_id":""`) + len(it.DocumentID)
+	}
+	if it.Pipeline != "" {
+		n += len(`,"pipeline":""`) + len(it.Pipeline)
+	}
+	if it.RequireDataStream {
+		n += len(`,"require_data_stream":true`)
+	}
+	return n
+}
+
+// sendChunk sends the documents s.chunk of b, retrying what is retryable, and counts every
+// document's outcome.
+func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch) error {
+	pending := s.chunk
+	for attempt := 0; ; attempt++ {
+		for _, i := range pending {
+			it := &b.items[i]
+			s.reader.b = b.Buf[it.start:it.end]
+			if err := s.bi.Add(docappender.BulkIndexerItem{
+				Index:             it.Index,
+				DocumentID:        it.DocumentID,
+				Pipeline:          it.Pipeline,
+				Body:              &s.reader,
+				RequireDataStream: it.RequireDataStream,
+			}); err != nil {
+				s.bi.Reset()
+				return fmt.Errorf("adding a document to the bulk request: %w", err)
+			}
+		}
+		stat, status, err := ix.flush(ctx, s.bi)
+		if err != nil {
+			if !ix.retryableRequest(status, err) {
+				ix.recordDocs(ctx, OutcomeRejected, "request", status, len(pending))
+				s.result.Rejected += len(pending)
+				return consumererror.NewPermanent(requestError(status, err, len(pending)))
+			}
+		} else {
+			pending, err = ix.classify(ctx, s, stat, pending)
+			if err != nil {
+				return err
+			}
+			if len(pending) == 0 {
+				return nil
+			}
+			err = fmt.Errorf("%d documents failed with a retryable status", len(pending))
+		}
+		if !ix.canRetry(attempt) || ctx.Err() != nil {
+			ix.recordDocs(ctx, OutcomeDropped, "", status, len(pending))
+			s.result.Dropped += len(pending)
+			ix.cfg.Logger.Error("Dropping documents: retries exhausted",
+				zap.Int("documents", len(pending)), zap.Int("attempts", attempt+1), zap.Error(err))
+			if ctx.Err() != nil {
+				return fmt.Errorf("%d documents not sent: %w", len(pending), errors.Join(err, ctx.Err()))
+			}
+			return fmt.Errorf("%d documents not sent after %d attempts: %w", len(pending), attempt+1, err)
+		}
+		ix.cfg.Telemetry.Retried.Add(ctx, int64(len(pending)))
+		if err := sleep(ctx, ix.backoff(attempt)); err != nil {
+			ix.recordDocs(ctx, OutcomeDropped, "", status, len(pending))
+			s.result.Dropped += len(pending)
+			return fmt.Errorf("%d documents not sent: %w", len(pending), errors.Join(err, ctx.Err()))
+		}
+	}
+}
+
+// flush sends what the bulk indexer holds and records the request's telemetry. It returns the
+// HTTP status of a failed request, 0 for a network failure.
+func (ix *Indexer) flush(ctx context.Context, bi *docappender.BulkIndexer) (docappender.BulkIndexerResponseStat, int, error) {
+	reqCtx := ctx
+	if ix.cfg.RequestTimeout > 0 {
+		var cancel context.CancelFunc
+		reqCtx, cancel = context.WithTimeout(ctx, ix.cfg.RequestTimeout)
+		defer cancel()
+	}
+	start := time.Now()
+	stat, err := bi.Flush(reqCtx)
+	elapsed := time.Since(start).Seconds()
+
+	status := http.StatusOK
+	outcome := requestSuccess
+	if err != nil {
+		status = 0
+		outcome = requestFailedNetwork
+		var ff docappender.ErrorFlushFailed
+		if errors.As(err, &ff) {
+			status = ff.StatusCode()
+			switch {
+			case status == http.StatusTooManyRequests:
+				outcome = requestTooMany
+			case status >= 500:
+				outcome = requestFailedServer
+			default:
+				outcome = requestFailedClient
+			}
+		}
+	} else {
+		ix.cfg.Telemetry.FlushedBytes.Add(ctx, int64(bi.BytesFlushed()))
+		ix.cfg.Telemetry.FlushedUncompressedBytes.Add(ctx, int64(bi.BytesUncompressedFlushed()))
+	}
+	attrs := metric.WithAttributeSet(attribute.NewSet(
+		attribute.String("outcome", outcome),
+		attribute.Int("http.response.status_code", status),
+	))
+	ix.cfg.Telemetry.Requests.Add(ctx, 1, attrs)
+	ix.cfg.Telemetry.Latency.Record(ctx, elapsed, attrs)
+	return stat, status, err
+}
+
+// retryableRequest tells whether a failed request is worth sending again.
+func (ix *Indexer) retryableRequest(status int, err error) bool {
+	if status == 0 {
+		// Network errors and timeouts, but not our own cancellation.
+		return !errors.Is(err, context.Canceled)
+	}
+	return slices.Contains(ix.cfg.Retry.RetryOnStatus, status)
+}
+
+func (ix *Indexer) canRetry(attempt int) bool {
+	r := ix.cfg.Retry
+	return r.Enabled && (r.MaxRetries < 0 || attempt < r.MaxRetries)
+}
+
+// backoff returns the wait before retry attempt+1: exponential from InitialInterval, capped at
+// MaxInterval, with jitter over its upper half.
+func (ix *Indexer) backoff(attempt int) time.Duration {
+	d := ix.cfg.Retry.InitialInterval
+	if d <= 0 {
+		d = 100 * time.Millisecond
+	}
+	maxInterval := ix.cfg.Retry.MaxInterval
+	if maxInterval <= 0 {
+		maxInterval = time.Minute
+	}
+	for range attempt {
+		d *= 2
+		if d >= maxInterval {
+			d = maxInterval
+			break
+		}
+	}
+	half := d / 2
+	return half + rand.N(half+1) //nolint:gosec // jitter needs no cryptographic randomness
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// classify counts the outcome of each document of a successful request and returns the
+// documents to retry, written over the front of pending.
+func (ix *Indexer) classify(ctx context.Context, s *session, stat docappender.BulkIndexerResponseStat, pending []int) ([]int, error) {
+	got := int(stat.Indexed) + len(stat.FailedDocs)
+	if got != len(pending) {
+		// The server answered for other documents than those sent: their fate is unknown,
+		// and resending would risk duplicates.
+		ix.recordDocs(ctx, OutcomeDropped, "response_mismatch", http.StatusOK, len(pending))
+		s.result.Dropped += len(pending)
+		return nil, consumererror.NewPermanent(fmt.Errorf(
+			"bulk response has %d items for %d documents sent; their outcome is unknown", got, len(pending)))
+	}
+	if stat.Indexed > 0 {
+		s.result.Indexed += int(stat.Indexed)
+		ix.recordDocs(ctx, OutcomeIndexed, "", http.StatusCreated, int(stat.Indexed))
+	}
+	if fs := int(stat.FailureStoreDocs.Used); fs > 0 {
+		s.result.FailureStore += fs
+		ix.recordDocs(ctx, OutcomeFailureStore, "", http.StatusCreated, fs)
+	}
+	retry := s.retry[:0]
+	for _, f := range stat.FailedDocs {
+		if f.Position < 0 || f.Position >= len(pending) {
+			continue
+		}
+		i := pending[f.Position]
+		switch {
+		case f.Status == http.StatusConflict:
+			s.result.Duplicate++
+			ix.recordDocs(ctx, OutcomeDuplicate, f.Error.Type, f.Status, 1)
+			s.failures.add(f, OutcomeDuplicate)
+		case slices.Contains(ix.cfg.Retry.RetryOnStatus, f.Status):
+			retry = append(retry, i)
+			ix.recordDocs(ctx, OutcomeRetryable, f.Error.Type, f.Status, 1)
+			s.failures.add(f, OutcomeRetryable)
+		default:
+			s.result.Rejected++
+			ix.recordDocs(ctx, OutcomeRejected, f.Error.Type, f.Status, 1)
+			s.failures.add(f, OutcomeRejected)
+		}
+	}
+	s.retry = retry // keep the storage for the next round
+	return append(pending[:0], retry...), nil
+}
+
+func (ix *Indexer) recordDocs(ctx context.Context, outcome, errorType string, status, n int) {
+	if n == 0 {
+		return
+	}
+	ix.cfg.Telemetry.Documents.Add(ctx, int64(n), metric.WithAttributeSet(attribute.NewSet(
+		attribute.String("outcome", outcome),
+		attribute.String("error.type", errorType),
+		attribute.Int("http.response.status_code", status),
+	)))
+}
+
+func requestError(status int, err error, n int) error {
+	var ff docappender.ErrorFlushFailed
+	hint := ""
+	switch status {
+	case http.StatusUnauthorized:
+		hint = ": check user/password or api_key"
+	case http.StatusForbidden:
+		hint = ": the credentials lack the privilege to write to these indices"
+	case http.StatusRequestEntityTooLarge:
+		hint = ": lower sending_queue::batch::max_size"
+	}
+	if errors.As(err, &ff) {
+		return fmt.Errorf("bulk request rejected with HTTP %d%s (%d documents): %s", status, hint, n, ff.ResponseBody())
+	}
+	return fmt.Errorf("bulk request failed (%d documents): %w", n, err)
+}
+
+// logFailures writes one Warn line per Send that had rejected or failed documents, with
+// counts, error types, a reason and the indices. Lines are rate-limited; the number of
+// suppressed lines is reported on the next one.
+func (ix *Indexer) logFailures(s *session) {
+	if len(s.failures.entries) == 0 {
+		return
+	}
+	suppressed, ok := ix.limiter.Allow()
+	if !ok {
+		return
+	}
+	var sb strings.Builder
+	for i, e := range s.failures.entries {
+		if i > 0 {
+			sb.WriteString("; ")
+		}
+		sb.WriteString(strconv.Itoa(e.count))
+		sb.WriteString(" ")
+		sb.WriteString(e.outcome)
+		sb.WriteString(" (")
+		sb.WriteString(strconv.Itoa(e.status))
+		sb.WriteString(" ")
+		sb.WriteString(e.errorType)
+		if e.reason != "" {
+			sb.WriteString(": ")
+			sb.WriteString(e.reason)
+		}
+		sb.WriteString(") in ")
+		sb.WriteString(e.index)
+	}
+	fields := []zap.Field{zap.String("failures", sb.String()),
+		zap.Int("indexed", s.result.Indexed), zap.Int("rejected", s.result.Rejected),
+		zap.Int("duplicate", s.result.Duplicate), zap.Int("dropped", s.result.Dropped)}
+	if suppressed > 0 {
+		fields = append(fields, zap.Int("suppressed_log_lines", suppressed))
+	}
+	ix.cfg.Logger.Warn("Documents not indexed", fields...)
+}
+
+// failureSummary groups failed documents by outcome, status, error type and index.
+type failureSummary struct {
+	entries []failureEntry
+}
+
+type failureEntry struct {
+	outcome, errorType, reason, index string
+	status, count                     int
+}
+
+const maxFailureEntries = 16
+
+func (f *failureSummary) add(item docappender.BulkIndexerResponseItem, outcome string) {
+	for i := range f.entries {
+		e := &f.entries[i]
+		if e.outcome == outcome && e.status == item.Status && e.errorType == item.Error.Type && e.index == item.Index {
+			e.count++
+			return
+		}
+	}
+	if len(f.entries) == maxFailureEntries {
+		return
+	}
+	f.entries = append(f.entries, failureEntry{
+		outcome: outcome, errorType: item.Error.Type, reason: item.Error.Reason,
+		index: item.Index, status: item.Status, count: 1,
+	})
+}
+
+func (f *failureSummary) reset() {
+	clear(f.entries)
+	f.entries = f.entries[:0]
+}
+
+// LogLimiter lets one log line through per period and counts the lines it held back. It is
+// safe for concurrent use.
+type LogLimiter struct {
+	mu         sync.Mutex
+	every      time.Duration
+	last       time.Time
+	suppressed int
+}
+
+// NewLogLimiter returns a LogLimiter that allows one line per period; 0 allows every line.
+func NewLogLimiter(every time.Duration) *LogLimiter { return &LogLimiter{every: every} }
+
+// Allow reports whether a line may be logged now, and how many were held back since the last
+// one that was.
+func (l *LogLimiter) Allow() (int, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := time.Now()
+	if !l.last.IsZero() && now.Sub(l.last) < l.every {
+		l.suppressed++
+		return 0, false
+	}
+	n := l.suppressed
+	l.last, l.suppressed = now, 0
+	return n, true
+}

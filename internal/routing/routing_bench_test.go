@@ -1,0 +1,59 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package routing
+
+import (
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+)
+
+func BenchmarkRoute(b *testing.B) {
+	empty := pcommon.NewMap()
+	record := attrs(b, map[string]any{
+		"http.request.method": "GET", "url.path": "/api/v1/items", "http.response.status_code": 200,
+	})
+	resource := attrs(b, map[string]any{
+		"service.name": "checkout", "host.name": "host-1", "k8s.namespace.name": "shop",
+		DataStreamDatasetAttribute: "Checkout-Service", DataStreamNamespaceAttribute: "prod",
+	})
+	other := attrs(b, map[string]any{DataStreamDatasetAttribute: "other"})
+	const receiverScope = "github.com/open-telemetry/opentelemetry-collector-contrib/receiver/hostmetricsreceiver/internal/scraper/cpuscraper"
+
+	benchmarks := []struct {
+		name      string
+		settings  Settings
+		records   []pcommon.Map // routed in turn
+		resource  pcommon.Map
+		scopeName string
+	}{
+		{name: "data_stream_default", records: []pcommon.Map{empty}, resource: empty},
+		{name: "data_stream_attributes", records: []pcommon.Map{record}, resource: resource},
+		{name: "data_stream_receiver_scope", records: []pcommon.Map{record}, resource: empty, scopeName: receiverScope},
+		{name: "elasticsearch_index", records: []pcommon.Map{attrs(b, map[string]any{IndexAttribute: "my-index"})}, resource: resource},
+		{name: "static", settings: Settings{StaticIndex: "static-index"}, records: []pcommon.Map{record}, resource: resource},
+		{name: "logstash", settings: Settings{LogstashFormat: true}, records: []pcommon.Map{record}, resource: resource},
+		// Alternating targets defeat the one-entry cache: each call builds a new name.
+		{name: "alternating_targets", records: []pcommon.Map{record, other}, resource: resource},
+	}
+	for _, bm := range benchmarks {
+		b.Run(bm.name, func(b *testing.B) {
+			r, err := NewRouter(bm.settings)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ts := pcommon.NewTimestampFromTime(time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC))
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if _, err := r.Route(TypeLogs, bm.records[i%len(bm.records)], empty, bm.resource, bm.scopeName, ts); err != nil {
+					b.Fatal(err)
+				}
+				i++
+				ts += pcommon.Timestamp(time.Millisecond)
+			}
+		})
+	}
+}

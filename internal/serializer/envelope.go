@@ -1,0 +1,300 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package serializer // import "github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+
+import (
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
+)
+
+// Repair names what the encoder changed in a document to make it valid. The exporter counts
+// documents by repair.
+type Repair string
+
+const (
+	// RepairNone means the document was written as it came.
+	RepairNone Repair = ""
+	// RepairInvalidUTF8 means bytes of invalid UTF-8 were replaced by U+FFFD.
+	RepairInvalidUTF8 Repair = "invalid_utf8"
+	// RepairNegativeDuration means a span ended before it started; its duration was written as 0.
+	RepairNegativeDuration Repair = "negative_duration"
+)
+
+// DataStream is the resolved data stream of a document. The zero value means the document
+// goes to a plain index and carries no data_stream object.
+type DataStream struct {
+	Type, Dataset, Namespace string
+}
+
+// Encoder writes documents of one signal. It holds the encoded resource and scope of the
+// records being written, and scratch state that is reused from one document to the next, so
+// that the steady state does not allocate. An Encoder is not safe for concurrent use.
+type Encoder struct {
+	w writer
+
+	resource, scope             []byte // encoded "resource" and "scope" objects
+	resourceRepair, scopeRepair bool   // invalid UTF-8 seen in the resource or the scope
+	repair                      Repair // repair of the last document written
+	seen                        []keySet
+}
+
+// Repair returns what was repaired in the last document written, or RepairNone.
+func (e *Encoder) Repair() Repair { return e.repair }
+
+// SetResource encodes the resource once; its object is copied into every document written until
+// the next call.
+func (e *Encoder) SetResource(r pcommon.Resource, schemaURL string) {
+	e.resource, e.resourceRepair = e.encodeEnvelope(e.resource[:0], schemaURL, "", "", r.Attributes(), r.DroppedAttributesCount())
+}
+
+// SetScope encodes the instrumentation scope once; its object is copied into every document
+// written until the next call.
+func (e *Encoder) SetScope(s pcommon.InstrumentationScope, schemaURL string) {
+	e.scope, e.scopeRepair = e.encodeEnvelope(e.scope[:0], schemaURL, s.Name(), s.Version(), s.Attributes(), s.DroppedAttributesCount())
+}
+
+// encodeEnvelope writes the resource or scope object: {schema_url, name, version, attributes,
+// dropped_attributes_count}, leaving out empty fields.
+func (e *Encoder) encodeEnvelope(dst []byte, schemaURL, name, version string, attrs pcommon.Map, dropped uint32) ([]byte, bool) {
+	saved := e.w
+	e.w = writer{buf: dst}
+	e.w.byte('{')
+	sep := ""
+	if schemaURL != "" {
+		e.w.raw(`"schema_url":`)
+		e.w.str(schemaURL)
+		sep = ","
+	}
+	if name != "" {
+		e.w.raw(sep + `"name":`)
+		e.w.str(name)
+		sep = ","
+	}
+	if version != "" {
+		e.w.raw(sep + `"version":`)
+		e.w.str(version)
+		sep = ","
+	}
+	if attrs.Len() > 0 {
+		e.w.raw(sep + `"attributes":`)
+		e.writeAttributes(attrs, "")
+		sep = ","
+	}
+	if dropped > 0 {
+		e.w.raw(sep + `"dropped_attributes_count":`)
+		e.w.uint(uint64(dropped))
+	}
+	e.w.byte('}')
+	out, repaired := e.w.buf, e.w.invalidUTF8 > 0
+	e.w = saved
+	return out, repaired
+}
+
+// begin starts a document at the end of dst.
+func (e *Encoder) begin(dst []byte) {
+	e.w.buf = dst
+	e.w.invalidUTF8 = 0
+	e.repair = RepairNone
+}
+
+// end finishes a document with the resource and scope objects and returns the buffer.
+func (e *Encoder) end() []byte {
+	e.w.raw(`,"resource":`)
+	e.w.bytes(e.resource)
+	e.w.raw(`,"scope":`)
+	e.w.bytes(e.scope)
+	return e.finish()
+}
+
+// finish closes a document and records its repair.
+func (e *Encoder) finish() []byte {
+	e.w.byte('}')
+	if e.repair == RepairNone && (e.w.invalidUTF8 > 0 || e.resourceRepair || e.scopeRepair) {
+		e.repair = RepairInvalidUTF8
+	}
+	out := e.w.buf
+	e.w.buf = nil
+	return out
+}
+
+func (e *Encoder) writeDataStream(ds DataStream) {
+	if ds.Type == "" {
+		return
+	}
+	e.w.raw(`,"data_stream":{"type":`)
+	e.w.str(ds.Type)
+	e.w.raw(`,"dataset":`)
+	e.w.str(ds.Dataset)
+	e.w.raw(`,"namespace":`)
+	e.w.str(ds.Namespace)
+	e.w.byte('}')
+}
+
+// writeAttributes writes a top-level attribute map: control attributes are left out, a
+// repeated key is written once (the first wins), and a pair of double <prefix>geo.location.lat
+// and <prefix>geo.location.lon becomes "<prefix>geo.location": [lon, lat]. extra, when not
+// empty, is a key that a caller writes after the map itself; the map's own value for it is
+// left out.
+func (e *Encoder) writeAttributes(m pcommon.Map, extra string) {
+	e.writeObject(m, 0, true, extra)
+}
+
+const (
+	geoSuffix    = "geo.location"
+	geoLatSuffix = geoSuffix + ".lat"
+	geoLonSuffix = geoSuffix + ".lon"
+)
+
+// writeObject writes m as a JSON object without its closing brace when top is true and extra is
+// set, so the caller can append more members; otherwise with it.
+func (e *Encoder) writeObject(m pcommon.Map, depth int, top bool, extra string) {
+	for len(e.seen) <= depth {
+		e.seen = append(e.seen, keySet{})
+	}
+	e.seen[depth].reset()
+	if extra != "" {
+		e.seen[depth].add(extra)
+	}
+	e.w.byte('{')
+	first := true
+	for k, v := range m.All() {
+		if top && routing.IsControlAttribute(k) {
+			continue
+		}
+		if top && v.Type() == pcommon.ValueTypeDouble && (strings.HasSuffix(k, geoLatSuffix) || strings.HasSuffix(k, geoLonSuffix)) {
+			if e.writeGeo(m, k, depth, first) {
+				first = false
+				continue
+			}
+		}
+		if !e.seen[depth].add(k) {
+			continue
+		}
+		if !first {
+			e.w.byte(',')
+		}
+		first = false
+		e.w.str(k)
+		e.w.byte(':')
+		e.writeValue(v, depth+1)
+	}
+	if extra != "" {
+		if !first {
+			e.w.byte(',')
+		}
+		e.w.str(extra)
+		e.w.byte(':')
+		return
+	}
+	e.w.byte('}')
+}
+
+// writeGeo writes "<prefix>geo.location": [lon, lat] for the key k ending in .lat or .lon when
+// its partner is also a double in m, and reports whether the key is dealt with (written now,
+// or already written with its partner).
+func (e *Encoder) writeGeo(m pcommon.Map, k string, depth int, first bool) bool {
+	prefix := k[:len(k)-len(".lat")]
+	lat, okLat := m.Get(prefix + ".lat")
+	lon, okLon := m.Get(prefix + ".lon")
+	if !okLat || !okLon || lat.Type() != pcommon.ValueTypeDouble || lon.Type() != pcommon.ValueTypeDouble {
+		return false
+	}
+	if !e.seen[depth].add(prefix) {
+		return true // written with its partner, or the key is taken
+	}
+	if !first {
+		e.w.byte(',')
+	}
+	e.w.str(prefix)
+	e.w.raw(":[")
+	e.w.float(lon.Double())
+	e.w.byte(',')
+	e.w.float(lat.Double())
+	e.w.byte(']')
+	return true
+}
+
+// writeValue writes any pdata value. Bytes are lower-case hex; NaN and ±Inf are null.
+func (e *Encoder) writeValue(v pcommon.Value, depth int) {
+	switch v.Type() {
+	case pcommon.ValueTypeStr:
+		e.w.str(v.Str())
+	case pcommon.ValueTypeInt:
+		e.w.int(v.Int())
+	case pcommon.ValueTypeDouble:
+		e.w.float(v.Double())
+	case pcommon.ValueTypeBool:
+		e.w.bool(v.Bool())
+	case pcommon.ValueTypeBytes:
+		b := v.Bytes()
+		e.w.byte('"')
+		for _, c := range b.All() {
+			e.w.buf = append(e.w.buf, hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		e.w.byte('"')
+	case pcommon.ValueTypeMap:
+		e.writeObject(v.Map(), depth, false, "")
+	case pcommon.ValueTypeSlice:
+		e.writeSlice(v.Slice(), depth)
+	default:
+		e.w.raw("null")
+	}
+}
+
+func (e *Encoder) writeSlice(s pcommon.Slice, depth int) {
+	e.w.byte('[')
+	for i := range s.Len() {
+		if i > 0 {
+			e.w.byte(',')
+		}
+		e.writeValue(s.At(i), depth)
+	}
+	e.w.byte(']')
+}
+
+// keySet remembers the keys written in one object. Small objects are checked by a linear scan;
+// from linearMax keys on, an index map is used. Both are reused between objects.
+type keySet struct {
+	keys  []string
+	index map[string]struct{}
+}
+
+const linearMax = 16
+
+func (s *keySet) reset() {
+	s.keys = s.keys[:0]
+	if len(s.index) > 0 {
+		clear(s.index)
+	}
+}
+
+// add records k and reports whether it was new.
+func (s *keySet) add(k string) bool {
+	if len(s.keys) < linearMax {
+		for _, seen := range s.keys {
+			if seen == k {
+				return false
+			}
+		}
+		s.keys = append(s.keys, k)
+		return true
+	}
+	if s.index == nil {
+		s.index = make(map[string]struct{}, 2*linearMax)
+	}
+	if len(s.index) == 0 {
+		for _, seen := range s.keys {
+			s.index[seen] = struct{}{}
+		}
+	}
+	if _, ok := s.index[k]; ok {
+		return false
+	}
+	s.index[k] = struct{}{}
+	s.keys = append(s.keys, k)
+	return true
+}

@@ -1,0 +1,286 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package serializer
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strconv"
+	"testing"
+	"unicode/utf8"
+
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// FuzzAppendString checks any bytes, invalid UTF-8 included, against encoding/json: both
+// replace each invalid byte by U+FFFD, so the two outputs must decode to the same string.
+func FuzzAppendString(f *testing.F) {
+	for _, tt := range stringTests {
+		f.Add([]byte(tt.in))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		got, invalid := appendString(nil, string(in))
+		if !json.Valid(got) {
+			t.Fatalf("appendString(%q) = %q, not valid JSON", in, got)
+		}
+		if bytes.IndexByte(got, '\n') >= 0 {
+			t.Fatalf("appendString(%q) = %q, has a raw newline", in, got)
+		}
+		want, err := json.Marshal(string(in))
+		if err != nil {
+			t.Fatalf("json.Marshal(%q): %v", in, err)
+		}
+		if g, w := decodeJSONString(t, got), decodeJSONString(t, want); g != w {
+			t.Fatalf("appendString(%q) = %q, decodes to %q; encoding/json's %q decodes to %q", in, got, g, want, w)
+		}
+		if replaced := countInvalidBytes(in); invalid != replaced {
+			t.Fatalf("appendString(%q) invalid = %d, want %d", in, invalid, replaced)
+		}
+	})
+}
+
+// countInvalidBytes counts the bytes of s that are not part of a valid UTF-8 sequence.
+func countInvalidBytes(s []byte) int {
+	n := 0
+	for len(s) > 0 {
+		r, size := utf8.DecodeRune(s)
+		if r == utf8.RuneError && size == 1 {
+			n++
+		}
+		s = s[size:]
+	}
+	return n
+}
+
+// FuzzAppendFloat checks every float64 bit pattern: valid JSON, a float form (radix point or
+// exponent), an exact round trip for finite values, and null for NaN and ±Inf.
+func FuzzAppendFloat(f *testing.F) {
+	for _, tt := range floatTests {
+		f.Add(math.Float64bits(tt.in))
+	}
+	f.Fuzz(func(t *testing.T, u uint64) {
+		x := math.Float64frombits(u)
+		got := appendFloat(nil, x)
+		if !json.Valid(got) {
+			t.Fatalf("appendFloat(%v) = %s, not valid JSON", x, got)
+		}
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			if string(got) != "null" {
+				t.Fatalf("appendFloat(%v) = %s, want null", x, got)
+			}
+			return
+		}
+		if !bytes.ContainsAny(got, ".e") {
+			t.Fatalf("appendFloat(%v) = %s, want a radix point or an exponent", x, got)
+		}
+		back, err := strconv.ParseFloat(string(got), 64)
+		if err != nil || math.Float64bits(back) != u {
+			t.Fatalf("appendFloat(%v) = %s, parses back to %v (%v), want bits %#x", x, got, back, err, u)
+		}
+		if abs := math.Abs(x); abs != 0 && (abs < 1e-6 || abs >= 1e21) != bytes.ContainsRune(got, 'e') {
+			t.Fatalf("appendFloat(%v) = %s, exponent form only outside [1e-6, 1e21)", x, got)
+		}
+	})
+}
+
+// fuzzLogs returns seeds for FuzzEncodeLogs.
+func fuzzLogs() []plog.Logs {
+	var seeds []plog.Logs
+
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	rl.SetSchemaUrl("https://opentelemetry.io/schemas/1.26.0")
+	rl.Resource().Attributes().PutStr("service.name", "svc")
+	rl.Resource().Attributes().PutStr("host.name", "h\xff")
+	sl := rl.ScopeLogs().AppendEmpty()
+	sl.Scope().SetName("lib")
+	sl.Scope().SetVersion("1.0")
+	r := sl.LogRecords().AppendEmpty()
+	r.SetTimestamp(1_700_000_000_123_000_456)
+	r.SetSeverityText("INFO")
+	r.SetSeverityNumber(plog.SeverityNumberInfo)
+	r.SetTraceID(testTraceID)
+	r.SetSpanID(testSpanID)
+	r.Body().SetStr("hello \"world\"\n\x80")
+	r.Attributes().PutDouble("nan", math.NaN())
+	r.Attributes().PutDouble("inf", math.Inf(1))
+	r.Attributes().PutEmptyBytes("bytes").FromRaw([]byte{0, 1, 0xff})
+	r.Attributes().PutEmptyMap("m").PutEmptyMap("n").PutStr("k\xc0", "v\xed\xa0\x80")
+	r.Attributes().PutDouble("geo.location.lat", 1)
+	r.Attributes().PutDouble("geo.location.lon", 2)
+	r.Attributes().PutStr("event.name", "e")
+	r.Attributes().PutStr("data_stream.dataset", "x")
+	sl.LogRecords().AppendEmpty() // an empty record
+	r = sl.LogRecords().AppendEmpty()
+	r.SetObservedTimestamp(1)
+	s := r.Body().SetEmptySlice()
+	s.AppendEmpty().SetEmptyMap().PutInt("a", 1)
+	s.AppendEmpty().SetDouble(math.Inf(-1))
+	s.AppendEmpty()
+	r = sl.LogRecords().AppendEmpty()
+	r.SetEventName("ev")
+	r.Body().SetEmptyMap().PutEmptySlice("empty")
+	r.Attributes().PutStr("", "")
+	seeds = append(seeds, ld)
+
+	ld = plog.NewLogs()
+	rl = ld.ResourceLogs().AppendEmpty()
+	sl = rl.ScopeLogs().AppendEmpty()
+	r = sl.LogRecords().AppendEmpty()
+	m := r.Body().SetEmptyMap()
+	for range 25 { // pdata's proto decoder stops at a recursion depth of 100
+		m = m.PutEmptyMap("n")
+	}
+	r = sl.LogRecords().AppendEmpty()
+	r.Body().SetEmptyBytes()
+	ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty()
+	seeds = append(seeds, ld, plog.NewLogs())
+	return seeds
+}
+
+func FuzzEncodeLogs(f *testing.F) {
+	for _, ld := range fuzzLogs() {
+		b, err := (&plog.ProtoMarshaler{}).MarshalLogs(ld)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		ld, err := (&plog.ProtoUnmarshaler{}).UnmarshalLogs(in)
+		if err != nil {
+			t.Skip()
+		}
+		var e Encoder
+		var buf []byte
+		n := 0
+		for _, rl := range ld.ResourceLogs().All() {
+			e.SetResource(rl.Resource(), rl.SchemaUrl())
+			for _, sl := range rl.ScopeLogs().All() {
+				e.SetScope(sl.Scope(), sl.SchemaUrl())
+				for _, rec := range sl.LogRecords().All() {
+					var ds DataStream
+					if n%2 == 0 {
+						ds = logsStream
+					}
+					n++
+					start := len(buf)
+					buf = e.AppendLog(buf, rec, ds)
+					checkFuzzDocument(t, buf[start:])
+					checkRepair(t, e.Repair(), RepairNone, RepairInvalidUTF8)
+					buf = append(buf, '\n')
+				}
+			}
+		}
+	})
+}
+
+// fuzzTraces returns seeds for FuzzEncodeSpans.
+func fuzzTraces() []ptrace.Traces {
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", "svc\xfe")
+	ss := rs.ScopeSpans().AppendEmpty()
+	ss.SetSchemaUrl("s")
+	ss.Scope().SetName("lib")
+	sp := ss.Spans().AppendEmpty()
+	sp.SetTraceID(testTraceID)
+	sp.SetSpanID(testSpanID)
+	sp.SetParentSpanID(testParentSpanID)
+	sp.TraceState().FromRaw("k=v")
+	sp.SetName("GET /\x80")
+	sp.SetKind(ptrace.SpanKindServer)
+	sp.SetStartTimestamp(2)
+	sp.SetEndTimestamp(1)
+	sp.Attributes().PutDouble("d", math.NaN())
+	sp.Attributes().PutEmptyBytes("b").FromRaw([]byte{0xca, 0xfe})
+	sp.Attributes().PutEmptyMap("m").PutEmptySlice("s").AppendEmpty().SetEmptyMap()
+	sp.Status().SetCode(ptrace.StatusCodeError)
+	sp.Status().SetMessage("boom\n")
+	l := sp.Links().AppendEmpty()
+	l.SetTraceID(testTraceID)
+	l.Attributes().PutStr("k", "\xff")
+	ev := sp.Events().AppendEmpty()
+	ev.SetName("exception")
+	ev.Attributes().PutStr("event.name", "other")
+	ev.Attributes().PutDouble("x.geo.location.lat", 1)
+	ev.Attributes().PutDouble("x.geo.location.lon", 2)
+	sp.Events().AppendEmpty()
+	ss.Spans().AppendEmpty() // empty
+	td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty()
+	return []ptrace.Traces{td, ptrace.NewTraces()}
+}
+
+func FuzzEncodeSpans(f *testing.F) {
+	for _, td := range fuzzTraces() {
+		b, err := (&ptrace.ProtoMarshaler{}).MarshalTraces(td)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		td, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(in)
+		if err != nil {
+			t.Skip()
+		}
+		var e Encoder
+		var buf []byte
+		for _, rs := range td.ResourceSpans().All() {
+			e.SetResource(rs.Resource(), rs.SchemaUrl())
+			for _, ss := range rs.ScopeSpans().All() {
+				e.SetScope(ss.Scope(), ss.SchemaUrl())
+				for i, span := range ss.Spans().All() {
+					var ds DataStream
+					if i%2 == 0 {
+						ds = tracesStream
+					}
+					start := len(buf)
+					buf = e.AppendSpan(buf, span, ds)
+					checkFuzzDocument(t, buf[start:])
+					checkRepair(t, e.Repair(), RepairNone, RepairInvalidUTF8, RepairNegativeDuration)
+					if span.EndTimestamp() < span.StartTimestamp() && e.Repair() != RepairNegativeDuration {
+						t.Fatalf("span ends before it starts: Repair() = %q, want %q", e.Repair(), RepairNegativeDuration)
+					}
+					buf = append(buf, '\n')
+					for _, ev := range span.Events().All() {
+						start = len(buf)
+						buf = e.AppendSpanEvent(buf, span, ev, logsStream)
+						checkFuzzDocument(t, buf[start:])
+						checkRepair(t, e.Repair(), RepairNone, RepairInvalidUTF8)
+						buf = append(buf, '\n')
+					}
+				}
+			}
+		}
+	})
+}
+
+// checkFuzzDocument is checkDocument (valid JSON, one line, an object, no repeated name) plus
+// the members every document has.
+func checkFuzzDocument(t *testing.T, doc []byte) {
+	t.Helper()
+	checkDocument(t, doc)
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(doc, &m); err != nil {
+		t.Fatalf("document is not a JSON object: %v: %q", err, doc)
+	}
+	for _, k := range []string{"@timestamp", "resource", "scope"} {
+		if _, ok := m[k]; !ok {
+			t.Fatalf("document has no %q: %q", k, doc)
+		}
+	}
+}
+
+func checkRepair(t *testing.T, got Repair, allowed ...Repair) {
+	t.Helper()
+	for _, r := range allowed {
+		if got == r {
+			return
+		}
+	}
+	t.Fatalf("Repair() = %q, want one of %q", got, allowed)
+}

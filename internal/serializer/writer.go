@@ -1,0 +1,179 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+// Package serializer writes pdata logs, spans and span events as Elasticsearch documents.
+//
+// The JSON is written by hand, straight from pdata into a caller-owned []byte: no intermediate
+// document model, no maps, no reflection. The writer departs from encoding/json on purpose:
+//
+//   - HTML characters (<, >, &) and U+2028/U+2029 are not escaped: a bulk body is not HTML and
+//     escaping them only makes documents larger.
+//   - Each byte of invalid UTF-8 becomes U+FFFD, as encoding/json does, and is counted so the
+//     exporter can report the repair; it is never an error.
+//   - Floats follow the ES6 number-to-string rule (shortest round-trip digits, exponent form only
+//     outside [1e-6, 1e21)) and integral values get a forced ".0", so that Elasticsearch's
+//     dynamic mapping picks a floating-point type. NaN and ±Inf are written as null.
+//
+// Nothing in this package fails on the shape of the data; it repairs and counts instead.
+package serializer // import "github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+
+import (
+	"encoding/hex"
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// escapeASCII tells, for each ASCII byte, how it is written inside a JSON string:
+// 0 means as itself; any other value is the character after the backslash of a short
+// escape, or 'u' for the \u00XX form.
+var escapeASCII = [utf8.RuneSelf]byte{
+	'\b': 'b', // backspace
+	'\t': 't', // tab
+	'\n': 'n', // line feed
+	'\f': 'f', // form feed
+	'\r': 'r', // carriage return
+	'"':  '"', // quotation mark
+	'\\': '\\',
+	// Other control characters, U+0000 to U+001F, are set in init.
+}
+
+func init() {
+	for c := range 0x20 {
+		if escapeASCII[c] == 0 {
+			escapeASCII[c] = 'u'
+		}
+	}
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a quoted JSON string. It returns the number of bytes of invalid
+// UTF-8 that were replaced by U+FFFD.
+func appendString(dst []byte, s string) ([]byte, int) {
+	dst = append(dst, '"')
+	dst, invalid := appendEscaped(dst, s)
+	return append(dst, '"'), invalid
+}
+
+// appendEscaped appends the escaped contents of s without quotes. Runs of bytes that need no
+// work are copied in one go.
+func appendEscaped(dst []byte, s string) ([]byte, int) {
+	invalid := 0
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if escapeASCII[c] == 0 {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			if e := escapeASCII[c]; e == 'u' {
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			} else {
+				dst = append(dst, '\\', e)
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, "\ufffd"...)
+			invalid++
+			i++
+			start = i
+			continue
+		}
+		i += size
+	}
+	return append(dst, s[start:]...), invalid
+}
+
+// appendFloat appends f as a JSON number by the ES6 rule with a forced ".0" on integral
+// values, or null when f is NaN or infinite.
+func appendFloat(dst []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(dst, "null"...)
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	start := len(dst)
+	dst = strconv.AppendFloat(dst, f, format, -1, 64)
+	if format == 'e' {
+		// Clean up e-09 to e-9, as ES6 does.
+		if n := len(dst); n-start >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+		return dst
+	}
+	for _, c := range dst[start:] {
+		if c == '.' {
+			return dst
+		}
+	}
+	return append(dst, '.', '0')
+}
+
+// appendHex appends b as a quoted lower-case hex string.
+func appendHex(dst, b []byte) []byte {
+	dst = append(dst, '"')
+	dst = hex.AppendEncode(dst, b)
+	return append(dst, '"')
+}
+
+// appendDateNanos appends a nanosecond Unix timestamp as the quoted string
+// "<epoch ms>.<ns within the ms, six digits>", or "<epoch ms>.0" when the
+// nanoseconds within the millisecond are zero. Elasticsearch's date_nanos type
+// parses this form without loss.
+func appendDateNanos(dst []byte, ts uint64) []byte {
+	dst = append(dst, '"')
+	dst = strconv.AppendUint(dst, ts/1e6, 10)
+	rem := ts % 1e6
+	if rem == 0 {
+		return append(dst, '.', '0', '"')
+	}
+	dst = append(dst, '.')
+	for div := uint64(1e5); div > 0; div /= 10 {
+		dst = append(dst, byte('0'+rem/div%10))
+	}
+	return append(dst, '"')
+}
+
+// writer appends JSON to buf and counts the repairs it made. Keys are written by the
+// callers as constant literals that carry their own comma, so the writer keeps no
+// comma state.
+type writer struct {
+	buf []byte
+	// invalidUTF8 counts the bytes of invalid UTF-8 replaced since the last reset.
+	invalidUTF8 int
+}
+
+func (w *writer) raw(s string) { w.buf = append(w.buf, s...) }
+
+func (w *writer) byte(c byte) { w.buf = append(w.buf, c) }
+
+func (w *writer) bytes(b []byte) { w.buf = append(w.buf, b...) }
+
+func (w *writer) str(s string) {
+	var invalid int
+	w.buf, invalid = appendString(w.buf, s)
+	w.invalidUTF8 += invalid
+}
+
+func (w *writer) int(i int64) { w.buf = strconv.AppendInt(w.buf, i, 10) }
+
+func (w *writer) uint(u uint64) { w.buf = strconv.AppendUint(w.buf, u, 10) }
+
+func (w *writer) float(f float64) { w.buf = appendFloat(w.buf, f) }
+
+func (w *writer) bool(b bool) { w.buf = strconv.AppendBool(w.buf, b) }
+
+func (w *writer) hex(b []byte) { w.buf = appendHex(w.buf, b) }
+
+func (w *writer) dateNanos(ts uint64) { w.buf = appendDateNanos(w.buf, ts) }

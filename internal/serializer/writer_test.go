@@ -1,0 +1,367 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package serializer
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// stringTests is shared by TestAppendString and the seeds of FuzzAppendString.
+var stringTests = []struct {
+	name        string
+	in          string
+	want        string // the quoted output
+	wantInvalid int
+}{
+	{name: "empty", in: "", want: `""`},
+	{name: "ascii", in: "hello world", want: `"hello world"`},
+	{name: "quote", in: `say "hi"`, want: `"say \"hi\""`},
+	{name: "backslash", in: `C:\path`, want: `"C:\\path"`},
+	{name: "slash not escaped", in: "a/b", want: `"a/b"`},
+	{name: "backspace", in: "a\bb", want: `"a\bb"`},
+	{name: "form feed", in: "a\fb", want: `"a\fb"`},
+	{name: "newline", in: "a\nb", want: `"a\nb"`},
+	{name: "carriage return", in: "a\rb", want: `"a\rb"`},
+	{name: "tab", in: "a\tb", want: `"a\tb"`},
+	{name: "NUL", in: "a\x00b", want: `"a\u0000b"`},
+	{name: "SOH", in: "\x01", want: `"\u0001"`},
+	{name: "vertical tab", in: "\x0b", want: `"\u000b"`},
+	{name: "escape char", in: "\x1b[0m", want: `"\u001b[0m"`},
+	{name: "unit separator", in: "\x1f", want: `"\u001f"`},
+	{name: "space is the first plain byte", in: " ", want: `" "`},
+	{name: "DEL unescaped", in: "\x7f", want: "\"\x7f\""},
+	{name: "HTML not escaped", in: "<a href=\"x\">&amp;</a>", want: `"<a href=\"x\">&amp;</a>"`},
+	{name: "U+2028 and U+2029 not escaped", in: "a\u2028b\u2029c", want: "\"a\u2028b\u2029c\""},
+	{name: "two-byte", in: "héllo", want: `"héllo"`},
+	{name: "three-byte", in: "日本語", want: `"日本語"`},
+	{name: "astral plane", in: "a😀b𝄞", want: `"a😀b𝄞"`},
+	{name: "max rune", in: "\U0010ffff", want: "\"\U0010ffff\""},
+	{name: "valid U+FFFD is not counted", in: "\ufffd", want: "\"\ufffd\""},
+	{name: "all short escapes", in: "\"\\\b\f\n\r\t", want: `"\"\\\b\f\n\r\t"`},
+	{name: "escapes at both ends", in: "\nmiddle\n", want: `"\nmiddle\n"`},
+
+	// Invalid UTF-8: one U+FFFD per bad byte, as encoding/json writes.
+	{name: "lone continuation byte", in: "a\x80b", want: "\"a\ufffdb\"", wantInvalid: 1},
+	{name: "truncated two-byte", in: "a\xc3", want: "\"a\ufffd\"", wantInvalid: 1},
+	{name: "truncated three-byte", in: "\xe2\x82x", want: "\"\ufffd\ufffdx\"", wantInvalid: 2},
+	{name: "truncated four-byte", in: "\xf0\x9f\x98", want: "\"\ufffd\ufffd\ufffd\"", wantInvalid: 3},
+	{name: "overlong slash", in: "\xc0\xaf", want: "\"\ufffd\ufffd\"", wantInvalid: 2},
+	{name: "overlong NUL", in: "\xe0\x80\x80", want: "\"\ufffd\ufffd\ufffd\"", wantInvalid: 3},
+	{name: "high surrogate in UTF-8", in: "\xed\xa0\x80", want: "\"\ufffd\ufffd\ufffd\"", wantInvalid: 3},
+	{name: "low surrogate in UTF-8", in: "\xed\xbf\xbf", want: "\"\ufffd\ufffd\ufffd\"", wantInvalid: 3},
+	{name: "above U+10FFFF", in: "\xf4\x90\x80\x80", want: "\"\ufffd\ufffd\ufffd\ufffd\"", wantInvalid: 4},
+	{name: "0xff", in: "\xff", want: "\"\ufffd\"", wantInvalid: 1},
+	{name: "0xfe 0xff", in: "\xfe\xff", want: "\"\ufffd\ufffd\"", wantInvalid: 2},
+	{name: "invalid then escape", in: "\xff\n\"", want: "\"\ufffd\\n\\\"\"", wantInvalid: 1},
+	{name: "invalid between valid", in: "é\x80😀", want: "\"é\ufffd😀\"", wantInvalid: 1},
+}
+
+func TestAppendString(t *testing.T) {
+	for _, tt := range stringTests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, invalid := appendString(nil, tt.in)
+			if string(got) != tt.want {
+				t.Errorf("appendString(%q) = %s, want %s", tt.in, got, tt.want)
+			}
+			if invalid != tt.wantInvalid {
+				t.Errorf("appendString(%q) invalid = %d, want %d", tt.in, invalid, tt.wantInvalid)
+			}
+			if !json.Valid(got) {
+				t.Errorf("appendString(%q) = %s, not valid JSON", tt.in, got)
+			}
+			if want := decodeJSONString(t, mustMarshal(t, tt.in)); decodeJSONString(t, got) != want {
+				t.Errorf("appendString(%q) decodes to %q, encoding/json's output decodes to %q", tt.in, decodeJSONString(t, got), want)
+			}
+		})
+	}
+}
+
+func TestAppendStringAppendsToDst(t *testing.T) {
+	dst := []byte(`{"k":`)
+	got, _ := appendString(dst, "v\n")
+	if want := `{"k":"v\n"`; string(got) != want {
+		t.Errorf("appendString(%q, %q) = %s, want %s", dst, "v\n", got, want)
+	}
+}
+
+func TestAppendEscaped(t *testing.T) {
+	tests := []struct {
+		name        string
+		in          string
+		want        string
+		wantInvalid int
+	}{
+		{name: "empty", in: "", want: ""},
+		{name: "plain", in: "abc", want: "abc"},
+		{name: "no quotes added", in: `"`, want: `\"`},
+		{name: "control", in: "\x02", want: `\u0002`},
+		{name: "invalid", in: "\x80\x80", want: "\ufffd\ufffd", wantInvalid: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, invalid := appendEscaped([]byte("prefix:"), tt.in)
+			if string(got) != "prefix:"+tt.want || invalid != tt.wantInvalid {
+				t.Errorf("appendEscaped(%q) = %q, %d, want %q, %d", tt.in, got, invalid, "prefix:"+tt.want, tt.wantInvalid)
+			}
+		})
+	}
+}
+
+// TestAppendStringEveryASCIIByte checks each single ASCII byte against encoding/json, apart
+// from the characters encoding/json escapes for HTML.
+func TestAppendStringEveryASCIIByte(t *testing.T) {
+	for c := range 0x80 {
+		in := string(rune(c))
+		got, invalid := appendString(nil, in)
+		if invalid != 0 || !json.Valid(got) {
+			t.Errorf("appendString(%q) = %s, %d, want valid JSON and 0", in, got, invalid)
+			continue
+		}
+		if decodeJSONString(t, got) != in {
+			t.Errorf("appendString(%q) = %s, does not decode to its input", in, got)
+		}
+		switch {
+		case c < 0x20 || c == '"' || c == '\\':
+			if got[1] != '\\' {
+				t.Errorf("appendString(%q) = %s, want an escape", in, got)
+			}
+		default:
+			if want := `"` + in + `"`; string(got) != want {
+				t.Errorf("appendString(%q) = %s, want %s", in, got, want)
+			}
+		}
+	}
+}
+
+var floatTests = []struct {
+	name string
+	in   float64
+	want string
+}{
+	{name: "zero", in: 0, want: "0.0"},
+	// Negative zero keeps its sign; -0.0 is valid JSON and parses back to -0.
+	{name: "negative zero", in: math.Copysign(0, -1), want: "-0.0"},
+	{name: "one", in: 1, want: "1.0"},
+	{name: "minus one and a half", in: -1.5, want: "-1.5"},
+	{name: "pi", in: math.Pi, want: "3.141592653589793"},
+	{name: "tenth", in: 0.1, want: "0.1"},
+	{name: "1e20", in: 1e20, want: "100000000000000000000.0"},
+	{name: "1e21", in: 1e21, want: "1e+21"},
+	{name: "-1e21", in: -1e21, want: "-1e+21"},
+	{name: "1e-6", in: 1e-6, want: "0.000001"},
+	{name: "1e-7", in: 1e-7, want: "1e-7"},
+	{name: "-1e-7", in: -1e-7, want: "-1e-7"},
+	{name: "1.5e-10", in: 1.5e-10, want: "1.5e-10"},
+	{name: "123456789", in: 123456789.0, want: "123456789.0"},
+	{name: "1e6 has no exponent", in: 1e6, want: "1000000.0"},
+	{name: "2^53", in: 1 << 53, want: "9007199254740992.0"},
+	{name: "max float64", in: math.MaxFloat64, want: "1.7976931348623157e+308"},
+	{name: "-max float64", in: -math.MaxFloat64, want: "-1.7976931348623157e+308"},
+	{name: "smallest normal", in: 0x1p-1022, want: "2.2250738585072014e-308"},
+	{name: "smallest denormal", in: math.SmallestNonzeroFloat64, want: "5e-324"},
+	{name: "NaN", in: math.NaN(), want: "null"},
+	{name: "+Inf", in: math.Inf(1), want: "null"},
+	{name: "-Inf", in: math.Inf(-1), want: "null"},
+
+	// RFC 8785 appendix B bit patterns. The RFC writes integral values without a fraction;
+	// we add ".0" so that Elasticsearch maps the field as a floating-point type.
+	{name: "rfc8785 0000000000000000", in: math.Float64frombits(0x0000000000000000), want: "0.0"},
+	{name: "rfc8785 8000000000000000", in: math.Float64frombits(0x8000000000000000), want: "-0.0"},
+	{name: "rfc8785 0000000000000001", in: math.Float64frombits(0x0000000000000001), want: "5e-324"},
+	{name: "rfc8785 8000000000000001", in: math.Float64frombits(0x8000000000000001), want: "-5e-324"},
+	{name: "rfc8785 7fefffffffffffff", in: math.Float64frombits(0x7fefffffffffffff), want: "1.7976931348623157e+308"},
+	{name: "rfc8785 ffefffffffffffff", in: math.Float64frombits(0xffefffffffffffff), want: "-1.7976931348623157e+308"},
+	{name: "rfc8785 4340000000000000", in: math.Float64frombits(0x4340000000000000), want: "9007199254740992.0"},
+	{name: "rfc8785 c340000000000000", in: math.Float64frombits(0xc340000000000000), want: "-9007199254740992.0"},
+	{name: "rfc8785 4430000000000000", in: math.Float64frombits(0x4430000000000000), want: "295147905179352830000.0"},
+	{name: "rfc8785 44b52d02c7e14af5", in: math.Float64frombits(0x44b52d02c7e14af5), want: "9.999999999999997e+22"},
+	{name: "rfc8785 44b52d02c7e14af6", in: math.Float64frombits(0x44b52d02c7e14af6), want: "1e+23"},
+	{name: "rfc8785 44b52d02c7e14af7", in: math.Float64frombits(0x44b52d02c7e14af7), want: "1.0000000000000001e+23"},
+	{name: "rfc8785 444b1ae4d6e2ef4e", in: math.Float64frombits(0x444b1ae4d6e2ef4e), want: "999999999999999700000.0"},
+	{name: "rfc8785 444b1ae4d6e2ef4f", in: math.Float64frombits(0x444b1ae4d6e2ef4f), want: "999999999999999900000.0"},
+	{name: "rfc8785 444b1ae4d6e2ef50", in: math.Float64frombits(0x444b1ae4d6e2ef50), want: "1e+21"},
+	{name: "rfc8785 3eb0c6f7a0b5ed8c", in: math.Float64frombits(0x3eb0c6f7a0b5ed8c), want: "9.999999999999997e-7"},
+	{name: "rfc8785 3eb0c6f7a0b5ed8d", in: math.Float64frombits(0x3eb0c6f7a0b5ed8d), want: "0.000001"},
+	{name: "rfc8785 41b3de4355555553", in: math.Float64frombits(0x41b3de4355555553), want: "333333333.3333332"},
+	{name: "rfc8785 41b3de4355555554", in: math.Float64frombits(0x41b3de4355555554), want: "333333333.33333325"},
+	{name: "rfc8785 41b3de4355555555", in: math.Float64frombits(0x41b3de4355555555), want: "333333333.3333333"},
+	{name: "rfc8785 41b3de4355555556", in: math.Float64frombits(0x41b3de4355555556), want: "333333333.3333334"},
+	{name: "rfc8785 41b3de4355555557", in: math.Float64frombits(0x41b3de4355555557), want: "333333333.33333343"},
+	{name: "rfc8785 becbf647612f3696", in: math.Float64frombits(0xbecbf647612f3696), want: "-0.0000033333333333333333"},
+	{name: "rfc8785 43143ff3c1cb0959", in: math.Float64frombits(0x43143ff3c1cb0959), want: "1424953923781206.2"},
+	{name: "rfc8785 NaN bits", in: math.Float64frombits(0x7fffffffffffffff), want: "null"},
+	{name: "rfc8785 +Inf bits", in: math.Float64frombits(0x7ff0000000000000), want: "null"},
+}
+
+func TestAppendFloat(t *testing.T) {
+	for _, tt := range floatTests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := appendFloat(nil, tt.in)
+			if string(got) != tt.want {
+				t.Errorf("appendFloat(%v) = %s, want %s", tt.in, got, tt.want)
+			}
+			if !json.Valid(got) {
+				t.Errorf("appendFloat(%v) = %s, not valid JSON", tt.in, got)
+			}
+			if math.IsNaN(tt.in) || math.IsInf(tt.in, 0) {
+				return
+			}
+			back, err := strconv.ParseFloat(string(got), 64)
+			if err != nil || math.Float64bits(back) != math.Float64bits(tt.in) {
+				t.Errorf("appendFloat(%v) = %s, parses back to %v (%v), want the same bits", tt.in, got, back, err)
+			}
+		})
+	}
+}
+
+func TestAppendFloatAppendsToDst(t *testing.T) {
+	got := appendFloat([]byte("[1.5,"), 2)
+	if want := "[1.5,2.0"; string(got) != want {
+		t.Errorf("appendFloat(%q, 2) = %s, want %s", "[1.5,", got, want)
+	}
+	// The exponent clean-up must look only at what this call wrote.
+	got = appendFloat([]byte("e-0"), 1e-8)
+	if want := "e-01e-8"; string(got) != want {
+		t.Errorf("appendFloat(%q, 1e-8) = %s, want %s", "e-0", got, want)
+	}
+}
+
+func TestAppendHex(t *testing.T) {
+	tests := []struct {
+		name string
+		in   []byte
+		want string
+	}{
+		{name: "nil", in: nil, want: `""`},
+		{name: "empty", in: []byte{}, want: `""`},
+		{name: "one byte", in: []byte{0x0a}, want: `"0a"`},
+		{name: "lower case", in: []byte{0x00, 0xab, 0xff}, want: `"00abff"`},
+		{
+			name: "trace id",
+			in:   []byte{0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef, 0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10},
+			want: `"0123456789abcdeffedcba9876543210"`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := appendHex(nil, tt.in); string(got) != tt.want {
+				t.Errorf("appendHex(%x) = %s, want %s", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestAppendDateNanos(t *testing.T) {
+	tests := []struct {
+		name string
+		in   uint64
+		want string
+	}{
+		{name: "zero", in: 0, want: `"0.0"`},
+		{name: "one nanosecond", in: 1, want: `"0.000001"`},
+		{name: "one microsecond", in: 1000, want: `"0.001000"`},
+		{name: "just under a millisecond", in: 999_999, want: `"0.999999"`},
+		{name: "one millisecond", in: 1_000_000, want: `"1.0"`},
+		{name: "exact millisecond", in: 1_700_000_000_123_000_000, want: `"1700000000123.0"`},
+		{name: "nanoseconds", in: 1_700_000_000_123_000_456, want: `"1700000000123.000456"`},
+		{name: "microseconds", in: 1_700_000_000_123_456_000, want: `"1700000000123.456000"`},
+		{name: "max uint64", in: math.MaxUint64, want: `"18446744073709.551615"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := appendDateNanos(nil, tt.in); string(got) != tt.want {
+				t.Errorf("appendDateNanos(%d) = %s, want %s", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestWriterCountsInvalidUTF8(t *testing.T) {
+	var w writer
+	w.str("ok")
+	w.str("\xff\xfe")
+	w.str("\x80")
+	if w.invalidUTF8 != 3 {
+		t.Errorf("writer.invalidUTF8 = %d, want 3", w.invalidUTF8)
+	}
+	if want := "\"ok\"\"\ufffd\ufffd\"\"\ufffd\""; string(w.buf) != want {
+		t.Errorf("writer.buf = %q, want %q", w.buf, want)
+	}
+}
+
+func TestWriterScalars(t *testing.T) {
+	var w writer
+	w.byte('[')
+	w.int(math.MinInt64)
+	w.byte(',')
+	w.uint(math.MaxUint64)
+	w.byte(',')
+	w.float(2)
+	w.byte(',')
+	w.bool(true)
+	w.byte(',')
+	w.bool(false)
+	w.byte(',')
+	w.hex([]byte{0xbe, 0xef})
+	w.byte(',')
+	w.dateNanos(1_000_001)
+	w.raw(`,null`)
+	w.bytes([]byte("]"))
+	want := `[-9223372036854775808,18446744073709551615,2.0,true,false,"beef","1.000001",null]`
+	if string(w.buf) != want {
+		t.Errorf("writer.buf = %s, want %s", w.buf, want)
+	}
+	if !json.Valid(w.buf) {
+		t.Errorf("writer.buf = %s, not valid JSON", w.buf)
+	}
+}
+
+func TestLeafFunctionsDoNotAllocate(t *testing.T) {
+	long := strings.Repeat("log line with \"quotes\", a tab\t, é, 😀 and \xff; ", 20)
+	id := []byte{0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef, 0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10}
+	buf := make([]byte, 0, 64<<10)
+	tests := []struct {
+		name string
+		fn   func()
+	}{
+		{name: "appendString", fn: func() { buf, _ = appendString(buf[:0], long) }},
+		{name: "appendFloat", fn: func() {
+			buf = appendFloat(buf[:0], 1.5)
+			buf = appendFloat(buf, 1e-7)
+			buf = appendFloat(buf, 3)
+			buf = appendFloat(buf, math.NaN())
+		}},
+		{name: "appendDateNanos", fn: func() { buf = appendDateNanos(buf[:0], 1_700_000_000_123_000_456) }},
+		{name: "appendHex", fn: func() { buf = appendHex(buf[:0], id) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if allocs := testing.AllocsPerRun(100, tt.fn); allocs != 0 {
+				t.Errorf("%s allocates %v times per run into a pre-grown buffer, want 0", tt.name, allocs)
+			}
+		})
+	}
+}
+
+func mustMarshal(t testing.TB, s string) []byte {
+	t.Helper()
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatalf("json.Marshal(%q): %v", s, err)
+	}
+	return b
+}
+
+func decodeJSONString(t testing.TB, b []byte) string {
+	t.Helper()
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatalf("json.Unmarshal(%q): %v", b, err)
+	}
+	return s
+}
