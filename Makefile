@@ -10,11 +10,15 @@ SHELL := bash
 
 GO ?= go
 
-# Pinned tools (versions in tools/<name>/go.mod). tools/mdatagen/generate.sh
-# and scripts/bench-compare.sh call mdatagen and benchstat the same way.
-MDATAGEN      := $(GO) tool -modfile=tools/mdatagen/go.mod mdatagen
-GOLANGCI_LINT := $(GO) tool -modfile=tools/lint/go.mod golangci-lint
-BENCHSTAT     := $(GO) tool -modfile=tools/perf/go.mod benchstat
+# Pinned tools, each run through `go tool` with its own module file. They run
+# from the repository root; scripts/bench-compare.sh runs benchstat elsewhere,
+# so it is given the path of the cached binary (`go tool -n` builds it first).
+MDATAGEN_MOD      := tools/mdatagen/go.mod
+GOLANGCI_LINT_MOD := tools/lint/go.mod
+BENCHSTAT_MOD     := tools/perf/go.mod
+MDATAGEN          := $(GO) tool -modfile=$(MDATAGEN_MOD) mdatagen
+GOLANGCI_LINT     := $(GO) tool -modfile=$(GOLANGCI_LINT_MOD) golangci-lint
+BENCHSTAT         := $(GO) tool -modfile=$(BENCHSTAT_MOD) benchstat
 
 # Git ref that bench-compare measures the working tree against.
 BASE ?=
@@ -23,15 +27,15 @@ BASE ?=
 
 .PHONY: generate
 generate: ## Regenerate internal/metadata, the generated tests and documentation.md from metadata.yaml
-	GO="$(GO)" tools/mdatagen/generate.sh
+	MDATAGEN="$(MDATAGEN)" tools/mdatagen/generate.sh
 	gofmt -w generated_component_test.go generated_package_test.go internal/metadata internal/metadatatest
 
 ##@ Lint and format
 
 .PHONY: lint
-lint: ## Run golangci-lint and go vet over the module
-	$(GOLANGCI_LINT) run ./...
+lint: ## Run go vet and golangci-lint over the module
 	$(GO) vet ./...
+	$(GOLANGCI_LINT) run ./...
 
 .PHONY: fmt
 fmt: ## Format the code with gofumpt and goimports (through golangci-lint)
@@ -42,18 +46,20 @@ fmt: ## Format the code with gofumpt and goimports (through golangci-lint)
 .PHONY: bench-compare
 bench-compare: ## Compare benchmarks of the working tree with BASE=<git ref> (BENCH, COUNT, BENCHTIME also apply)
 	@if [ -z "$(BASE)" ]; then echo "usage: make bench-compare BASE=<git ref>" >&2; exit 2; fi
-	GO="$(GO)" scripts/bench-compare.sh "$(BASE)"
+	@benchstat=$$($(GO) tool -modfile=$(BENCHSTAT_MOD) -n benchstat); \
+		echo "GO=$(GO) BENCHSTAT=$$benchstat scripts/bench-compare.sh $(BASE)"; \
+		GO="$(GO)" BENCHSTAT="$$benchstat" scripts/bench-compare.sh "$(BASE)"
 
 ##@ Tools
 
 .PHONY: tools
 tools: ## Build the pinned tools into the Go build cache and print their paths
-	@echo "building mdatagen (tools/mdatagen/go.mod)..."
-	@$(GO) tool -modfile=tools/mdatagen/go.mod -n mdatagen
-	@echo "building benchstat (tools/perf/go.mod)..."
-	@$(GO) tool -modfile=tools/perf/go.mod -n benchstat
-	@echo "building golangci-lint (tools/lint/go.mod); the first build takes several minutes..."
-	@$(GO) tool -modfile=tools/lint/go.mod -n golangci-lint
+	@echo "building mdatagen ($(MDATAGEN_MOD))..."
+	@$(GO) tool -modfile=$(MDATAGEN_MOD) -n mdatagen
+	@echo "building benchstat ($(BENCHSTAT_MOD))..."
+	@$(GO) tool -modfile=$(BENCHSTAT_MOD) -n benchstat
+	@echo "building golangci-lint ($(GOLANGCI_LINT_MOD)); the first build takes several minutes..."
+	@$(GO) tool -modfile=$(GOLANGCI_LINT_MOD) -n golangci-lint
 	@$(GOLANGCI_LINT) version
 
 ##@ Help

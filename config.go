@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -112,9 +113,11 @@ type Config struct {
 	Discovery DiscoveryConfig `mapstructure:"discover"`
 
 	// IncludeSourceOnError sets the bulk request's include_source_on_error
-	// parameter. nil (the default) leaves it unset, in which case
-	// Elasticsearch error reasons are not reported. true may put document
-	// content in the exporter's logs. Needs Elasticsearch 8.18+.
+	// parameter (Elasticsearch 8.18+). true returns error reasons with part
+	// of the failing document, which may put document content in the
+	// exporter's logs; false returns the reasons without it. nil (the
+	// default) lets the exporter choose: false on 8.18+, nothing on older
+	// versions, where Elasticsearch then reports no error reasons.
 	IncludeSourceOnError *bool `mapstructure:"include_source_on_error"`
 
 	// Telemetry holds debugging switches for the exporter's own logs.
@@ -295,14 +298,7 @@ func canonicalMappingMode(name string) string {
 	return name
 }
 
-func isMappingMode(name string) bool {
-	for _, m := range mappingModes {
-		if m == name {
-			return true
-		}
-	}
-	return false
-}
+func isMappingMode(name string) bool { return slices.Contains(mappingModes, name) }
 
 // removedKeys are contrib keys that no longer exist. Loading a config that
 // has one fails with the message, rather than the generic "invalid keys".
@@ -436,8 +432,10 @@ func (c *Config) applyDeprecated(conf *confmap.Conf, old *deprecatedKeys) error 
 		n := *old.Retry.MaxRequests
 		switch {
 		case conflict("retry::max_requests", "retry::max_retries"):
-		case n < 1:
+		case n < 0:
 			errs = append(errs, fmt.Errorf("`retry::max_requests` must be at least 1 (it counts the first attempt), got %d; use `retry::max_retries` instead", n))
+		case n == 0:
+			c.deprecate("`retry::max_requests` is deprecated; use `retry::max_retries` (0 meant the default: retry::max_retries left at %d)", c.Retry.MaxRetries)
 		default:
 			c.Retry.MaxRetries = n - 1
 			c.deprecate("`retry::max_requests` is deprecated; use `retry::max_retries`, which does not count the first attempt (mapped to retry::max_retries: %d)", n-1)
@@ -448,8 +446,10 @@ func (c *Config) applyDeprecated(conf *confmap.Conf, old *deprecatedKeys) error 
 		n := *old.NumWorkers
 		switch q := c.QueueBatchConfig.Get(); {
 		case conflict("num_workers", "sending_queue::num_consumers"):
-		case n < 1:
+		case n < 0:
 			errs = append(errs, fmt.Errorf("`num_workers` must be positive, got %d; use `sending_queue::num_consumers` instead", n))
+		case n == 0:
+			c.deprecate("`num_workers` is deprecated; use `sending_queue::num_consumers` (0 meant the default: left unchanged)")
 		case q == nil:
 			c.deprecate("`num_workers` is deprecated; use `sending_queue::num_consumers` (ignored: the sending queue is disabled)")
 		default:
@@ -488,8 +488,10 @@ func (c *Config) applyDeprecatedFlush(conf *confmap.Conf, f *deprecatedFlush, co
 		n := *f.Bytes
 		switch {
 		case conflict("flush::bytes", "sending_queue::batch::max_size"):
-		case n < 1:
+		case n < 0:
 			errs = append(errs, fmt.Errorf("`flush::bytes` must be positive, got %d; use `sending_queue::batch::max_size` instead", n))
+		case n == 0:
+			c.deprecate("`flush::bytes` is deprecated; use `sending_queue::batch::max_size` (0 meant the default: left unchanged)")
 		case batch == nil:
 			c.deprecate("`flush::bytes` is deprecated; use `sending_queue::batch::max_size` (ignored: sending_queue batching is disabled)")
 		case batch.Sizer != exporterhelper.RequestSizerTypeBytes:
@@ -509,8 +511,10 @@ func (c *Config) applyDeprecatedFlush(conf *confmap.Conf, f *deprecatedFlush, co
 		d := *f.Interval
 		switch {
 		case conflict("flush::interval", "sending_queue::batch::flush_timeout"):
-		case d <= 0:
+		case d < 0:
 			errs = append(errs, fmt.Errorf("`flush::interval` must be positive, got %s; use `sending_queue::batch::flush_timeout` instead", d))
+		case d == 0:
+			c.deprecate("`flush::interval` is deprecated; use `sending_queue::batch::flush_timeout` (0 meant the default: left unchanged)")
 		case batch == nil:
 			c.deprecate("`flush::interval` is deprecated; use `sending_queue::batch::flush_timeout` (ignored: sending_queue batching is disabled)")
 		default:
@@ -731,7 +735,7 @@ func parseCloudID(id string) (*url.URL, error) {
 		decoded, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(encoded, "="))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("invalid Cloud ID: the part after the last ':' is not base64; expected [name:]base64(host$es_uuid$kibana_uuid)")
+		return nil, errors.New("invalid Cloud ID: the part after the last ':' is not base64; expected [name:]base64(host$es_uuid$kibana_uuid)")
 	}
 	parts := strings.Split(string(decoded), "$")
 	if len(parts) < 2 || parts[0] == "" || parts[1] == "" {

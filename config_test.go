@@ -155,6 +155,19 @@ func TestLoadConfig(t *testing.T) {
 			urls: []string{"https://elastic.example.com:9200"},
 		},
 		{
+			id: "deprecated_zero",
+			expected: defaultWith(func(c *Config) {
+				c.Endpoint = "https://elastic.example.com:9200"
+				c.deprecations = []string{
+					"`retry::max_requests` is deprecated; use `retry::max_retries` (0 meant the default: retry::max_retries left at 2)",
+					"`num_workers` is deprecated; use `sending_queue::num_consumers` (0 meant the default: left unchanged)",
+					"`flush::bytes` is deprecated; use `sending_queue::batch::max_size` (0 meant the default: left unchanged)",
+					"`flush::interval` is deprecated; use `sending_queue::batch::flush_timeout` (0 meant the default: left unchanged)",
+				}
+			}),
+			urls: []string{"https://elastic.example.com:9200"},
+		},
+		{
 			id: "deprecated_queue_disabled",
 			expected: defaultWith(func(c *Config) {
 				c.Endpoint = "https://elastic.example.com:9200"
@@ -264,7 +277,7 @@ func TestLoadInvalidConfig(t *testing.T) {
 		{"removed_file", "`mapping::file` was removed with no replacement"},
 
 		{"max_requests_and_max_retries", "both `retry::max_requests` and its replacement `retry::max_retries` are set; remove `retry::max_requests`"},
-		{"max_requests_zero", "`retry::max_requests` must be at least 1"},
+		{"max_requests_negative", "`retry::max_requests` must be at least 1 (it counts the first attempt), got -1"},
 		{"num_workers_and_num_consumers", "both `num_workers` and its replacement `sending_queue::num_consumers` are set"},
 		{"flush_bytes_and_max_size", "both `flush::bytes` and its replacement `sending_queue::batch::max_size` are set"},
 		{"flush_bytes_items_sizer", "`flush::bytes` maps to `sending_queue::batch::max_size`, which needs `sending_queue::batch::sizer: bytes`"},

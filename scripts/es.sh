@@ -124,10 +124,18 @@ kill_started_node() {
 	rm -f "$PID_FILE"
 }
 
+kill_launcher() {
+	if [[ -n "${LAUNCHER_PID:-}" ]] && kill -0 "$LAUNCHER_PID" 2>/dev/null; then
+		pkill -TERM -P "$LAUNCHER_PID" 2>/dev/null || true
+		kill -TERM "$LAUNCHER_PID" 2>/dev/null || true
+	fi
+}
+
 on_exit() {
 	local rc=$?
 	if [[ "$LAUNCHED" == 1 && "$STARTED_OK" != 1 ]]; then
 		log "start failed; stopping the server process it launched"
+		kill_launcher
 		kill_started_node
 	fi
 	exit "$rc"
@@ -201,6 +209,7 @@ pick_java() {
 	[[ -n "${JAVA_HOME:-}" ]] && candidates+=("$JAVA_HOME")
 	candidates+=(/usr/lib/jvm/java-17-openjdk-amd64)
 	for jh in "${candidates[@]}"; do
+		[[ "$tried" == *" $jh ("* ]] && continue
 		if [[ ! -x "$jh/bin/java" ]]; then
 			tried+=" $jh (no bin/java);"
 			continue
@@ -477,13 +486,21 @@ launch() {
 	log "starting Elasticsearch $ES_VERSION as '$ES_RUN_USER' (http 127.0.0.1:$HTTP_PORT, transport $TRANSPORT_PORT)"
 	LAUNCHED=1
 	LAUNCH_T0="$(date +%s)"
-	local rc=0
-	# Run from the logs dir: the JVM writes gc.log and crash files into its working directory.
-	(cd "$LOG_DIR" && as_es_user env -u ES_PATH_CONF -u JAVA_TOOL_OPTIONS \
+	# With -d the launcher returns once the node has started; it runs in the
+	# background so that wait_healthy can enforce ES_START_TIMEOUT meanwhile.
+	# It runs from the logs dir: the JVM writes gc.log and crash files into its working directory.
+	(cd "$LOG_DIR" && exec >>"$LAUNCH_LOG" 2>&1 && as_es_user env -u ES_PATH_CONF -u JAVA_TOOL_OPTIONS \
 		ES_JAVA_HOME="$JAVA_DIR" ES_JAVA_OPTS="-Xms$ES_HEAP -Xmx$ES_HEAP" ES_TMPDIR="$TMP_DIR" \
-		"$ES_HOME/bin/elasticsearch" -d -p "$PID_FILE" "${settings[@]}") >>"$LAUNCH_LOG" 2>&1 || rc=$?
-	if [[ "$rc" != 0 ]]; then
-		startup_fault "bin/elasticsearch exited with status $rc during startup"
+		"$ES_HOME/bin/elasticsearch" -d -p "$PID_FILE" "${settings[@]}") &
+	LAUNCHER_PID=$!
+}
+
+# launcher_status: prints the launcher's exit status once it has exited, or nothing.
+LAUNCHER_RC=""
+launcher_status() {
+	if [[ -z "$LAUNCHER_RC" ]] && ! kill -0 "$LAUNCHER_PID" 2>/dev/null; then
+		LAUNCHER_RC=0
+		wait "$LAUNCHER_PID" || LAUNCHER_RC=$?
 	fi
 }
 
@@ -491,17 +508,32 @@ wait_healthy() {
 	local endpoint="$1" deadline pid
 	deadline=$((LAUNCH_T0 + ES_START_TIMEOUT))
 	while :; do
-		if healthy "$endpoint" "$CERT_DIR/ca.crt" "$PASSWORD"; then
-			return 0
+		launcher_status
+		if [[ -n "$LAUNCHER_RC" && "$LAUNCHER_RC" != 0 ]]; then
+			startup_fault "bin/elasticsearch exited with status $LAUNCHER_RC during startup"
 		fi
-		if pid="$(read_pid)" && ! pid_is_node "$pid"; then
+		if healthy "$endpoint" "$CERT_DIR/ca.crt" "$PASSWORD"; then
+			break
+		fi
+		if [[ -n "$LAUNCHER_RC" ]] && pid="$(read_pid)" && ! pid_is_node "$pid"; then
 			startup_fault "the server process (pid $pid) exited during startup"
 		fi
 		if (($(date +%s) >= deadline)); then
+			kill_launcher
 			startup_fault "the node did not reach yellow health within ${ES_START_TIMEOUT}s"
 		fi
 		sleep 1
 	done
+	# Healthy: the launcher detaches right after; wait for it briefly.
+	local i
+	for ((i = 0; i < 30; i++)); do
+		launcher_status
+		[[ -z "$LAUNCHER_RC" ]] || break
+		sleep 1
+	done
+	if [[ -n "$LAUNCHER_RC" && "$LAUNCHER_RC" != 0 ]]; then
+		startup_fault "bin/elasticsearch exited with status $LAUNCHER_RC after the node answered"
+	fi
 }
 
 # create_api_key ENDPOINT: prints the base64 "encoded" form of a new API key,
@@ -547,6 +579,12 @@ cmd_start() {
 	[[ "$ES_HEAP" =~ ^[0-9]+[mg]$ ]] || die "ES_HEAP='$ES_HEAP' is not a heap size" "use e.g. ES_HEAP=1g or ES_HEAP=512m"
 
 	require_tool curl "install curl ('apt-get install curl'); it polls the node's health"
+	# Fail early on explicitly requested ports that are taken; pick_ports checks again.
+	local p
+	for p in "$ES_HTTP_PORT" "$ES_TRANSPORT_PORT"; do
+		[[ -z "$p" ]] || port_free "$p" || die "port $p (ES_HTTP_PORT / ES_TRANSPORT_PORT) is already in use on 127.0.0.1" \
+			"unset ES_HTTP_PORT / ES_TRANSPORT_PORT to pick free ports, or free it (see 'ss -ltnp sport = :$p')"
+	done
 	pick_java
 	mkdir -p "$ES_STATE_DIR"
 	fetch_archive

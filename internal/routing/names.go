@@ -137,7 +137,7 @@ func sanitizeASCII(c byte, replaceDash bool) byte {
 	return sanitizedASCII[0][c&(utf8.RuneSelf-1)]
 }
 
-// appendName appends s sanitised for a dataset (replaceDash) or a namespace: lower-cased with
+// appendName appends s sanitized for a dataset (replaceDash) or a namespace: lower-cased with
 // unicode.ToLower, each reserved character and each byte of invalid UTF-8 replaced with '_', and
 // cut to at most limit bytes at a character boundary.
 func appendName(dst []byte, s string, replaceDash bool, limit int) []byte {
@@ -166,7 +166,7 @@ func appendName(dst []byte, s string, replaceDash bool, limit int) []byte {
 	return dst
 }
 
-// appendSanitizedValue appends v, converted as by Value.AsString, sanitised by appendName.
+// appendSanitizedValue appends v, converted as by Value.AsString, sanitized by appendName.
 func appendSanitizedValue(dst []byte, v pcommon.Value, replaceDash bool, limit int) []byte {
 	switch v.Type() {
 	case pcommon.ValueTypeStr:
@@ -174,7 +174,7 @@ func appendSanitizedValue(dst []byte, v pcommon.Value, replaceDash bool, limit i
 	case pcommon.ValueTypeEmpty:
 		return dst
 	case pcommon.ValueTypeInt, pcommon.ValueTypeBool, pcommon.ValueTypeDouble:
-		// These convert to ASCII, which is sanitised in place, byte for byte.
+		// These convert to ASCII, which is sanitized in place, byte for byte.
 		start := len(dst)
 		dst = appendAsString(dst, v)
 		for i := start; i < len(dst); i++ {

@@ -17,7 +17,7 @@
 //     are logs); data_stream.type is ignored. The dataset and the namespace are each looked up on
 //     their own, record, then scope, then resource. When no level has a dataset, it is derived
 //     from the scope (see [Router.Route]), else it is "generic". The namespace defaults to
-//     "default". Both are sanitised the way Elasticsearch requires.
+//     "default". Both are sanitized the way Elasticsearch requires.
 //
 // When logstash_format is enabled, the date of the record's timestamp is appended to whichever
 // name was chosen.
@@ -54,9 +54,10 @@ const (
 	// CollectorTelemetryDataset is the dataset derived for the collector's own telemetry.
 	CollectorTelemetryDataset = "collectortelemetry"
 
-	// DefaultPrefixSeparator and DefaultDateFormat are the logstash_format defaults.
+	// DefaultPrefixSeparator is the default logstash_format.prefix_separator.
 	DefaultPrefixSeparator = "-"
-	DefaultDateFormat      = "%Y.%m.%d"
+	// DefaultDateFormat is the default logstash_format.date_format.
+	DefaultDateFormat = "%Y.%m.%d"
 
 	// maxDatasetBytes is the longest dataset kept before DatasetSuffix is appended, so that the
 	// suffixed dataset fits the 100 bytes Elasticsearch allows.
@@ -177,7 +178,7 @@ func NewRouter(s Settings) (*Router, error) {
 //     segment "receiver" (/receiver/<name>receiver, ending at "/" or at the end of the scope
 //     name) gives "<name>receiver". A bare /receiver/receiver does not count.
 //
-// Dataset and namespace are sanitised as Elasticsearch requires: lower-cased with Go's
+// Dataset and namespace are sanitized as Elasticsearch requires: lower-cased with Go's
 // unicode.ToLower, rune by rune; in the dataset each of - \ / * ? " < > | , # : and the space
 // becomes "_", in the namespace the same set except "-". Each byte that is not valid UTF-8 also
 // becomes "_", like any other character that cannot be in a name. The dataset is then cut to 95
@@ -279,7 +280,7 @@ func (r *Router) plainIndex(buf []byte, ts pcommon.Timestamp) (Target, error) {
 	return r.last, nil
 }
 
-// appendNamePart appends the sanitised value of the first level whose attribute key is present
+// appendNamePart appends the sanitized value of the first level whose attribute key is present
 // and not empty. It reports whether one was found.
 func appendNamePart(dst []byte, levels [3]pcommon.Map, key string, replaceDash bool, limit int) ([]byte, bool) {
 	for _, m := range levels {
@@ -314,7 +315,7 @@ var collectorTelemetryPackages = [...]string{
 }
 
 // derivedDataset returns the dataset derived from the scope, or DefaultDataset. The result is
-// not yet sanitised.
+// not yet sanitized.
 func derivedDataset(scope pcommon.Map, scopeName string) string {
 	if isCollectorTelemetry(scopeName) {
 		return CollectorTelemetryDataset

@@ -18,10 +18,10 @@ import (
 )
 
 // attrs builds a pcommon.Map from raw values (int, float64, bool, string, []byte, map, slice).
-func attrs(t testing.TB, raw map[string]any) pcommon.Map {
-	t.Helper()
+func attrs(tb testing.TB, raw map[string]any) pcommon.Map {
+	tb.Helper()
 	m := pcommon.NewMap()
-	require.NoError(t, m.FromRaw(raw))
+	require.NoError(tb, m.FromRaw(raw))
 	return m
 }
 
@@ -252,17 +252,17 @@ func TestRouteNonStringValues(t *testing.T) {
 		{name: "small double dataset replaces the minus", record: map[string]any{DataStreamDatasetAttribute: 1e-7}, want: dataStream("logs", "1e_7.otel", "default")},
 		{name: "small double namespace", record: map[string]any{DataStreamNamespaceAttribute: 1e-7}, want: dataStream("logs", "generic.otel", "1e-7")},
 		{
-			name:   "map dataset is its JSON, sanitised",
+			name:   "map dataset is its JSON, sanitized",
 			record: map[string]any{DataStreamDatasetAttribute: map[string]any{"a": "B"}},
 			want:   dataStream("logs", "{_a___b_}.otel", "default"),
 		},
 		{
-			name:   "slice namespace is its JSON, sanitised",
+			name:   "slice namespace is its JSON, sanitized",
 			record: map[string]any{DataStreamNamespaceAttribute: []any{"x", 1}},
 			want:   dataStream("logs", "generic.otel", "[_x__1]"),
 		},
 		{
-			name:   "bytes dataset is its base64, sanitised",
+			name:   "bytes dataset is its base64, sanitized",
 			record: map[string]any{DataStreamDatasetAttribute: []byte{0xff}},
 			want:   dataStream("logs", "_w==.otel", "default"),
 		},
@@ -315,7 +315,7 @@ func TestRouteScopeDerivedDataset(t *testing.T) {
 			want:  dataStream("logs", "aws.vpcflow.otel", "default"),
 		},
 		{
-			name:  "encoding.format is sanitised",
+			name:  "encoding.format is sanitized",
 			scope: map[string]any{EncodingFormatAttribute: "AWS-VPC:Flow"},
 			want:  dataStream("logs", "aws_vpc_flow.otel", "default"),
 		},
@@ -368,7 +368,7 @@ func TestRouteScopeDerivedDataset(t *testing.T) {
 		{name: "segment must follow a receiver segment", scopeName: "example.com/receivers/fooreceiver", want: dataStream("logs", "generic.otel", "default")},
 		{name: "receiver segment needs the leading slash", scopeName: "receiver/fooreceiver", want: dataStream("logs", "generic.otel", "default")},
 		{name: "empty segment does not count", scopeName: "example.com/receiver//fooreceiver", want: dataStream("logs", "generic.otel", "default")},
-		{name: "receiver name is sanitised", scopeName: "example.com/receiver/Foo-Barreceiver", want: dataStream("logs", "foo_barreceiver.otel", "default")},
+		{name: "receiver name is sanitized", scopeName: "example.com/receiver/Foo-Barreceiver", want: dataStream("logs", "foo_barreceiver.otel", "default")},
 		{
 			name:      "dataset attribute wins over receiver segment",
 			scope:     map[string]any{DataStreamDatasetAttribute: "mine"},
@@ -385,7 +385,7 @@ func TestRouteScopeDerivedDataset(t *testing.T) {
 	runRouteCases(t, tests)
 }
 
-func TestRouteSanitising(t *testing.T) {
+func TestRouteSanitizing(t *testing.T) {
 	var tests []routeCase
 	for _, c := range `-\/*?"<>| ,#:` {
 		tests = append(tests, routeCase{
@@ -398,7 +398,7 @@ func TestRouteSanitising(t *testing.T) {
 			wantNamespace = "a-b"
 		}
 		tests = append(tests, routeCase{
-			name:   "namespace sanitises " + string(c),
+			name:   "namespace sanitizes " + string(c),
 			record: map[string]any{DataStreamNamespaceAttribute: "a" + string(c) + "b"},
 			want:   dataStream("logs", "generic.otel", wantNamespace),
 		})

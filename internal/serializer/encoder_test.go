@@ -924,7 +924,7 @@ func TestAppendSpanDuration(t *testing.T) {
 				t.Errorf("Repair() = %q, want %q", r, tt.wantRepair)
 			}
 			// The repair belongs to one document only.
-			_ = e.AppendSpan(nil, ptrace.NewSpan(), DataStream{})
+			checkDocument(t, e.AppendSpan(nil, ptrace.NewSpan(), DataStream{}))
 			if r := e.Repair(); r != RepairNone {
 				t.Errorf("Repair() after a clean span = %q, want %q", r, RepairNone)
 			}
@@ -970,6 +970,23 @@ func TestAppendSpanLinks(t *testing.T) {
 	want := emptySpanPrefix + `,"links":[{"span_id":"aabbccdd00112233","attributes":{"a":"b"}},{"dropped_attributes_count":1}],"status":{}` + emptyEnvelope + `}`
 	if string(got) != want {
 		t.Errorf("AppendSpan() = %s, want %s", got, want)
+	}
+}
+
+// TestAppendSpanLinkAttributes covers link attributes, which are written like every other
+// attributes object: control attributes left out, geo pairs merged, first key wins.
+func TestAppendSpanLinkAttributes(t *testing.T) {
+	span := ptrace.NewSpan()
+	a := span.Links().AppendEmpty().Attributes()
+	a.PutStr("data_stream.dataset", "x")
+	a.PutStr("elasticsearch.index", "idx")
+	a.PutStr("k", "v")
+	a.PutDouble("geo.location.lat", 1)
+	a.PutDouble("geo.location.lon", 2)
+	got := encodeSpan(t, span)
+	want := emptySpanPrefix + `,"links":[{"attributes":{"k":"v","geo.location":[2.0,1.0]}}],"status":{}` + emptyEnvelope + `}`
+	if string(got) != want {
+		t.Errorf("AppendSpan() =\n%s\nwant\n%s", got, want)
 	}
 }
 

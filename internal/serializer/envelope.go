@@ -5,6 +5,7 @@ package serializer // import "github.com/otelcol-es/elasticsearchexporter/intern
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
@@ -103,11 +104,24 @@ func (e *Encoder) begin(dst []byte) {
 
 // end finishes a document with the resource and scope objects and returns the buffer.
 func (e *Encoder) end() []byte {
-	e.w.raw(`,"resource":`)
-	e.w.bytes(e.resource)
-	e.w.raw(`,"scope":`)
-	e.w.bytes(e.scope)
+	e.writeResourceScope()
 	return e.finish()
+}
+
+// writeResourceScope writes the resource and scope objects set last, {} when none was set.
+func (e *Encoder) writeResourceScope() {
+	e.w.raw(`,"resource":`)
+	e.writeFragment(e.resource)
+	e.w.raw(`,"scope":`)
+	e.writeFragment(e.scope)
+}
+
+func (e *Encoder) writeFragment(b []byte) {
+	if len(b) == 0 {
+		e.w.raw("{}")
+		return
+	}
+	e.w.bytes(b)
 }
 
 // finish closes a document and records its repair.
@@ -165,11 +179,16 @@ func (e *Encoder) writeObject(m pcommon.Map, depth int, top bool, extra string) 
 		if top && routing.IsControlAttribute(k) {
 			continue
 		}
-		if top && v.Type() == pcommon.ValueTypeDouble && (strings.HasSuffix(k, geoLatSuffix) || strings.HasSuffix(k, geoLonSuffix)) {
+		if top && v.Type() == pcommon.ValueTypeDouble && isGeoKey(k) {
 			if e.writeGeo(m, k, depth, first) {
 				first = false
 				continue
 			}
+		}
+		if !utf8.ValidString(k) {
+			// Keys that differ only in invalid bytes are the same key once repaired.
+			k = repairUTF8(k)
+			e.w.invalidUTF8++
 		}
 		if !e.seen[depth].add(k) {
 			continue
@@ -193,19 +212,48 @@ func (e *Encoder) writeObject(m pcommon.Map, depth int, top bool, extra string) 
 	e.w.byte('}')
 }
 
+// isGeoKey reports whether k is geo.location.lat or .lon, alone or after a dotted prefix.
+func isGeoKey(k string) bool {
+	for _, suffix := range [...]string{geoLatSuffix, geoLonSuffix} {
+		if k == suffix || (strings.HasSuffix(k, suffix) && k[len(k)-len(suffix)-1] == '.') {
+			return true
+		}
+	}
+	return false
+}
+
 // writeGeo writes "<prefix>geo.location": [lon, lat] for the key k ending in .lat or .lon when
 // its partner is also a double in m, and reports whether the key is dealt with (written now,
-// or already written with its partner).
+// or already written with its partner). The first lat and the first lon of m are the pair.
 func (e *Encoder) writeGeo(m pcommon.Map, k string, depth int, first bool) bool {
-	prefix := k[:len(k)-len(".lat")]
-	lat, okLat := m.Get(prefix + ".lat")
-	lon, okLon := m.Get(prefix + ".lon")
-	if !okLat || !okLon || lat.Type() != pcommon.ValueTypeDouble || lon.Type() != pcommon.ValueTypeDouble {
+	base := k[:len(k)-len("lat")] // "<prefix>geo.location."
+	var lat, lon pcommon.Value
+	var latKey, lonKey string
+	for key, v := range m.All() {
+		if len(key) != len(k) || !strings.HasPrefix(key, base) {
+			continue
+		}
+		switch key[len(base):] {
+		case "lat":
+			if latKey == "" {
+				latKey, lat = key, v
+			}
+		case "lon":
+			if lonKey == "" {
+				lonKey, lon = key, v
+			}
+		}
+	}
+	if latKey == "" || lonKey == "" || lat.Type() != pcommon.ValueTypeDouble || lon.Type() != pcommon.ValueTypeDouble {
 		return false
 	}
+	prefix := base[:len(base)-1]
 	if !e.seen[depth].add(prefix) {
 		return true // written with its partner, or the key is taken
 	}
+	// The pair is consumed: later keys of the same names are duplicates.
+	e.seen[depth].add(latKey)
+	e.seen[depth].add(lonKey)
 	if !first {
 		e.w.byte(',')
 	}
@@ -297,4 +345,20 @@ func (s *keySet) add(k string) bool {
 	s.index[k] = struct{}{}
 	s.keys = append(s.keys, k)
 	return true
+}
+
+// repairUTF8 returns s with each byte of invalid UTF-8 replaced by U+FFFD, as the writer
+// writes it. It allocates, but only for strings that are not valid UTF-8.
+func repairUTF8(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteString("\ufffd")
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }

@@ -56,10 +56,7 @@ func (e *Encoder) AppendLog(dst []byte, rec plog.LogRecord, ds DataStream) []byt
 		e.w.raw(`,"event_name":`)
 		e.w.str(eventName)
 	}
-	e.w.raw(`,"resource":`)
-	e.w.bytes(e.resource)
-	e.w.raw(`,"scope":`)
-	e.w.bytes(e.scope)
+	e.writeResourceScope()
 	e.writeBody(rec.Body())
 	return e.finish()
 }

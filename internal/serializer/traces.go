@@ -96,7 +96,7 @@ func (e *Encoder) writeLink(l ptrace.SpanLink) {
 	}
 	if attrs := l.Attributes(); attrs.Len() > 0 {
 		e.w.raw(sep + `"attributes":`)
-		e.writeObject(attrs, 0, false, "")
+		e.writeAttributes(attrs, "")
 		sep = ","
 	}
 	if n := l.DroppedAttributesCount(); n > 0 {

@@ -16,7 +16,9 @@ set -euo pipefail
 
 pkg=elasticsearchexporter
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-gobin=${GO:-go}
+# MDATAGEN is the command to run, from the repository root (`make generate`
+# passes the pinned one).
+mdatagen=${MDATAGEN:-go tool -modfile=tools/mdatagen/go.mod mdatagen}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -24,7 +26,8 @@ work=$tmp/$pkg
 mkdir -p "$work"
 cp "$root/go.mod" "$root/go.sum" "$root/doc.go" "$root/metadata.yaml" "$work/"
 
-(cd "$root" && "$gobin" tool -modfile=tools/mdatagen/go.mod mdatagen "$work/metadata.yaml")
+# shellcheck disable=SC2086 # MDATAGEN is a command with arguments
+(cd "$root" && $mdatagen "$work/metadata.yaml")
 
 # Outputs of mdatagen v0.158.0 for an exporter with telemetry metrics. Stale
 # generated files are removed first so that a metric or signal dropped from

@@ -1,0 +1,405 @@
+package integrationtest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	elasticsearchexporter "github.com/otelcol-es/elasticsearchexporter"
+	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/estest"
+	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/loadgen"
+)
+
+// TestCollectorEndToEnd runs the otelcol-es binary with a YAML configuration, sends logs and
+// traces through its OTLP/HTTP receiver with the load generator, and checks that every record
+// arrives in Elasticsearch exactly once and that the collector shuts down cleanly.
+//
+// It needs the binary (OTELCOL_BIN, default <repo>/.bin/otelcol-es, built by
+// scripts/build-collector.sh) and a node (see package estest).
+func TestCollectorEndToEnd(t *testing.T) {
+	const (
+		records         = 500 // log records, and spans (each span has one event)
+		batch           = 100 // records per OTLP request
+		arrivalTimeout  = 60 * time.Second
+		listenTimeout   = 60 * time.Second
+		shutdownTimeout = 30 * time.Second
+	)
+
+	bin := collectorBinary(t)
+	es := estest.FromEnv(t)
+	es.InstallOTelTemplates(t)
+	loadgenBin := buildLoadgen(t)
+
+	runID := loadgen.NewRunID()
+	dataset := "e2e_" + runID
+	httpAddr := freeAddr(t)
+	grpcAddr := freeAddr(t)
+	cfgPath := writeCollectorConfig(t, es.Config, grpcAddr, httpAddr)
+
+	col := startCollector(t, bin, cfgPath, collectorEnv(es.Config))
+	col.waitListening(t, httpAddr, listenTimeout)
+
+	// Send.
+	out, err := exec.Command(loadgenBin,
+		"-endpoint", "http://"+httpAddr,
+		"-logs", strconv.Itoa(records), "-spans", strconv.Itoa(records), "-batch", strconv.Itoa(batch),
+		"-run-id", runID, "-dataset", dataset, "-service", "e2e-test",
+	).CombinedOutput()
+	require.NoError(t, err, "loadgen failed:\n%s", out)
+	t.Logf("loadgen: %s", strings.TrimSpace(string(out)))
+
+	// Wait until everything is searchable.
+	logsIdx := "logs-" + dataset + ".otel-*"
+	tracesIdx := "traces-" + dataset + ".otel-*"
+	byRun := estest.TermQuery("resource.attributes."+loadgen.RunIDAttribute, runID)
+	logRecords := boolQuery(runID, false)
+	spanEvents := boolQuery(runID, true)
+	var nLogs, nEvents, nSpans int
+	t0 := time.Now()
+	for {
+		es.Refresh(t, logsIdx+","+tracesIdx)
+		nLogs = es.CountQuery(t, logsIdx, logRecords)
+		nEvents = es.CountQuery(t, logsIdx, spanEvents)
+		nSpans = es.CountQuery(t, tracesIdx, byRun)
+		if nLogs >= records && nEvents >= records && nSpans >= records {
+			break
+		}
+		if time.Since(t0) > arrivalTimeout || col.exited() {
+			col.dump(t)
+			t.Fatalf("after %s: %d of %d log records, %d of %d span events, %d of %d spans in Elasticsearch (collector exited: %v)",
+				time.Since(t0).Round(time.Second), nLogs, records, nEvents, records, nSpans, records, col.exited())
+		}
+		time.Sleep(time.Second)
+	}
+	t.Logf("all %d log records, %d span events and %d spans searchable %s after loadgen finished",
+		nLogs, nEvents, nSpans, time.Since(t0).Round(100*time.Millisecond))
+	assert.Equal(t, records, nLogs, "log records in %s", logsIdx)
+	assert.Equal(t, records, nEvents, "span events in %s", logsIdx)
+	assert.Equal(t, records, nSpans, "spans in %s", tracesIdx)
+	assert.Equal(t, 2*records, es.Count(t, logsIdx), "documents in %s (log records + span events)", logsIdx)
+
+	// One document of each kind: the first record the generator made (seq 0).
+	first := func(index string, query map[string]any) map[string]any {
+		t.Helper()
+		q := map[string]any{"query": map[string]any{"bool": map[string]any{"filter": []any{
+			query["query"], map[string]any{"term": map[string]any{"attributes.loadgen.seq": 0}},
+		}}}}
+		hits := es.Search(t, index, q)
+		require.Len(t, hits, 1, "documents with attributes.loadgen.seq=0 in %s", index)
+		return hits[0]
+	}
+	logDoc := first(logsIdx, logRecords)
+	eventDoc := first(logsIdx, spanEvents)
+	spanDoc := first(tracesIdx, byRun)
+
+	for kind, doc := range map[string]map[string]any{"log record": logDoc, "span event": eventDoc, "span": spanDoc} {
+		assert.Equal(t, runID, field(doc, "resource", "attributes", loadgen.RunIDAttribute), "%s: resource.attributes.loadgen.run_id", kind)
+		assert.Equal(t, runID, field(doc, "attributes", loadgen.RunIDAttribute), "%s: attributes.loadgen.run_id", kind)
+		assert.Equal(t, "e2e-test", field(doc, "resource", "attributes", "service.name"), "%s: resource.attributes.service.name", kind)
+		assert.Equal(t, dataset, field(doc, "data_stream", "dataset"), "%s: data_stream.dataset", kind)
+		assert.Equal(t, "default", field(doc, "data_stream", "namespace"), "%s: data_stream.namespace", kind)
+		assert.Equal(t, loadgen.ScopeName, field(doc, "scope", "name"), "%s: scope.name", kind)
+		assert.Regexp(t, `^[0-9a-f]{32}$`, field(doc, "trace_id"), "%s: trace_id", kind)
+		assert.Nil(t, field(doc, "resource", "attributes", "data_stream.dataset"), "%s: the routing attribute is not stored", kind)
+	}
+	assert.Equal(t, "logs", field(logDoc, "data_stream", "type"))
+	assert.Equal(t, "GET /api/orders answered 200 in 3ms", field(logDoc, "body", "text"))
+	assert.Equal(t, "INFO", field(logDoc, "severity_text"))
+	assert.EqualValues(t, 9, field(logDoc, "severity_number"))
+	assert.EqualValues(t, 200, field(logDoc, "attributes", "http.response.status_code"))
+
+	assert.Equal(t, "traces", field(spanDoc, "data_stream", "type"))
+	assert.Equal(t, "GET /api/orders", field(spanDoc, "name"))
+	assert.Equal(t, "Server", field(spanDoc, "kind"))
+	assert.EqualValues(t, 3_000_000, field(spanDoc, "duration"), "duration in nanoseconds")
+	// Log record 0 was made within span 0.
+	assert.Equal(t, field(spanDoc, "trace_id"), field(logDoc, "trace_id"))
+	assert.Equal(t, field(spanDoc, "span_id"), field(logDoc, "span_id"))
+
+	assert.Equal(t, "logs", field(eventDoc, "data_stream", "type"))
+	assert.Equal(t, "cache.lookup", field(eventDoc, "event_name"))
+	assert.Equal(t, field(spanDoc, "trace_id"), field(eventDoc, "trace_id"), "span event: trace_id of its span")
+	assert.Equal(t, field(spanDoc, "span_id"), field(eventDoc, "span_id"), "span event: span_id of its span")
+
+	// Clean shutdown.
+	code, err := col.stop(shutdownTimeout)
+	if err != nil {
+		col.dump(t)
+		t.Fatal(err)
+	}
+	if code != 0 || !strings.Contains(col.output(), "Shutdown complete") {
+		col.dump(t)
+		t.Fatalf("collector exit status %d, want 0 and a log line \"Shutdown complete\"", code)
+	}
+	if lines := col.problems(); len(lines) > 0 {
+		t.Logf("the collector logged %d warnings or errors:\n%s", len(lines), strings.Join(lines, "\n"))
+	}
+}
+
+// boolQuery matches the documents of one run in a logs data stream: the span events (they
+// have an event_name) or the log records (the generator gives them none).
+func boolQuery(runID string, events bool) map[string]any {
+	exists := map[string]any{"exists": map[string]any{"field": "event_name"}}
+	b := map[string]any{"filter": []any{
+		map[string]any{"term": map[string]any{"resource.attributes." + loadgen.RunIDAttribute: runID}},
+	}}
+	if events {
+		b["filter"] = append(b["filter"].([]any), exists)
+	} else {
+		b["must_not"] = []any{exists}
+	}
+	return map[string]any{"query": map[string]any{"bool": b}}
+}
+
+// field returns the value at path in a document's _source. Attribute keys are stored flat
+// ("loadgen.run_id" is one key), so a segment is looked up as a whole.
+func field(doc map[string]any, path ...string) any {
+	var cur any = doc
+	for _, p := range path {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		if cur, ok = m[p]; !ok {
+			return nil
+		}
+	}
+	return cur
+}
+
+func collectorBinary(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("OTELCOL_BIN"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("OTELCOL_BIN=%s: %v", p, err)
+		}
+		return p
+	}
+	mod, err := estest.ModuleDir()
+	require.NoError(t, err)
+	p := filepath.Join(filepath.Dir(mod), ".bin", "otelcol-es")
+	if _, err := os.Stat(p); err != nil {
+		estest.SkipOrFail(t, "the collector binary "+p+" is missing",
+			"build it with scripts/build-collector.sh, or set OTELCOL_BIN")
+	}
+	return p
+}
+
+func buildLoadgen(t *testing.T) string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	require.NoError(t, err, "the go command is needed to build cmd/loadgen")
+	out := filepath.Join(t.TempDir(), "loadgen")
+	cmd := exec.Command(goBin, "build", "-o", out, "./cmd/loadgen")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/loadgen: %v\n%s", err, b)
+	}
+	return out
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// collectorEnv passes the node's settings to the collector, whose configuration reads them
+// with ${env:...}.
+func collectorEnv(c estest.Config) []string {
+	env := os.Environ()
+	return append(env,
+		"ES_ENDPOINT="+c.Endpoint, "ES_USER="+c.User, "ES_PASSWORD="+c.Password,
+		"ES_API_KEY="+c.APIKey, "ES_CA_CERT="+c.CACert)
+}
+
+func writeCollectorConfig(t *testing.T, c estest.Config, grpcAddr, httpAddr string) string {
+	t.Helper()
+	typ := elasticsearchexporter.NewFactory().Type().String()
+	var auth string
+	switch {
+	case c.User != "":
+		auth = "    user: ${env:ES_USER}\n    password: ${env:ES_PASSWORD}\n"
+	case c.APIKey != "":
+		auth = "    api_key: ${env:ES_API_KEY}\n"
+	}
+	var tlsCfg string
+	if c.CACert != "" {
+		tlsCfg = "    tls:\n      ca_file: ${env:ES_CA_CERT}\n"
+	}
+	yaml := fmt.Sprintf(`receivers:
+  otlp:
+    protocols:
+      grpc:
+        endpoint: %[1]s
+      http:
+        endpoint: %[2]s
+
+exporters:
+  %[3]s:
+    endpoints: [${env:ES_ENDPOINT}]
+%[4]s%[5]s    sending_queue:
+      num_consumers: 2
+      queue_size: 100
+      batch:
+        flush_timeout: 1s
+
+service:
+  telemetry:
+    metrics:
+      level: none
+  pipelines:
+    logs:
+      receivers: [otlp]
+      exporters: [%[3]s]
+    traces:
+      receivers: [otlp]
+      exporters: [%[3]s]
+`, grpcAddr, httpAddr, typ, auth, tlsCfg)
+	p := filepath.Join(t.TempDir(), "collector.yaml")
+	require.NoError(t, os.WriteFile(p, []byte(yaml), 0o600))
+	return p
+}
+
+// collector is a running collector process and its combined output.
+type collector struct {
+	cmd  *exec.Cmd
+	out  *syncBuffer
+	done chan struct{}
+	err  error // Wait's result, set before done is closed
+}
+
+func startCollector(t *testing.T, bin, cfgPath string, env []string) *collector {
+	t.Helper()
+	c := &collector{out: &syncBuffer{}, done: make(chan struct{})}
+	c.cmd = exec.Command(bin, "--config="+cfgPath)
+	c.cmd.Env = env
+	c.cmd.Stdout = c.out
+	c.cmd.Stderr = c.out
+	require.NoError(t, c.cmd.Start(), "starting %s", bin)
+	go func() {
+		c.err = c.cmd.Wait()
+		close(c.done)
+	}()
+	t.Cleanup(func() {
+		if !c.exited() {
+			_ = c.cmd.Process.Kill()
+			<-c.done
+		}
+		if t.Failed() {
+			c.dump(t)
+		}
+	})
+	return c
+}
+
+func (c *collector) exited() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func (c *collector) output() string { return c.out.String() }
+
+var dumped sync.Map
+
+// dump prints the collector's output once per test.
+func (c *collector) dump(t *testing.T) {
+	if _, loaded := dumped.LoadOrStore(c, true); loaded {
+		return
+	}
+	t.Logf("collector output:\n%s", c.output())
+}
+
+// waitListening waits until addr accepts connections, failing early when the collector exits.
+func (c *collector) waitListening(t *testing.T, addr string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		conn, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			conn.Close()
+			return
+		}
+		if c.exited() {
+			c.dump(t)
+			t.Fatalf("the collector exited before listening on %s: %v", addr, c.err)
+		}
+		if time.Now().After(deadline) {
+			c.dump(t)
+			t.Fatalf("the collector did not listen on %s within %s", addr, timeout)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// stop sends SIGTERM and returns the exit status.
+func (c *collector) stop(timeout time.Duration) (int, error) {
+	if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		return -1, fmt.Errorf("SIGTERM: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	select {
+	case <-c.done:
+	case <-ctx.Done():
+		return -1, fmt.Errorf("the collector did not exit within %s of SIGTERM", timeout)
+	}
+	var ee *exec.ExitError
+	if errors.As(c.err, &ee) {
+		return ee.ExitCode(), nil
+	}
+	if c.err != nil {
+		return -1, c.err
+	}
+	return 0, nil
+}
+
+var problemLine = regexp.MustCompile(`\t(warn|error|dpanic|panic|fatal)\t`)
+
+// problems returns the collector's log lines at warn level or above.
+func (c *collector) problems() []string {
+	var out []string
+	for line := range strings.Lines(c.output()) {
+		if problemLine.MatchString(line) {
+			out = append(out, strings.TrimRight(line, "\n"))
+		}
+	}
+	return out
+}
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

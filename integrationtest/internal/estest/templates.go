@@ -1,0 +1,57 @@
+package estest
+
+import (
+	"embed"
+	"net/http"
+	"testing"
+)
+
+// The integ-test-zip archive of Elasticsearch has no built-in logs-otel@template and
+// traces-otel@template, so documents routed to logs-*.otel-* and traces-*.otel-* would find no
+// data stream template; the exporter sets require_data_stream, so Elasticsearch would refuse
+// them. These stand-ins create the same data streams with core field types only: passthrough
+// objects for the attributes, strings mapped as keyword, body.text as text. scripts/demo.sh
+// installs the same files.
+//
+//go:embed templates/*.json
+var templateFS embed.FS
+
+// Template is one stand-in index template.
+type Template struct {
+	Name    string // name of the stand-in template
+	Builtin string // the built-in template it stands in for
+	Body    []byte // JSON body of PUT _index_template/<Name>
+}
+
+// OTelTemplates returns the stand-in templates for logs-*.otel-* and traces-*.otel-*.
+func OTelTemplates() []Template {
+	out := []Template{
+		{Name: "otelcol-es-logs-otel", Builtin: "logs-otel@template"},
+		{Name: "otelcol-es-traces-otel", Builtin: "traces-otel@template"},
+	}
+	for i, file := range []string{"templates/logs-otel.json", "templates/traces-otel.json"} {
+		b, err := templateFS.ReadFile(file)
+		if err != nil {
+			panic(err) // embedded above; cannot happen
+		}
+		out[i].Body = b
+	}
+	return out
+}
+
+// InstallOTelTemplates puts each stand-in template (see [OTelTemplates]) unless the node has
+// the built-in template it stands in for, as a full distribution of Elasticsearch 8.16 or
+// later does. It is idempotent; data streams created before keep their mappings.
+func (c *Client) InstallOTelTemplates(t testing.TB) {
+	t.Helper()
+	for _, tmpl := range OTelTemplates() {
+		status, _, err := c.Do(http.MethodGet, "/_index_template/"+tmpl.Builtin, nil)
+		if err != nil {
+			t.Fatalf("estest: GET _index_template/%s: %v", tmpl.Builtin, err)
+		}
+		if status == http.StatusOK {
+			continue
+		}
+		c.MustDo(t, http.MethodPut, "/_index_template/"+tmpl.Name, tmpl.Body)
+	}
+}
