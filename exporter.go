@@ -149,12 +149,19 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 	}
 	e.httpClient = hc
 
+	transport := hc.Transport
+	if e.cfg.Telemetry.LogRequestBody || e.cfg.Telemetry.LogResponseBody {
+		transport = &bodyLogger{
+			next: transport, logger: e.logger,
+			request: e.cfg.Telemetry.LogRequestBody, response: e.cfg.Telemetry.LogResponseBody,
+		}
+	}
 	tcfg := elastictransport.Config{
 		URLs:                  urls,
 		Username:              e.cfg.Authentication.User,
 		Password:              string(e.cfg.Authentication.Password),
 		APIKey:                apiKey(string(e.cfg.Authentication.APIKey)),
-		Transport:             hc.Transport,
+		Transport:             transport,
 		DisableRetry:          true, // retries happen in the bulk indexer, per document
 		DiscoverNodesInterval: e.cfg.Discovery.Interval,
 		UserAgent:             userAgent(e.set.BuildInfo),
@@ -190,8 +197,9 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 			MaxInterval:     e.cfg.Retry.MaxInterval,
 			RetryOnStatus:   e.cfg.Retry.RetryOnStatus,
 		},
-		Logger:       e.logger,
-		LogRateLimit: e.cfg.Telemetry.LogFailedDocsInputRateLimit,
+		Logger:             e.logger,
+		LogRateLimit:       e.cfg.Telemetry.LogFailedDocsInputRateLimit,
+		LogFailedDocsInput: e.cfg.Telemetry.LogFailedDocsInput,
 		Telemetry: bulk.Telemetry{
 			Requests:                 e.telemetry.ElasticsearchBulkRequestsCount,
 			Latency:                  e.telemetry.ElasticsearchBulkRequestsLatency,

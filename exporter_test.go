@@ -399,3 +399,38 @@ func TestCredentialsAreSent(t *testing.T) {
 	require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(1)))
 	assert.Equal(t, "apikey awq6a2v5", strings.ToLower(srv.LastRequest().Header.Get("Authorization")))
 }
+
+func TestBodyLoggingAndFailedDocsInput(t *testing.T) {
+	srv := fakees.New(t)
+	srv.OnItem = func(it fakees.Item) fakees.Response {
+		if strings.Contains(string(it.Document), `"log 0"`) {
+			return fakees.Response{Status: http.StatusBadRequest, ErrorType: "document_parsing_exception"}
+		}
+		return fakees.Response{}
+	}
+	set, logs := observed()
+	cfg := newTestConfig(srv.URL)
+	cfg.Telemetry.LogRequestBody = true
+	cfg.Telemetry.LogResponseBody = true
+	cfg.Telemetry.LogFailedDocsInput = true
+	cfg.Authentication.User = "elastic"
+	cfg.Authentication.Password = "s3cret"
+	exp := newLogsExporter(t, cfg, set)
+	require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(2)))
+
+	reqs := logs.FilterMessage("Elasticsearch request").All()
+	require.NotEmpty(t, reqs)
+	last := reqs[len(reqs)-1].ContextMap()["body"].(string)
+	assert.Contains(t, last, `"log 1"`, "the gzipped body is logged decompressed")
+	resps := logs.FilterMessage("Elasticsearch response").All()
+	require.NotEmpty(t, resps)
+	assert.Contains(t, resps[len(resps)-1].ContextMap()["body"], `"status":400`)
+	rejected := logs.FilterMessage("Document rejected").All()
+	require.Len(t, rejected, 1)
+	assert.Contains(t, rejected[0].ContextMap()["document"], `"log 0"`)
+	for _, entry := range logs.All() {
+		for _, v := range entry.ContextMap() {
+			assert.NotContains(t, fmt.Sprint(v), "s3cret", "credentials must never be logged")
+		}
+	}
+}

@@ -62,6 +62,9 @@ type Config struct {
 	Telemetry      Telemetry
 	// LogRateLimit is the least time between two log lines about rejected documents.
 	LogRateLimit time.Duration
+	// LogFailedDocsInput logs the source of each document rejected for good, at most one
+	// per LogRateLimit. Documents may hold sensitive data; off by default.
+	LogFailedDocsInput bool
 }
 
 // RetryConfig is the retry policy, applied inside Send to whole requests and to documents.
@@ -110,9 +113,10 @@ func (t *Telemetry) fillDefaults() {
 // Indexer sends batches. It is safe for concurrent use: each Send takes its own
 // docappender.BulkIndexer from a pool, since those are not.
 type Indexer struct {
-	cfg     Config
-	pool    sync.Pool
-	limiter *LogLimiter
+	cfg        Config
+	pool       sync.Pool
+	limiter    *LogLimiter
+	docLimiter *LogLimiter
 
 	// includeSource and gen let SetIncludeSourceOnError change the bulk indexers' settings
 	// while sends run: sessions made under an older generation are not pooled again.
@@ -134,7 +138,7 @@ func New(cfg Config) (*Indexer, error) {
 		cfg.Logger = zap.NewNop()
 	}
 	cfg.Telemetry.fillDefaults()
-	ix := &Indexer{cfg: cfg, limiter: NewLogLimiter(cfg.LogRateLimit)}
+	ix := &Indexer{cfg: cfg, limiter: NewLogLimiter(cfg.LogRateLimit), docLimiter: NewLogLimiter(cfg.LogRateLimit)}
 	ix.includeSource.Store(int32(cfg.IncludeSourceOnError))
 	if _, err := ix.newBulkIndexer(); err != nil {
 		return nil, err
@@ -288,7 +292,7 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch) error {
 				return consumererror.NewPermanent(requestError(status, err, len(pending)))
 			}
 		} else {
-			pending, err = ix.classify(ctx, s, stat, pending)
+			pending, err = ix.classify(ctx, s, b, stat, pending)
 			if err != nil {
 				return err
 			}
@@ -408,7 +412,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 
 // classify counts the outcome of each document of a successful request and returns the
 // documents to retry, written over the front of pending.
-func (ix *Indexer) classify(ctx context.Context, s *session, stat docappender.BulkIndexerResponseStat, pending []int) ([]int, error) {
+func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat docappender.BulkIndexerResponseStat, pending []int) ([]int, error) {
 	got := int(stat.Indexed) + len(stat.FailedDocs)
 	if got != len(pending) {
 		// The server answered for other documents than those sent: their fate is unknown,
@@ -445,6 +449,14 @@ func (ix *Indexer) classify(ctx context.Context, s *session, stat docappender.Bu
 			s.result.Rejected++
 			ix.recordDocs(ctx, OutcomeRejected, f.Error.Type, f.Status, 1)
 			s.failures.add(f, OutcomeRejected)
+			if ix.cfg.LogFailedDocsInput {
+				if suppressed, ok := ix.docLimiter.Allow(); ok {
+					ix.cfg.Logger.Warn("Document rejected",
+						zap.String("index", f.Index), zap.Int("status", f.Status),
+						zap.String("error.type", f.Error.Type), zap.String("error.reason", f.Error.Reason),
+						zap.ByteString("document", b.Document(i)), zap.Int("suppressed_log_lines", suppressed))
+				}
+			}
 		}
 	}
 	s.retry = retry // keep the storage for the next round
