@@ -41,12 +41,12 @@ func TestGolden(t *testing.T) {
 			cfg := newTestConfig(srv.URL)
 			switch {
 			case bytes.Contains(raw, []byte(`"resourceLogs"`)):
-				ld, err := (&plog.JSONUnmarshaler{}).UnmarshalLogs(raw)
-				require.NoError(t, err)
+				ld, unmarshalErr := (&plog.JSONUnmarshaler{}).UnmarshalLogs(raw)
+				require.NoError(t, unmarshalErr)
 				require.NoError(t, newLogsExporter(t, cfg, testSettings()).ConsumeLogs(context.Background(), ld))
 			case bytes.Contains(raw, []byte(`"resourceSpans"`)):
-				td, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(raw)
-				require.NoError(t, err)
+				td, unmarshalErr := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(raw)
+				require.NoError(t, unmarshalErr)
 				require.NoError(t, newTracesExporter(t, cfg, testSettings()).ConsumeTraces(context.Background(), td))
 			default:
 				t.Fatalf("%s holds neither resourceLogs nor resourceSpans", in)

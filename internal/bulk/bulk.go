@@ -13,7 +13,6 @@
 package bulk // import "github.com/otelcol-es/elasticsearchexporter/internal/bulk"
 
 import (
-	"errors"
 	"io"
 )
 
@@ -62,5 +61,3 @@ func (r *docReader) WriteTo(w io.Writer) (int64, error) {
 	n, err := w.Write(r.b)
 	return int64(n), err
 }
-
-var errNoDocuments = errors.New("no documents")

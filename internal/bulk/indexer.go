@@ -338,8 +338,7 @@ func (ix *Indexer) flush(ctx context.Context, bi *docappender.BulkIndexer) (doca
 	if err != nil {
 		status = 0
 		outcome = requestFailedNetwork
-		var ff docappender.ErrorFlushFailed
-		if errors.As(err, &ff) {
+		if ff, ok := errors.AsType[docappender.ErrorFlushFailed](err); ok {
 			status = ff.StatusCode()
 			switch {
 			case status == http.StatusTooManyRequests:
@@ -475,7 +474,6 @@ func (ix *Indexer) recordDocs(ctx context.Context, outcome, errorType string, st
 }
 
 func requestError(status int, err error, n int) error {
-	var ff docappender.ErrorFlushFailed
 	hint := ""
 	switch status {
 	case http.StatusUnauthorized:
@@ -485,7 +483,7 @@ func requestError(status int, err error, n int) error {
 	case http.StatusRequestEntityTooLarge:
 		hint = ": lower sending_queue::batch::max_size"
 	}
-	if errors.As(err, &ff) {
+	if ff, ok := errors.AsType[docappender.ErrorFlushFailed](err); ok {
 		return fmt.Errorf("bulk request rejected with HTTP %d%s (%d documents): %s", status, hint, n, ff.ResponseBody())
 	}
 	return fmt.Errorf("bulk request failed (%d documents): %w", n, err)
@@ -521,9 +519,11 @@ func (ix *Indexer) logFailures(s *session) {
 		sb.WriteString(") in ")
 		sb.WriteString(e.index)
 	}
-	fields := []zap.Field{zap.String("failures", sb.String()),
+	fields := []zap.Field{
+		zap.String("failures", sb.String()),
 		zap.Int("indexed", s.result.Indexed), zap.Int("rejected", s.result.Rejected),
-		zap.Int("duplicate", s.result.Duplicate), zap.Int("dropped", s.result.Dropped)}
+		zap.Int("duplicate", s.result.Duplicate), zap.Int("dropped", s.result.Dropped),
+	}
 	if suppressed > 0 {
 		fields = append(fields, zap.Int("suppressed_log_lines", suppressed))
 	}

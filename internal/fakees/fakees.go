@@ -74,7 +74,8 @@ type Server struct {
 // New starts a fake Elasticsearch; it is closed when the test ends.
 func New(tb interface {
 	Cleanup(func())
-}) *Server {
+},
+) *Server {
 	s := &Server{Version: "9.1.0"}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	tb.Cleanup(s.Close)

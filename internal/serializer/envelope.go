@@ -4,6 +4,7 @@
 package serializer // import "github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -323,10 +324,8 @@ func (s *keySet) reset() {
 // add records k and reports whether it was new.
 func (s *keySet) add(k string) bool {
 	if len(s.keys) < linearMax {
-		for _, seen := range s.keys {
-			if seen == k {
-				return false
-			}
+		if slices.Contains(s.keys, k) {
+			return false
 		}
 		s.keys = append(s.keys, k)
 		return true

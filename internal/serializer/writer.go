@@ -20,6 +20,7 @@ package serializer // import "github.com/otelcol-es/elasticsearchexporter/intern
 import (
 	"encoding/hex"
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -112,10 +113,8 @@ func appendFloat(dst []byte, f float64) []byte {
 		}
 		return dst
 	}
-	for _, c := range dst[start:] {
-		if c == '.' {
-			return dst
-		}
+	if slices.Contains(dst[start:], '.') {
+		return dst
 	}
 	return append(dst, '.', '0')
 }
