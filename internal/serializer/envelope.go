@@ -180,16 +180,16 @@ func (e *Encoder) writeObject(m pcommon.Map, depth int, top bool, extra string) 
 		if top && routing.IsControlAttribute(k) {
 			continue
 		}
+		if !utf8.ValidString(k) {
+			// Keys that differ only in invalid bytes are the same key once repaired.
+			k = repairUTF8(k)
+			e.w.invalidUTF8++
+		}
 		if top && v.Type() == pcommon.ValueTypeDouble && isGeoKey(k) {
 			if e.writeGeo(m, k, depth, first) {
 				first = false
 				continue
 			}
-		}
-		if !utf8.ValidString(k) {
-			// Keys that differ only in invalid bytes are the same key once repaired.
-			k = repairUTF8(k)
-			e.w.invalidUTF8++
 		}
 		if !e.seen[depth].add(k) {
 			continue
@@ -226,11 +226,15 @@ func isGeoKey(k string) bool {
 // writeGeo writes "<prefix>geo.location": [lon, lat] for the key k ending in .lat or .lon when
 // its partner is also a double in m, and reports whether the key is dealt with (written now,
 // or already written with its partner). The first lat and the first lon of m are the pair.
+// k, and the keys it is compared with, are in their repaired form.
 func (e *Encoder) writeGeo(m pcommon.Map, k string, depth int, first bool) bool {
 	base := k[:len(k)-len("lat")] // "<prefix>geo.location."
 	var lat, lon pcommon.Value
 	var latKey, lonKey string
 	for key, v := range m.All() {
+		if !utf8.ValidString(key) {
+			key = repairUTF8(key)
+		}
 		if len(key) != len(k) || !strings.HasPrefix(key, base) {
 			continue
 		}
