@@ -230,39 +230,16 @@ func (e *esExporter) checkServer(ctx context.Context) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "/", http.NoBody)
+	version, cluster, err := e.serverVersion(ctx)
 	if err != nil {
-		return
-	}
-	resp, err := e.client.Perform(req)
-	if err != nil {
-		if ctx.Err() == nil || errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			e.logger.Warn("Elasticsearch is not reachable at start; documents are sent once it is",
+		if !errors.Is(ctx.Err(), context.Canceled) {
+			e.logger.Warn("Elasticsearch version check failed; documents are sent once the server answers",
 				zap.Stringers("endpoints", e.client.URLs()), zap.Error(err))
 		}
 		return
 	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
-	if resp.StatusCode != http.StatusOK {
-		e.logger.Warn("Elasticsearch answered the version check with an error; check the credentials",
-			zap.Int("status", resp.StatusCode), zap.ByteString("body", body))
-		return
-	}
-	var info struct {
-		ClusterName string `json:"cluster_name"`
-		Version     struct {
-			Number string `json:"number"`
-			Flavor string `json:"build_flavor"`
-		} `json:"version"`
-	}
-	if err := json.Unmarshal(body, &info); err != nil {
-		e.logger.Warn("Elasticsearch's version answer could not be read", zap.Error(err))
-		return
-	}
-	e.logger.Info("Connected to Elasticsearch",
-		zap.String("version", info.Version.Number), zap.String("cluster", info.ClusterName))
-	v, ok := parseVersion(info.Version.Number)
+	e.logger.Info("Connected to Elasticsearch", zap.String("version", version), zap.String("cluster", cluster))
+	v, ok := parseVersion(version)
 	if ok && e.cfg.IncludeSourceOnError == nil && !less(v, minIncludeSourceVersion) {
 		// Without the parameter Elasticsearch reports no error reasons; false gives the
 		// reasons without the documents' content.
@@ -271,8 +248,65 @@ func (e *esExporter) checkServer(ctx context.Context) {
 	if ok && less(v, minOTelVersion) {
 		e.logger.Warn(fmt.Sprintf("Elasticsearch %s is older than 8.16, the first version with the OTel-native "+
 			"templates that mapping mode otel writes for; documents may be mapped by other templates, "+
-			"and require_data_stream needs 8.13", info.Version.Number))
+			"and require_data_stream needs 8.13", version))
 	}
+}
+
+// serverVersion asks GET / for the version, and GET /_nodes/_local where a server answers the
+// root with 404 or 405 (builds without the root endpoint's module do).
+func (e *esExporter) serverVersion(ctx context.Context) (version, cluster string, err error) {
+	var root struct {
+		ClusterName string `json:"cluster_name"`
+		Version     struct {
+			Number string `json:"number"`
+		} `json:"version"`
+	}
+	status, err := e.getJSON(ctx, "/", &root)
+	if err == nil {
+		return root.Version.Number, root.ClusterName, nil
+	}
+	if status != http.StatusNotFound && status != http.StatusMethodNotAllowed {
+		return "", "", err
+	}
+	var nodes struct {
+		ClusterName string `json:"cluster_name"`
+		Nodes       map[string]struct {
+			Version string `json:"version"`
+		} `json:"nodes"`
+	}
+	if _, err := e.getJSON(ctx, "/_nodes/_local?filter_path=cluster_name,nodes.*.version", &nodes); err != nil {
+		return "", "", err
+	}
+	for _, n := range nodes.Nodes {
+		return n.Version, nodes.ClusterName, nil
+	}
+	return "", "", errors.New("the nodes info answer names no node")
+}
+
+// getJSON sends GET path and decodes a 200 answer into v. It returns the HTTP status, 0 when
+// there was no answer.
+func (e *esExporter) getJSON(ctx context.Context, path string, v any) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, path, http.NoBody)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := e.client.Perform(req)
+	if err != nil {
+		return 0, fmt.Errorf("GET %s: %w", req.URL.Path, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+	switch resp.StatusCode {
+	case http.StatusOK:
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return resp.StatusCode, fmt.Errorf("GET %s: HTTP %d, check user/password or api_key: %s", req.URL.Path, resp.StatusCode, body)
+	default:
+		return resp.StatusCode, fmt.Errorf("GET %s: HTTP %d: %s", req.URL.Path, resp.StatusCode, body)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return resp.StatusCode, fmt.Errorf("GET %s: reading the answer: %w", req.URL.Path, err)
+	}
+	return resp.StatusCode, nil
 }
 
 func parseVersion(s string) ([3]int, bool) {

@@ -338,17 +338,20 @@ func TestInvalidIndexNameIsRejectedAlone(t *testing.T) {
 func TestStartLogsServerVersion(t *testing.T) {
 	tests := []struct {
 		version string
+		noRoot  bool
 		warn    bool
 	}{
 		{version: "9.1.0"},
+		{version: "9.5.4", noRoot: true},
 		{version: "8.16.0"},
 		{version: "8.15.3", warn: true},
 		{version: "7.17.0", warn: true},
 	}
 	for _, tt := range tests {
-		t.Run(tt.version, func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s noRoot=%v", tt.version, tt.noRoot), func(t *testing.T) {
 			srv := fakees.New(t)
 			srv.Version = tt.version
+			srv.NoRoot = tt.noRoot
 			set, logs := observed()
 			e, err := newExporter(newTestConfig(srv.URL), set)
 			require.NoError(t, err)
@@ -371,7 +374,7 @@ func TestStartWithServerDownWarnsAndRecovers(t *testing.T) {
 	e, err := newExporter(newTestConfig(url), set)
 	require.NoError(t, err)
 	require.NoError(t, e.start(context.Background(), componenttest.NewNopHost()), "an unreachable server must not stop the collector")
-	require.Eventually(t, func() bool { return logs.FilterMessageSnippet("not reachable at start").Len() == 1 }, 10*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return logs.FilterMessageSnippet("version check failed").Len() == 1 }, 10*time.Second, 5*time.Millisecond)
 	require.NoError(t, e.shutdown(context.Background()))
 }
 

@@ -59,6 +59,9 @@ type Server struct {
 
 	// Version is the version number GET / reports. Default 9.1.0.
 	Version string
+	// NoRoot makes GET / answer 405, as server builds without the root endpoint do; the
+	// version is then only found through GET /_nodes/_local.
+	NoRoot bool
 	// OnRequest, when set, may answer a whole bulk request: a non-zero status is returned with
 	// an error body and nothing is accepted.
 	OnRequest func(r *http.Request, items []Item) int
@@ -117,8 +120,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Elastic-Product", "Elasticsearch")
 	w.Header().Set("Content-Type", "application/json")
 	switch {
+	case r.Method == http.MethodGet && r.URL.Path == "/" && s.NoRoot:
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		fmt.Fprint(w, `{"error":"Incorrect HTTP method for uri [/] and method [GET], allowed: [DELETE]","status":405}`)
 	case r.Method == http.MethodGet && r.URL.Path == "/":
 		fmt.Fprintf(w, `{"name":"fake","cluster_name":"fake","version":{"number":%q,"build_flavor":"default"},"tagline":"You Know, for Search"}`, s.Version)
+	case r.Method == http.MethodGet && r.URL.Path == "/_nodes/_local":
+		fmt.Fprintf(w, `{"cluster_name":"fake","nodes":{"n1":{"version":%q}}}`, s.Version)
 	case r.Method == http.MethodPost && r.URL.Path == "/_bulk":
 		s.bulk(w, r)
 	default:
