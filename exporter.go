@@ -54,6 +54,7 @@ type esExporter struct {
 	httpClient *http.Client
 	client     *elastictransport.Client
 	indexer    *bulk.Indexer
+	templates  *templateChecker
 	states     sync.Pool
 
 	// background work started by start (server checks), stopped by shutdown.
@@ -70,6 +71,7 @@ type pushState struct {
 	logs, traces, events *routing.Router
 	batch                bulk.Batch
 	repairs              map[serializer.Repair]int
+	lastDataStream       string // the data stream last handed to the template check
 	unroutable           int
 	firstRouteErr        error
 }
@@ -127,6 +129,7 @@ func (e *esExporter) getState() (*pushState, error) {
 func (e *esExporter) putState(st *pushState) {
 	st.batch.Reset()
 	clear(st.repairs)
+	st.lastDataStream = ""
 	st.unroutable, st.firstRouteErr = 0, nil
 	e.states.Put(st)
 }
@@ -215,7 +218,9 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 
 	bg, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
+	e.templates = newTemplateChecker(client, e.logger)
 	e.wg.Go(func() { e.checkServer(bg) })
+	e.wg.Go(func() { e.templates.run(bg) })
 	return nil
 }
 
@@ -410,8 +415,7 @@ func (e *esExporter) pushLogs(ctx context.Context, ld plog.Logs) error {
 				if e.cfg.LogsDynamicPipeline.Enabled {
 					it.Pipeline = routing.Pipeline(rec.Attributes(), scope.Attributes(), res.Attributes())
 				}
-				st.batch.Add(start, it)
-				st.countRepair(st.enc.Repair())
+				e.add(st, start, it)
 			}
 		}
 	}
@@ -457,8 +461,7 @@ func (e *esExporter) appendSpan(st *pushState, span ptrace.Span, scope pcommon.I
 		if e.cfg.TracesDynamicID.Enabled {
 			it.DocumentID = routing.DocumentID(span.Attributes(), scope.Attributes(), res.Attributes())
 		}
-		st.batch.Add(start, it)
-		st.countRepair(st.enc.Repair())
+		e.add(st, start, it)
 	}
 	events := span.Events()
 	for i := range events.Len() {
@@ -471,8 +474,7 @@ func (e *esExporter) appendSpan(st *pushState, span ptrace.Span, scope pcommon.I
 		}
 		start := len(st.batch.Buf)
 		st.batch.Buf = st.enc.AppendSpanEvent(st.batch.Buf, span, ev, dataStream(t))
-		st.batch.Add(start, bulk.Item{Index: t.Index, RequireDataStream: t.DataStream})
-		st.countRepair(st.enc.Repair())
+		e.add(st, start, bulk.Item{Index: t.Index, RequireDataStream: t.DataStream})
 	}
 }
 
@@ -490,9 +492,16 @@ func dataStream(t routing.Target) serializer.DataStream {
 	return serializer.DataStream{Type: t.Type, Dataset: t.Dataset, Namespace: t.Namespace}
 }
 
-func (st *pushState) countRepair(r serializer.Repair) {
-	if r != serializer.RepairNone {
+// add records the document just encoded at st.batch.Buf[start:], counts its repair, and hands
+// a data stream seen for the first time in this push to the template check.
+func (e *esExporter) add(st *pushState, start int, it bulk.Item) {
+	st.batch.Add(start, it)
+	if r := st.enc.Repair(); r != serializer.RepairNone {
 		st.repairs[r]++
+	}
+	if it.RequireDataStream && it.Index != st.lastDataStream && e.templates != nil {
+		st.lastDataStream = it.Index
+		e.templates.observe(it.Index)
 	}
 }
 

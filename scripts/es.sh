@@ -495,7 +495,7 @@ launch() {
 	LAUNCHER_PID=$!
 }
 
-# launcher_status: prints the launcher's exit status once it has exited, or nothing.
+# launcher_status: sets LAUNCHER_RC once the background launcher has exited.
 LAUNCHER_RC=""
 launcher_status() {
 	if [[ -z "$LAUNCHER_RC" ]] && ! kill -0 "$LAUNCHER_PID" 2>/dev/null; then

@@ -18,6 +18,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -67,6 +68,9 @@ type Server struct {
 	OnRequest func(r *http.Request, items []Item) int
 	// OnItem, when set, answers each item; a zero Response means 201 Created.
 	OnItem func(it Item) Response
+	// HasTemplate tells whether a data stream index template matches a name, for
+	// POST /_index_template/_simulate_index/<name>. Nil means every name matches.
+	HasTemplate func(name string) bool
 
 	mu       sync.Mutex
 	accepted []Item
@@ -116,6 +120,8 @@ func (s *Server) LastRequest() *http.Request {
 	return s.requests[len(s.requests)-1]
 }
 
+const simulatePath = "/_index_template/_simulate_index/"
+
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Elastic-Product", "Elasticsearch")
 	w.Header().Set("Content-Type", "application/json")
@@ -129,6 +135,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `{"cluster_name":"fake","nodes":{"n1":{"version":%q}}}`, s.Version)
 	case r.Method == http.MethodPost && r.URL.Path == "/_bulk":
 		s.bulk(w, r)
+	case r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, simulatePath):
+		s.mu.Lock()
+		has := s.HasTemplate
+		s.mu.Unlock()
+		if has != nil && !has(strings.TrimPrefix(r.URL.Path, simulatePath)) {
+			fmt.Fprint(w, `{}`)
+			return
+		}
+		fmt.Fprint(w, `{"template":{"settings":{},"mappings":{"_data_stream_timestamp":{"enabled":true}},"aliases":{}},"overlapping":[]}`)
 	default:
 		http.Error(w, `{"error":{"type":"not_found"}}`, http.StatusNotFound)
 	}

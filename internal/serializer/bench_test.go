@@ -234,21 +234,37 @@ func BenchmarkEncodeSpans(b *testing.B) {
 	}
 }
 
-// TestBenchDocuments keeps the benchmark data honest: every document is valid and of the
-// expected size.
+// TestBenchDocuments keeps the benchmark data honest: every document is valid. It logs the size
+// of our output next to OTLP JSON's for the same records.
 func TestBenchDocuments(t *testing.T) {
+	ld, td := benchLogs(100), benchTraces(100)
+	otlpLogs, err := (&plog.JSONMarshaler{}).MarshalLogs(ld)
+	if err != nil {
+		t.Fatal(err)
+	}
+	otlpTraces, err := (&ptrace.JSONMarshaler{}).MarshalTraces(td)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var e Encoder
-	logs := appendLogs(&e, nil, benchLogs(100))
-	spans := appendTraces(&e, nil, benchTraces(100))
-	for name, body := range map[string][]byte{"logs": logs, "spans": spans} {
+	tests := []struct {
+		name string
+		body []byte
+		otlp int
+	}{
+		{name: "logs", body: appendLogs(&e, nil, ld), otlp: len(otlpLogs)},
+		{name: "spans", body: appendTraces(&e, nil, td), otlp: len(otlpTraces)},
+	}
+	for _, tt := range tests {
+		size := len(tt.body)
 		docs := 0
-		for len(body) > 0 {
+		for body := tt.body; len(body) > 0; docs++ {
 			i := indexNewline(body)
 			checkDocument(t, body[:i])
 			body = body[i+1:]
-			docs++
 		}
-		t.Logf("%s: %d documents, %d bytes each on average", name, docs, map[string]int{"logs": len(logs), "spans": len(spans)}[name]/docs)
+		t.Logf("%s: 100 records, %d documents, %d bytes (%d per document); OTLP JSON %d bytes",
+			tt.name, docs, size, size/docs, tt.otlp)
 	}
 }
 

@@ -653,27 +653,103 @@ func TestAppendLogDuplicateKeysFirstWins(t *testing.T) {
 }
 
 // TestInvalidUTF8KeysStayDistinct covers keys that are different in pdata but the same once
-// their invalid bytes are replaced by U+FFFD: the document must still not repeat a name.
+// their invalid bytes are replaced by U+FFFD: the document must still not repeat a name, and
+// the first key wins.
 func TestInvalidUTF8KeysStayDistinct(t *testing.T) {
+	const r = "\ufffd"
 	tests := []struct {
 		name string
-		keys []string
+		set  func(plog.LogRecord)
+		want string // from "attributes" on
 	}{
-		{name: "two invalid bytes", keys: []string{"k\xff", "k\xfe"}},
-		{name: "invalid byte and U+FFFD", keys: []string{"k\ufffd", "k\x80"}},
+		{
+			name: "two invalid bytes",
+			set: func(rec plog.LogRecord) {
+				rec.Attributes().PutInt("k\xff", 0)
+				rec.Attributes().PutInt("k\xfe", 1)
+			},
+			want: `,"attributes":{"k` + r + `":0}` + emptyEnvelope + `}`,
+		},
+		{
+			name: "invalid byte and U+FFFD",
+			set: func(rec plog.LogRecord) {
+				rec.Attributes().PutInt("k\ufffd", 0)
+				rec.Attributes().PutInt("k\x80", 1)
+			},
+			want: `,"attributes":{"k` + r + `":0}` + emptyEnvelope + `}`,
+		},
+		{
+			name: "nested map",
+			set: func(rec plog.LogRecord) {
+				m := rec.Attributes().PutEmptyMap("m")
+				m.PutInt("\xc0", 0)
+				m.PutInt("\xc1", 1)
+			},
+			want: `,"attributes":{"m":{"` + r + `":0}}` + emptyEnvelope + `}`,
+		},
+		{
+			name: "map body",
+			set: func(rec plog.LogRecord) {
+				m := rec.Body().SetEmptyMap()
+				m.PutInt("b\xff", 0)
+				m.PutInt("b\xfe", 1)
+			},
+			want: emptyEnvelope + `,"body":{"structured":{"b` + r + `":0}}}`,
+		},
+		{
+			name: "geo prefixes",
+			set: func(rec plog.LogRecord) {
+				a := rec.Attributes()
+				a.PutDouble("a\xff.geo.location.lat", 1)
+				a.PutDouble("a\xff.geo.location.lon", 2)
+				a.PutDouble("a\xfe.geo.location.lat", 3)
+				a.PutDouble("a\xfe.geo.location.lon", 4)
+			},
+			want: `,"attributes":{"a` + r + `.geo.location":[2.0,1.0]}` + emptyEnvelope + `}`,
+		},
+		{
+			name: "geo prefix and a plain key",
+			set: func(rec plog.LogRecord) {
+				a := rec.Attributes()
+				a.PutDouble("a\xff.geo.location.lat", 1)
+				a.PutDouble("a\xff.geo.location.lon", 2)
+				a.PutStr("a\ufffd.geo.location", "later")
+			},
+			want: `,"attributes":{"a` + r + `.geo.location":[2.0,1.0]}` + emptyEnvelope + `}`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := plog.NewLogRecord()
-			for i, k := range tt.keys {
-				rec.Attributes().PutInt(k, int64(i))
-			}
-			got := encodeLog(t, rec) // checkDocument reports a repeated name
-			want := emptyLogPrefix + `,"attributes":{"k` + "\ufffd" + `":0}` + emptyEnvelope + `}`
-			if string(got) != want {
+			tt.set(rec)
+			e := newTestEncoder(pcommon.NewResource(), pcommon.NewInstrumentationScope())
+			got := e.AppendLog(nil, rec, DataStream{})
+			checkDocument(t, got) // reports a repeated name
+			if want := emptyLogPrefix + tt.want; string(got) != want {
 				t.Errorf("AppendLog() = %q, want %q", got, want)
 			}
+			if rep := e.Repair(); rep != RepairInvalidUTF8 {
+				t.Errorf("Repair() = %q, want %q", rep, RepairInvalidUTF8)
+			}
 		})
+	}
+}
+
+func TestInvalidUTF8KeysInResource(t *testing.T) {
+	res := pcommon.NewResource()
+	res.Attributes().PutStr("k\xff", "first")
+	res.Attributes().PutStr("k\xfe", "second")
+	var e Encoder
+	e.SetResource(res, "")
+	e.SetScope(pcommon.NewInstrumentationScope(), "")
+	got := e.AppendLog(nil, plog.NewLogRecord(), DataStream{})
+	checkDocument(t, got)
+	want := emptyLogPrefix + `,"resource":{"attributes":{"k` + "\ufffd" + `":"first"}},"scope":{}}`
+	if string(got) != want {
+		t.Errorf("AppendLog() = %q, want %q", got, want)
+	}
+	if r := e.Repair(); r != RepairInvalidUTF8 {
+		t.Errorf("Repair() = %q, want %q", r, RepairInvalidUTF8)
 	}
 }
 
@@ -1039,7 +1115,6 @@ func TestAppendSpanEvent(t *testing.T) {
 			want: `{"@timestamp":"0.0",` +
 				`"data_stream":{"type":"logs","dataset":"generic.otel","namespace":"default"},` +
 				`"trace_id":"0123456789abcdeffedcba9876543210","span_id":"aabbccdd00112233",` +
-				`"attributes":{"event.name":""},` +
 				`"resource":{"attributes":{"service.name":"checkout"}},"scope":{}}`,
 		},
 		{
@@ -1293,5 +1368,28 @@ func TestZeroEncoder(t *testing.T) {
 	got = e2.AppendSpan(nil, ptrace.NewSpan(), DataStream{})
 	if want := emptySpanPrefix + emptySpanSuffix; string(got) != want {
 		t.Errorf("AppendSpan() on a zero Encoder = %s, want %s", got, want)
+	}
+}
+
+func TestNonFiniteGeoStaysPlain(t *testing.T) {
+	var e Encoder
+	rec := plog.NewLogRecord()
+	rec.Attributes().PutDouble("geo.location.lat", math.NaN())
+	rec.Attributes().PutDouble("geo.location.lon", 2)
+	got := string(e.AppendLog(nil, rec, DataStream{}))
+	want := `{"@timestamp":"0.0","observed_timestamp":"0.0","attributes":{"geo.location.lat":null,"geo.location.lon":2.0},"resource":{},"scope":{}}`
+	if got != want {
+		t.Errorf("AppendLog() = %s, want %s", got, want)
+	}
+}
+
+func TestUnknownSpanKindIsLeftOut(t *testing.T) {
+	var e Encoder
+	span := ptrace.NewSpan()
+	span.SetKind(ptrace.SpanKind(42))
+	got := string(e.AppendSpan(nil, span, DataStream{}))
+	want := `{"@timestamp":"0.0","duration":0,"links":[],"status":{},"resource":{},"scope":{}}`
+	if got != want {
+		t.Errorf("AppendSpan() = %s, want %s", got, want)
 	}
 }

@@ -4,6 +4,7 @@
 package serializer // import "github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -213,6 +214,8 @@ func (e *Encoder) writeObject(m pcommon.Map, depth int, top bool, extra string) 
 	e.w.byte('}')
 }
 
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
 // isGeoKey reports whether k is geo.location.lat or .lon, alone or after a dotted prefix.
 func isGeoKey(k string) bool {
 	for _, suffix := range [...]string{geoLatSuffix, geoLonSuffix} {
@@ -249,8 +252,9 @@ func (e *Encoder) writeGeo(m pcommon.Map, k string, depth int, first bool) bool 
 			}
 		}
 	}
-	if latKey == "" || lonKey == "" || lat.Type() != pcommon.ValueTypeDouble || lon.Type() != pcommon.ValueTypeDouble {
-		return false
+	if latKey == "" || lonKey == "" || lat.Type() != pcommon.ValueTypeDouble || lon.Type() != pcommon.ValueTypeDouble ||
+		!finite(lat.Double()) || !finite(lon.Double()) {
+		return false // not a point a geo_point field accepts; written as plain attributes
 	}
 	prefix := base[:len(base)-1]
 	if !e.seen[depth].add(prefix) {

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"slices"
 	"strconv"
 	"testing"
 	"unicode/utf8"
@@ -277,10 +278,7 @@ func checkFuzzDocument(t *testing.T, doc []byte) {
 
 func checkRepair(t *testing.T, got Repair, allowed ...Repair) {
 	t.Helper()
-	for _, r := range allowed {
-		if got == r {
-			return
-		}
+	if !slices.Contains(allowed, got) {
+		t.Fatalf("Repair() = %q, want one of %q", got, allowed)
 	}
-	t.Fatalf("Repair() = %q, want one of %q", got, allowed)
 }

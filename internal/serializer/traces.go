@@ -35,8 +35,10 @@ func (e *Encoder) AppendSpan(dst []byte, span ptrace.Span, ds DataStream) []byte
 		e.w.raw(`,"name":`)
 		e.w.str(s)
 	}
-	e.w.raw(`,"kind":`)
-	e.w.str(span.Kind().String())
+	if kind := span.Kind().String(); kind != "" { // empty for a kind unknown to pdata
+		e.w.raw(`,"kind":`)
+		e.w.str(kind)
+	}
 	// A span that ends before it starts gets a duration of 0 rather than a wrapped
 	// unsigned difference of about 1.8e19.
 	var duration uint64
@@ -148,11 +150,17 @@ func (e *Encoder) AppendSpanEvent(dst []byte, span ptrace.Span, ev ptrace.SpanEv
 		e.w.raw(`,"event_name":`)
 		e.w.str(s)
 	}
-	// The event's name is written as the attribute event.name; it wins over an attribute of
-	// that name.
-	e.w.raw(`,"attributes":`)
-	e.writeAttributes(ev.Attributes(), "event.name")
-	e.w.str(ev.Name())
-	e.w.byte('}')
+	// A named event's name is written as the attribute event.name; it wins over an attribute
+	// of that name.
+	switch name, attrs := ev.Name(), ev.Attributes(); {
+	case name != "":
+		e.w.raw(`,"attributes":`)
+		e.writeAttributes(attrs, "event.name")
+		e.w.str(name)
+		e.w.byte('}')
+	case attrs.Len() > 0:
+		e.w.raw(`,"attributes":`)
+		e.writeAttributes(attrs, "")
+	}
 	return e.end()
 }

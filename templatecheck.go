@@ -1,0 +1,116 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexporter"
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/elastic/elastic-transport-go/v8/elastictransport"
+	"go.uber.org/zap"
+)
+
+// maxCheckedDataStreams bounds the names remembered by the template check, so that a
+// high-cardinality routing attribute cannot grow memory without limit. Past it, new data
+// streams are not checked.
+const maxCheckedDataStreams = 4096
+
+// templateChecker warns once per data stream when no index template with a data_stream
+// section matches it: Elasticsearch then rejects every document sent with
+// require_data_stream. The first time the exporter routes to a data stream, a background
+// worker asks POST /_index_template/_simulate_index/<name>; pushes never wait for it.
+type templateChecker struct {
+	client *elastictransport.Client
+	logger *zap.Logger
+
+	mu    sync.Mutex
+	seen  map[string]struct{}
+	queue chan string
+}
+
+func newTemplateChecker(client *elastictransport.Client, logger *zap.Logger) *templateChecker {
+	return &templateChecker{client: client, logger: logger, seen: map[string]struct{}{}, queue: make(chan string, 64)}
+}
+
+// observe notes that documents are being routed to the data stream name. It is cheap when the
+// name was seen before; callers still call it only when the name changes.
+func (c *templateChecker) observe(name string) {
+	c.mu.Lock()
+	_, seen := c.seen[name]
+	if seen || len(c.seen) >= maxCheckedDataStreams {
+		c.mu.Unlock()
+		return
+	}
+	c.seen[name] = struct{}{}
+	c.mu.Unlock()
+	select {
+	case c.queue <- name:
+	default:
+		c.forget(name) // the worker is behind; check it another time
+	}
+}
+
+func (c *templateChecker) forget(name string) {
+	c.mu.Lock()
+	delete(c.seen, name)
+	c.mu.Unlock()
+}
+
+// run checks the queued names until ctx ends.
+func (c *templateChecker) run(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case name := <-c.queue:
+			c.check(ctx, name)
+		}
+	}
+}
+
+func (c *templateChecker) check(ctx context.Context, name string) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "/_index_template/_simulate_index/"+url.PathEscape(name), http.NoBody)
+	if err != nil {
+		return
+	}
+	resp, err := c.client.Perform(req)
+	if err != nil {
+		c.forget(name) // the server is not reachable now; check again later
+		return
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode != http.StatusOK {
+		// No privilege to read templates, or an older server: say nothing rather than guess.
+		c.logger.Debug("Index template check not possible", zap.String("data_stream", name),
+			zap.Int("status", resp.StatusCode))
+		return
+	}
+	var sim struct {
+		Template *struct {
+			Mappings map[string]json.RawMessage `json:"mappings"`
+		} `json:"template"`
+	}
+	if err := json.Unmarshal(body, &sim); err != nil {
+		return
+	}
+	if sim.Template == nil {
+		c.logger.Warn("No index template matches data stream "+name+"; Elasticsearch rejects its documents "+
+			"(require_data_stream). Install a composable template with a data_stream section for it, "+
+			"or use Elasticsearch 8.16+ whose built-in templates match *.otel-* data streams",
+			zap.String("data_stream", name))
+		return
+	}
+	if _, ok := sim.Template.Mappings["_data_stream_timestamp"]; !ok {
+		c.logger.Warn("The index template matching "+name+" has no data_stream section; Elasticsearch "+
+			"rejects documents sent to it with require_data_stream", zap.String("data_stream", name))
+	}
+}
