@@ -1,0 +1,368 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package integrationtest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/config/configopaque"
+	"go.opentelemetry.io/collector/exporter"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
+	"go.opentelemetry.io/collector/exporter/exportertest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/otelcol-es/elasticsearchexporter"
+	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/estest"
+)
+
+// suite holds what one test needs against the real node: a client, a unique name, and
+// exporter settings whose logs and metrics the test can read.
+type suite struct {
+	es   *estest.Client
+	id   string // unique per test; data stream names are built from it (data streams cannot be deleted here)
+	set  exporter.Settings
+	logs *observer.ObservedLogs
+	tel  *componenttest.Telemetry
+}
+
+func newSuite(t *testing.T) *suite {
+	t.Helper()
+	es := estest.FromEnv(t)
+	es.InstallOTelTemplates(t)
+	core, logs := observer.New(zapcore.DebugLevel)
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	set := exportertest.NewNopSettings(elasticsearchexporter.NewFactory().Type())
+	set.TelemetrySettings = tel.NewTelemetrySettings()
+	set.Logger = zap.New(core)
+	id := strings.ToLower(strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())) + "_" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
+	return &suite{es: es, id: id, set: set, logs: logs, tel: tel}
+}
+
+// config returns the exporter config for the node with basic auth, the node's CA, no sending
+// queue (so push results reach the test) and quick retries.
+func (s *suite) config() *elasticsearchexporter.Config {
+	cfg := elasticsearchexporter.NewFactory().CreateDefaultConfig().(*elasticsearchexporter.Config)
+	cfg.Endpoints = []string{s.es.Endpoint}
+	cfg.Authentication.User = s.es.User
+	cfg.Authentication.Password = configopaque.String(s.es.Password)
+	cfg.Authentication.APIKey = configopaque.String(s.es.APIKey)
+	if s.es.User != "" {
+		cfg.Authentication.APIKey = ""
+	}
+	cfg.TLS.CAFile = s.es.CACert
+	cfg.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
+	cfg.Retry.InitialInterval = 10 * time.Millisecond
+	cfg.Retry.MaxInterval = 100 * time.Millisecond
+	return cfg
+}
+
+func (s *suite) logsExporter(t *testing.T, cfg *elasticsearchexporter.Config) exporter.Logs {
+	t.Helper()
+	exp, err := elasticsearchexporter.NewFactory().CreateLogs(context.Background(), s.set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { require.NoError(t, exp.Shutdown(context.Background())) })
+	return exp
+}
+
+func (s *suite) tracesExporter(t *testing.T, cfg *elasticsearchexporter.Config) exporter.Traces {
+	t.Helper()
+	exp, err := elasticsearchexporter.NewFactory().CreateTraces(context.Background(), s.set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { require.NoError(t, exp.Shutdown(context.Background())) })
+	return exp
+}
+
+// waitConnected waits for the exporter's version check to log the server's version.
+func (s *suite) waitConnected(t *testing.T) {
+	t.Helper()
+	require.Eventually(t, func() bool { return s.logs.FilterMessage("Connected to Elasticsearch").Len() == 1 },
+		30*time.Second, 20*time.Millisecond, "the exporter did not log the server's version")
+}
+
+// docs counts the documents processed with the given outcome, from the exporter's telemetry.
+func (s *suite) docs(t *testing.T, outcome string) int64 {
+	t.Helper()
+	m, err := s.tel.GetMetric("otelcol_elasticsearch.docs.processed")
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
+		if v, ok := dp.Attributes.Value("outcome"); ok && v.AsString() == outcome {
+			n += dp.Value
+		}
+	}
+	return n
+}
+
+// search refreshes index and returns the documents whose field equals value, sorted by i.
+func (s *suite) search(t *testing.T, index, field string, value any) []map[string]any {
+	t.Helper()
+	s.es.Refresh(t, index)
+	q := estest.TermQuery(field, value)
+	q["size"] = 100
+	q["sort"] = []any{map[string]any{"@timestamp": "asc"}}
+	return s.es.Search(t, index, q)
+}
+
+// get follows a dotted path through nested maps; it also accepts keys that contain dots.
+func get(doc map[string]any, path string) any {
+	var cur any = doc
+	for path != "" {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		if v, ok := m[path]; ok {
+			return v
+		}
+		found := false
+		for i := len(path) - 1; i > 0; i-- {
+			if path[i] != '.' {
+				continue
+			}
+			if v, ok := m[path[:i]]; ok {
+				cur, path, found = v, path[i+1:], true
+				break
+			}
+		}
+		if !found {
+			return nil
+		}
+	}
+	return cur
+}
+
+func (s *suite) logsData(n int) plog.Logs {
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	rl.Resource().Attributes().PutStr("service.name", "checkout")
+	rl.Resource().Attributes().PutStr("data_stream.dataset", s.id)
+	sl := rl.ScopeLogs().AppendEmpty()
+	sl.Scope().SetName("integration")
+	sl.Scope().SetVersion("1.0.0")
+	for i := range n {
+		r := sl.LogRecords().AppendEmpty()
+		r.SetTimestamp(pcommon.Timestamp(1_700_000_000_123_456_789 + int64(i)*1_000_000_000))
+		r.SetObservedTimestamp(pcommon.Timestamp(1_700_000_000_200_000_000 + int64(i)*1_000_000_000))
+		r.SetSeverityText("WARN")
+		r.SetSeverityNumber(plog.SeverityNumberWarn)
+		r.Body().SetStr(fmt.Sprintf("payment %d declined <card> & \"retry\"", i))
+		r.Attributes().PutInt("i", int64(i))
+		r.Attributes().PutStr("run", s.id)
+		r.Attributes().PutDouble("amount", 12.5)
+		r.SetTraceID(pcommon.TraceID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, byte(i)})
+	}
+	return ld
+}
+
+func TestLogsRoundTrip(t *testing.T) {
+	s := newSuite(t)
+	exp := s.logsExporter(t, s.config())
+	require.NoError(t, exp.ConsumeLogs(context.Background(), s.logsData(3)))
+
+	index := "logs-" + s.id + ".otel-default"
+	docs := s.search(t, index, "run", s.id)
+	require.Len(t, docs, 3)
+	d := docs[1]
+	assert.Equal(t, "1700000001123.456789", d["@timestamp"], "date_nanos keeps the nanoseconds")
+	assert.Equal(t, "WARN", d["severity_text"])
+	assert.EqualValues(t, 13, d["severity_number"])
+	assert.Equal(t, "payment 1 declined <card> & \"retry\"", get(d, "body.text"))
+	assert.EqualValues(t, 1, get(d, "attributes.i"))
+	assert.InDelta(t, 12.5, get(d, "attributes.amount"), 0)
+	assert.Equal(t, "checkout", get(d, "resource.attributes.service.name"))
+	assert.Nil(t, get(d, "resource.attributes.data_stream.dataset"), "routing attributes are consumed")
+	assert.Equal(t, "integration", get(d, "scope.name"))
+	assert.Equal(t, map[string]any{"type": "logs", "dataset": s.id + ".otel", "namespace": "default"}, d["data_stream"])
+	assert.Equal(t, "0102030405060708090a0b0c0d0e0f01", d["trace_id"])
+
+	// The passthrough objects make attributes searchable by their bare names, and
+	// @timestamp is a date_nanos field.
+	s.es.Refresh(t, index)
+	assert.Equal(t, 3, s.es.CountQuery(t, index, estest.TermQuery("service.name", "checkout")))
+	mapping := s.es.MustDo(t, http.MethodGet, "/"+index+"/_mapping/field/@timestamp", nil)
+	assert.Contains(t, string(mapping), `"date_nanos"`)
+	assert.Equal(t, int64(3), s.docs(t, "indexed"))
+}
+
+func TestSpansAndSpanEventsRoundTrip(t *testing.T) {
+	s := newSuite(t)
+	exp := s.tracesExporter(t, s.config())
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", "frontend")
+	rs.Resource().Attributes().PutStr("data_stream.dataset", s.id)
+	span := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	span.SetTraceID(pcommon.TraceID{0xaa, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})
+	span.SetSpanID(pcommon.SpanID{0xbb, 1, 2, 3, 4, 5, 6, 7})
+	span.SetName("GET /cart")
+	span.SetKind(ptrace.SpanKindServer)
+	span.SetStartTimestamp(1_700_000_000_000_000_000)
+	span.SetEndTimestamp(1_700_000_000_250_000_000)
+	span.Status().SetCode(ptrace.StatusCodeError)
+	span.Status().SetMessage("boom")
+	span.Attributes().PutStr("run", s.id)
+	link := span.Links().AppendEmpty()
+	link.SetTraceID(pcommon.TraceID{0xcc})
+	ev := span.Events().AppendEmpty()
+	ev.SetName("exception")
+	ev.SetTimestamp(1_700_000_000_100_000_000)
+	ev.Attributes().PutStr("exception.type", "IOError")
+	ev.Attributes().PutStr("run", s.id)
+	require.NoError(t, exp.ConsumeTraces(context.Background(), td))
+
+	spans := s.search(t, "traces-"+s.id+".otel-default", "run", s.id)
+	require.Len(t, spans, 1)
+	sp := spans[0]
+	assert.Equal(t, "GET /cart", sp["name"])
+	assert.Equal(t, "Server", sp["kind"])
+	assert.EqualValues(t, 250_000_000, sp["duration"])
+	assert.Equal(t, "aa0102030405060708090a0b0c0d0e0f", sp["trace_id"])
+	assert.Equal(t, map[string]any{"code": "Error", "message": "boom"}, sp["status"])
+	assert.Len(t, sp["links"], 1)
+	assert.Equal(t, "frontend", get(sp, "resource.attributes.service.name"))
+
+	events := s.search(t, "logs-"+s.id+".otel-default", "run", s.id)
+	require.Len(t, events, 1)
+	e := events[0]
+	assert.Equal(t, "exception", e["event_name"])
+	assert.Equal(t, "exception", get(e, "attributes.event.name"))
+	assert.Equal(t, "IOError", get(e, "attributes.exception.type"))
+	assert.Equal(t, "bb01020304050607", e["span_id"])
+	assert.Equal(t, "1700000000100.0", e["@timestamp"])
+}
+
+func TestRoutingCreatesDataStreams(t *testing.T) {
+	s := newSuite(t)
+	exp := s.logsExporter(t, s.config())
+	ld := s.logsData(3)
+	recs := ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords()
+	recs.At(1).Attributes().PutStr("data_stream.namespace", "Prod-EU")
+	recs.At(2).Attributes().PutStr("data_stream.dataset", s.id+"_other")
+	require.NoError(t, exp.ConsumeLogs(context.Background(), ld))
+
+	for _, name := range []string{
+		"logs-" + s.id + ".otel-default",
+		"logs-" + s.id + ".otel-prod-eu",
+		"logs-" + s.id + "_other.otel-default",
+	} {
+		body := s.es.MustDo(t, http.MethodGet, "/_resolve/index/"+name, nil)
+		var r struct {
+			DataStreams []struct {
+				Name string `json:"name"`
+			} `json:"data_streams"`
+		}
+		require.NoError(t, json.Unmarshal(body, &r))
+		require.Len(t, r.DataStreams, 1, "%s is a data stream: %s", name, body)
+		assert.Equal(t, name, r.DataStreams[0].Name)
+		s.es.Refresh(t, name)
+		assert.Equal(t, 1, s.es.Count(t, name), name)
+	}
+}
+
+func TestDuplicateIDIsCountedNotIndexed(t *testing.T) {
+	s := newSuite(t)
+	cfg := s.config()
+	cfg.LogsDynamicID.Enabled = true
+	exp := s.logsExporter(t, cfg)
+	ld := s.logsData(2)
+	recs := ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords()
+	recs.At(0).Attributes().PutStr("elasticsearch.document_id", s.id+"-a")
+	recs.At(1).Attributes().PutStr("elasticsearch.document_id", s.id+"-b")
+	require.NoError(t, exp.ConsumeLogs(context.Background(), ld))
+	require.NoError(t, exp.ConsumeLogs(context.Background(), ld), "a 409 on create is a final outcome")
+
+	assert.Equal(t, int64(2), s.docs(t, "indexed"))
+	assert.Equal(t, int64(2), s.docs(t, "duplicate"), "the replayed documents are counted as duplicates, not as indexed")
+	index := "logs-" + s.id + ".otel-default"
+	s.es.Refresh(t, index)
+	assert.Equal(t, 2, s.es.Count(t, index))
+	assert.Equal(t, 1, s.es.CountQuery(t, index, estest.TermQuery("_id", s.id+"-a")))
+}
+
+func TestMappingConflictRejectsOnlyThatDocument(t *testing.T) {
+	s := newSuite(t)
+	exp := s.logsExporter(t, s.config())
+	s.waitConnected(t) // the version check turns on include_source_on_error=false
+	// The first push maps attributes.i as a number.
+	require.NoError(t, exp.ConsumeLogs(context.Background(), s.logsData(1)))
+	ld := s.logsData(3)
+	ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(1).Attributes().PutStr("i", "not a number")
+	require.NoError(t, exp.ConsumeLogs(context.Background(), ld), "a document rejected for good does not fail the push")
+
+	index := "logs-" + s.id + ".otel-default"
+	s.es.Refresh(t, index)
+	assert.Equal(t, 3, s.es.Count(t, index), "the other documents of the request are indexed")
+	assert.Equal(t, int64(1), s.docs(t, "rejected"))
+	warns := s.logs.FilterMessage("Documents not indexed").All()
+	require.NotEmpty(t, warns)
+	failures := fmt.Sprint(warns[len(warns)-1].ContextMap()["failures"])
+	assert.Contains(t, failures, "400")
+	assert.Contains(t, failures, "document_parsing_exception")
+	assert.Contains(t, failures, index)
+	assert.Contains(t, failures, "failed to parse", "include_source_on_error=false brings the reason back")
+}
+
+func TestWrongPasswordSaysSo(t *testing.T) {
+	s := newSuite(t)
+	if s.es.User == "" {
+		t.Skip("the node is configured with an API key, not a user")
+	}
+	cfg := s.config()
+	cfg.Authentication.Password = "wrong-password"
+	exp := s.logsExporter(t, cfg)
+	err := exp.ConsumeLogs(context.Background(), s.logsData(1))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "HTTP 401")
+	assert.Contains(t, err.Error(), "check user/password or api_key")
+	assert.Equal(t, int64(1), s.docs(t, "rejected"))
+}
+
+func TestVersionCheckAndMissingTemplateWarning(t *testing.T) {
+	s := newSuite(t)
+	// A template without a data_stream section, matching only this test's data stream.
+	s.es.MustDo(t, http.MethodPut, "/_index_template/"+s.id, map[string]any{
+		"index_patterns": []string{"logs-" + s.id + ".otel-*"},
+		"priority":       900,
+		"template":       map[string]any{"settings": map[string]any{"number_of_replicas": 0}},
+	})
+	t.Cleanup(func() { _, _, _ = s.es.Do(http.MethodDelete, "/_index_template/"+s.id, nil) })
+	exp := s.logsExporter(t, s.config())
+	s.waitConnected(t)
+	connected := s.logs.FilterMessage("Connected to Elasticsearch").All()[0]
+	assert.Regexp(t, `^\d+\.\d+\.\d+`, connected.ContextMap()["version"])
+	assert.Empty(t, s.logs.FilterMessageSnippet("is older than").All())
+
+	_ = exp.ConsumeLogs(context.Background(), s.logsData(2))
+	require.Eventually(t, func() bool { return s.logs.FilterMessageSnippet("has no data_stream section").Len() > 0 },
+		30*time.Second, 20*time.Millisecond)
+	_ = exp.ConsumeLogs(context.Background(), s.logsData(2))
+	time.Sleep(200 * time.Millisecond)
+	warns := s.logs.FilterMessageSnippet("has no data_stream section").All()
+	require.Len(t, warns, 1, "warned once for the data stream")
+	assert.Equal(t, "logs-"+s.id+".otel-default", warns[0].ContextMap()["data_stream"])
+	// Elasticsearch refuses those documents (require_data_stream): counted as rejected.
+	assert.Equal(t, int64(4), s.docs(t, "rejected"))
+}
