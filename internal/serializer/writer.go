@@ -58,11 +58,18 @@ func appendString(dst []byte, s string) ([]byte, int) {
 }
 
 // appendEscaped appends the escaped contents of s without quotes. Runs of bytes that need no
-// work are copied in one go.
+// work are copied in one go; the scan skips eight bytes at a time while none of them is a
+// control character, a quote, a backslash or a non-ASCII byte.
 func appendEscaped(dst []byte, s string) ([]byte, int) {
 	invalid := 0
 	start := 0
 	for i := 0; i < len(s); {
+		for i+8 <= len(s) && !needsWork(load64(s, i)) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if escapeASCII[c] == 0 {
@@ -91,6 +98,27 @@ func appendEscaped(dst []byte, s string) ([]byte, int) {
 		i += size
 	}
 	return append(dst, s[start:]...), invalid
+}
+
+// load64 reads the eight bytes of s at i as a little-endian word. The compiler turns the
+// shifts into one load.
+func load64(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// needsWork reports whether any byte of x is below 0x20, a quote, a backslash, or 0x80 and
+// above. The zero-byte test may report a byte next to a real match too, which only sends that
+// word through the byte loop.
+func needsWork(x uint64) bool {
+	hasZero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
+	return (x&highs)|((x-ones*0x20)&^x&highs)|hasZero(x^(ones*'"'))|hasZero(x^(ones*'\\')) != 0
 }
 
 // appendFloat appends f as a JSON number by the ES6 rule with a forced ".0" on integral
@@ -137,12 +165,15 @@ func appendDateNanos(dst []byte, ts uint64) []byte {
 	if rem == 0 {
 		return append(dst, '.', '0', '"')
 	}
-	dst = append(dst, '.')
-	for div := uint64(1e5); div > 0; div /= 10 {
-		dst = append(dst, byte('0'+rem/div%10))
-	}
-	return append(dst, '"')
+	a, b, c := rem/10000, rem/100%100, rem%100
+	return append(dst, '.', digitPairs[2*a], digitPairs[2*a+1], digitPairs[2*b], digitPairs[2*b+1],
+		digitPairs[2*c], digitPairs[2*c+1], '"')
 }
+
+// digitPairs holds "00" to "99", for writing two digits at a time.
+const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
+	"8081828384858687888990919293949596979899"
 
 // writer appends JSON to buf and counts the repairs it made. Keys are written by the
 // callers as constant literals that carry their own comma, so the writer keeps no
