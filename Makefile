@@ -23,6 +23,54 @@ BENCHSTAT         := $(GO) tool -modfile=$(BENCHSTAT_MOD) benchstat
 # Git ref that bench-compare measures the working tree against.
 BASE ?=
 
+# Fuzz targets of the short fuzz pass that `make test` runs: <package>:<target>.
+FUZZ_TARGETS := \
+	./internal/serializer:FuzzAppendString \
+	./internal/serializer:FuzzAppendFloat \
+	./internal/serializer:FuzzEncodeLogs \
+	./internal/serializer:FuzzEncodeSpans \
+	./internal/routing:FuzzRouteDataStream
+FUZZTIME ?= 10s
+
+##@ Main jobs
+
+.PHONY: demo
+demo: ## Run the demo: a real Elasticsearch, the otelcol-es collector and a burst of logs and traces
+	scripts/demo.sh
+
+.PHONY: test
+test: lint unit fuzz integration ## Run every test: lint, vet, race unit tests, a short fuzz pass, the real-Elasticsearch suite
+
+.PHONY: build
+build: ## Build the otelcol-es collector with ocb into .bin/otelcol-es
+	GO="$(GO)" scripts/build-collector.sh
+
+##@ Tests
+
+.PHONY: unit
+unit: ## Unit tests with the race detector
+	$(GO) test -race -count=1 ./...
+
+.PHONY: fuzz
+fuzz: ## A short fuzz pass, FUZZTIME (10s) per target
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz $$pkg $$name"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s $$pkg || exit 1; \
+	done
+
+.PHONY: integration
+integration: build ## The integration module against a real Elasticsearch (started by scripts/es.sh unless ES_ENDPOINT is set)
+	GO="$(GO)" scripts/integration.sh
+
+.PHONY: update-golden
+update-golden: ## Rewrite the generated golden files (never the hand-written ones); review the diff
+	$(GO) test -count=1 -run TestGolden . -update
+
+.PHONY: bench
+bench: ## Serializer benchmarks (with the OTLP JSON baseline in the same run) and the push path to a loopback sink
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/serializer/ .
+
 ##@ Code generation
 
 .PHONY: generate
@@ -33,9 +81,10 @@ generate: ## Regenerate internal/metadata, the generated tests and documentation
 ##@ Lint and format
 
 .PHONY: lint
-lint: ## Run go vet and golangci-lint over the module
+lint: ## Run go vet and golangci-lint over both modules (the exporter and integrationtest/)
 	$(GO) vet ./...
 	$(GOLANGCI_LINT) run ./...
+	cd integrationtest && $(GO) vet ./... && $(GO) tool -modfile=../tools/lint/go.mod golangci-lint run --config ../.golangci.yml ./...
 
 .PHONY: fmt
 fmt: ## Format the code with gofumpt and goimports (through golangci-lint)
