@@ -61,7 +61,7 @@ func TestCollectorEndToEnd(t *testing.T) {
 		"-run-id", runID, "-dataset", dataset, "-service", "e2e-test",
 	).CombinedOutput()
 	require.NoError(t, err, "loadgen failed:\n%s", out)
-	t.Logf("loadgen: %s", strings.TrimSpace(string(out)))
+	t.Logf("%s", strings.TrimSpace(string(out)))
 
 	// Wait until everything is searchable.
 	logsIdx := "logs-" + dataset + ".otel-*"
@@ -111,7 +111,8 @@ func TestCollectorEndToEnd(t *testing.T) {
 		assert.Equal(t, runID, field(doc, "resource", "attributes", loadgen.RunIDAttribute), "%s: resource.attributes.loadgen.run_id", kind)
 		assert.Equal(t, runID, field(doc, "attributes", loadgen.RunIDAttribute), "%s: attributes.loadgen.run_id", kind)
 		assert.Equal(t, "e2e-test", field(doc, "resource", "attributes", "service.name"), "%s: resource.attributes.service.name", kind)
-		assert.Equal(t, dataset, field(doc, "data_stream", "dataset"), "%s: data_stream.dataset", kind)
+		// In mapping mode otel the dataset of the document, like the data stream name, ends in .otel.
+		assert.Equal(t, dataset+".otel", field(doc, "data_stream", "dataset"), "%s: data_stream.dataset", kind)
 		assert.Equal(t, "default", field(doc, "data_stream", "namespace"), "%s: data_stream.namespace", kind)
 		assert.Equal(t, loadgen.ScopeName, field(doc, "scope", "name"), "%s: scope.name", kind)
 		assert.Regexp(t, `^[0-9a-f]{32}$`, field(doc, "trace_id"), "%s: trace_id", kind)
@@ -253,7 +254,8 @@ func writeCollectorConfig(t *testing.T, c estest.Config, grpcAddr, httpAddr stri
 
 exporters:
   %[3]s:
-    endpoints: [${env:ES_ENDPOINT}]
+    endpoints:
+      - ${env:ES_ENDPOINT}
 %[4]s%[5]s    sending_queue:
       num_consumers: 2
       queue_size: 100
@@ -324,6 +326,7 @@ var dumped sync.Map
 
 // dump prints the collector's output once per test.
 func (c *collector) dump(t *testing.T) {
+	t.Helper()
 	if _, loaded := dumped.LoadOrStore(c, true); loaded {
 		return
 	}
@@ -364,8 +367,7 @@ func (c *collector) stop(timeout time.Duration) (int, error) {
 	case <-ctx.Done():
 		return -1, fmt.Errorf("the collector did not exit within %s of SIGTERM", timeout)
 	}
-	var ee *exec.ExitError
-	if errors.As(c.err, &ee) {
+	if ee, ok := errors.AsType[*exec.ExitError](c.err); ok {
 		return ee.ExitCode(), nil
 	}
 	if c.err != nil {

@@ -59,8 +59,8 @@ func main() {
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	res, err := loadgen.Run(ctx, cfg)
+	stop()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "loadgen: error: %v\n", err)
 		fmt.Fprintf(os.Stderr, "loadgen: delivered before the error: %s\n", res)

@@ -95,7 +95,7 @@ func NewRunID() string {
 
 // Run sends cfg.Logs log records and cfg.Spans spans. It stops at the first request that
 // cannot be delivered and returns what was delivered until then together with the error.
-func Run(ctx context.Context, cfg Config) (Result, error) {
+func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	if cfg.Batch <= 0 {
 		return Result{}, errors.New("batch must be positive")
 	}
@@ -112,7 +112,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	g := &generator{cfg: cfg, client: &http.Client{Timeout: cfg.Timeout}}
 	_, _ = rand.Read(g.traceBase[:])
 	defer g.client.CloseIdleConnections()
-	res := Result{RunID: cfg.RunID}
+	res.RunID = cfg.RunID
 	t0 := time.Now()
 	defer func() { res.Elapsed = time.Since(t0) }()
 
