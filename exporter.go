@@ -24,6 +24,7 @@ import (
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -69,6 +70,8 @@ type esExporter struct {
 type pushState struct {
 	enc                  serializer.Encoder
 	logs, traces, events *routing.Router
+	metrics              *routing.Router
+	exp                  *esExporter
 	batch                bulk.Batch
 	repairs              map[serializer.Repair]int
 	lastDataStream       string // the data stream last handed to the template check
@@ -116,7 +119,14 @@ func (e *esExporter) newPushState() (*pushState, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pushState{logs: logs, traces: traces, events: events, repairs: map[serializer.Repair]int{}}, nil
+	metrics, err := routing.NewRouter(settings(e.cfg.MetricsIndex))
+	if err != nil {
+		return nil, fmt.Errorf("`metrics_index` / `logstash_format`: %w", err)
+	}
+	return &pushState{
+		logs: logs, traces: traces, events: events, metrics: metrics, exp: e,
+		repairs: map[serializer.Repair]int{},
+	}, nil
 }
 
 func (e *esExporter) getState() (*pushState, error) {
@@ -475,6 +485,76 @@ func (e *esExporter) appendSpan(st *pushState, span ptrace.Span, scope pcommon.I
 		start := len(st.batch.Buf)
 		st.batch.Buf = st.enc.AppendSpanEvent(st.batch.Buf, span, ev, dataStream(t))
 		e.add(st, start, bulk.Item{Index: t.Index, RequireDataStream: t.DataStream})
+	}
+}
+
+func (e *esExporter) pushMetrics(ctx context.Context, md pmetric.Metrics) error {
+	st, err := e.getState()
+	if err != nil {
+		return consumererror.NewPermanent(err)
+	}
+	defer e.putState(st)
+	report := st.enc.EncodeMetrics(&st.batch.Buf, md, st.routeMetric, st)
+	e.recordMetricsReport(ctx, &report)
+	return e.send(ctx, st)
+}
+
+// routeMetric resolves the index of a data point; it is the serializer's MetricRouteFunc.
+func (st *pushState) routeMetric(attrs, scope, resource pcommon.Map, scopeName string, ts pcommon.Timestamp) (string, serializer.DataStream, error) {
+	t, err := st.metrics.Route(routing.TypeMetrics, attrs, scope, resource, scopeName, ts)
+	if err != nil {
+		return "", serializer.DataStream{}, err
+	}
+	return t.Index, dataStream(t), nil
+}
+
+// AddMetricsDocument adds a metric document, with its dynamic templates, to the batch.
+func (st *pushState) AddMetricsDocument(start int, index string, ds serializer.DataStream, templates []serializer.DynamicTemplate) {
+	for _, t := range templates {
+		st.batch.AddTemplate(t.Path, t.Template)
+	}
+	st.exp.add(st, start, bulk.Item{Index: index, RequireDataStream: ds.Type != ""})
+}
+
+// recordMetricsReport counts and logs, once per push, the data points and values that the
+// encoder could not write.
+func (e *esExporter) recordMetricsReport(ctx context.Context, r *serializer.MetricsReport) {
+	for i, n := range r.Rejected {
+		if n == 0 {
+			continue
+		}
+		reason := serializer.RejectReason(i)
+		e.telemetry.ElasticsearchDocsProcessed.Add(ctx, int64(n), metric.WithAttributes(
+			attribute.String("outcome", bulk.OutcomeRejected),
+			attribute.String("error.type", reason),
+			attribute.Int("http.response.status_code", 0),
+		))
+		if suppressed, ok := e.invalidRouteLog.Allow(); ok {
+			fields := []zap.Field{
+				zap.Int("data_points", n), zap.String("reason", reason),
+				zap.String("metric", r.RejectedNames[i]), zap.Int("suppressed_log_lines", suppressed),
+			}
+			if reason == serializer.RejectInvalidIndexName {
+				fields = append(fields, zap.Error(r.FirstError))
+			}
+			e.logger.Warn("Metric data points rejected", fields...)
+		}
+	}
+	if r.NonFinite > 0 {
+		e.telemetry.ElasticsearchDocsProcessed.Add(ctx, int64(r.NonFinite), metric.WithAttributes(
+			attribute.String("outcome", bulk.OutcomeSkipped),
+			attribute.String("error.type", "non_finite_value"),
+			attribute.Int("http.response.status_code", 0),
+		))
+		e.logger.Warn("Metric values that are NaN or infinite were not written: Elasticsearch cannot store them",
+			zap.Int("values", r.NonFinite), zap.String("metric", r.NonFiniteName))
+	}
+	if r.NoIndex > 0 {
+		e.telemetry.ElasticsearchDocsProcessed.Add(ctx, int64(r.NoIndex), metric.WithAttributes(
+			attribute.String("outcome", bulk.OutcomeSkipped),
+			attribute.String("error.type", "_noindex"),
+			attribute.Int("http.response.status_code", 0),
+		))
 	}
 }
 

@@ -28,6 +28,7 @@ func NewFactory() exporter.Factory {
 		createDefaultConfig,
 		exporter.WithLogs(createLogsExporter, metadata.LogsStability),
 		exporter.WithTraces(createTracesExporter, metadata.TracesStability),
+		exporter.WithMetrics(createMetricsExporter, metadata.MetricsStability),
 	)
 }
 
@@ -92,6 +93,20 @@ func createLogsExporter(ctx context.Context, set exporter.Settings, cfg componen
 		return nil, err
 	}
 	exp, err := exporterhelper.NewLogs(ctx, set, cfg, h.shared.exp.pushLogs, h.options(c)...)
+	if err != nil {
+		_ = h.shutdown(ctx)
+		return nil, err
+	}
+	return exp, nil
+}
+
+func createMetricsExporter(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Metrics, error) {
+	c := cfg.(*Config)
+	h, err := sharedExporters.acquire(c, set)
+	if err != nil {
+		return nil, err
+	}
+	exp, err := exporterhelper.NewMetrics(ctx, set, cfg, h.shared.exp.pushMetrics, h.options(c)...)
 	if err != nil {
 		_ = h.shutdown(ctx)
 		return nil, err

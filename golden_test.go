@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
@@ -48,8 +49,15 @@ func TestGolden(t *testing.T) {
 				td, unmarshalErr := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(raw)
 				require.NoError(t, unmarshalErr)
 				require.NoError(t, newTracesExporter(t, cfg, testSettings()).ConsumeTraces(context.Background(), td))
+			case bytes.Contains(raw, []byte(`"resourceMetrics"`)):
+				md, unmarshalErr := (&pmetric.JSONUnmarshaler{}).UnmarshalMetrics(raw)
+				require.NoError(t, unmarshalErr)
+				exp, createErr := NewFactory().CreateMetrics(context.Background(), testSettings(), cfg)
+				require.NoError(t, createErr)
+				startExporter(t, exp)
+				require.NoError(t, exp.ConsumeMetrics(context.Background(), md))
 			default:
-				t.Fatalf("%s holds neither resourceLogs nor resourceSpans", in)
+				t.Fatalf("%s holds no resourceLogs, resourceSpans or resourceMetrics", in)
 			}
 			got := bytes.Join(srv.Bodies(), nil)
 			wantFile := name + ".ndjson"

@@ -18,7 +18,7 @@ cd "$REPO_DIR"
 started=""
 cleanup() {
 	if [ -n "$started" ]; then
-		scripts/es.sh stop || true
+		"$REPO_DIR/scripts/es.sh" stop || true
 	fi
 }
 trap cleanup EXIT

@@ -19,6 +19,7 @@ import (
 // Item describes one encoded document of a Batch.
 type Item struct {
 	start, end        int
+	tplStart, tplEnd  int // the item's dynamic templates in Batch.templates
 	Index             string
 	DocumentID        string
 	Pipeline          string
@@ -28,8 +29,15 @@ type Item struct {
 // Batch holds the encoded documents of one push. The zero value is ready to use; Reset makes it
 // reusable.
 type Batch struct {
-	Buf   []byte
-	items []Item
+	Buf       []byte
+	items     []Item
+	templates []DynamicTemplate
+	tplMark   int // templates from here on belong to the next item added
+}
+
+// DynamicTemplate is one entry of a bulk item's dynamic_templates.
+type DynamicTemplate struct {
+	Path, Template string
 }
 
 // Reset empties the batch and keeps its memory.
@@ -37,12 +45,28 @@ func (b *Batch) Reset() {
 	b.Buf = b.Buf[:0]
 	clear(b.items) // drop string references
 	b.items = b.items[:0]
+	clear(b.templates)
+	b.templates = b.templates[:0]
+	b.tplMark = 0
+}
+
+// AddTemplate records a dynamic template of the next item added.
+func (b *Batch) AddTemplate(path, template string) {
+	b.templates = append(b.templates, DynamicTemplate{Path: path, Template: template})
 }
 
 // Add records the document written to Buf[start:] as an item with the given metadata.
+// The dynamic templates added since the previous item belong to it.
 func (b *Batch) Add(start int, it Item) {
 	it.start, it.end = start, len(b.Buf)
+	it.tplStart, it.tplEnd = b.tplMark, len(b.templates)
+	b.tplMark = len(b.templates)
 	b.items = append(b.items, it)
+}
+
+// Templates returns the dynamic templates of document i.
+func (b *Batch) Templates(i int) []DynamicTemplate {
+	return b.templates[b.items[i].tplStart:b.items[i].tplEnd]
 }
 
 // Len returns the number of documents in the batch.

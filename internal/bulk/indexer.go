@@ -33,6 +33,9 @@ const (
 	OutcomeRetryable    = "retryable"
 	OutcomeFailureStore = "failure_store"
 	OutcomeDropped      = "dropped"
+	// OutcomeSkipped counts metric data points and values deliberately not written: NaN and
+	// ±Inf values, and points with the _noindex hint.
+	OutcomeSkipped = "skipped"
 )
 
 // Outcomes of a bulk request.
@@ -168,6 +171,7 @@ func (ix *Indexer) newBulkIndexer() (*docappender.BulkIndexer, error) {
 type session struct {
 	bi           *docappender.BulkIndexer
 	reader       docReader
+	templates    map[string]string // dynamic templates of the item being added
 	chunk, retry []int
 	failures     failureSummary
 	result       Result
@@ -219,6 +223,9 @@ func (ix *Indexer) Send(ctx context.Context, b *Batch) (Result, error) {
 		for next < b.Len() {
 			it := &b.items[next]
 			n := it.end - it.start + itemOverhead(it)
+			for _, t := range b.Templates(next) {
+				n += len(t.Path) + len(t.Template) + len(`,"dynamic_templates":{"":""}`)
+			}
 			if len(s.chunk) > 0 && size+n > ix.cfg.MaxBulkBytes {
 				break
 			}
@@ -273,11 +280,25 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch) error {
 		for _, i := range pending {
 			it := &b.items[i]
 			s.reader.b = b.Buf[it.start:it.end]
+			var templates map[string]string
+			if it.tplEnd > it.tplStart {
+				// docappender reads the map while Add writes the action line, so one map
+				// serves every item.
+				if s.templates == nil {
+					s.templates = make(map[string]string)
+				}
+				clear(s.templates)
+				for _, t := range b.Templates(i) {
+					s.templates[t.Path] = t.Template
+				}
+				templates = s.templates
+			}
 			if err := s.bi.Add(docappender.BulkIndexerItem{
 				Index:             it.Index,
 				DocumentID:        it.DocumentID,
 				Pipeline:          it.Pipeline,
 				Body:              &s.reader,
+				DynamicTemplates:  templates,
 				RequireDataStream: it.RequireDataStream,
 			}); err != nil {
 				s.bi.Reset()

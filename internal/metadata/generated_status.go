@@ -14,6 +14,7 @@ var (
 )
 
 const (
-	LogsStability   = component.StabilityLevelBeta
-	TracesStability = component.StabilityLevelBeta
+	LogsStability    = component.StabilityLevelBeta
+	MetricsStability = component.StabilityLevelBeta
+	TracesStability  = component.StabilityLevelBeta
 )

@@ -43,6 +43,11 @@ type Encoder struct {
 	resourceRepair, scopeRepair bool   // invalid UTF-8 seen in the resource or the scope
 	repair                      Repair // repair of the last document written
 	seen                        []keySet
+
+	// flatMaps writes map-valued attributes as JSON strings (pdata's AsString form), as metric
+	// documents need so that dimensions stay flat.
+	flatMaps bool
+	metrics  metricsState
 }
 
 // Repair returns what was repaired in the last document written, or RepairNone.
@@ -294,6 +299,10 @@ func (e *Encoder) writeValue(v pcommon.Value, depth int) {
 		}
 		e.w.byte('"')
 	case pcommon.ValueTypeMap:
+		if e.flatMaps {
+			e.w.str(v.AsString()) // allocates; map-valued dimensions are rare
+			return
+		}
 		e.writeObject(v.Map(), depth, false, "")
 	case pcommon.ValueTypeSlice:
 		e.writeSlice(v.Slice(), depth)

@@ -1,0 +1,855 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package serializer // import "github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/cespare/xxhash/v2"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
+)
+
+// Metric data points become one document per group: the points of one push that share the
+// index, the resource attributes, the scope name and attributes, the data point attributes,
+// the unit, and the timestamp and start timestamp in milliseconds. Grouping hashes the pdata
+// directly into a reusable slice of point references, sorts it by hash, and checks equality
+// within each run of equal hashes, so that two different groups never merge on a collision
+// and the steady state does not allocate.
+
+// Mapping hints, from the data point attribute elasticsearch.mapping.hints.
+const (
+	hintAggregateMetricDouble = "aggregate_metric_double"
+	hintDocCount              = "_doc_count"
+	hintHistogramRaw          = "histogram:raw"
+	hintNoIndex               = "_noindex"
+)
+
+// Reasons a data point is not written, reported in MetricsReport.
+const (
+	RejectNoValue          = "no_value"
+	RejectBucketMismatch   = "histogram_bucket_mismatch"
+	RejectScaleOutOfRange  = "scale_out_of_range"
+	RejectUnsupportedType  = "unsupported_metric_type"
+	RejectInvalidIndexName = "invalid_index_name"
+	numRejectReasons       = 5
+)
+
+var rejectReasons = [numRejectReasons]string{
+	RejectNoValue, RejectBucketMismatch, RejectScaleOutOfRange, RejectUnsupportedType, RejectInvalidIndexName,
+}
+
+// MetricsReport tells what EncodeMetrics could not write.
+type MetricsReport struct {
+	// Rejected counts data points not written, by reason (see Reject*), with the name of the
+	// first metric rejected for each reason.
+	Rejected      [numRejectReasons]int
+	RejectedNames [numRejectReasons]string
+	// NonFinite counts NaN and ±Inf values skipped (numbers, and summary quantiles), with the
+	// name of the first such metric.
+	NonFinite     int
+	NonFiniteName string
+	// NoIndex counts data points skipped for their _noindex hint.
+	NoIndex int
+	// FirstError is the first routing error.
+	FirstError error
+}
+
+// RejectReason returns the name of reason i, for i < len(Rejected).
+func RejectReason(i int) string { return rejectReasons[i] }
+
+func (r *MetricsReport) reject(reason int, name string) {
+	if r.Rejected[reason] == 0 {
+		r.RejectedNames[reason] = name
+	}
+	r.Rejected[reason]++
+}
+
+// MetricRouteFunc resolves the index of a data point from its attributes, its scope's and its
+// resource's. ds is the zero DataStream for a plain index.
+type MetricRouteFunc func(attrs, scope, resource pcommon.Map, scopeName string, ts pcommon.Timestamp) (index string, ds DataStream, err error)
+
+// DynamicTemplate is one entry of a bulk item's dynamic_templates: the field path and the
+// name of the template Elasticsearch maps it with.
+type DynamicTemplate struct {
+	Path, Template string
+}
+
+// MetricsSink receives each metric document after it is written to the buffer.
+type MetricsSink interface {
+	// AddMetricsDocument records the document written at the end of the buffer from start on.
+	// templates is only valid during the call.
+	AddMetricsDocument(start int, index string, ds DataStream, templates []DynamicTemplate)
+}
+
+type metricTarget struct {
+	index string
+	ds    DataStream
+}
+
+type envelopeRef struct {
+	hash       uint64
+	start, end int // the encoded object in metricsState.frags
+	attrs      pcommon.Map
+	name       string // scope name; empty for resources
+	repaired   bool
+}
+
+type metricPoint struct {
+	metric          pmetric.Metric
+	idx             int32 // data point index within the metric
+	res, scope      int32 // indices into metricsState.resources / scopes
+	target          int32 // index into metricsState.targets
+	hash            uint64
+	tsMs, startMs   int64
+	done            bool
+	sortedByArrival int32
+}
+
+// metricsState is the reusable scratch state of EncodeMetrics.
+type metricsState struct {
+	points         []metricPoint
+	resources      []envelopeRef
+	scopes         []envelopeRef
+	targets        []metricTarget
+	frags          []byte
+	group, pending []int32
+	deferred       []int32
+	names          []string
+	templates      []DynamicTemplate
+	quantiles      []int32
+	paths          map[string]string // metric name -> "metrics.<name>"
+	report         MetricsReport
+}
+
+const maxPathCache = 4096
+
+func (s *metricsState) reset() {
+	clear(s.points)
+	s.points = s.points[:0]
+	clear(s.resources)
+	s.resources = s.resources[:0]
+	clear(s.scopes)
+	s.scopes = s.scopes[:0]
+	clear(s.targets)
+	s.targets = s.targets[:0]
+	s.frags = s.frags[:0]
+	s.report = MetricsReport{}
+}
+
+// EncodeMetrics writes the documents of md to *buf, calling sink for each, and reports the
+// data points it could not write. Documents come out grouped (see the comment at the top of
+// this file), ordered by group hash.
+func (e *Encoder) EncodeMetrics(buf *[]byte, md pmetric.Metrics, route MetricRouteFunc, sink MetricsSink) MetricsReport {
+	m := &e.metrics
+	m.reset()
+	e.flatMaps = true
+	defer func() { e.flatMaps = false }()
+
+	rms := md.ResourceMetrics()
+	for i := range rms.Len() {
+		rm := rms.At(i)
+		res := rm.Resource()
+		resIdx := int32(len(m.resources))
+		m.resources = append(m.resources, e.encodeMetricEnvelope(rm.SchemaUrl(), "", "", res.Attributes(), res.DroppedAttributesCount()))
+		sms := rm.ScopeMetrics()
+		for j := range sms.Len() {
+			sm := sms.At(j)
+			scope := sm.Scope()
+			scopeIdx := int32(len(m.scopes))
+			m.scopes = append(m.scopes, e.encodeMetricEnvelope(sm.SchemaUrl(), scope.Name(), scope.Version(), scope.Attributes(), scope.DroppedAttributesCount()))
+			metrics := sm.Metrics()
+			for k := range metrics.Len() {
+				e.collectPoints(metrics.At(k), resIdx, scopeIdx, res.Attributes(), scope, route)
+			}
+		}
+	}
+	for i := range m.points {
+		m.points[i].sortedByArrival = int32(i)
+	}
+	slices.SortFunc(m.points, func(a, b metricPoint) int {
+		if c := cmp.Compare(a.hash, b.hash); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.sortedByArrival, b.sortedByArrival)
+	})
+	for i := 0; i < len(m.points); {
+		j := i + 1
+		for j < len(m.points) && m.points[j].hash == m.points[i].hash {
+			j++
+		}
+		for l := i; l < j; l++ {
+			if m.points[l].done {
+				continue
+			}
+			m.group = m.group[:0]
+			for q := l; q < j; q++ {
+				if !m.points[q].done && e.samePointGroup(&m.points[l], &m.points[q]) {
+					m.points[q].done = true
+					m.group = append(m.group, int32(q))
+				}
+			}
+			e.writeGroup(buf, sink)
+		}
+		i = j
+	}
+	return m.report
+}
+
+// encodeMetricEnvelope encodes a resource or scope object into the fragment arena.
+func (e *Encoder) encodeMetricEnvelope(schemaURL, name, version string, attrs pcommon.Map, dropped uint32) envelopeRef {
+	m := &e.metrics
+	start := len(m.frags)
+	var repaired bool
+	m.frags, repaired = e.encodeEnvelope(m.frags, schemaURL, name, version, attrs, dropped)
+	h := hashMap(attrs)
+	if name != "" {
+		h = mix(h, xxhash.Sum64String(name))
+	}
+	return envelopeRef{hash: h, start: start, end: len(m.frags), attrs: attrs, name: name, repaired: repaired}
+}
+
+func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, resAttrs pcommon.Map, scope pcommon.InstrumentationScope, route MetricRouteFunc) {
+	m := &e.metrics
+	n := 0
+	switch metric.Type() {
+	case pmetric.MetricTypeGauge:
+		n = metric.Gauge().DataPoints().Len()
+	case pmetric.MetricTypeSum:
+		n = metric.Sum().DataPoints().Len()
+	case pmetric.MetricTypeHistogram:
+		n = metric.Histogram().DataPoints().Len()
+	case pmetric.MetricTypeExponentialHistogram:
+		n = metric.ExponentialHistogram().DataPoints().Len()
+	case pmetric.MetricTypeSummary:
+		n = metric.Summary().DataPoints().Len()
+	default:
+		m.report.reject(rejectIndex(RejectUnsupportedType), metric.Name())
+		return
+	}
+	unitHash := xxhash.Sum64String(metric.Unit())
+	base := mix(m.resources[resIdx].hash, m.scopes[scopeIdx].hash)
+	for i := range n {
+		p := pointOf(metric, i)
+		attrs := p.attrs
+		if hasHint(attrs, hintNoIndex) {
+			m.report.NoIndex++
+			continue
+		}
+		index, ds, err := route(attrs, scope.Attributes(), resAttrs, scope.Name(), p.ts)
+		if err != nil {
+			m.report.reject(rejectIndex(RejectInvalidIndexName), metric.Name())
+			if m.report.FirstError == nil {
+				m.report.FirstError = err
+			}
+			continue
+		}
+		target := e.metricTarget(index, ds)
+		tsMs, startMs := int64(p.ts)/1e6, int64(p.start)/1e6
+		h := mix(base, xxhash.Sum64String(index))
+		h = mix(h, hashMap(attrs))
+		h = mix(h, unitHash)
+		h = mix(h, uint64(tsMs))
+		h = mix(h, uint64(startMs))
+		m.points = append(m.points, metricPoint{
+			metric: metric, idx: int32(i), res: resIdx, scope: scopeIdx, target: target,
+			hash: h, tsMs: tsMs, startMs: startMs,
+		})
+	}
+}
+
+func rejectIndex(reason string) int {
+	return slices.Index(rejectReasons[:], reason)
+}
+
+func (e *Encoder) metricTarget(index string, ds DataStream) int32 {
+	m := &e.metrics
+	for i, t := range slices.Backward(m.targets) { // the last target is the likeliest
+		if t.index == index && t.ds == ds {
+			return int32(i)
+		}
+	}
+	m.targets = append(m.targets, metricTarget{index: index, ds: ds})
+	return int32(len(m.targets) - 1)
+}
+
+// pointView is what grouping and the document header need of any data point.
+type pointView struct {
+	attrs     pcommon.Map
+	ts, start pcommon.Timestamp
+}
+
+func pointOf(metric pmetric.Metric, i int) pointView {
+	switch metric.Type() {
+	case pmetric.MetricTypeGauge:
+		dp := metric.Gauge().DataPoints().At(i)
+		return pointView{dp.Attributes(), dp.Timestamp(), dp.StartTimestamp()}
+	case pmetric.MetricTypeSum:
+		dp := metric.Sum().DataPoints().At(i)
+		return pointView{dp.Attributes(), dp.Timestamp(), dp.StartTimestamp()}
+	case pmetric.MetricTypeHistogram:
+		dp := metric.Histogram().DataPoints().At(i)
+		return pointView{dp.Attributes(), dp.Timestamp(), dp.StartTimestamp()}
+	case pmetric.MetricTypeExponentialHistogram:
+		dp := metric.ExponentialHistogram().DataPoints().At(i)
+		return pointView{dp.Attributes(), dp.Timestamp(), dp.StartTimestamp()}
+	case pmetric.MetricTypeSummary:
+		dp := metric.Summary().DataPoints().At(i)
+		return pointView{dp.Attributes(), dp.Timestamp(), dp.StartTimestamp()}
+	}
+	return pointView{attrs: pcommon.NewMap()}
+}
+
+// samePointGroup reports whether two points with equal hashes belong to one document group.
+func (e *Encoder) samePointGroup(a, b *metricPoint) bool {
+	if a == b {
+		return true
+	}
+	m := &e.metrics
+	if a.target != b.target || a.tsMs != b.tsMs || a.startMs != b.startMs || a.metric.Unit() != b.metric.Unit() {
+		return false
+	}
+	if a.res != b.res && !equalAttrs(m.resources[a.res].attrs, m.resources[b.res].attrs) {
+		return false
+	}
+	if a.scope != b.scope && (m.scopes[a.scope].name != m.scopes[b.scope].name ||
+		!equalAttrs(m.scopes[a.scope].attrs, m.scopes[b.scope].attrs)) {
+		return false
+	}
+	return equalAttrs(pointOf(a.metric, int(a.idx)).attrs, pointOf(b.metric, int(b.idx)).attrs)
+}
+
+// grouped reports whether an attribute takes part in grouping and is written: routing
+// attributes and the mapping hints do not.
+func grouped(k string) bool { return !routing.IsControlAttribute(k) }
+
+// equalAttrs compares two attribute maps as sets of grouped keys, in any order. A repeated
+// key counts once, with its first value, as it is written.
+func equalAttrs(a, b pcommon.Map) bool {
+	na, nb := 0, 0
+	for k, va := range a.All() {
+		if !grouped(k) {
+			continue
+		}
+		if first, _ := a.Get(k); first != va {
+			continue // a repeated key
+		}
+		na++
+		vb, ok := b.Get(k)
+		if !ok || !va.Equal(vb) {
+			return false
+		}
+	}
+	for k, vb := range b.All() {
+		if !grouped(k) {
+			continue
+		}
+		if first, _ := b.Get(k); first == vb {
+			nb++
+		}
+	}
+	return na == nb
+}
+
+// hashMap hashes the grouped attributes of m independently of their order.
+func hashMap(m pcommon.Map) uint64 {
+	var h uint64
+	for k, v := range m.All() {
+		if !grouped(k) {
+			continue
+		}
+		if first, _ := m.Get(k); first != v {
+			continue
+		}
+		h += mix(xxhash.Sum64String(k), hashValue(v))
+	}
+	return h
+}
+
+func hashValue(v pcommon.Value) uint64 {
+	switch v.Type() {
+	case pcommon.ValueTypeStr:
+		return xxhash.Sum64String(v.Str())
+	case pcommon.ValueTypeInt:
+		return mix(1, uint64(v.Int()))
+	case pcommon.ValueTypeDouble:
+		return mix(2, math.Float64bits(v.Double()))
+	case pcommon.ValueTypeBool:
+		if v.Bool() {
+			return 3
+		}
+		return 4
+	case pcommon.ValueTypeMap:
+		return mix(5, hashMapAll(v.Map()))
+	case pcommon.ValueTypeSlice:
+		s := v.Slice()
+		h := uint64(6)
+		for i := range s.Len() {
+			h = mix(h, hashValue(s.At(i)))
+		}
+		return h
+	case pcommon.ValueTypeBytes:
+		h := uint64(7)
+		for _, c := range v.Bytes().All() {
+			h = mix(h, uint64(c))
+		}
+		return h
+	}
+	return 0
+}
+
+// hashMapAll hashes every key of a nested map, independently of their order.
+func hashMapAll(m pcommon.Map) uint64 {
+	var h uint64
+	for k, v := range m.All() {
+		h += mix(xxhash.Sum64String(k), hashValue(v))
+	}
+	return h
+}
+
+// mix combines two hashes (the finaliser of SplitMix64 over their sum).
+func mix(a, b uint64) uint64 {
+	z := a*0x9e3779b97f4a7c15 + b
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+func hasHint(attrs pcommon.Map, hint string) bool {
+	v, ok := attrs.Get(routing.MappingHintsAttribute)
+	if !ok || v.Type() != pcommon.ValueTypeSlice {
+		return false
+	}
+	s := v.Slice()
+	for i := range s.Len() {
+		if h := s.At(i); h.Type() == pcommon.ValueTypeStr && h.Str() == hint {
+			return true
+		}
+	}
+	return false
+}
+
+// writeGroup writes the points in e.metrics.group as one document, or as several when two
+// points share a metric name: a later point with a name already written goes to the next
+// document instead of being lost.
+func (e *Encoder) writeGroup(buf *[]byte, sink MetricsSink) {
+	m := &e.metrics
+	m.pending = append(m.pending[:0], m.group...)
+	for len(m.pending) > 0 {
+		m.deferred = m.deferred[:0]
+		m.names = m.names[:0]
+		m.templates = m.templates[:0]
+		m.quantiles = m.quantiles[:0]
+		leader := &m.points[m.pending[0]]
+		lp := pointOf(leader.metric, int(leader.idx))
+		target := m.targets[leader.target]
+
+		e.begin(*buf)
+		start := len(e.w.buf)
+		e.w.raw(`{"@timestamp":`)
+		e.w.int(leader.tsMs)
+		if leader.startMs != 0 {
+			e.w.raw(`,"start_timestamp":`)
+			e.w.int(leader.startMs)
+		}
+		if u := leader.metric.Unit(); u != "" {
+			e.w.raw(`,"unit":`)
+			e.w.str(u)
+		}
+		e.writeDataStream(target.ds)
+		if lp.attrs.Len() > 0 {
+			e.w.raw(`,"attributes":`)
+			e.writeAttributes(lp.attrs, "")
+		}
+		res, scope := m.resources[leader.res], m.scopes[leader.scope]
+		e.w.raw(`,"resource":`)
+		e.w.bytes(m.frags[res.start:res.end])
+		e.w.raw(`,"scope":`)
+		e.w.bytes(m.frags[scope.start:scope.end])
+		e.w.raw(`,"metrics":{`)
+		var docCount uint64
+		for _, pi := range m.pending {
+			p := &m.points[pi]
+			name := p.metric.Name()
+			if slices.Contains(m.names, name) {
+				m.deferred = append(m.deferred, pi)
+				continue
+			}
+			mark := len(e.w.buf)
+			if len(m.names) > 0 {
+				e.w.byte(',')
+			}
+			e.w.str(name)
+			e.w.byte(':')
+			tpl, count, hinted := e.writeMetricValue(p, name)
+			if tpl == "" {
+				e.w.buf = e.w.buf[:mark]
+				continue
+			}
+			m.names = append(m.names, name)
+			m.templates = append(m.templates, DynamicTemplate{Path: e.metricPath(name), Template: tpl})
+			if hinted {
+				docCount = count
+			}
+			if p.metric.Type() == pmetric.MetricTypeSummary && p.metric.Summary().DataPoints().At(int(p.idx)).QuantileValues().Len() > 0 {
+				m.quantiles = append(m.quantiles, pi)
+			}
+		}
+		e.w.byte('}')
+		if len(m.names) == 0 {
+			// Every value of the group was skipped: no document.
+			e.w.buf = e.w.buf[:start]
+			*buf = e.w.buf
+			e.w.buf = nil
+			m.pending = append(m.pending[:0], m.deferred...)
+			continue
+		}
+		e.writeQuantiles()
+		if docCount > 0 {
+			e.w.raw(`,"_doc_count":`)
+			e.w.uint(docCount)
+		}
+		e.w.raw(`,"_metric_names_hash":"`)
+		e.w.buf = strconv.AppendUint(e.w.buf, metricNamesHash(m.names), 16)
+		e.w.byte('"')
+		if res.repaired || scope.repaired {
+			e.w.invalidUTF8++
+		}
+		*buf = e.finish()
+		sink.AddMetricsDocument(start, target.index, target.ds, m.templates)
+		m.pending = append(m.pending[:0], m.deferred...)
+	}
+}
+
+// metricNamesHash is XXH64 (seed 0) of the names sorted and concatenated with no separator.
+// It sorts names in place.
+func metricNamesHash(names []string) uint64 {
+	slices.Sort(names)
+	var d xxhash.Digest
+	d.Reset()
+	for _, n := range names {
+		_, _ = d.WriteString(n)
+	}
+	return d.Sum64()
+}
+
+// metricPath returns "metrics.<name>", cached so that the steady state does not allocate.
+func (e *Encoder) metricPath(name string) string {
+	m := &e.metrics
+	if p, ok := m.paths[name]; ok {
+		return p
+	}
+	if m.paths == nil || len(m.paths) >= maxPathCache {
+		m.paths = make(map[string]string, 64)
+	}
+	p := "metrics." + name
+	m.paths[name] = p
+	return p
+}
+
+// writeMetricValue writes the value of one data point and returns its dynamic template, or
+// "" when the point is skipped (the caller then removes what was written), and the point's
+// document count with whether it carries the _doc_count hint.
+func (e *Encoder) writeMetricValue(p *metricPoint, name string) (tpl string, count uint64, hinted bool) {
+	rep := &e.metrics.report
+	i := int(p.idx)
+	switch p.metric.Type() {
+	case pmetric.MetricTypeGauge, pmetric.MetricTypeSum:
+		var dp pmetric.NumberDataPoint
+		counter := false
+		if p.metric.Type() == pmetric.MetricTypeGauge {
+			dp = p.metric.Gauge().DataPoints().At(i)
+		} else {
+			sum := p.metric.Sum()
+			dp = sum.DataPoints().At(i)
+			counter = sum.IsMonotonic() && sum.AggregationTemporality() == pmetric.AggregationTemporalityCumulative
+		}
+		hinted = hasHint(dp.Attributes(), hintDocCount)
+		switch dp.ValueType() {
+		case pmetric.NumberDataPointValueTypeInt:
+			e.w.int(dp.IntValue())
+			if counter {
+				return "counter_long", 1, hinted
+			}
+			return "gauge_long", 1, hinted
+		case pmetric.NumberDataPointValueTypeDouble:
+			v := dp.DoubleValue()
+			if !finite(v) {
+				rep.nonFinite(name)
+				return "", 0, false
+			}
+			e.w.float(v)
+			if counter {
+				return "counter_double", 1, hinted
+			}
+			return "gauge_double", 1, hinted
+		}
+		rep.reject(rejectIndex(RejectNoValue), name)
+		return "", 0, false
+	case pmetric.MetricTypeHistogram:
+		dp := p.metric.Histogram().DataPoints().At(i)
+		attrs := dp.Attributes()
+		hinted = hasHint(attrs, hintDocCount)
+		bounds, counts := dp.ExplicitBounds(), dp.BucketCounts()
+		if bounds.Len() > 0 && counts.Len() != bounds.Len()+1 || bounds.Len() == 0 && counts.Len() > 1 {
+			rep.reject(rejectIndex(RejectBucketMismatch), name)
+			return "", 0, false
+		}
+		if hasHint(attrs, hintAggregateMetricDouble) {
+			e.writeSumCount(dp.Sum(), dp.Count())
+			return "summary", dp.Count(), hinted
+		}
+		e.writeHistogram(dp, hasHint(attrs, hintHistogramRaw))
+		return "histogram", dp.Count(), hinted
+	case pmetric.MetricTypeExponentialHistogram:
+		dp := p.metric.ExponentialHistogram().DataPoints().At(i)
+		attrs := dp.Attributes()
+		hinted = hasHint(attrs, hintDocCount)
+		if s := dp.Scale(); s < -10 || s > 20 {
+			rep.reject(rejectIndex(RejectScaleOutOfRange), name)
+			return "", 0, false
+		}
+		if hasHint(attrs, hintAggregateMetricDouble) {
+			e.writeSumCount(dp.Sum(), dp.Count())
+			return "summary", dp.Count(), hinted
+		}
+		e.writeExponentialHistogram(dp)
+		return "histogram", dp.Count(), hinted
+	case pmetric.MetricTypeSummary:
+		dp := p.metric.Summary().DataPoints().At(i)
+		hinted = hasHint(dp.Attributes(), hintDocCount)
+		e.writeSumCount(dp.Sum(), dp.Count())
+		return "summary", dp.Count(), hinted
+	}
+	return "", 0, false
+}
+
+func (r *MetricsReport) nonFinite(name string) {
+	if r.NonFinite == 0 {
+		r.NonFiniteName = name
+	}
+	r.NonFinite++
+}
+
+// writeSumCount writes {"sum": x, "value_count": n}, the aggregate_metric_double form. A NaN
+// sum is written as null.
+func (e *Encoder) writeSumCount(sum float64, count uint64) {
+	e.w.raw(`{"sum":`)
+	e.w.float(sum)
+	e.w.raw(`,"value_count":`)
+	e.w.uint(capCount(count))
+	e.w.byte('}')
+}
+
+// capCount keeps counts within the long Elasticsearch stores.
+func capCount(c uint64) uint64 {
+	return min(c, math.MaxInt64)
+}
+
+// writeHistogram writes {"counts": [...], "values": [...]} with one pair per non-empty bucket.
+// A value is the bucket's midpoint; the first bucket uses half its upper bound when that bound
+// is positive, else the bound; the overflow bucket uses the last bound. With raw, a value is
+// the bucket's upper bound and the overflow count joins the last bucket written.
+func (e *Encoder) writeHistogram(dp pmetric.HistogramDataPoint, raw bool) {
+	bounds, counts := dp.ExplicitBounds(), dp.BucketCounts()
+	if bounds.Len() == 0 {
+		if c := dp.Count(); c > 0 {
+			e.w.raw(`{"counts":[`)
+			e.w.uint(capCount(c))
+			e.w.raw(`],"values":[`)
+			e.w.float(dp.Sum() / float64(c))
+			e.w.raw(`]}`)
+			return
+		}
+		e.w.raw(`{"counts":[],"values":[]}`)
+		return
+	}
+	n := counts.Len()
+	last := bounds.Len() - 1
+	// Counts first, then values, from the same walk over the buckets.
+	e.w.raw(`{"counts":[`)
+	first := true
+	for i := range n {
+		c := counts.At(i)
+		if raw && i == n-1 && !first {
+			break // the overflow count was added to the last bucket written
+		}
+		if c == 0 {
+			continue
+		}
+		if raw && i < n-1 {
+			c = addCapped(c, overflowIfLastWritten(counts, i))
+		}
+		if !first {
+			e.w.byte(',')
+		}
+		first = false
+		e.w.uint(capCount(c))
+	}
+	e.w.raw(`],"values":[`)
+	first = true
+	for i := range n {
+		c := counts.At(i)
+		if raw && i == n-1 && !first {
+			break
+		}
+		if c == 0 {
+			continue
+		}
+		var v float64
+		switch {
+		case i > last:
+			v = bounds.At(last)
+		case raw:
+			v = bounds.At(i)
+		case i == 0:
+			v = bounds.At(0)
+			if v > 0 {
+				v /= 2
+			}
+		default:
+			lo, hi := bounds.At(i-1), bounds.At(i)
+			v = lo + (hi-lo)/2
+		}
+		if !first {
+			e.w.byte(',')
+		}
+		first = false
+		e.w.float(v)
+	}
+	e.w.raw(`]}`)
+}
+
+// overflowIfLastWritten returns the overflow bucket's count when bucket i is the last
+// non-empty bucket before it, else 0.
+func overflowIfLastWritten(counts pcommon.UInt64Slice, i int) uint64 {
+	n := counts.Len()
+	for j := i + 1; j < n-1; j++ {
+		if counts.At(j) != 0 {
+			return 0
+		}
+	}
+	return counts.At(n - 1)
+}
+
+func addCapped(a, b uint64) uint64 {
+	if a+b < a {
+		return math.MaxUint64
+	}
+	return a + b
+}
+
+// writeExponentialHistogram writes the counts/values form of an exponential histogram:
+// negative buckets first, most negative value first, then the zero bucket (0.0), then the
+// positive buckets in ascending order; each value is the bucket's midpoint.
+func (e *Encoder) writeExponentialHistogram(dp pmetric.ExponentialHistogramDataPoint) {
+	scale := dp.Scale()
+	neg, pos := dp.Negative(), dp.Positive()
+	negCounts, posCounts := neg.BucketCounts(), pos.BucketCounts()
+	for pass := range 2 {
+		if pass == 0 {
+			e.w.raw(`{"counts":[`)
+		} else {
+			e.w.raw(`],"values":[`)
+		}
+		first := true
+		item := func(c uint64, v float64) {
+			if c == 0 {
+				return
+			}
+			if !first {
+				e.w.byte(',')
+			}
+			first = false
+			if pass == 0 {
+				e.w.uint(capCount(c))
+			} else {
+				e.w.float(v)
+			}
+		}
+		for i := negCounts.Len() - 1; i >= 0; i-- {
+			item(negCounts.At(i), -expMidpoint(scale, int64(neg.Offset())+int64(i)))
+		}
+		item(dp.ZeroCount(), 0)
+		for i := range posCounts.Len() {
+			item(posCounts.At(i), expMidpoint(scale, int64(pos.Offset())+int64(i)))
+		}
+	}
+	e.w.raw(`]}`)
+}
+
+// expMidpoint returns the midpoint of the bucket index of an exponential histogram of the
+// given scale: the bucket holds (base^index, base^(index+1)] with base = 2^(2^-scale).
+func expMidpoint(scale int32, index int64) float64 {
+	lo := math.Exp2(math.Ldexp(float64(index), -int(scale)))
+	hi := math.Exp2(math.Ldexp(float64(index+1), -int(scale)))
+	return lo + (hi-lo)/2
+}
+
+// writeQuantiles writes the quantiles of the summaries of the document under
+// "summary_quantiles": {"<name>": {"q0_5": v, ...}}, apart from the metrics object, since an
+// aggregate_metric_double field takes no sub-fields besides its own. Each quantile is mapped
+// with gauge_double; NaN and ±Inf quantiles are skipped and counted.
+func (e *Encoder) writeQuantiles() {
+	m := &e.metrics
+	if len(m.quantiles) == 0 {
+		return
+	}
+	e.w.raw(`,"summary_quantiles":{`)
+	for i, pi := range m.quantiles {
+		p := &m.points[pi]
+		name := p.metric.Name()
+		if i > 0 {
+			e.w.byte(',')
+		}
+		e.w.str(name)
+		e.w.raw(`:{`)
+		qs := p.metric.Summary().DataPoints().At(int(p.idx)).QuantileValues()
+		first := true
+		for j := range qs.Len() {
+			q := qs.At(j)
+			if !finite(q.Value()) || !finite(q.Quantile()) {
+				m.report.nonFinite(name)
+				continue
+			}
+			mark := len(e.w.buf)
+			if !first {
+				e.w.byte(',')
+			}
+			keyStart := len(e.w.buf)
+			e.w.byte('"')
+			e.w.buf = appendQuantileKey(e.w.buf, q.Quantile())
+			path := "summary_quantiles." + name + "." + string(e.w.buf[keyStart+1:])
+			if slices.ContainsFunc(m.templates, func(t DynamicTemplate) bool { return t.Path == path }) {
+				e.w.buf = e.w.buf[:mark] // a repeated quantile: the first wins
+				continue
+			}
+			first = false
+			e.w.raw(`":`)
+			e.w.float(q.Value())
+			m.templates = append(m.templates, DynamicTemplate{Path: path, Template: "gauge_double"})
+		}
+		e.w.byte('}')
+	}
+	e.w.byte('}')
+}
+
+// appendQuantileKey appends "q" and the quantile with "." replaced by "_" (0.99 -> q0_99), so
+// that the key is one field, not a path.
+func appendQuantileKey(dst []byte, q float64) []byte {
+	dst = append(dst, 'q')
+	start := len(dst)
+	dst = strconv.AppendFloat(dst, q, 'f', -1, 64)
+	for i := start; i < len(dst); i++ {
+		if dst[i] == '.' {
+			dst[i] = '_'
+		}
+	}
+	return dst
+}
