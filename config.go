@@ -65,8 +65,8 @@ type Config struct {
 	// data_stream.* attributes.
 	LogsIndex string `mapstructure:"logs_index"`
 
-	// MetricsIndex is the static index for metrics. Accepted for
-	// compatibility; this exporter does not export metrics. Default: empty.
+	// MetricsIndex is a static index or data stream for every metric
+	// document. Empty (the default) means data stream routing.
 	MetricsIndex string `mapstructure:"metrics_index"`
 
 	// TracesIndex is a static index or data stream name for every span.
