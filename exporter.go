@@ -62,6 +62,9 @@ type esExporter struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	// versionRetry is the wait between two version checks while the server does not answer.
+	versionRetry time.Duration
+
 	// invalidRouteLog limits the log lines about documents that could not be routed.
 	invalidRouteLog *bulk.LogLimiter
 }
@@ -87,6 +90,7 @@ func newExporter(cfg *Config, set exporter.Settings) (*esExporter, error) {
 	e := &esExporter{
 		cfg: cfg, set: set, logger: set.Logger, telemetry: tb,
 		invalidRouteLog: bulk.NewLogLimiter(cfg.Telemetry.LogFailedDocsInputRateLimit),
+		versionRetry:    30 * time.Second,
 	}
 	// Check the routing settings now, so that a bad static index or date format fails at
 	// creation with a clear message.
@@ -243,15 +247,27 @@ func (e *esExporter) checkServer(ctx context.Context) {
 			e.logger.Warn("Elasticsearch node discovery failed; using the configured endpoints", zap.Error(err))
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	version, cluster, err := e.serverVersion(ctx)
-	if err != nil {
-		if !errors.Is(ctx.Err(), context.Canceled) {
+	var version, cluster string
+	for warned := false; ; {
+		reqCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		var err error
+		version, cluster, err = e.serverVersion(reqCtx)
+		cancel()
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		if !warned {
 			e.logger.Warn("Elasticsearch version check failed; documents are sent once the server answers",
 				zap.Stringers("endpoints", e.client.URLs()), zap.Error(err))
+			warned = true
 		}
-		return
+		// Ask again later: the version decides include_source_on_error.
+		if sleepErr := bulk.Wait(ctx, e.versionRetry); sleepErr != nil {
+			return
+		}
 	}
 	e.logger.Info("Connected to Elasticsearch", zap.String("version", version), zap.String("cluster", cluster))
 	v, ok := parseVersion(version)

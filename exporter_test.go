@@ -6,6 +6,7 @@ package elasticsearchexporter
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -458,3 +459,39 @@ func TestWarnsOnceWhenNoTemplateMatches(t *testing.T) {
 	require.Len(t, warns, 1, "one warning per data stream, not per push")
 	assert.Equal(t, "logs-orphan.otel-default", warns[0].ContextMap()["data_stream"])
 }
+
+func TestExportSucceedsOnceServerComesUp(t *testing.T) {
+	// Reserve a port, then free it: nothing listens there when the exporter starts.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+
+	set, logs := observed()
+	cfg := newTestConfig("http://" + addr)
+	cfg.Retry.MaxRetries = 0
+	e, err := newExporter(cfg, set)
+	require.NoError(t, err)
+	e.versionRetry = 20 * time.Millisecond
+	require.NoError(t, e.start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { require.NoError(t, e.shutdown(context.Background())) })
+	exp := logsPusher(e.pushLogs)
+	require.Eventually(t, func() bool { return logs.FilterMessageSnippet("version check failed").Len() == 1 },
+		10*time.Second, 5*time.Millisecond, "one clear warning at start")
+	err = exp.ConsumeLogs(context.Background(), testLogs(2))
+	require.Error(t, err)
+	assert.False(t, consumererror.IsPermanent(err), "nothing was indexed: the caller may resend")
+
+	// The server comes up on the same address.
+	srv := fakees.NewOn(t, addr)
+	require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(2)))
+	assert.Len(t, srv.Accepted(), 2)
+	require.Eventually(t, func() bool { return logs.FilterMessage("Connected to Elasticsearch").Len() == 1 },
+		10*time.Second, 5*time.Millisecond, "the version is read once the server answers")
+	assert.Equal(t, 1, logs.FilterMessageSnippet("version check failed").Len(), "the warning is logged once")
+}
+
+// logsPusher adapts a push function to ConsumeLogs.
+type logsPusher func(context.Context, plog.Logs) error
+
+func (p logsPusher) ConsumeLogs(ctx context.Context, ld plog.Logs) error { return p(ctx, ld) }

@@ -333,7 +333,7 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch) error {
 			return fmt.Errorf("%d documents not sent after %d attempts: %w", len(pending), attempt+1, err)
 		}
 		ix.cfg.Telemetry.Retried.Add(ctx, int64(len(pending)))
-		if err := sleep(ctx, ix.backoff(attempt)); err != nil {
+		if err := Wait(ctx, ix.backoff(attempt)); err != nil {
 			ix.recordDocs(ctx, OutcomeDropped, "", status, len(pending))
 			s.result.Dropped += len(pending)
 			return fmt.Errorf("%d documents not sent: %w", len(pending), errors.Join(err, ctx.Err()))
@@ -419,7 +419,8 @@ func (ix *Indexer) backoff(attempt int) time.Duration {
 	return half + rand.N(half+1) //nolint:gosec // jitter needs no cryptographic randomness
 }
 
-func sleep(ctx context.Context, d time.Duration) error {
+// Wait waits for d, or returns ctx's error when ctx ends first.
+func Wait(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

@@ -14,12 +14,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
+	"testing"
+	"time"
 )
 
 // Item is one bulk item as the server received it.
@@ -79,12 +82,24 @@ type Server struct {
 }
 
 // New starts a fake Elasticsearch; it is closed when the test ends.
-func New(tb interface {
-	Cleanup(func())
-},
-) *Server {
+func New(tb testing.TB) *Server {
 	s := &Server{Version: "9.1.0"}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// NewOn starts a fake Elasticsearch listening on addr (host:port); it is closed when the test
+// ends.
+func NewOn(tb testing.TB, addr string) *Server {
+	tb.Helper()
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		tb.Fatalf("fakees: listening on %s: %v", addr, err)
+	}
+	s := &Server{Version: "9.1.0"}
+	s.Server = &httptest.Server{Listener: l, Config: &http.Server{Handler: http.HandlerFunc(s.serve), ReadHeaderTimeout: 10 * time.Second}}
+	s.Start()
 	tb.Cleanup(s.Close)
 	return s
 }
