@@ -83,6 +83,7 @@ type Server struct {
 
 // New starts a fake Elasticsearch; it is closed when the test ends.
 func New(tb testing.TB) *Server {
+	tb.Helper()
 	s := &Server{Version: "9.1.0"}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	tb.Cleanup(s.Close)
