@@ -166,7 +166,7 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 	}
 	e.httpClient = hc
 
-	transport := hc.Transport
+	var transport http.RoundTripper = bulk.RetryAfterTransport{Next: hc.Transport}
 	if e.cfg.Telemetry.LogRequestBody || e.cfg.Telemetry.LogResponseBody {
 		transport = &bodyLogger{
 			next: transport, logger: e.logger,

@@ -261,7 +261,6 @@ func TestRequestLevelFailures(t *testing.T) {
 		{name: "503 exhausted is retryable", status: http.StatusServiceUnavailable, failures: 100, wantErr: "3 attempts", wantRequests: 3},
 		{name: "400 is permanent", status: http.StatusBadRequest, failures: 100, wantErr: "HTTP 400", wantPermanent: true, wantRequests: 1},
 		{name: "401 names the credentials", status: http.StatusUnauthorized, failures: 100, wantErr: "check user/password or api_key", wantPermanent: true, wantRequests: 1},
-		{name: "413 says what to lower", status: http.StatusRequestEntityTooLarge, failures: 100, wantErr: "max_size", wantPermanent: true, wantRequests: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -495,3 +494,54 @@ func TestExportSucceedsOnceServerComesUp(t *testing.T) {
 type logsPusher func(context.Context, plog.Logs) error
 
 func (p logsPusher) ConsumeLogs(ctx context.Context, ld plog.Logs) error { return p(ctx, ld) }
+
+func TestTooLargeRequestIsSplit(t *testing.T) {
+	srv := fakees.New(t)
+	srv.OnRequest = func(_ *http.Request, items []fakees.Item) int {
+		for _, it := range items {
+			if strings.Contains(string(it.Document), `"huge`) {
+				return http.StatusRequestEntityTooLarge
+			}
+		}
+		if len(items) > 2 {
+			return http.StatusRequestEntityTooLarge
+		}
+		return 0
+	}
+	set, tel := withTelemetry(t)
+	core, logs := observer.New(zapcore.WarnLevel)
+	set.Logger = zap.New(core)
+	exp := newLogsExporter(t, newTestConfig(srv.URL), set)
+	ld := testLogs(7)
+	ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(4).Body().SetStr("huge " + strings.Repeat("x", 1000))
+	require.NoError(t, exp.ConsumeLogs(context.Background(), ld))
+
+	assert.Len(t, srv.Accepted(), 6, "every other document is indexed once")
+	seen := map[string]bool{}
+	for _, it := range srv.Accepted() {
+		assert.False(t, seen[string(it.Document)], "indexed twice: %s", it.Document)
+		seen[string(it.Document)] = true
+	}
+	assert.Equal(t, int64(1), counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("rejected"),
+		attribute.String("error.type", "request_entity_too_large")))
+	warn := logs.FilterMessage("Documents not indexed").All()
+	require.Len(t, warn, 1)
+	assert.Regexp(t, `a single document of \d+ bytes`, warn[0].ContextMap()["failures"])
+}
+
+func TestRetryAfterIsHonoured(t *testing.T) {
+	srv := fakees.New(t)
+	var calls atomic.Int32
+	srv.RetryAfter = "1"
+	srv.OnRequest = func(*http.Request, []fakees.Item) int {
+		if calls.Add(1) == 1 {
+			return http.StatusTooManyRequests
+		}
+		return 0
+	}
+	exp := newLogsExporter(t, newTestConfig(srv.URL), testSettings())
+	start := time.Now()
+	require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(1)))
+	assert.GreaterOrEqual(t, time.Since(start), 900*time.Millisecond, "the retry waited for Retry-After, not the 1ms backoff")
+	assert.Len(t, srv.Accepted(), 1)
+}

@@ -233,7 +233,7 @@ func (ix *Indexer) Send(ctx context.Context, b *Batch) (Result, error) {
 			size += n
 			next++
 		}
-		sendErr = ix.sendChunk(ctx, s, b)
+		sendErr = ix.sendChunk(ctx, s, b, s.chunk)
 		if sendErr != nil {
 			// Documents after a failed request are not attempted: the same failure
 			// would meet them.
@@ -274,8 +274,7 @@ func itemOverhead(it *Item) int {
 
 // sendChunk sends the documents s.chunk of b, retrying what is retryable, and counts every
 // document's outcome.
-func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch) error {
-	pending := s.chunk
+func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending []int) error {
 	for attempt := 0; ; attempt++ {
 		for _, i := range pending {
 			it := &b.items[i]
@@ -305,8 +304,11 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch) error {
 				return fmt.Errorf("adding a document to the bulk request: %w", err)
 			}
 		}
-		stat, status, err := ix.flush(ctx, s.bi)
+		stat, status, retryAfter, err := ix.flush(ctx, s.bi)
 		if err != nil {
+			if status == http.StatusRequestEntityTooLarge {
+				return ix.split(ctx, s, b, pending)
+			}
 			if !ix.retryableRequest(status, err) {
 				ix.recordDocs(ctx, OutcomeRejected, "request", status, len(pending))
 				s.result.Rejected += len(pending)
@@ -333,7 +335,7 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch) error {
 			return fmt.Errorf("%d documents not sent after %d attempts: %w", len(pending), attempt+1, err)
 		}
 		ix.cfg.Telemetry.Retried.Add(ctx, int64(len(pending)))
-		if err := Wait(ctx, ix.backoff(attempt)); err != nil {
+		if err := Wait(ctx, max(ix.backoff(attempt), retryAfter)); err != nil {
 			ix.recordDocs(ctx, OutcomeDropped, "", status, len(pending))
 			s.result.Dropped += len(pending)
 			return fmt.Errorf("%d documents not sent: %w", len(pending), errors.Join(err, ctx.Err()))
@@ -341,15 +343,45 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch) error {
 	}
 }
 
+// split handles 413 Request Entity Too Large, which Elasticsearch or a proxy in front of it
+// answers for a body over its limit: the documents are sent again in two halves, down to single
+// documents. A single document that is still too large is rejected for good, with its size in
+// the log and the telemetry.
+func (ix *Indexer) split(ctx context.Context, s *session, b *Batch, pending []int) error {
+	if len(pending) == 1 {
+		i := pending[0]
+		size := b.items[i].end - b.items[i].start
+		s.result.Rejected++
+		ix.recordDocs(ctx, OutcomeRejected, "request_entity_too_large", http.StatusRequestEntityTooLarge, 1)
+		s.failures.add(OutcomeRejected, http.StatusRequestEntityTooLarge, "request_entity_too_large",
+			fmt.Sprintf("a single document of %d bytes is over the server's request size limit", size), b.items[i].Index)
+		return nil
+	}
+	// The halves get their own storage: classify reuses a chunk's storage for its retries.
+	half := len(pending) / 2
+	first := append([]int(nil), pending[:half]...)
+	second := append([]int(nil), pending[half:]...)
+	ix.cfg.Logger.Debug("Bulk request too large; sending it in halves", zap.Int("documents", len(pending)))
+	if err := ix.sendChunk(ctx, s, b, first); err != nil {
+		ix.recordDocs(ctx, OutcomeDropped, "", 0, len(second))
+		s.result.Dropped += len(second)
+		return err
+	}
+	return ix.sendChunk(ctx, s, b, second)
+}
+
 // flush sends what the bulk indexer holds and records the request's telemetry. It returns the
-// HTTP status of a failed request, 0 for a network failure.
-func (ix *Indexer) flush(ctx context.Context, bi *docappender.BulkIndexer) (docappender.BulkIndexerResponseStat, int, error) {
+// HTTP status of a failed request, 0 for a network failure, and the wait the server asked for
+// with Retry-After.
+func (ix *Indexer) flush(ctx context.Context, bi *docappender.BulkIndexer) (docappender.BulkIndexerResponseStat, int, time.Duration, error) {
 	reqCtx := ctx
 	if ix.cfg.RequestTimeout > 0 {
 		var cancel context.CancelFunc
 		reqCtx, cancel = context.WithTimeout(ctx, ix.cfg.RequestTimeout)
 		defer cancel()
 	}
+	var ra retryAfter
+	reqCtx = context.WithValue(reqCtx, retryAfterKey{}, &ra)
 	start := time.Now()
 	stat, err := bi.Flush(reqCtx)
 	elapsed := time.Since(start).Seconds()
@@ -380,7 +412,7 @@ func (ix *Indexer) flush(ctx context.Context, bi *docappender.BulkIndexer) (doca
 	))
 	ix.cfg.Telemetry.Requests.Add(ctx, 1, attrs)
 	ix.cfg.Telemetry.Latency.Record(ctx, elapsed, attrs)
-	return stat, status, err
+	return stat, status, ra.wait, err
 }
 
 // retryableRequest tells whether a failed request is worth sending again.
@@ -461,15 +493,15 @@ func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat doca
 		case f.Status == http.StatusConflict:
 			s.result.Duplicate++
 			ix.recordDocs(ctx, OutcomeDuplicate, f.Error.Type, f.Status, 1)
-			s.failures.add(f, OutcomeDuplicate)
+			s.failures.addItem(f, OutcomeDuplicate)
 		case slices.Contains(ix.cfg.Retry.RetryOnStatus, f.Status):
 			retry = append(retry, i)
 			ix.recordDocs(ctx, OutcomeRetryable, f.Error.Type, f.Status, 1)
-			s.failures.add(f, OutcomeRetryable)
+			s.failures.addItem(f, OutcomeRetryable)
 		default:
 			s.result.Rejected++
 			ix.recordDocs(ctx, OutcomeRejected, f.Error.Type, f.Status, 1)
-			s.failures.add(f, OutcomeRejected)
+			s.failures.addItem(f, OutcomeRejected)
 			if ix.cfg.LogFailedDocsInput {
 				if suppressed, ok := ix.docLimiter.Allow(); ok {
 					ix.cfg.Logger.Warn("Document rejected",
@@ -564,10 +596,14 @@ type failureEntry struct {
 
 const maxFailureEntries = 16
 
-func (f *failureSummary) add(item docappender.BulkIndexerResponseItem, outcome string) {
+func (f *failureSummary) addItem(item docappender.BulkIndexerResponseItem, outcome string) {
+	f.add(outcome, item.Status, item.Error.Type, item.Error.Reason, item.Index)
+}
+
+func (f *failureSummary) add(outcome string, status int, errorType, reason, index string) {
 	for i := range f.entries {
 		e := &f.entries[i]
-		if e.outcome == outcome && e.status == item.Status && e.errorType == item.Error.Type && e.index == item.Index {
+		if e.outcome == outcome && e.status == status && e.errorType == errorType && e.index == index {
 			e.count++
 			return
 		}
@@ -576,8 +612,8 @@ func (f *failureSummary) add(item docappender.BulkIndexerResponseItem, outcome s
 		return
 	}
 	f.entries = append(f.entries, failureEntry{
-		outcome: outcome, errorType: item.Error.Type, reason: item.Error.Reason,
-		index: item.Index, status: item.Status, count: 1,
+		outcome: outcome, errorType: errorType, reason: reason,
+		index: index, status: status, count: 1,
 	})
 }
 

@@ -69,6 +69,8 @@ type Server struct {
 	// OnRequest, when set, may answer a whole bulk request: a non-zero status is returned with
 	// an error body and nothing is accepted.
 	OnRequest func(r *http.Request, items []Item) int
+	// RetryAfter is the Retry-After header sent with request-level 429 and 503 answers.
+	RetryAfter string
 	// OnItem, when set, answers each item; a zero Response means 201 Created.
 	OnItem func(it Item) Response
 	// HasTemplate tells whether a data stream index template matches a name, for
@@ -199,6 +201,9 @@ func (s *Server) bulk(w http.ResponseWriter, r *http.Request) {
 
 	if onRequest != nil {
 		if status := onRequest(r, items); status != 0 {
+			if s.RetryAfter != "" && (status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable) {
+				w.Header().Set("Retry-After", s.RetryAfter)
+			}
 			w.WriteHeader(status)
 			fmt.Fprintf(w, `{"error":{"type":"fake_exception","reason":"injected %d"},"status":%d}`, status, status)
 			return
