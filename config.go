@@ -209,8 +209,10 @@ type RetryConfig struct {
 	// Enabled turns retries on. Default: true.
 	Enabled bool `mapstructure:"enabled"`
 
-	// MaxRetries is the number of retries after the first attempt.
-	// Default: 2.
+	// MaxRetries is the number of retries after the first attempt; -1 retries
+	// without limit. Default: 30, which with the default intervals keeps
+	// retrying through an outage of at least 10 minutes (about 16 minutes
+	// on average) before documents are given up.
 	MaxRetries int `mapstructure:"max_retries"`
 
 	// InitialInterval is the wait before the first retry; later waits grow
@@ -220,9 +222,22 @@ type RetryConfig struct {
 	// MaxInterval caps the wait between retries. Default: 1m.
 	MaxInterval time.Duration `mapstructure:"max_interval"`
 
-	// RetryOnStatus lists the HTTP statuses, of a whole bulk response or of
-	// a single document, that are retried. Default: 429, 500, 502, 503, 504.
+	// RetryOnStatus lists the HTTP statuses of a whole bulk response that are
+	// retried, and, while retry_on_document_status is not set, those of a
+	// single document too. Default: 429, 502, 503, 504.
 	RetryOnStatus []int `mapstructure:"retry_on_status"`
+
+	// RetryOnDocumentStatus lists the HTTP statuses of a single document in a
+	// bulk response that are retried. Not set (the default): the statuses of
+	// retry_on_status and any 5xx.
+	RetryOnDocumentStatus []int `mapstructure:"retry_on_document_status"`
+
+	// AuthGracePeriod is how long a whole request answered 401 or 403 is
+	// retried, counted from the first such answer after a success, while
+	// credentials are being rotated; then the failure is permanent. 0 makes
+	// it permanent at once. A single document's 401 or 403 is always
+	// permanent. Default: 1m.
+	AuthGracePeriod time.Duration `mapstructure:"auth_grace_period"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
@@ -593,8 +608,11 @@ func (c *Config) Validate() error {
 
 	// Retry.
 	r := c.Retry
-	if r.MaxRetries < 0 {
-		add("`retry::max_retries` must be 0 or more, got %d", r.MaxRetries)
+	if r.MaxRetries < -1 {
+		add("`retry::max_retries` must be 0 or more, or -1 for no limit, got %d", r.MaxRetries)
+	}
+	if r.AuthGracePeriod < 0 {
+		add("`retry::auth_grace_period` must be 0 or more, got %s", r.AuthGracePeriod)
 	}
 	if r.InitialInterval < 0 {
 		add("`retry::initial_interval` must be 0 or more, got %s", r.InitialInterval)
@@ -608,6 +626,11 @@ func (c *Config) Validate() error {
 	for _, code := range r.RetryOnStatus {
 		if code < 100 || code > 599 {
 			add("`retry::retry_on_status` entry %d is not an HTTP status; use codes between 100 and 599", code)
+		}
+	}
+	for _, code := range r.RetryOnDocumentStatus {
+		if code < 100 || code > 599 {
+			add("`retry::retry_on_document_status` entry %d is not an HTTP status; use codes between 100 and 599", code)
 		}
 	}
 

@@ -90,11 +90,13 @@ func TestLoadConfig(t *testing.T) {
 				// Mode names are canonicalized: lowercase, and "no" means "none".
 				c.Mapping = MappingConfig{Mode: "otel", AllowedModes: []string{"otel", "ecs", "none"}}
 				c.Retry = RetryConfig{
-					Enabled:         false,
-					MaxRetries:      5,
-					InitialInterval: time.Second,
-					MaxInterval:     30 * time.Second,
-					RetryOnStatus:   []int{429, 503},
+					Enabled:               false,
+					MaxRetries:            5,
+					InitialInterval:       time.Second,
+					MaxInterval:           30 * time.Second,
+					RetryOnStatus:         []int{429, 503},
+					RetryOnDocumentStatus: []int{429, 500},
+					AuthGracePeriod:       2 * time.Minute,
 				}
 				q := queueOf(c)
 				q.NumConsumers = 4
@@ -159,7 +161,7 @@ func TestLoadConfig(t *testing.T) {
 			expected: defaultWith(func(c *Config) {
 				c.Endpoint = "https://elastic.example.com:9200"
 				c.deprecations = []string{
-					"`retry::max_requests` is deprecated; use `retry::max_retries` (0 meant the default: retry::max_retries left at 2)",
+					"`retry::max_requests` is deprecated; use `retry::max_retries` (0 meant the default: retry::max_retries left at 30)",
 					"`num_workers` is deprecated; use `sending_queue::num_consumers` (0 meant the default: left unchanged)",
 					"`flush::bytes` is deprecated; use `sending_queue::batch::max_size` (0 meant the default: left unchanged)",
 					"`flush::interval` is deprecated; use `sending_queue::batch::flush_timeout` (0 meant the default: left unchanged)",
@@ -254,7 +256,9 @@ func TestLoadInvalidConfig(t *testing.T) {
 		{"unknown_allowed_mode", "`mapping::allowed_modes` entry \"jaeger\" is not a mapping mode"},
 		{"mode_not_allowed", "`mapping::mode` \"ecs\" is not in `mapping::allowed_modes` [otel]"},
 
-		{"negative_max_retries", "`retry::max_retries` must be 0 or more, got -1"},
+		{"negative_max_retries", "`retry::max_retries` must be 0 or more, or -1 for no limit, got -2"},
+		{"bad_document_retry_status", "`retry::retry_on_document_status` entry 42 is not an HTTP status"},
+		{"negative_auth_grace_period", "`retry::auth_grace_period` must be 0 or more"},
 		{"initial_interval_above_max", "`retry::initial_interval` (2m0s) must not exceed `retry::max_interval` (1m0s)"},
 		{"negative_initial_interval", "`retry::initial_interval` must be 0 or more"},
 		{"bad_retry_status", "`retry::retry_on_status` entry 600 is not an HTTP status"},

@@ -208,11 +208,13 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 		IncludeSourceOnError: include,
 		RequestTimeout:       e.cfg.Timeout,
 		Retry: bulk.RetryConfig{
-			Enabled:         e.cfg.Retry.Enabled,
-			MaxRetries:      e.cfg.Retry.MaxRetries,
-			InitialInterval: e.cfg.Retry.InitialInterval,
-			MaxInterval:     e.cfg.Retry.MaxInterval,
-			RetryOnStatus:   e.cfg.Retry.RetryOnStatus,
+			Enabled:               e.cfg.Retry.Enabled,
+			MaxRetries:            e.cfg.Retry.MaxRetries,
+			InitialInterval:       e.cfg.Retry.InitialInterval,
+			MaxInterval:           e.cfg.Retry.MaxInterval,
+			RetryOnStatus:         e.cfg.Retry.RetryOnStatus,
+			RetryOnDocumentStatus: e.cfg.Retry.RetryOnDocumentStatus,
+			AuthGracePeriod:       e.cfg.Retry.AuthGracePeriod,
 		},
 		Logger:             e.logger,
 		LogRateLimit:       e.cfg.Telemetry.LogFailedDocsInputRateLimit,
@@ -385,7 +387,15 @@ func userAgent(b component.BuildInfo) string {
 	return cmd + "/" + b.Version + " elasticsearchexporter"
 }
 
+// stopRetries makes pushes give up retrying; shutdown has begun.
+func (e *esExporter) stopRetries() {
+	if idx := e.indexer; idx != nil {
+		idx.Stop()
+	}
+}
+
 func (e *esExporter) shutdown(ctx context.Context) error {
+	e.stopRetries()
 	if e.cancel != nil {
 		e.cancel()
 	}

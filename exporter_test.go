@@ -255,12 +255,15 @@ func TestRequestLevelFailures(t *testing.T) {
 		wantErr       string
 		wantPermanent bool
 		wantRequests  int
+		grace         time.Duration
 	}{
 		{name: "503 then success", status: http.StatusServiceUnavailable, failures: 1, wantRequests: 2},
 		{name: "429 then success", status: http.StatusTooManyRequests, failures: 2, wantRequests: 3},
 		{name: "503 exhausted is retryable", status: http.StatusServiceUnavailable, failures: 100, wantErr: "3 attempts", wantRequests: 3},
 		{name: "400 is permanent", status: http.StatusBadRequest, failures: 100, wantErr: "HTTP 400", wantPermanent: true, wantRequests: 1},
-		{name: "401 names the credentials", status: http.StatusUnauthorized, failures: 100, wantErr: "check user/password or api_key", wantPermanent: true, wantRequests: 1},
+		{name: "401 without grace names the credentials", status: http.StatusUnauthorized, failures: 100, wantErr: "check user/password or api_key", wantPermanent: true, wantRequests: 1},
+		{name: "401 within the grace period is retried", status: http.StatusUnauthorized, failures: 2, grace: time.Minute, wantRequests: 3},
+		{name: "403 within the grace period is retried", status: http.StatusForbidden, failures: 1, grace: time.Minute, wantRequests: 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -272,7 +275,10 @@ func TestRequestLevelFailures(t *testing.T) {
 				}
 				return 0
 			}
-			exp := newLogsExporter(t, newTestConfig(srv.URL), testSettings())
+			cfg := newTestConfig(srv.URL)
+			cfg.Retry.MaxRetries = 2
+			cfg.Retry.AuthGracePeriod = tt.grace
+			exp := newLogsExporter(t, cfg, testSettings())
 			err := exp.ConsumeLogs(context.Background(), testLogs(3))
 			assert.Equal(t, tt.wantRequests, srv.Requests())
 			if tt.wantErr == "" {
@@ -544,4 +550,84 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 	require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(1)))
 	assert.GreaterOrEqual(t, time.Since(start), 900*time.Millisecond, "the retry waited for Retry-After, not the 1ms backoff")
 	assert.Len(t, srv.Accepted(), 1)
+}
+
+func TestAuthFailureBecomesPermanentAfterGrace(t *testing.T) {
+	srv := fakees.New(t)
+	srv.OnRequest = func(*http.Request, []fakees.Item) int { return http.StatusUnauthorized }
+	cfg := newTestConfig(srv.URL)
+	cfg.Retry.MaxRetries = -1 // without limit: only the grace period ends the retries
+	cfg.Retry.AuthGracePeriod = 100 * time.Millisecond
+	exp := newLogsExporter(t, cfg, testSettings())
+	err := exp.ConsumeLogs(context.Background(), testLogs(1))
+	require.ErrorContains(t, err, "HTTP 401")
+	assert.True(t, consumererror.IsPermanent(err))
+	assert.Greater(t, srv.Requests(), 2, "retried while the grace period lasted")
+}
+
+func TestDocumentStatusPolicy(t *testing.T) {
+	tests := []struct {
+		name      string
+		requestRS []int
+		docRS     []int
+		status    int
+		wantRetry bool
+	}{
+		{name: "unset: 429 from retry_on_status", requestRS: []int{429}, status: 429, wantRetry: true},
+		{name: "unset: any 5xx", requestRS: []int{429}, status: 500, wantRetry: true},
+		{name: "unset: 400 is final", requestRS: []int{429}, status: 400},
+		{name: "set: only its statuses", requestRS: []int{429, 503}, docRS: []int{503}, status: 429},
+		{name: "set: listed status", requestRS: []int{429}, docRS: []int{503}, status: 503, wantRetry: true},
+		{name: "document 401 is final", requestRS: []int{429}, status: 401},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := fakees.New(t)
+			var calls atomic.Int32
+			srv.OnItem = func(fakees.Item) fakees.Response {
+				if calls.Add(1) == 1 {
+					return fakees.Response{Status: tt.status, ErrorType: "x"}
+				}
+				return fakees.Response{}
+			}
+			cfg := newTestConfig(srv.URL)
+			cfg.Retry.RetryOnStatus = tt.requestRS
+			cfg.Retry.RetryOnDocumentStatus = tt.docRS
+			exp := newLogsExporter(t, cfg, testSettings())
+			require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(1)))
+			if tt.wantRetry {
+				assert.Len(t, srv.Accepted(), 1)
+				assert.Equal(t, 2, srv.Requests())
+			} else {
+				assert.Empty(t, srv.Accepted())
+				assert.Equal(t, 1, srv.Requests())
+			}
+		})
+	}
+}
+
+func TestShutdownStopsRetrying(t *testing.T) {
+	srv := fakees.New(t)
+	srv.OnRequest = func(*http.Request, []fakees.Item) int { return http.StatusServiceUnavailable }
+	cfg := createDefaultConfig().(*Config) // the sending queue on, retries without a near end
+	cfg.Endpoints = []string{srv.URL}
+	cfg.Retry.MaxRetries = -1
+	cfg.Retry.InitialInterval = 10 * time.Millisecond
+	cfg.Retry.MaxInterval = 50 * time.Millisecond
+	cfg.QueueBatchConfig.Get().Batch.Get().FlushTimeout = 10 * time.Millisecond
+	set, logs := observed()
+	exp, err := NewFactory().CreateLogs(context.Background(), set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
+	require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(3)))
+	require.Eventually(t, func() bool { return srv.Requests() >= 3 }, 10*time.Second, 5*time.Millisecond, "retrying")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	require.NoError(t, exp.Shutdown(ctx))
+	assert.Less(t, time.Since(start), 5*time.Second, "shutdown does not wait for an outage to end")
+	dropped := logs.FilterMessage("Dropping documents: retries exhausted").All()
+	require.NotEmpty(t, dropped, "what was given up is logged")
+	assert.Contains(t, fmt.Sprint(dropped[0].ContextMap()["error"]), "shutting down")
 }

@@ -74,10 +74,11 @@ func createDefaultConfig() component.Config {
 		},
 		Retry: RetryConfig{
 			Enabled:         true,
-			MaxRetries:      2,
+			MaxRetries:      30,
 			InitialInterval: 100 * time.Millisecond,
 			MaxInterval:     time.Minute,
-			RetryOnStatus:   []int{429, 500, 502, 503, 504},
+			RetryOnStatus:   []int{429, 502, 503, 504},
+			AuthGracePeriod: time.Minute,
 		},
 		QueueBatchConfig: configoptional.Some(queue),
 		Telemetry: TelemetryConfig{
@@ -97,7 +98,7 @@ func createLogsExporter(ctx context.Context, set exporter.Settings, cfg componen
 		_ = h.shutdown(ctx)
 		return nil, err
 	}
-	return exp, nil
+	return stoppingLogs{exp, h.shared.exp}, nil
 }
 
 func createMetricsExporter(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Metrics, error) {
@@ -111,7 +112,7 @@ func createMetricsExporter(ctx context.Context, set exporter.Settings, cfg compo
 		_ = h.shutdown(ctx)
 		return nil, err
 	}
-	return exp, nil
+	return stoppingMetrics{exp, h.shared.exp}, nil
 }
 
 func createTracesExporter(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Traces, error) {
@@ -125,7 +126,7 @@ func createTracesExporter(ctx context.Context, set exporter.Settings, cfg compon
 		_ = h.shutdown(ctx)
 		return nil, err
 	}
-	return exp, nil
+	return stoppingTraces{exp, h.shared.exp}, nil
 }
 
 // The logs and traces exporters of one component share one esExporter, so
@@ -239,4 +240,39 @@ func (h *signalRef) options(cfg *Config) []exporterhelper.Option {
 		exporterhelper.WithRetry(noRetry),
 		exporterhelper.WithQueue(cfg.queueBatchConfig()),
 	}
+}
+
+// The exporters returned by the factory tell the shared exporter that shutdown has begun
+// before exporterhelper drains the sending queue: retries happen inside the push, and a drain
+// that kept retrying through an outage would not end within the shutdown deadline. The queue
+// then drains with one attempt per batch; what fails is counted and logged as dropped, or kept
+// by a persistent queue.
+type stoppingLogs struct {
+	exporter.Logs
+	exp *esExporter
+}
+
+func (s stoppingLogs) Shutdown(ctx context.Context) error {
+	s.exp.stopRetries()
+	return s.Logs.Shutdown(ctx)
+}
+
+type stoppingTraces struct {
+	exporter.Traces
+	exp *esExporter
+}
+
+func (s stoppingTraces) Shutdown(ctx context.Context) error {
+	s.exp.stopRetries()
+	return s.Traces.Shutdown(ctx)
+}
+
+type stoppingMetrics struct {
+	exporter.Metrics
+	exp *esExporter
+}
+
+func (s stoppingMetrics) Shutdown(ctx context.Context) error {
+	s.exp.stopRetries()
+	return s.Metrics.Shutdown(ctx)
 }

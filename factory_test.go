@@ -62,10 +62,11 @@ func TestCreateDefaultConfig(t *testing.T) {
 		LogstashFormat: LogstashFormatConfig{PrefixSeparator: "-", DateFormat: "%Y.%m.%d"},
 		Retry: RetryConfig{
 			Enabled:         true,
-			MaxRetries:      2,
+			MaxRetries:      30,
 			InitialInterval: 100 * time.Millisecond,
 			MaxInterval:     time.Minute,
-			RetryOnStatus:   []int{429, 500, 502, 503, 504},
+			RetryOnStatus:   []int{429, 502, 503, 504},
+			AuthGracePeriod: time.Minute,
 		},
 		QueueBatchConfig: configoptional.Some(queue),
 		Telemetry:        TelemetryConfig{LogFailedDocsInputRateLimit: time.Second},

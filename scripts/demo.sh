@@ -6,14 +6,15 @@
 # 1. Starts a local Elasticsearch node with scripts/es.sh, unless ES_ENDPOINT names one
 #    (then ES_API_KEY, or ES_USER and ES_PASSWORD, and optionally ES_CA_CERT are used).
 # 2. Builds the collector (scripts/build-collector.sh) and the load generator.
-# 3. Runs the collector with examples/demo.yaml, sends logs and traces (with span events)
-#    over OTLP/HTTP, waits until Elasticsearch has all of them, and prints the data streams,
-#    their document counts and one document of each kind.
+# 3. Runs the collector with examples/demo.yaml, sends logs, traces (with span events) and
+#    metrics over OTLP/HTTP, waits until Elasticsearch has all of them, and prints the data
+#    streams, their document counts and one document of each kind.
 # 4. Stops the collector and, when this script started it, Elasticsearch, also on failure
 #    or Ctrl-C.
 #
 # Settings (environment):
-#   DEMO_LOGS (2000), DEMO_SPANS (500)   what the load generator sends
+#   DEMO_LOGS (2000), DEMO_SPANS (500), DEMO_METRICS (1000 data points)
+#                                        what the load generator sends
 #   DEMO_DATASET (demo)                  data_stream.dataset of the generated data
 #   OTLP_GRPC_ENDPOINT, OTLP_HTTP_ENDPOINT
 #                                        receiver addresses (default 127.0.0.1:4317/4318, or
@@ -31,9 +32,11 @@ CONFIG="$REPO_DIR/examples/demo.yaml"
 TEMPLATES_DIR="$REPO_DIR/integrationtest/internal/estest/templates"
 RUN_DIR="$BIN_DIR/demo"
 COLLECTOR_LOG="$RUN_DIR/collector.log"
+LOADGEN_OUT="$RUN_DIR/loadgen.out"
 
 DEMO_LOGS="${DEMO_LOGS:-2000}"
 DEMO_SPANS="${DEMO_SPANS:-500}"
+DEMO_METRICS="${DEMO_METRICS:-1000}"
 DEMO_DATASET="${DEMO_DATASET:-demo}"
 ARRIVAL_TIMEOUT="${ARRIVAL_TIMEOUT:-120}"
 
@@ -184,10 +187,11 @@ print(json.dumps(hits[0]["_source"], indent=2, ensure_ascii=False) if hits else 
 	fi
 }
 
+# sample TITLE INDEX QUERY [SORT]: prints the first document that matches a query-string query.
 sample() {
-	local title="$1" index="$2" query="$3"
+	local title="$1" index="$2" query="$3" sort="${4:-}"
 	printf '\n    %s%s%s (%s)\n' "$BOLD" "$title" "$OFF" "$index"
-	es_curl "/$index/_search?size=1&pretty&filter_path=hits.hits._source" -G --data-urlencode "q=$query" | pretty
+	es_curl "/$index/_search?size=1&pretty&filter_path=hits.hits._source${sort:+&sort=$sort}" -G --data-urlencode "q=$query" | pretty
 }
 
 # ---------------------------------------------------------------- 1. Elasticsearch
@@ -233,8 +237,9 @@ info "Elasticsearch ${version:-?} at $ES_ENDPOINT ($([[ -n "$ES_API_KEY" ]] && e
 
 # ---------------------------------------------------------------- 2. templates
 
-step "Index templates for logs-*.otel-* and traces-*.otel-*"
-for pair in "logs-otel@template:otelcol-es-logs-otel:logs-otel.json" "traces-otel@template:otelcol-es-traces-otel:traces-otel.json"; do
+step "Index templates for logs-*.otel-*, traces-*.otel-* and metrics-*.otel-*"
+for pair in "logs-otel@template:otelcol-es-logs-otel:logs-otel.json" "traces-otel@template:otelcol-es-traces-otel:traces-otel.json" \
+	"metrics-otel@template:otelcol-es-metrics-otel:metrics-otel.json"; do
 	IFS=: read -r builtin name file <<<"$pair"
 	code="$(es_code "/_index_template/$builtin")"
 	if [[ "$code" == 200 ]]; then
@@ -285,38 +290,45 @@ fi
 
 # ---------------------------------------------------------------- 5. load
 
-step "Send $DEMO_LOGS log records and $DEMO_SPANS spans (each with one span event)"
+step "Send $DEMO_LOGS log records, $DEMO_SPANS spans (each with one span event) and $DEMO_METRICS metric data points"
 RUN_ID="demo$(date +%H%M%S)$((RANDOM % 100))"
-if ! "$LOADGEN" -endpoint "http://$OTLP_HTTP_ENDPOINT" -logs "$DEMO_LOGS" -spans "$DEMO_SPANS" -batch 250 \
-	-run-id "$RUN_ID" -dataset "$DEMO_DATASET" -service checkout 2>&1 | sed 's/^/    /'; then
+if ! "$LOADGEN" -endpoint "http://$OTLP_HTTP_ENDPOINT" -logs "$DEMO_LOGS" -spans "$DEMO_SPANS" -metrics "$DEMO_METRICS" \
+	-batch 250 -run-id "$RUN_ID" -dataset "$DEMO_DATASET" -service checkout 2>&1 | tee "$LOADGEN_OUT" | sed 's/^/    /'; then
 	die "the load generator could not deliver everything (its messages are above)"
 fi
+# The exporter groups data points that share resource, scope, attributes, unit and timestamp
+# into one document; the load generator says how many documents its data points make.
+METRIC_DOCS="$(sed -n 's/.* metric data points (\([0-9]*\) documents expected).*/\1/p' "$LOADGEN_OUT" | tail -n 1)"
+[[ "$METRIC_DOCS" =~ ^[0-9]+$ ]] || die "the load generator did not say how many metric documents to expect (its output is above)"
 
 # ---------------------------------------------------------------- 6. wait
 
 step "Wait until Elasticsearch has every document"
 LOGS_DS="logs-$DEMO_DATASET.otel-default"
 TRACES_DS="traces-$DEMO_DATASET.otel-default"
+METRICS_DS="metrics-$DEMO_DATASET.otel-default"
 run_q="resource.attributes.loadgen.run_id:\"$RUN_ID\""
 t="$(date +%s)"
 deadline=$((t + ARRIVAL_TIMEOUT))
 while :; do
-	es_curl "/$LOGS_DS,$TRACES_DS/_refresh?ignore_unavailable=true&allow_no_indices=true" -X POST -o /dev/null || true
+	es_curl "/$LOGS_DS,$TRACES_DS,$METRICS_DS/_refresh?ignore_unavailable=true&allow_no_indices=true" -X POST -o /dev/null || true
 	n_logs="$(count "$LOGS_DS" "$run_q AND NOT _exists_:event_name")"
 	n_events="$(count "$LOGS_DS" "$run_q AND _exists_:event_name")"
 	n_spans="$(count "$TRACES_DS" "$run_q")"
-	if ((n_logs >= DEMO_LOGS && n_events >= DEMO_SPANS && n_spans >= DEMO_SPANS)); then
+	n_metric_docs="$(count "$METRICS_DS" "$run_q")"
+	if ((n_logs >= DEMO_LOGS && n_events >= DEMO_SPANS && n_spans >= DEMO_SPANS && n_metric_docs >= METRIC_DOCS)); then
 		break
 	fi
 	if (($(date +%s) >= deadline)); then
-		die "after ${ARRIVAL_TIMEOUT}s Elasticsearch has $n_logs/$DEMO_LOGS log records, $n_events/$DEMO_SPANS span events, $n_spans/$DEMO_SPANS spans of run $RUN_ID" \
+		die "after ${ARRIVAL_TIMEOUT}s Elasticsearch has $n_logs/$DEMO_LOGS log records, $n_events/$DEMO_SPANS span events, $n_spans/$DEMO_SPANS spans, $n_metric_docs/$METRIC_DOCS metric documents of run $RUN_ID" \
 			"read the collector's log: $COLLECTOR_LOG"
 	fi
 	kill -0 "$COLLECTOR_PID" 2>/dev/null || die "the collector exited (log below)"
 	sleep 1
 done
-info "run $RUN_ID: $n_logs log records and $n_events span events in $LOGS_DS, $n_spans spans in $TRACES_DS ($(($(date +%s) - t))s after sending)"
-if ((n_logs != DEMO_LOGS || n_events != DEMO_SPANS || n_spans != DEMO_SPANS)); then
+info "run $RUN_ID: $n_logs log records and $n_events span events in $LOGS_DS, $n_spans spans in $TRACES_DS,"
+info "  $n_metric_docs metric documents ($DEMO_METRICS data points) in $METRICS_DS ($(($(date +%s) - t))s after sending)"
+if ((n_logs != DEMO_LOGS || n_events != DEMO_SPANS || n_spans != DEMO_SPANS || n_metric_docs != METRIC_DOCS)); then
 	die "more documents than were sent: some were indexed twice" "read the collector's log: $COLLECTOR_LOG"
 fi
 
@@ -324,18 +336,20 @@ fi
 
 step "What Elasticsearch holds"
 info "the demo's data streams (documents of all demo runs so far):"
-for ds in "$LOGS_DS" "$TRACES_DS"; do
+for ds in "$LOGS_DS" "$TRACES_DS" "$METRICS_DS"; do
 	printf '      %-32s %8s documents (this run: %s)\n' "$ds" "$(count "$ds" "*")" "$(count "$ds" "$run_q")"
 done
 info ""
-info "all logs and traces indices (GET _cat/indices/logs-*,traces-*):"
-es_curl "/_cat/indices/logs-*,traces-*?v&h=index,docs.count&s=index" | sed 's/^/      /'
+info "all logs, traces and metrics indices (GET _cat/indices/logs-*,traces-*,metrics-*):"
+es_curl "/_cat/indices/logs-*,traces-*,metrics-*?v&h=index,docs.count&s=index" | sed 's/^/      /'
 
 # Record 8 of a run is a failed request: an ERROR log record, a span with status Error, and
 # an "exception" span event.
 sample "a log record" "$LOGS_DS" "$run_q AND attributes.loadgen.seq:8 AND NOT _exists_:event_name"
 sample "a span" "$TRACES_DS" "$run_q AND attributes.loadgen.seq:8"
 sample "a span event" "$LOGS_DS" "$run_q AND attributes.loadgen.seq:8 AND _exists_:event_name"
+# The first sample of route /api/orders: four metrics, one document.
+sample "a metric document" "$METRICS_DS" "$run_q AND attributes.http.route:\"/api/orders\"" "@timestamp:asc"
 
 printf '\n'
 problems="$(grep -cE $'\t(warn|error)\t' "$COLLECTOR_LOG" || true)"

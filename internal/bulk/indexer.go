@@ -38,6 +38,9 @@ const (
 	OutcomeSkipped = "skipped"
 )
 
+// errStopped tells that documents were given up because the exporter is shutting down.
+var errStopped = errors.New("the exporter is shutting down")
+
 // Outcomes of a bulk request.
 const (
 	requestSuccess       = "success"
@@ -77,8 +80,14 @@ type RetryConfig struct {
 	MaxRetries      int
 	InitialInterval time.Duration
 	MaxInterval     time.Duration
-	// RetryOnStatus lists the HTTP statuses retried, for whole requests and for documents.
+	// RetryOnStatus lists the HTTP statuses of whole requests that are retried.
 	RetryOnStatus []int
+	// RetryOnDocumentStatus lists the HTTP statuses of single documents that are retried; nil
+	// means those of RetryOnStatus and any 5xx.
+	RetryOnDocumentStatus []int
+	// AuthGracePeriod is how long whole requests answered 401 or 403 are retried, from the
+	// first such answer after a success.
+	AuthGracePeriod time.Duration
 }
 
 // Telemetry holds the instruments the Indexer records to. Nil instruments record nothing.
@@ -121,10 +130,18 @@ type Indexer struct {
 	limiter    *LogLimiter
 	docLimiter *LogLimiter
 
+	// stopCtx ends when Stop is called: retries stop and requests in flight are cancelled.
+	stopCtx context.Context
+	stop    context.CancelFunc
+
 	// includeSource and gen let SetIncludeSourceOnError change the bulk indexers' settings
 	// while sends run: sessions made under an older generation are not pooled again.
 	includeSource atomic.Int32
 	gen           atomic.Uint64
+
+	// authFailingSince is when requests started to be answered 401 or 403 (Unix ns), 0 when
+	// the last request was not.
+	authFailingSince atomic.Int64
 }
 
 // Result counts the final outcome of the documents of one Send.
@@ -142,12 +159,19 @@ func New(cfg Config) (*Indexer, error) {
 	}
 	cfg.Telemetry.fillDefaults()
 	ix := &Indexer{cfg: cfg, limiter: NewLogLimiter(cfg.LogRateLimit), docLimiter: NewLogLimiter(cfg.LogRateLimit)}
+	ix.stopCtx, ix.stop = context.WithCancel(context.Background())
 	ix.includeSource.Store(int32(cfg.IncludeSourceOnError))
 	if _, err := ix.newBulkIndexer(); err != nil {
 		return nil, err
 	}
 	return ix, nil
 }
+
+// Stop makes every Send give up: no more retries, and requests in flight are cancelled. The
+// documents without a final outcome are counted as dropped and Send returns a retryable error,
+// so that a persistent queue keeps them. The exporter calls it when shutdown begins, before
+// the sending queue drains, so that a shutdown during an outage ends within its deadline.
+func (ix *Indexer) Stop() { ix.stop() }
 
 // SetIncludeSourceOnError changes the include_source_on_error parameter of the requests sent
 // from now on. The exporter sets False once it knows the server supports it, so that error
@@ -215,6 +239,9 @@ func (ix *Indexer) Send(ctx context.Context, b *Batch) (Result, error) {
 		return Result{}, err
 	}
 	defer ix.putSession(s)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(ix.stopCtx, cancel)()
 
 	var sendErr error
 	for next := 0; next < b.Len() && sendErr == nil; {
@@ -306,6 +333,9 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 		}
 		stat, status, retryAfter, err := ix.flush(ctx, s.bi)
 		if err != nil {
+			if ctx.Err() != nil {
+				return ix.giveUp(ctx, s, pending, status, attempt+1, err)
+			}
 			if status == http.StatusRequestEntityTooLarge {
 				return ix.split(ctx, s, b, pending)
 			}
@@ -315,6 +345,7 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 				return consumererror.NewPermanent(requestError(status, err, len(pending)))
 			}
 		} else {
+			ix.noteSuccess()
 			pending, err = ix.classify(ctx, s, b, stat, pending)
 			if err != nil {
 				return err
@@ -324,23 +355,33 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 			}
 			err = fmt.Errorf("%d documents failed with a retryable status", len(pending))
 		}
-		if !ix.canRetry(attempt) || ctx.Err() != nil {
-			ix.recordDocs(ctx, OutcomeDropped, "", status, len(pending))
-			s.result.Dropped += len(pending)
-			ix.cfg.Logger.Error("Dropping documents: retries exhausted",
-				zap.Int("documents", len(pending)), zap.Int("attempts", attempt+1), zap.Error(err))
-			if ctx.Err() != nil {
-				return fmt.Errorf("%d documents not sent: %w", len(pending), errors.Join(err, ctx.Err()))
+		if ix.canRetry(attempt) && ctx.Err() == nil {
+			ix.cfg.Telemetry.Retried.Add(ctx, int64(len(pending)))
+			if Wait(ctx, max(ix.backoff(attempt), retryAfter)) == nil {
+				continue
 			}
-			return fmt.Errorf("%d documents not sent after %d attempts: %w", len(pending), attempt+1, err)
 		}
-		ix.cfg.Telemetry.Retried.Add(ctx, int64(len(pending)))
-		if err := Wait(ctx, max(ix.backoff(attempt), retryAfter)); err != nil {
-			ix.recordDocs(ctx, OutcomeDropped, "", status, len(pending))
-			s.result.Dropped += len(pending)
-			return fmt.Errorf("%d documents not sent: %w", len(pending), errors.Join(err, ctx.Err()))
-		}
+		return ix.giveUp(ctx, s, pending, status, attempt+1, err)
 	}
+}
+
+// giveUp counts and logs the documents left without a final outcome, and returns the error
+// that says why: the retries are spent, the push was cancelled, or the exporter is shutting
+// down.
+func (ix *Indexer) giveUp(ctx context.Context, s *session, pending []int, status, attempts int, err error) error {
+	ix.recordDocs(context.WithoutCancel(ctx), OutcomeDropped, "", status, len(pending))
+	s.result.Dropped += len(pending)
+	switch {
+	case ix.stopCtx.Err() != nil:
+		err = fmt.Errorf("%d documents not sent: %w: %w", len(pending), errStopped, err)
+	case ctx.Err() != nil:
+		err = fmt.Errorf("%d documents not sent: %w", len(pending), errors.Join(err, ctx.Err()))
+	default:
+		err = fmt.Errorf("%d documents not sent after %d attempts: %w", len(pending), attempts, err)
+	}
+	ix.cfg.Logger.Error("Dropping documents: retries exhausted", zap.Int("documents", len(pending)),
+		zap.Int("attempts", attempts), zap.Error(err))
+	return err
 }
 
 // split handles 413 Request Entity Too Large, which Elasticsearch or a proxy in front of it
@@ -417,11 +458,45 @@ func (ix *Indexer) flush(ctx context.Context, bi *docappender.BulkIndexer) (doca
 
 // retryableRequest tells whether a failed request is worth sending again.
 func (ix *Indexer) retryableRequest(status int, err error) bool {
-	if status == 0 {
+	switch status {
+	case 0:
 		// Network errors and timeouts, but not our own cancellation.
 		return !errors.Is(err, context.Canceled)
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return ix.authGrace()
 	}
 	return slices.Contains(ix.cfg.Retry.RetryOnStatus, status)
+}
+
+// authGrace tells whether a request answered 401 or 403 is still within the grace period that
+// covers credentials being rotated. The period starts at the first such answer after a
+// success (see noteSuccess).
+func (ix *Indexer) authGrace() bool {
+	if ix.cfg.Retry.AuthGracePeriod <= 0 {
+		return false
+	}
+	now := time.Now().UnixNano()
+	first := ix.authFailingSince.Load()
+	if first == 0 {
+		ix.authFailingSince.CompareAndSwap(0, now)
+		return true
+	}
+	return time.Duration(now-first) < ix.cfg.Retry.AuthGracePeriod
+}
+
+// noteSuccess ends an authentication grace period.
+func (ix *Indexer) noteSuccess() {
+	if ix.authFailingSince.Load() != 0 {
+		ix.authFailingSince.Store(0)
+	}
+}
+
+// retryableDocument tells whether a document that failed with status is worth sending again.
+func (ix *Indexer) retryableDocument(status int) bool {
+	if ix.cfg.Retry.RetryOnDocumentStatus != nil {
+		return slices.Contains(ix.cfg.Retry.RetryOnDocumentStatus, status)
+	}
+	return status >= 500 || slices.Contains(ix.cfg.Retry.RetryOnStatus, status)
 }
 
 func (ix *Indexer) canRetry(attempt int) bool {
@@ -494,7 +569,7 @@ func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat doca
 			s.result.Duplicate++
 			ix.recordDocs(ctx, OutcomeDuplicate, f.Error.Type, f.Status, 1)
 			s.failures.addItem(f, OutcomeDuplicate)
-		case slices.Contains(ix.cfg.Retry.RetryOnStatus, f.Status):
+		case ix.retryableDocument(f.Status):
 			retry = append(retry, i)
 			ix.recordDocs(ctx, OutcomeRetryable, f.Error.Type, f.Status, 1)
 			s.failures.addItem(f, OutcomeRetryable)

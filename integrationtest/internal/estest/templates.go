@@ -6,12 +6,16 @@ import (
 	"testing"
 )
 
-// The integ-test-zip archive of Elasticsearch has no built-in logs-otel@template and
-// traces-otel@template, so documents routed to logs-*.otel-* and traces-*.otel-* would find no
-// data stream template; the exporter sets require_data_stream, so Elasticsearch would refuse
-// them. These stand-ins create the same data streams with core field types only: passthrough
-// objects for the attributes, strings mapped as keyword, body.text as text. scripts/demo.sh
-// installs the same files.
+// The integ-test-zip archive of Elasticsearch has no built-in logs-otel@template,
+// traces-otel@template and metrics-otel@template, so documents routed to logs-*.otel-*,
+// traces-*.otel-* and metrics-*.otel-* would find no data stream template; the exporter sets
+// require_data_stream, so Elasticsearch would refuse them. These stand-ins create the same data
+// streams with core field types only: passthrough objects for the attributes, strings mapped as
+// keyword, body.text as text. The metrics one is not a time series data stream and has only the
+// dynamic templates that map numbers (gauge_long, gauge_double, counter_long, counter_double),
+// each without match conditions so that it applies only when a bulk item names it; histogram
+// and summary values, which need the x-pack field types, are refused. scripts/demo.sh installs
+// the same files.
 //
 //go:embed templates/*.json
 var templateFS embed.FS
@@ -23,13 +27,15 @@ type Template struct {
 	Body    []byte // JSON body of PUT _index_template/<Name>
 }
 
-// OTelTemplates returns the stand-in templates for logs-*.otel-* and traces-*.otel-*.
+// OTelTemplates returns the stand-in templates for logs-*.otel-*, traces-*.otel-* and
+// metrics-*.otel-*.
 func OTelTemplates() []Template {
 	out := []Template{
 		{Name: "otelcol-es-logs-otel", Builtin: "logs-otel@template"},
 		{Name: "otelcol-es-traces-otel", Builtin: "traces-otel@template"},
+		{Name: "otelcol-es-metrics-otel", Builtin: "metrics-otel@template"},
 	}
-	for i, file := range []string{"templates/logs-otel.json", "templates/traces-otel.json"} {
+	for i, file := range []string{"templates/logs-otel.json", "templates/traces-otel.json", "templates/metrics-otel.json"} {
 		b, err := templateFS.ReadFile(file)
 		if err != nil {
 			panic(err) // embedded above; cannot happen

@@ -1,6 +1,13 @@
-// Package loadgen sends synthetic logs and traces to an OTLP/HTTP endpoint (protobuf), for the
-// end-to-end tests and the demo. Every resource and record carries the run id in the attribute
-// loadgen.run_id, so a test can count exactly what one run sent.
+// Package loadgen sends synthetic logs, traces and metrics to an OTLP/HTTP endpoint
+// (protobuf), for the end-to-end tests and the demo. Every resource, record and data point
+// carries the run id in the attribute loadgen.run_id, so a test can count exactly what one run
+// sent.
+//
+// Metric data points are made so that the number of documents the exporter writes for them is
+// known in advance (see [MetricDocuments]): the exporter puts the data points that share the
+// resource, the scope, the data point attributes, the unit and the timestamps (in
+// milliseconds) into one document, and the generator makes each such group hold
+// [MetricsPerDocument] data points of different metrics, one of each of [MetricNames].
 package loadgen // import "github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/loadgen"
 
 import (
@@ -19,12 +26,13 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
+	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 )
 
 // RunIDAttribute is the attribute that carries the run id, on each resource and each log
-// record, span and span event.
+// record, span, span event and metric data point.
 const RunIDAttribute = "loadgen.run_id"
 
 // ScopeName is the instrumentation scope of everything the generator sends.
@@ -35,7 +43,8 @@ type Config struct {
 	Endpoint  string // base URL of the OTLP/HTTP receiver, e.g. http://127.0.0.1:4318
 	Logs      int    // log records to send
 	Spans     int    // spans to send; each has one span event
-	Batch     int    // records (log records or spans) per request
+	Metrics   int    // metric data points to send
+	Batch     int    // records (log records, spans or data points) per request; see Run for metrics
 	RunID     string // value of loadgen.run_id; see NewRunID
 	Dataset   string // data_stream.dataset resource attribute, when not empty
 	Namespace string // data_stream.namespace resource attribute, when not empty
@@ -66,19 +75,24 @@ func DefaultConfig() Config {
 
 // Result is what a run delivered.
 type Result struct {
-	RunID         string
-	Logs          int
-	Spans         int
-	SpanEvents    int
-	LogRequests   int
-	TraceRequests int
-	Retries       int
-	Elapsed       time.Duration
+	RunID          string
+	Logs           int
+	Spans          int
+	SpanEvents     int
+	DataPoints     int // metric data points
+	MetricDocs     int // documents the exporter makes of DataPoints; see MetricDocuments
+	LogRequests    int
+	TraceRequests  int
+	MetricRequests int
+	Retries        int
+	Elapsed        time.Duration
 }
 
 func (r Result) String() string {
-	return fmt.Sprintf("run %s: sent %d log records in %d requests, %d spans with %d span events in %d requests (%d retries) in %s",
-		r.RunID, r.Logs, r.LogRequests, r.Spans, r.SpanEvents, r.TraceRequests, r.Retries, r.Elapsed.Round(time.Millisecond))
+	return fmt.Sprintf("run %s: sent %d log records in %d requests, %d spans with %d span events in %d requests, "+
+		"%d metric data points (%d documents expected) in %d requests (%d retries) in %s",
+		r.RunID, r.Logs, r.LogRequests, r.Spans, r.SpanEvents, r.TraceRequests,
+		r.DataPoints, r.MetricDocs, r.MetricRequests, r.Retries, r.Elapsed.Round(time.Millisecond))
 }
 
 // NewRunID returns a short random id of lower-case letters and digits, usable in a data
@@ -93,14 +107,17 @@ func NewRunID() string {
 	return string(b[:])
 }
 
-// Run sends cfg.Logs log records and cfg.Spans spans. It stops at the first request that
-// cannot be delivered and returns what was delivered until then together with the error.
+// Run sends cfg.Logs log records, cfg.Spans spans and cfg.Metrics metric data points, in this
+// order. A metrics request holds cfg.Batch data points rounded up to a multiple of
+// MetricsPerDocument, so that the data points of one document never travel in two requests.
+// Run stops at the first request that cannot be delivered and returns what was delivered
+// until then together with the error.
 func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	if cfg.Batch <= 0 {
 		return Result{}, errors.New("batch must be positive")
 	}
-	if cfg.Logs < 0 || cfg.Spans < 0 {
-		return Result{}, errors.New("the numbers of logs and spans must not be negative")
+	if cfg.Logs < 0 || cfg.Spans < 0 || cfg.Metrics < 0 {
+		return Result{}, errors.New("the numbers of logs, spans and data points must not be negative")
 	}
 	if cfg.Attempts <= 0 {
 		cfg.Attempts = 1
@@ -109,7 +126,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		cfg.RunID = NewRunID()
 	}
 	cfg.Endpoint = strings.TrimRight(cfg.Endpoint, "/")
-	g := &generator{cfg: cfg, client: &http.Client{Timeout: cfg.Timeout}}
+	g := &generator{cfg: cfg, client: &http.Client{Timeout: cfg.Timeout}, now: time.Now()}
 	_, _ = rand.Read(g.traceBase[:])
 	defer g.client.CloseIdleConnections()
 	res.RunID = cfg.RunID
@@ -144,13 +161,29 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		sent += n
 		res.Spans, res.SpanEvents, res.TraceRequests = sent, sent, res.TraceRequests+1
 	}
+	batch := (cfg.Batch + MetricsPerDocument - 1) / MetricsPerDocument * MetricsPerDocument
+	for sent := 0; sent < cfg.Metrics; {
+		n := min(batch, cfg.Metrics-sent)
+		body, err := pmetricotlp.NewExportRequestFromMetrics(g.metrics(sent, n)).MarshalProto()
+		if err != nil {
+			return res, fmt.Errorf("encoding metrics: %w", err)
+		}
+		retries, err := g.post(ctx, "/v1/metrics", body, n)
+		res.Retries += retries
+		if err != nil {
+			return res, fmt.Errorf("metric data points %d-%d: %w", sent, sent+n-1, err)
+		}
+		sent += n
+		res.DataPoints, res.MetricDocs, res.MetricRequests = sent, MetricDocuments(sent), res.MetricRequests+1
+	}
 	return res, nil
 }
 
 type generator struct {
 	cfg       Config
 	client    *http.Client
-	traceBase [12]byte // random first bytes of this run's trace ids
+	traceBase [12]byte  // random first bytes of this run's trace ids
+	now       time.Time // start of the run; the metrics' timeline ends here
 }
 
 func (g *generator) resource(r pcommon.Resource) {
@@ -344,13 +377,21 @@ func (g *generator) postOnce(ctx context.Context, path string, body []byte, reco
 func checkPartialSuccess(path string, body []byte, records int) error {
 	var rejected int64
 	var msg string
-	if strings.HasSuffix(path, "/v1/logs") {
+	// An empty or unreadable answer with 200 means accepted.
+	switch {
+	case strings.HasSuffix(path, "/v1/logs"):
 		r := plogotlp.NewExportResponse()
 		if err := r.UnmarshalProto(body); err != nil {
-			return nil // an empty or unreadable answer with 200 means accepted
+			return nil
 		}
 		rejected, msg = r.PartialSuccess().RejectedLogRecords(), r.PartialSuccess().ErrorMessage()
-	} else {
+	case strings.HasSuffix(path, "/v1/metrics"):
+		r := pmetricotlp.NewExportResponse()
+		if err := r.UnmarshalProto(body); err != nil {
+			return nil
+		}
+		rejected, msg = r.PartialSuccess().RejectedDataPoints(), r.PartialSuccess().ErrorMessage()
+	default:
 		r := ptraceotlp.NewExportResponse()
 		if err := r.UnmarshalProto(body); err != nil {
 			return nil
