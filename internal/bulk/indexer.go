@@ -130,7 +130,7 @@ type Indexer struct {
 	limiter    *LogLimiter
 	docLimiter *LogLimiter
 
-	// stopCtx ends when Stop is called: retries stop and requests in flight are cancelled.
+	// stopCtx ends when Stop is called: retries stop and requests in flight are canceled.
 	stopCtx context.Context
 	stop    context.CancelFunc
 
@@ -167,7 +167,7 @@ func New(cfg Config) (*Indexer, error) {
 	return ix, nil
 }
 
-// Stop makes every Send give up: no more retries, and requests in flight are cancelled. The
+// Stop makes every Send give up: no more retries, and requests in flight are canceled. The
 // documents without a final outcome are counted as dropped and Send returns a retryable error,
 // so that a persistent queue keeps them. The exporter calls it when shutdown begins, before
 // the sending queue drains, so that a shutdown during an outage ends within its deadline.
@@ -366,7 +366,7 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 }
 
 // giveUp counts and logs the documents left without a final outcome, and returns the error
-// that says why: the retries are spent, the push was cancelled, or the exporter is shutting
+// that says why: the retries are spent, the push was canceled, or the exporter is shutting
 // down.
 func (ix *Indexer) giveUp(ctx context.Context, s *session, pending []int, status, attempts int, err error) error {
 	ix.recordDocs(context.WithoutCancel(ctx), OutcomeDropped, "", status, len(pending))

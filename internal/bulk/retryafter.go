@@ -25,6 +25,7 @@ type RetryAfterTransport struct {
 	Next http.RoundTripper
 }
 
+// RoundTrip sends req with the wrapped transport and records Retry-After.
 func (t RetryAfterTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.Next.RoundTrip(req)
 	if err != nil || (resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable) {
