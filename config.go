@@ -81,6 +81,15 @@ type Config struct {
 	// `elasticsearch.document_id` as the document _id. Default: off.
 	TracesDynamicID DynamicIDConfig `mapstructure:"traces_dynamic_id"`
 
+	// DeterministicIDs, when enabled, gives each log record, span and span
+	// event without an elasticsearch.document_id a document _id computed from
+	// its content, so that a document sent again after a retry or a replay is
+	// answered 409 and counted as a duplicate instead of stored twice. Not for
+	// metrics: time series data streams compute their own _id. Costs: custom
+	// ids make Elasticsearch index more slowly, two identical records become
+	// one document, and ids are unique per backing index only. Default: off.
+	DeterministicIDs DeterministicIDsConfig `mapstructure:"deterministic_ids"`
+
 	// LogsDynamicPipeline, when enabled, uses the log record attribute
 	// `elasticsearch.document_pipeline` as the document's ingest pipeline.
 	// Default: off.
@@ -156,6 +165,15 @@ type AuthenticationConfig struct {
 
 // DynamicIDConfig controls taking the document _id from an attribute.
 type DynamicIDConfig struct {
+	// Enabled turns the feature on. Default: false.
+	Enabled bool `mapstructure:"enabled"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// DeterministicIDsConfig controls content-derived document ids.
+type DeterministicIDsConfig struct {
 	// Enabled turns the feature on. Default: false.
 	Enabled bool `mapstructure:"enabled"`
 

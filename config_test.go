@@ -83,6 +83,7 @@ func TestLoadConfig(t *testing.T) {
 				c.MetricsIndex = "metrics-app-default"
 				c.TracesIndex = "traces-app-default"
 				c.LogsDynamicID.Enabled = true
+				c.DeterministicIDs.Enabled = true
 				c.TracesDynamicID.Enabled = true
 				c.LogsDynamicPipeline.Enabled = true
 				c.Pipeline = "my-pipeline"

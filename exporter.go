@@ -6,6 +6,7 @@ package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexpo
 import (
 	"context"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/elastic/elastic-transport-go/v8/elastictransport"
 	"github.com/elastic/go-docappender/v2"
 	"go.opentelemetry.io/collector/component"
@@ -451,7 +453,7 @@ func (e *esExporter) pushLogs(ctx context.Context, ld plog.Logs) error {
 				if e.cfg.LogsDynamicPipeline.Enabled {
 					it.Pipeline = routing.Pipeline(rec.Attributes(), scope.Attributes(), res.Attributes())
 				}
-				e.add(st, start, it)
+				e.addRecord(st, start, it)
 			}
 		}
 	}
@@ -497,7 +499,7 @@ func (e *esExporter) appendSpan(st *pushState, span ptrace.Span, scope pcommon.I
 		if e.cfg.TracesDynamicID.Enabled {
 			it.DocumentID = routing.DocumentID(span.Attributes(), scope.Attributes(), res.Attributes())
 		}
-		e.add(st, start, it)
+		e.addRecord(st, start, it)
 	}
 	events := span.Events()
 	for i := range events.Len() {
@@ -510,7 +512,7 @@ func (e *esExporter) appendSpan(st *pushState, span ptrace.Span, scope pcommon.I
 		}
 		start := len(st.batch.Buf)
 		st.batch.Buf = st.enc.AppendSpanEvent(st.batch.Buf, span, ev, dataStream(t))
-		e.add(st, start, bulk.Item{Index: t.Index, RequireDataStream: t.DataStream})
+		e.addRecord(st, start, bulk.Item{Index: t.Index, RequireDataStream: t.DataStream})
 	}
 }
 
@@ -602,13 +604,38 @@ func dataStream(t routing.Target) serializer.DataStream {
 // a data stream seen for the first time in this push to the template check.
 func (e *esExporter) add(st *pushState, start int, it bulk.Item) {
 	st.batch.Add(start, it)
-	if r := st.enc.Repair(); r != serializer.RepairNone {
-		st.repairs[r]++
-	}
 	if it.RequireDataStream && it.Index != st.lastDataStream && e.templates != nil {
 		st.lastDataStream = it.Index
 		e.templates.observe(it.Index)
 	}
+	if r := st.enc.Repair(); r != serializer.RepairNone {
+		st.repairs[r]++
+	}
+}
+
+// addRecord adds a log record, span or span event document, with a content-derived _id when
+// deterministic_ids is on and the record names none.
+func (e *esExporter) addRecord(st *pushState, start int, it bulk.Item) {
+	if e.cfg.DeterministicIDs.Enabled && it.DocumentID == "" {
+		it.DocumentID = contentID(st.batch.Buf[start:])
+		it.DerivedID = true
+	}
+	e.add(st, start, it)
+}
+
+// contentID returns a document id derived from the encoded document: two XXH64 hashes with
+// different seeds, 128 bits in all, as 22 characters of unpadded base64url. The document holds
+// the record's timestamps, ids, attributes, body, resource and scope, so the same record gives
+// the same id, and different records collide with negligible probability.
+func contentID(doc []byte) string {
+	var sum [16]byte
+	d := xxhash.NewWithSeed(0)
+	_, _ = d.Write(doc)
+	binary.BigEndian.PutUint64(sum[:8], d.Sum64())
+	d.ResetWithSeed(0x9e3779b97f4a7c15)
+	_, _ = d.Write(doc)
+	binary.BigEndian.PutUint64(sum[8:], d.Sum64())
+	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
 // send hands the batch to the bulk indexer, after recording what encoding repaired and

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -630,4 +631,50 @@ func TestShutdownStopsRetrying(t *testing.T) {
 	dropped := logs.FilterMessage("Dropping documents: retries exhausted").All()
 	require.NotEmpty(t, dropped, "what was given up is logged")
 	assert.Contains(t, fmt.Sprint(dropped[0].ContextMap()["error"]), "shutting down")
+}
+
+func TestDeterministicIDsMakeReplaysDuplicates(t *testing.T) {
+	srv := fakees.New(t)
+	var mu sync.Mutex
+	ids := map[string]bool{}
+	srv.OnItem = func(it fakees.Item) fakees.Response {
+		_, meta := it.Op()
+		id, _ := meta["_id"].(string)
+		mu.Lock()
+		defer mu.Unlock()
+		if ids[id] {
+			return fakees.Response{Status: http.StatusConflict, ErrorType: "version_conflict_engine_exception"}
+		}
+		ids[id] = true
+		return fakees.Response{}
+	}
+	set, tel := withTelemetry(t)
+	core, logs := observer.New(zapcore.WarnLevel)
+	set.Logger = zap.New(core)
+	cfg := newTestConfig(srv.URL)
+	cfg.DeterministicIDs.Enabled = true
+	cfg.LogsDynamicID.Enabled = true
+	exp := newLogsExporter(t, cfg, set)
+	ld := testLogs(3)
+	ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(2).Attributes().PutStr("elasticsearch.document_id", "mine")
+	require.NoError(t, exp.ConsumeLogs(context.Background(), ld))
+	require.NoError(t, exp.ConsumeLogs(context.Background(), ld), "a replay is a final outcome")
+
+	require.Len(t, ids, 3)
+	assert.True(t, ids["mine"], "an explicit id wins")
+	for id := range ids {
+		if id != "mine" {
+			assert.Regexp(t, `^[A-Za-z0-9_-]{22}$`, id)
+		}
+	}
+	assert.Equal(t, int64(3), counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("indexed")))
+	assert.Equal(t, int64(3), counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("duplicate")))
+	warns := logs.FilterMessage("Documents not indexed").All()
+	require.Len(t, warns, 1, "only the user-given id's 409 is worth a warning")
+	assert.Contains(t, warns[0].ContextMap()["failures"], "1 duplicate")
+
+	// Different records get different ids; the same record the same id.
+	a := contentID([]byte(`{"a":1}`))
+	assert.Equal(t, a, contentID([]byte(`{"a":1}`)))
+	assert.NotEqual(t, a, contentID([]byte(`{"a":2}`)))
 }

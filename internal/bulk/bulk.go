@@ -24,6 +24,9 @@ type Item struct {
 	DocumentID        string
 	Pipeline          string
 	RequireDataStream bool
+	// DerivedID tells that DocumentID was computed from the document's content: a 409 then
+	// means the same document is already indexed, an expected duplicate that is not logged.
+	DerivedID bool
 }
 
 // Batch holds the encoded documents of one push. The zero value is ready to use; Reset makes it

@@ -568,7 +568,9 @@ func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat doca
 		case f.Status == http.StatusConflict:
 			s.result.Duplicate++
 			ix.recordDocs(ctx, OutcomeDuplicate, f.Error.Type, f.Status, 1)
-			s.failures.addItem(f, OutcomeDuplicate)
+			if !b.items[i].DerivedID {
+				s.failures.addItem(f, OutcomeDuplicate) // a user-given id met another document
+			}
 		case ix.retryableDocument(f.Status):
 			retry = append(retry, i)
 			ix.recordDocs(ctx, OutcomeRetryable, f.Error.Type, f.Status, 1)
