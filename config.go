@@ -90,6 +90,13 @@ type Config struct {
 	// one document, and ids are unique per backing index only. Default: off.
 	DeterministicIDs DeterministicIDsConfig `mapstructure:"deterministic_ids"`
 
+	// DeadLetter, when enabled, writes a dead-letter document for each
+	// document that Elasticsearch rejected for good or that could not be
+	// delivered: the original document as a string, the index it was meant
+	// for, the HTTP status, the error type and reason, and the time. Default:
+	// off; the rejection is then logged and counted only.
+	DeadLetter DeadLetterConfig `mapstructure:"dead_letter"`
+
 	// LogsDynamicPipeline, when enabled, uses the log record attribute
 	// `elasticsearch.document_pipeline` as the document's ingest pipeline.
 	// Default: off.
@@ -167,6 +174,19 @@ type AuthenticationConfig struct {
 type DynamicIDConfig struct {
 	// Enabled turns the feature on. Default: false.
 	Enabled bool `mapstructure:"enabled"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// DeadLetterConfig controls the dead-letter index.
+type DeadLetterConfig struct {
+	// Enabled turns the dead-letter index on. Default: false.
+	Enabled bool `mapstructure:"enabled"`
+
+	// Index is the index (or data stream, with a matching template) that
+	// receives the dead letters. Default: "otel-dead-letters".
+	Index string `mapstructure:"index"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}

@@ -129,6 +129,11 @@ func (e *esExporter) newPushState() (*pushState, error) {
 	if err != nil {
 		return nil, fmt.Errorf("`metrics_index` / `logstash_format`: %w", err)
 	}
+	if e.cfg.DeadLetter.Enabled {
+		if _, err := routing.NewRouter(routing.Settings{StaticIndex: e.cfg.DeadLetter.Index}); err != nil {
+			return nil, fmt.Errorf("`dead_letter::index`: %w", err)
+		}
+	}
 	return &pushState{
 		logs: logs, traces: traces, events: events, metrics: metrics, exp: e,
 		repairs: map[serializer.Repair]int{},
@@ -221,6 +226,7 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 		Logger:             e.logger,
 		LogRateLimit:       e.cfg.Telemetry.LogFailedDocsInputRateLimit,
 		LogFailedDocsInput: e.cfg.Telemetry.LogFailedDocsInput,
+		DeadLetterIndex:    e.deadLetterIndex(),
 		Telemetry: bulk.Telemetry{
 			Requests:                 e.telemetry.ElasticsearchBulkRequestsCount,
 			Latency:                  e.telemetry.ElasticsearchBulkRequestsLatency,
@@ -240,6 +246,13 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 	e.wg.Go(func() { e.checkServer(bg) })
 	e.wg.Go(func() { e.templates.run(bg) })
 	return nil
+}
+
+func (e *esExporter) deadLetterIndex() string {
+	if !e.cfg.DeadLetter.Enabled {
+		return ""
+	}
+	return e.cfg.DeadLetter.Index
 }
 
 // checkServer reads the server's version once at start, logs it, and warns when it is older

@@ -5,6 +5,7 @@ package elasticsearchexporter
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -677,4 +678,87 @@ func TestDeterministicIDsMakeReplaysDuplicates(t *testing.T) {
 	a := contentID([]byte(`{"a":1}`))
 	assert.Equal(t, a, contentID([]byte(`{"a":1}`)))
 	assert.NotEqual(t, a, contentID([]byte(`{"a":2}`)))
+}
+
+func TestDeadLetterIndex(t *testing.T) {
+	tests := []struct {
+		name      string
+		response  fakees.Response
+		wantType  string
+		wantError bool
+	}{
+		{name: "rejected for good", response: fakees.Response{Status: http.StatusBadRequest, ErrorType: "document_parsing_exception", Reason: "bad field"}, wantType: "document_parsing_exception"},
+		{name: "retries exhausted", response: fakees.Response{Status: http.StatusServiceUnavailable, ErrorType: "unavailable_shards_exception"}, wantType: "not_delivered"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := fakees.New(t)
+			srv.OnItem = func(it fakees.Item) fakees.Response {
+				if strings.Contains(string(it.Document), `"log 1"`) && it.Index() != "dead-letters" {
+					return tt.response
+				}
+				return fakees.Response{}
+			}
+			set, tel := withTelemetry(t)
+			cfg := newTestConfig(srv.URL)
+			cfg.Retry.MaxRetries = 1
+			cfg.DeadLetter.Enabled = true
+			cfg.DeadLetter.Index = "dead-letters"
+			exp := newLogsExporter(t, cfg, set)
+			require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(3)), "a dead-lettered document has a final outcome")
+
+			var originals, letters []fakees.Item
+			for _, it := range srv.Accepted() {
+				if it.Index() == "dead-letters" {
+					letters = append(letters, it)
+				} else {
+					originals = append(originals, it)
+				}
+			}
+			assert.Len(t, originals, 2)
+			require.Len(t, letters, 1)
+			var letter struct {
+				Timestamp string `json:"@timestamp"`
+				Document  string `json:"document"`
+				Index     string `json:"index"`
+				HTTP      struct {
+					Response struct {
+						StatusCode int `json:"status_code"`
+					} `json:"response"`
+				} `json:"http"`
+				Error struct{ Type, Reason string } `json:"error"`
+			}
+			require.NoError(t, json.Unmarshal(letter0(letters), &letter))
+			assert.Contains(t, letter.Document, `"body":{"text":"log 1"}`)
+			assert.True(t, json.Valid([]byte(letter.Document)), "the original document, as a string")
+			assert.Equal(t, "logs-generic.otel-default", letter.Index)
+			assert.Equal(t, tt.response.Status, letter.HTTP.Response.StatusCode)
+			assert.Equal(t, tt.wantType, letter.Error.Type)
+			_, err := time.Parse(time.RFC3339Nano, letter.Timestamp)
+			require.NoError(t, err)
+			assert.Equal(t, int64(1), counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("dead_lettered")))
+			assert.Equal(t, int64(2), counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("indexed")),
+				"the dead letter is not counted as an indexed document")
+		})
+	}
+}
+
+func letter0(items []fakees.Item) []byte { return items[0].Document }
+
+func TestDeadLetterFailureFailsThePush(t *testing.T) {
+	srv := fakees.New(t)
+	srv.OnItem = func(it fakees.Item) fakees.Response {
+		if strings.Contains(string(it.Document), `log 0`) {
+			return fakees.Response{Status: http.StatusServiceUnavailable, ErrorType: "unavailable_shards_exception"}
+		}
+		return fakees.Response{}
+	}
+	set, logs := observed()
+	cfg := newTestConfig(srv.URL)
+	cfg.Retry.MaxRetries = 1
+	cfg.DeadLetter.Enabled = true
+	exp := newLogsExporter(t, cfg, set)
+	err := exp.ConsumeLogs(context.Background(), testLogs(2))
+	require.Error(t, err, "the document is neither indexed nor dead-lettered")
+	assert.NotEmpty(t, logs.FilterMessage("Documents could not be written to the dead-letter index").All())
 }

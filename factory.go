@@ -81,6 +81,7 @@ func createDefaultConfig() component.Config {
 			AuthGracePeriod: time.Minute,
 		},
 		QueueBatchConfig: configoptional.Some(queue),
+		DeadLetter:       DeadLetterConfig{Index: "otel-dead-letters"},
 		Telemetry: TelemetryConfig{
 			LogFailedDocsInputRateLimit: time.Second,
 		},

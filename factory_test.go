@@ -69,6 +69,7 @@ func TestCreateDefaultConfig(t *testing.T) {
 			AuthGracePeriod: time.Minute,
 		},
 		QueueBatchConfig: configoptional.Some(queue),
+		DeadLetter:       DeadLetterConfig{Index: "otel-dead-letters"},
 		Telemetry:        TelemetryConfig{LogFailedDocsInputRateLimit: time.Second},
 	}
 	assert.Equal(t, want, cfg)

@@ -23,6 +23,8 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/metric/noop"
 	"go.uber.org/zap"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
 // Outcomes of a document, the values of the outcome attribute of the documents metric.
@@ -36,6 +38,9 @@ const (
 	// OutcomeSkipped counts metric data points and values deliberately not written: NaN and
 	// ±Inf values, and points with the _noindex hint.
 	OutcomeSkipped = "skipped"
+	// OutcomeDeadLettered counts documents stored in the dead-letter index, after they were
+	// counted as rejected or dropped.
+	OutcomeDeadLettered = "dead_lettered"
 )
 
 // errStopped tells that documents were given up because the exporter is shutting down.
@@ -71,6 +76,9 @@ type Config struct {
 	// LogFailedDocsInput logs the source of each document rejected for good, at most one
 	// per LogRateLimit. Documents may hold sensitive data; off by default.
 	LogFailedDocsInput bool
+	// DeadLetterIndex, when set, receives a dead-letter document for each document rejected
+	// for good or given up (see serializer.AppendDeadLetter).
+	DeadLetterIndex string
 }
 
 // RetryConfig is the retry policy, applied inside Send to whole requests and to documents.
@@ -146,7 +154,7 @@ type Indexer struct {
 
 // Result counts the final outcome of the documents of one Send.
 type Result struct {
-	Indexed, Duplicate, Rejected, Dropped, FailureStore int
+	Indexed, Duplicate, Rejected, Dropped, FailureStore, DeadLettered int
 }
 
 // New validates cfg and returns an Indexer.
@@ -199,7 +207,15 @@ type session struct {
 	chunk, retry []int
 	failures     failureSummary
 	result       Result
-	gen          uint64 // the Indexer's settings generation the bulk indexer was made with
+	// dead lists the documents rejected for good or given up, for the dead-letter index;
+	// deadLettering is set while the dead-letter batch itself is sent.
+	dead          []deadLetter
+	deadLettering bool
+	// lastFailure holds, per document of the batch, its last retryable failure, for the
+	// dead letter of a document whose retries run out.
+	lastFailure []itemFailure
+	dlq         Batch
+	gen         uint64 // the Indexer's settings generation the bulk indexer was made with
 }
 
 func (ix *Indexer) getSession() (*session, error) {
@@ -220,6 +236,12 @@ func (ix *Indexer) putSession(s *session) {
 	s.chunk, s.retry = s.chunk[:0], s.retry[:0]
 	s.failures.reset()
 	s.result = Result{}
+	clear(s.dead)
+	s.dead = s.dead[:0]
+	clear(s.lastFailure)
+	s.lastFailure = s.lastFailure[:0]
+	s.deadLettering = false
+	s.dlq.Reset()
 	if s.gen == ix.gen.Load() {
 		ix.pool.Put(s)
 	}
@@ -243,8 +265,26 @@ func (ix *Indexer) Send(ctx context.Context, b *Batch) (Result, error) {
 	defer cancel()
 	defer context.AfterFunc(ix.stopCtx, cancel)()
 
-	var sendErr error
-	for next := 0; next < b.Len() && sendErr == nil; {
+	sendErr := ix.sendAll(ctx, s, b)
+	if len(s.dead) > 0 && ix.cfg.DeadLetterIndex != "" && ix.stopCtx.Err() == nil {
+		if ix.deadLetter(ctx, s, b) && sendErr != nil {
+			// Every document left without an outcome is now in the dead-letter index.
+			sendErr = nil
+		}
+	}
+	ix.logFailures(s)
+	if sendErr == nil {
+		return s.result, nil
+	}
+	if s.result.Indexed > 0 || s.result.Duplicate > 0 || s.result.Rejected > 0 {
+		return s.result, consumererror.NewPermanent(sendErr)
+	}
+	return s.result, sendErr
+}
+
+// sendAll sends the documents of b in bulk requests of at most MaxBulkBytes.
+func (ix *Indexer) sendAll(ctx context.Context, s *session, b *Batch) error {
+	for next := 0; next < b.Len(); {
 		s.chunk = s.chunk[:0]
 		size := 0
 		for next < b.Len() {
@@ -260,23 +300,91 @@ func (ix *Indexer) Send(ctx context.Context, b *Batch) (Result, error) {
 			size += n
 			next++
 		}
-		sendErr = ix.sendChunk(ctx, s, b, s.chunk)
-		if sendErr != nil {
+		if err := ix.sendChunk(ctx, s, b, s.chunk); err != nil {
 			// Documents after a failed request are not attempted: the same failure
 			// would meet them.
 			rest := b.Len() - next
 			s.result.Dropped += rest
-			ix.recordDocs(ctx, OutcomeDropped, "", 0, rest)
+			ix.recordDocs(ctx, s.outcome(OutcomeDropped), "", 0, rest)
+			for i := next; i < b.Len(); i++ {
+				s.toDead(i, 0, "not_attempted", "an earlier request of the same push failed: "+err.Error())
+			}
+			return err
 		}
 	}
-	ix.logFailures(s)
-	if sendErr == nil {
-		return s.result, nil
+	return nil
+}
+
+// deadLetter sends a dead-letter document for each document in s.dead and reports whether
+// all of them were stored.
+func (ix *Indexer) deadLetter(ctx context.Context, s *session, b *Batch) bool {
+	now := time.Now()
+	for _, d := range s.dead {
+		start := len(s.dlq.Buf)
+		s.dlq.Buf = serializer.AppendDeadLetter(s.dlq.Buf, b.Document(d.item), b.items[d.item].Index,
+			d.status, d.errorType, d.reason, now)
+		s.dlq.Add(start, Item{Index: ix.cfg.DeadLetterIndex})
 	}
-	if s.result.Indexed > 0 || s.result.Duplicate > 0 || s.result.Rejected > 0 {
-		return s.result, consumererror.NewPermanent(sendErr)
+	before := s.result
+	s.deadLettering = true
+	err := ix.sendAll(ctx, s, &s.dlq)
+	s.deadLettering = false
+	stored := s.result.Indexed - before.Indexed
+	// The dead letters are not the push's documents: keep the push's counts.
+	s.result.Indexed, s.result.Rejected, s.result.Dropped = before.Indexed, before.Rejected, before.Dropped
+	s.result.DeadLettered += stored
+	if err != nil || stored != len(s.dead) {
+		ix.cfg.Logger.Error("Documents could not be written to the dead-letter index",
+			zap.String("index", ix.cfg.DeadLetterIndex), zap.Int("documents", len(s.dead)-stored), zap.Error(err))
+		return false
 	}
-	return s.result, sendErr
+	return true
+}
+
+type itemFailure struct {
+	status    int
+	errorType string
+}
+
+// noteFailure remembers the retryable failure of document i of b.
+func (s *session) noteFailure(b *Batch, i, status int, errorType string) {
+	if s.deadLettering {
+		return
+	}
+	if len(s.lastFailure) < b.Len() {
+		s.lastFailure = append(s.lastFailure, make([]itemFailure, b.Len()-len(s.lastFailure))...)
+	}
+	s.lastFailure[i] = itemFailure{status: status, errorType: errorType}
+}
+
+// deadLetter is a document rejected for good or given up, waiting for the dead-letter index.
+type deadLetter struct {
+	item              int
+	status            int
+	errorType, reason string
+}
+
+// toDead records document i for the dead-letter index, unless the dead letters themselves are
+// being sent.
+func (s *session) toDead(i, status int, errorType, reason string) {
+	if !s.deadLettering {
+		s.dead = append(s.dead, deadLetter{item: i, status: status, errorType: errorType, reason: reason})
+	}
+}
+
+// outcome returns the outcome to record for the documents being sent: while dead letters are
+// sent, indexed means dead-lettered and any failure means the original is dropped.
+func (s *session) outcome(o string) string {
+	if !s.deadLettering {
+		return o
+	}
+	switch o {
+	case OutcomeIndexed:
+		return OutcomeDeadLettered
+	case OutcomeRejected, OutcomeDropped, OutcomeDuplicate:
+		return OutcomeDropped
+	}
+	return o
 }
 
 // itemOverhead returns the bytes an item adds to a request besides its document: the action
@@ -340,9 +448,13 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 				return ix.split(ctx, s, b, pending)
 			}
 			if !ix.retryableRequest(status, err) {
-				ix.recordDocs(ctx, OutcomeRejected, "request", status, len(pending))
+				ix.recordDocs(ctx, s.outcome(OutcomeRejected), "request", status, len(pending))
 				s.result.Rejected += len(pending)
-				return consumererror.NewPermanent(requestError(status, err, len(pending)))
+				err = requestError(status, err, len(pending))
+				for _, i := range pending {
+					s.toDead(i, status, "request_rejected", err.Error())
+				}
+				return consumererror.NewPermanent(err)
 			}
 		} else {
 			ix.noteSuccess()
@@ -369,8 +481,17 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 // that says why: the retries are spent, the push was canceled, or the exporter is shutting
 // down.
 func (ix *Indexer) giveUp(ctx context.Context, s *session, pending []int, status, attempts int, err error) error {
-	ix.recordDocs(context.WithoutCancel(ctx), OutcomeDropped, "", status, len(pending))
+	ix.recordDocs(context.WithoutCancel(ctx), s.outcome(OutcomeDropped), "", status, len(pending))
 	s.result.Dropped += len(pending)
+	defer func() {
+		for _, i := range pending {
+			st, reason := status, err.Error()
+			if i < len(s.lastFailure) && s.lastFailure[i].status != 0 {
+				st, reason = s.lastFailure[i].status, s.lastFailure[i].errorType+": "+reason
+			}
+			s.toDead(i, st, "not_delivered", reason)
+		}
+	}()
 	switch {
 	case ix.stopCtx.Err() != nil:
 		err = fmt.Errorf("%d documents not sent: %w: %w", len(pending), errStopped, err)
@@ -393,7 +514,7 @@ func (ix *Indexer) split(ctx context.Context, s *session, b *Batch, pending []in
 		i := pending[0]
 		size := b.items[i].end - b.items[i].start
 		s.result.Rejected++
-		ix.recordDocs(ctx, OutcomeRejected, "request_entity_too_large", http.StatusRequestEntityTooLarge, 1)
+		ix.recordDocs(ctx, s.outcome(OutcomeRejected), "request_entity_too_large", http.StatusRequestEntityTooLarge, 1)
 		s.failures.add(OutcomeRejected, http.StatusRequestEntityTooLarge, "request_entity_too_large",
 			fmt.Sprintf("a single document of %d bytes is over the server's request size limit", size), b.items[i].Index)
 		return nil
@@ -404,8 +525,11 @@ func (ix *Indexer) split(ctx context.Context, s *session, b *Batch, pending []in
 	second := append([]int(nil), pending[half:]...)
 	ix.cfg.Logger.Debug("Bulk request too large; sending it in halves", zap.Int("documents", len(pending)))
 	if err := ix.sendChunk(ctx, s, b, first); err != nil {
-		ix.recordDocs(ctx, OutcomeDropped, "", 0, len(second))
+		ix.recordDocs(ctx, s.outcome(OutcomeDropped), "", 0, len(second))
 		s.result.Dropped += len(second)
+		for _, i := range second {
+			s.toDead(i, 0, "not_attempted", "the other half of a split request failed: "+err.Error())
+		}
 		return err
 	}
 	return ix.sendChunk(ctx, s, b, second)
@@ -545,14 +669,14 @@ func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat doca
 	if got != len(pending) {
 		// The server answered for other documents than those sent: their fate is unknown,
 		// and resending would risk duplicates.
-		ix.recordDocs(ctx, OutcomeDropped, "response_mismatch", http.StatusOK, len(pending))
+		ix.recordDocs(ctx, s.outcome(OutcomeDropped), "response_mismatch", http.StatusOK, len(pending))
 		s.result.Dropped += len(pending)
 		return nil, consumererror.NewPermanent(fmt.Errorf(
 			"bulk response has %d items for %d documents sent; their outcome is unknown", got, len(pending)))
 	}
 	if stat.Indexed > 0 {
 		s.result.Indexed += int(stat.Indexed)
-		ix.recordDocs(ctx, OutcomeIndexed, "", http.StatusCreated, int(stat.Indexed))
+		ix.recordDocs(ctx, s.outcome(OutcomeIndexed), "", http.StatusCreated, int(stat.Indexed))
 	}
 	if fs := int(stat.FailureStoreDocs.Used); fs > 0 {
 		s.result.FailureStore += fs
@@ -567,17 +691,19 @@ func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat doca
 		switch {
 		case f.Status == http.StatusConflict:
 			s.result.Duplicate++
-			ix.recordDocs(ctx, OutcomeDuplicate, f.Error.Type, f.Status, 1)
+			ix.recordDocs(ctx, s.outcome(OutcomeDuplicate), f.Error.Type, f.Status, 1)
 			if !b.items[i].DerivedID {
 				s.failures.addItem(f, OutcomeDuplicate) // a user-given id met another document
 			}
 		case ix.retryableDocument(f.Status):
 			retry = append(retry, i)
+			s.noteFailure(b, i, f.Status, f.Error.Type)
 			ix.recordDocs(ctx, OutcomeRetryable, f.Error.Type, f.Status, 1)
 			s.failures.addItem(f, OutcomeRetryable)
 		default:
 			s.result.Rejected++
-			ix.recordDocs(ctx, OutcomeRejected, f.Error.Type, f.Status, 1)
+			ix.recordDocs(ctx, s.outcome(OutcomeRejected), f.Error.Type, f.Status, 1)
+			s.toDead(i, f.Status, f.Error.Type, f.Error.Reason)
 			s.failures.addItem(f, OutcomeRejected)
 			if ix.cfg.LogFailedDocsInput {
 				if suppressed, ok := ix.docLimiter.Allow(); ok {

@@ -1,0 +1,32 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package serializer // import "github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+
+import "time"
+
+// AppendDeadLetter appends the dead-letter document of a document that Elasticsearch rejected
+// for good or that could not be delivered: the time, the original document as a string, the
+// index it was meant for, the HTTP status (0 when there was no answer) and the error's type
+// and reason.
+func AppendDeadLetter(dst, doc []byte, index string, status int, errorType, reason string, now time.Time) []byte {
+	w := writer{buf: dst}
+	w.raw(`{"@timestamp":"`)
+	w.buf = now.UTC().AppendFormat(w.buf, time.RFC3339Nano)
+	w.raw(`","document":`)
+	var invalid int
+	w.buf = append(w.buf, '"')
+	w.buf, invalid = appendEscaped(w.buf, string(doc))
+	_ = invalid // the document was written by this package: it is valid UTF-8
+	w.buf = append(w.buf, '"')
+	w.raw(`,"index":`)
+	w.str(index)
+	w.raw(`,"http":{"response":{"status_code":`)
+	w.int(int64(status))
+	w.raw(`}},"error":{"type":`)
+	w.str(errorType)
+	w.raw(`,"reason":`)
+	w.str(reason)
+	w.raw(`}}`)
+	return w.buf
+}
