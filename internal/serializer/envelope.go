@@ -338,6 +338,14 @@ func (s *keySet) reset() {
 	}
 }
 
+// remove forgets k, the last key added.
+func (s *keySet) remove(k string) {
+	if n := len(s.keys); n > 0 && s.keys[n-1] == k {
+		s.keys = s.keys[:n-1]
+	}
+	delete(s.index, k)
+}
+
 // add records k and reports whether it was new.
 func (s *keySet) add(k string) bool {
 	if len(s.keys) < linearMax {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -124,7 +125,9 @@ type metricsState struct {
 	names          []string
 	templates      []DynamicTemplate
 	quantiles      []int32
-	paths          map[string]string // metric name -> "metrics.<name>"
+	paths          map[string]string            // metric name -> "metrics.<name>"
+	quantilePaths  map[string]map[string]string // metric name -> quantile key -> path
+	nameSet        keySet
 	report         MetricsReport
 }
 
@@ -251,7 +254,7 @@ func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, r
 			continue
 		}
 		target := e.metricTarget(index, ds)
-		tsMs, startMs := int64(p.ts)/1e6, int64(p.start)/1e6
+		tsMs, startMs := int64(uint64(p.ts)/1e6), int64(uint64(p.start)/1e6)
 		h := mix(base, xxhash.Sum64String(index))
 		h = mix(h, hashMap(attrs))
 		h = mix(h, unitHash)
@@ -330,8 +333,12 @@ func (e *Encoder) samePointGroup(a, b *metricPoint) bool {
 func grouped(k string) bool { return !routing.IsControlAttribute(k) }
 
 // equalAttrs compares two attribute maps as sets of grouped keys, in any order. A repeated
-// key counts once, with its first value, as it is written.
+// key counts once, with its first value, as it is written. Small maps are compared in place;
+// large ones through an index of b's first values, so the time stays linear.
 func equalAttrs(a, b pcommon.Map) bool {
+	if a.Len() > linearMax || b.Len() > linearMax {
+		return equalLargeAttrs(a, b)
+	}
 	na, nb := 0, 0
 	for k, va := range a.All() {
 		if !grouped(k) {
@@ -357,14 +364,46 @@ func equalAttrs(a, b pcommon.Map) bool {
 	return na == nb
 }
 
-// hashMap hashes the grouped attributes of m independently of their order.
+func equalLargeAttrs(a, b pcommon.Map) bool {
+	first := make(map[string]pcommon.Value, b.Len())
+	for k, v := range b.All() {
+		if _, seen := first[k]; !seen && grouped(k) {
+			first[k] = v
+		}
+	}
+	seen := make(map[string]struct{}, a.Len())
+	for k, va := range a.All() {
+		if _, dup := seen[k]; dup || !grouped(k) {
+			continue
+		}
+		seen[k] = struct{}{}
+		vb, ok := first[k]
+		if !ok || !va.Equal(vb) {
+			return false
+		}
+	}
+	return len(seen) == len(first)
+}
+
+// hashMap hashes the grouped attributes of m independently of their order; a repeated key
+// counts once, with its first value. Maps of more than linearMax keys track the keys seen in a
+// set, so the time stays linear.
 func hashMap(m pcommon.Map) uint64 {
+	var seen map[string]struct{}
+	if m.Len() > linearMax {
+		seen = make(map[string]struct{}, m.Len())
+	}
 	var h uint64
 	for k, v := range m.All() {
 		if !grouped(k) {
 			continue
 		}
-		if first, _ := m.Get(k); first != v {
+		if seen != nil {
+			if _, dup := seen[k]; dup {
+				continue
+			}
+			seen[k] = struct{}{}
+		} else if first, _ := m.Get(k); first != v {
 			continue
 		}
 		h += mix(xxhash.Sum64String(k), hashValue(v))
@@ -444,6 +483,7 @@ func (e *Encoder) writeGroup(buf *[]byte, sink MetricsSink) {
 	for len(m.pending) > 0 {
 		m.deferred = m.deferred[:0]
 		m.names = m.names[:0]
+		m.nameSet.reset()
 		m.templates = m.templates[:0]
 		m.quantiles = m.quantiles[:0]
 		leader := &m.points[m.pending[0]]
@@ -476,8 +516,8 @@ func (e *Encoder) writeGroup(buf *[]byte, sink MetricsSink) {
 		var docCount uint64
 		for _, pi := range m.pending {
 			p := &m.points[pi]
-			name := p.metric.Name()
-			if slices.Contains(m.names, name) {
+			name := metricName(p.metric)
+			if !m.nameSet.add(name) {
 				m.deferred = append(m.deferred, pi)
 				continue
 			}
@@ -490,6 +530,7 @@ func (e *Encoder) writeGroup(buf *[]byte, sink MetricsSink) {
 			tpl, count, hinted := e.writeMetricValue(p, name)
 			if tpl == "" {
 				e.w.buf = e.w.buf[:mark]
+				m.nameSet.remove(name)
 				continue
 			}
 			m.names = append(m.names, name)
@@ -513,7 +554,7 @@ func (e *Encoder) writeGroup(buf *[]byte, sink MetricsSink) {
 		e.writeQuantiles()
 		if docCount > 0 {
 			e.w.raw(`,"_doc_count":`)
-			e.w.uint(docCount)
+			e.w.uint(capCount(docCount))
 		}
 		e.w.raw(`,"_metric_names_hash":"`)
 		e.w.buf = strconv.AppendUint(e.w.buf, metricNamesHash(m.names), 16)
@@ -804,7 +845,7 @@ func (e *Encoder) writeQuantiles() {
 	e.w.raw(`,"summary_quantiles":{`)
 	for i, pi := range m.quantiles {
 		p := &m.points[pi]
-		name := p.metric.Name()
+		name := metricName(p.metric)
 		if i > 0 {
 			e.w.byte(',')
 		}
@@ -825,7 +866,7 @@ func (e *Encoder) writeQuantiles() {
 			keyStart := len(e.w.buf)
 			e.w.byte('"')
 			e.w.buf = appendQuantileKey(e.w.buf, q.Quantile())
-			path := "summary_quantiles." + name + "." + string(e.w.buf[keyStart+1:])
+			path := e.quantilePath(name, e.w.buf[keyStart+1:])
 			if slices.ContainsFunc(m.templates, func(t DynamicTemplate) bool { return t.Path == path }) {
 				e.w.buf = e.w.buf[:mark] // a repeated quantile: the first wins
 				continue
@@ -838,6 +879,35 @@ func (e *Encoder) writeQuantiles() {
 		e.w.byte('}')
 	}
 	e.w.byte('}')
+}
+
+// quantilePath returns "summary_quantiles.<name>.<key>", cached so that the steady state does
+// not allocate.
+func (e *Encoder) quantilePath(name string, key []byte) string {
+	m := &e.metrics
+	if m.quantilePaths == nil || len(m.quantilePaths) >= maxPathCache {
+		m.quantilePaths = make(map[string]map[string]string, 16)
+	}
+	byKey := m.quantilePaths[name]
+	if byKey == nil {
+		byKey = make(map[string]string, 4)
+		m.quantilePaths[name] = byKey
+	}
+	if p, ok := byKey[string(key)]; ok {
+		return p
+	}
+	p := "summary_quantiles." + name + "." + string(key)
+	byKey[string(key)] = p
+	return p
+}
+
+// metricName returns the name of metric as it is written: invalid UTF-8 repaired, so that two
+// names that differ only in invalid bytes are one name in a document.
+func metricName(metric pmetric.Metric) string {
+	if name := metric.Name(); utf8.ValidString(name) {
+		return name
+	}
+	return repairUTF8(metric.Name())
 }
 
 // appendQuantileKey appends "q" and the quantile with "." replaced by "_" (0.99 -> q0_99), so
