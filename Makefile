@@ -29,6 +29,7 @@ FUZZ_TARGETS := \
 	./internal/serializer:FuzzAppendFloat \
 	./internal/serializer:FuzzEncodeLogs \
 	./internal/serializer:FuzzEncodeSpans \
+	./internal/serializer:FuzzEncodeMetrics \
 	./internal/routing:FuzzRouteDataStream
 FUZZTIME ?= 10s
 

@@ -116,11 +116,12 @@ func (s *suite) docs(t *testing.T, outcome string) int64 {
 	return n
 }
 
-// search refreshes index and returns the documents whose field equals value, sorted by i.
-func (s *suite) search(t *testing.T, index, field string, value any) []map[string]any {
+// search refreshes index and returns the documents whose attribute run equals value, oldest
+// first.
+func (s *suite) search(t *testing.T, index string, value any) []map[string]any {
 	t.Helper()
 	s.es.Refresh(t, index)
-	q := estest.TermQuery(field, value)
+	q := estest.TermQuery("run", value)
 	q["size"] = 100
 	q["sort"] = []any{map[string]any{"@timestamp": "asc"}}
 	return s.es.Search(t, index, q)
@@ -183,7 +184,7 @@ func TestLogsRoundTrip(t *testing.T) {
 	require.NoError(t, exp.ConsumeLogs(context.Background(), s.logsData(3)))
 
 	index := "logs-" + s.id + ".otel-default"
-	docs := s.search(t, index, "run", s.id)
+	docs := s.search(t, index, s.id)
 	require.Len(t, docs, 3)
 	d := docs[1]
 	assert.Equal(t, "1700000001123.456789", d["@timestamp"], "date_nanos keeps the nanoseconds")
@@ -233,7 +234,7 @@ func TestSpansAndSpanEventsRoundTrip(t *testing.T) {
 	ev.Attributes().PutStr("run", s.id)
 	require.NoError(t, exp.ConsumeTraces(context.Background(), td))
 
-	spans := s.search(t, "traces-"+s.id+".otel-default", "run", s.id)
+	spans := s.search(t, "traces-"+s.id+".otel-default", s.id)
 	require.Len(t, spans, 1)
 	sp := spans[0]
 	assert.Equal(t, "GET /cart", sp["name"])
@@ -244,7 +245,7 @@ func TestSpansAndSpanEventsRoundTrip(t *testing.T) {
 	assert.Len(t, sp["links"], 1)
 	assert.Equal(t, "frontend", get(sp, "resource.attributes.service.name"))
 
-	events := s.search(t, "logs-"+s.id+".otel-default", "run", s.id)
+	events := s.search(t, "logs-"+s.id+".otel-default", s.id)
 	require.Len(t, events, 1)
 	e := events[0]
 	assert.Equal(t, "exception", e["event_name"])

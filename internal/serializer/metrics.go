@@ -102,20 +102,27 @@ type envelopeRef struct {
 	repaired   bool
 }
 
+// sortKey orders points by group hash, then by arrival.
+type sortKey struct {
+	hash uint64
+	idx  int32
+}
+
 type metricPoint struct {
-	metric          pmetric.Metric
-	idx             int32 // data point index within the metric
-	res, scope      int32 // indices into metricsState.resources / scopes
-	target          int32 // index into metricsState.targets
-	hash            uint64
-	tsMs, startMs   int64
-	done            bool
-	sortedByArrival int32
+	metric        pmetric.Metric
+	idx           int32 // data point index within the metric
+	res, scope    int32 // indices into metricsState.resources / scopes
+	target        int32 // index into metricsState.targets
+	hash          uint64
+	tsMs, startMs int64
+	done          bool
+	hints         hintSet
 }
 
 // metricsState is the reusable scratch state of EncodeMetrics.
 type metricsState struct {
 	points         []metricPoint
+	order          []sortKey
 	resources      []envelopeRef
 	scopes         []envelopeRef
 	targets        []metricTarget
@@ -173,29 +180,32 @@ func (e *Encoder) EncodeMetrics(buf *[]byte, md pmetric.Metrics, route MetricRou
 			}
 		}
 	}
+	// Sort small keys rather than the points themselves; equal hashes keep arrival order.
+	m.order = m.order[:0]
 	for i := range m.points {
-		m.points[i].sortedByArrival = int32(i)
+		m.order = append(m.order, sortKey{hash: m.points[i].hash, idx: int32(i)})
 	}
-	slices.SortFunc(m.points, func(a, b metricPoint) int {
+	slices.SortFunc(m.order, func(a, b sortKey) int {
 		if c := cmp.Compare(a.hash, b.hash); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.sortedByArrival, b.sortedByArrival)
+		return cmp.Compare(a.idx, b.idx)
 	})
-	for i := 0; i < len(m.points); {
+	for i := 0; i < len(m.order); {
 		j := i + 1
-		for j < len(m.points) && m.points[j].hash == m.points[i].hash {
+		for j < len(m.order) && m.order[j].hash == m.order[i].hash {
 			j++
 		}
 		for l := i; l < j; l++ {
-			if m.points[l].done {
+			leader := &m.points[m.order[l].idx]
+			if leader.done {
 				continue
 			}
 			m.group = m.group[:0]
 			for q := l; q < j; q++ {
-				if !m.points[q].done && e.samePointGroup(&m.points[l], &m.points[q]) {
-					m.points[q].done = true
-					m.group = append(m.group, int32(q))
+				if p := &m.points[m.order[q].idx]; !p.done && e.samePointGroup(leader, p) {
+					p.done = true
+					m.group = append(m.group, m.order[q].idx)
 				}
 			}
 			e.writeGroup(buf, sink)
@@ -241,7 +251,8 @@ func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, r
 	for i := range n {
 		p := pointOf(metric, i)
 		attrs := p.attrs
-		if hasHint(attrs, hintNoIndex) {
+		pointHints := hintsOf(attrs)
+		if pointHints&hasNoIndex != 0 {
 			m.report.NoIndex++
 			continue
 		}
@@ -262,7 +273,7 @@ func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, r
 		h = mix(h, uint64(startMs))
 		m.points = append(m.points, metricPoint{
 			metric: metric, idx: int32(i), res: resIdx, scope: scopeIdx, target: target,
-			hash: h, tsMs: tsMs, startMs: startMs,
+			hash: h, tsMs: tsMs, startMs: startMs, hints: pointHints,
 		})
 	}
 }
@@ -460,18 +471,39 @@ func mix(a, b uint64) uint64 {
 	return z ^ (z >> 31)
 }
 
-func hasHint(attrs pcommon.Map, hint string) bool {
+// hintSet is the set of mapping hints of a data point.
+type hintSet uint8
+
+const (
+	hasAggregateMetricDouble hintSet = 1 << iota
+	hasDocCount
+	hasHistogramRaw
+	hasNoIndex
+)
+
+// hintsOf reads the mapping hints attribute once; unknown hints are ignored.
+func hintsOf(attrs pcommon.Map) hintSet {
 	v, ok := attrs.Get(routing.MappingHintsAttribute)
 	if !ok || v.Type() != pcommon.ValueTypeSlice {
-		return false
+		return 0
 	}
+	var h hintSet
 	s := v.Slice()
 	for i := range s.Len() {
-		if h := s.At(i); h.Type() == pcommon.ValueTypeStr && h.Str() == hint {
-			return true
+		if hv := s.At(i); hv.Type() == pcommon.ValueTypeStr {
+			switch hv.Str() {
+			case hintAggregateMetricDouble:
+				h |= hasAggregateMetricDouble
+			case hintDocCount:
+				h |= hasDocCount
+			case hintHistogramRaw:
+				h |= hasHistogramRaw
+			case hintNoIndex:
+				h |= hasNoIndex
+			}
 		}
 	}
-	return false
+	return h
 }
 
 // writeGroup writes the points in e.metrics.group as one document, or as several when two
@@ -554,7 +586,7 @@ func (e *Encoder) writeGroup(buf *[]byte, sink MetricsSink) {
 		e.writeQuantiles()
 		if docCount > 0 {
 			e.w.raw(`,"_doc_count":`)
-			e.w.uint(capCount(docCount))
+			e.w.uint(capDocCount(docCount))
 		}
 		e.w.raw(`,"_metric_names_hash":"`)
 		e.w.buf = strconv.AppendUint(e.w.buf, metricNamesHash(m.names), 16)
@@ -611,7 +643,7 @@ func (e *Encoder) writeMetricValue(p *metricPoint, name string) (tpl string, cou
 			dp = sum.DataPoints().At(i)
 			counter = sum.IsMonotonic() && sum.AggregationTemporality() == pmetric.AggregationTemporalityCumulative
 		}
-		hinted = hasHint(dp.Attributes(), hintDocCount)
+		hinted = p.hints&hasDocCount != 0
 		switch dp.ValueType() {
 		case pmetric.NumberDataPointValueTypeInt:
 			e.w.int(dp.IntValue())
@@ -635,28 +667,26 @@ func (e *Encoder) writeMetricValue(p *metricPoint, name string) (tpl string, cou
 		return "", 0, false
 	case pmetric.MetricTypeHistogram:
 		dp := p.metric.Histogram().DataPoints().At(i)
-		attrs := dp.Attributes()
-		hinted = hasHint(attrs, hintDocCount)
+		hinted = p.hints&hasDocCount != 0
 		bounds, counts := dp.ExplicitBounds(), dp.BucketCounts()
 		if bounds.Len() > 0 && counts.Len() != bounds.Len()+1 || bounds.Len() == 0 && counts.Len() > 1 {
 			rep.reject(rejectIndex(RejectBucketMismatch), name)
 			return "", 0, false
 		}
-		if hasHint(attrs, hintAggregateMetricDouble) {
+		if p.hints&hasAggregateMetricDouble != 0 {
 			e.writeSumCount(dp.Sum(), dp.Count())
 			return "summary", dp.Count(), hinted
 		}
-		e.writeHistogram(dp, hasHint(attrs, hintHistogramRaw))
+		e.writeHistogram(dp, p.hints&hasHistogramRaw != 0)
 		return "histogram", dp.Count(), hinted
 	case pmetric.MetricTypeExponentialHistogram:
 		dp := p.metric.ExponentialHistogram().DataPoints().At(i)
-		attrs := dp.Attributes()
-		hinted = hasHint(attrs, hintDocCount)
+		hinted = p.hints&hasDocCount != 0
 		if s := dp.Scale(); s < -10 || s > 20 {
 			rep.reject(rejectIndex(RejectScaleOutOfRange), name)
 			return "", 0, false
 		}
-		if hasHint(attrs, hintAggregateMetricDouble) {
+		if p.hints&hasAggregateMetricDouble != 0 {
 			e.writeSumCount(dp.Sum(), dp.Count())
 			return "summary", dp.Count(), hinted
 		}
@@ -664,7 +694,7 @@ func (e *Encoder) writeMetricValue(p *metricPoint, name string) (tpl string, cou
 		return "histogram", dp.Count(), hinted
 	case pmetric.MetricTypeSummary:
 		dp := p.metric.Summary().DataPoints().At(i)
-		hinted = hasHint(dp.Attributes(), hintDocCount)
+		hinted = p.hints&hasDocCount != 0
 		e.writeSumCount(dp.Sum(), dp.Count())
 		return "summary", dp.Count(), hinted
 	}
@@ -691,6 +721,11 @@ func (e *Encoder) writeSumCount(sum float64, count uint64) {
 // capCount keeps counts within the long Elasticsearch stores.
 func capCount(c uint64) uint64 {
 	return min(c, math.MaxInt64)
+}
+
+// capDocCount keeps a _doc_count within the integer Elasticsearch's _doc_count field takes.
+func capDocCount(c uint64) uint64 {
+	return min(c, math.MaxInt32)
 }
 
 // writeHistogram writes {"counts": [...], "values": [...]} with one pair per non-empty bucket.
