@@ -668,6 +668,9 @@ func (e *esExporter) send(ctx context.Context, st *pushState) error {
 				zap.Int("documents", st.unroutable), zap.Error(st.firstRouteErr), zap.Int("suppressed_log_lines", suppressed))
 		}
 	}
+	inflight := int64(len(st.batch.Buf))
+	e.telemetry.ElasticsearchInflightBytes.Add(ctx, inflight)
+	defer e.telemetry.ElasticsearchInflightBytes.Add(context.WithoutCancel(ctx), -inflight)
 	_, err := e.indexer.Send(ctx, &st.batch)
 	return err
 }

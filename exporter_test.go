@@ -116,6 +116,26 @@ func TestPushLogsSendsGzippedBulk(t *testing.T) {
 	assert.Equal(t, int64(1), counterSum(t, tel, "otelcol_elasticsearch.bulk_requests.count", outcome("success")))
 	assert.Positive(t, counterSum(t, tel, "otelcol_elasticsearch.flushed.bytes"))
 	assert.Positive(t, counterSum(t, tel, "otelcol_elasticsearch.flushed.uncompressed.bytes"))
+	assert.Zero(t, counterSum(t, tel, "otelcol_elasticsearch.inflight.bytes"), "nothing is held once the push returned")
+}
+
+func TestInflightBytesWhileRetrying(t *testing.T) {
+	srv := fakees.New(t)
+	release := make(chan struct{})
+	srv.OnRequest = func(*http.Request, []fakees.Item) int {
+		<-release
+		return 0
+	}
+	set, tel := withTelemetry(t)
+	exp := newLogsExporter(t, newTestConfig(srv.URL), set)
+	done := make(chan error, 1)
+	go func() { done <- exp.ConsumeLogs(context.Background(), testLogs(10)) }()
+	require.Eventually(t, func() bool {
+		return counterSum(t, tel, "otelcol_elasticsearch.inflight.bytes") > 1000
+	}, 10*time.Second, 5*time.Millisecond, "the push's encoded documents are in flight")
+	close(release)
+	require.NoError(t, <-done)
+	assert.Zero(t, counterSum(t, tel, "otelcol_elasticsearch.inflight.bytes"))
 }
 
 func TestPushTracesWritesSpansAndEvents(t *testing.T) {

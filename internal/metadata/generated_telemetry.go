@@ -33,6 +33,7 @@ type TelemetryBuilder struct {
 	ElasticsearchDocsRetried              metric.Int64Counter
 	ElasticsearchFlushedBytes             metric.Int64Counter
 	ElasticsearchFlushedUncompressedBytes metric.Int64Counter
+	ElasticsearchInflightBytes            metric.Int64UpDownCounter
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -104,6 +105,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	builder.ElasticsearchFlushedUncompressedBytes, err = builder.meter.Int64Counter(
 		"otelcol_elasticsearch.flushed.uncompressed.bytes",
 		metric.WithDescription("Number of uncompressed NDJSON bytes of bulk request bodies sent to Elasticsearch. [Alpha]"),
+		metric.WithUnit("By"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ElasticsearchInflightBytes, err = builder.meter.Int64UpDownCounter(
+		"otelcol_elasticsearch.inflight.bytes",
+		metric.WithDescription("Bytes of encoded NDJSON held by pushes in progress, sent or waiting to be sent or retried. [Alpha]"),
 		metric.WithUnit("By"),
 	)
 	errs = errors.Join(errs, err)

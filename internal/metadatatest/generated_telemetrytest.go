@@ -131,3 +131,19 @@ func AssertEqualElasticsearchFlushedUncompressedBytes(t *testing.T, tt *componen
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
+
+func AssertEqualElasticsearchInflightBytes(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_elasticsearch.inflight.bytes",
+		Description: "Bytes of encoded NDJSON held by pushes in progress, sent or waiting to be sent or retried. [Alpha]",
+		Unit:        "By",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: false,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_elasticsearch.inflight.bytes")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
