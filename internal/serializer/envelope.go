@@ -142,6 +142,18 @@ func (e *Encoder) finish() []byte {
 	return out
 }
 
+// writeTraceIDs writes trace_id and span_id as lower-case hex, each only when it is set.
+func (e *Encoder) writeTraceIDs(traceID pcommon.TraceID, spanID pcommon.SpanID) {
+	if !traceID.IsEmpty() {
+		e.w.raw(`,"trace_id":`)
+		e.w.hex(traceID[:])
+	}
+	if !spanID.IsEmpty() {
+		e.w.raw(`,"span_id":`)
+		e.w.hex(spanID[:])
+	}
+}
+
 func (e *Encoder) writeDataStream(ds DataStream) {
 	if ds.Type == "" {
 		return

@@ -29,14 +29,7 @@ func (e *Encoder) AppendLog(dst []byte, rec plog.LogRecord, ds DataStream) []byt
 		e.w.raw(`,"severity_number":`)
 		e.w.int(int64(n))
 	}
-	if id := rec.TraceID(); !id.IsEmpty() {
-		e.w.raw(`,"trace_id":`)
-		e.w.hex(id[:])
-	}
-	if id := rec.SpanID(); !id.IsEmpty() {
-		e.w.raw(`,"span_id":`)
-		e.w.hex(id[:])
-	}
+	e.writeTraceIDs(rec.TraceID(), rec.SpanID())
 	attrs := rec.Attributes()
 	if attrs.Len() > 0 {
 		e.w.raw(`,"attributes":`)

@@ -15,14 +15,7 @@ func (e *Encoder) AppendSpan(dst []byte, span ptrace.Span, ds DataStream) []byte
 	e.w.raw(`{"@timestamp":`)
 	e.w.dateNanos(uint64(start))
 	e.writeDataStream(ds)
-	if id := span.TraceID(); !id.IsEmpty() {
-		e.w.raw(`,"trace_id":`)
-		e.w.hex(id[:])
-	}
-	if id := span.SpanID(); !id.IsEmpty() {
-		e.w.raw(`,"span_id":`)
-		e.w.hex(id[:])
-	}
+	e.writeTraceIDs(span.TraceID(), span.SpanID())
 	if s := span.TraceState().AsRaw(); s != "" {
 		e.w.raw(`,"trace_state":`)
 		e.w.str(s)
@@ -134,14 +127,7 @@ func (e *Encoder) AppendSpanEvent(dst []byte, span ptrace.Span, ev ptrace.SpanEv
 	e.w.raw(`{"@timestamp":`)
 	e.w.dateNanos(uint64(ev.Timestamp()))
 	e.writeDataStream(ds)
-	if id := span.TraceID(); !id.IsEmpty() {
-		e.w.raw(`,"trace_id":`)
-		e.w.hex(id[:])
-	}
-	if id := span.SpanID(); !id.IsEmpty() {
-		e.w.raw(`,"span_id":`)
-		e.w.hex(id[:])
-	}
+	e.writeTraceIDs(span.TraceID(), span.SpanID())
 	if n := ev.DroppedAttributesCount(); n > 0 {
 		e.w.raw(`,"dropped_attributes_count":`)
 		e.w.uint(uint64(n))
