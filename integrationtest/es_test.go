@@ -333,6 +333,7 @@ func TestWrongPasswordSaysSo(t *testing.T) {
 	}
 	cfg := s.config()
 	cfg.Authentication.Password = "wrong-password"
+	cfg.Retry.AuthGracePeriod = 0 // no credentials rotation to wait for: fail at once
 	exp := s.logsExporter(t, cfg)
 	err := exp.ConsumeLogs(context.Background(), s.logsData(1))
 	require.Error(t, err)

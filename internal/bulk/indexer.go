@@ -447,10 +447,13 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 			if status == http.StatusRequestEntityTooLarge {
 				return ix.split(ctx, s, b, pending)
 			}
-			if !ix.retryableRequest(status, err) {
+			retryable := ix.retryableRequest(status, err)
+			if status != 0 {
+				err = requestError(status, err, len(pending))
+			}
+			if !retryable {
 				ix.recordDocs(ctx, s.outcome(OutcomeRejected), "request", status, len(pending))
 				s.result.Rejected += len(pending)
-				err = requestError(status, err, len(pending))
 				for _, i := range pending {
 					s.toDead(i, status, "request_rejected", err.Error())
 				}
@@ -737,11 +740,9 @@ func requestError(status int, err error, n int) error {
 		hint = ": check user/password or api_key"
 	case http.StatusForbidden:
 		hint = ": the credentials lack the privilege to write to these indices"
-	case http.StatusRequestEntityTooLarge:
-		hint = ": lower sending_queue::batch::max_size"
 	}
 	if ff, ok := errors.AsType[docappender.ErrorFlushFailed](err); ok {
-		return fmt.Errorf("bulk request rejected with HTTP %d%s (%d documents): %s", status, hint, n, ff.ResponseBody())
+		return fmt.Errorf("bulk request answered HTTP %d%s (%d documents): %s", status, hint, n, ff.ResponseBody())
 	}
 	return fmt.Errorf("bulk request failed (%d documents): %w", n, err)
 }
