@@ -46,8 +46,8 @@ var minOTelVersion = [3]int{8, 16, 0}
 // include_source_on_error.
 var minIncludeSourceVersion = [3]int{8, 18, 0}
 
-// esExporter is shared by the logs and traces exporters of one component ID. Pushes run
-// concurrently; each takes its own encoding state from a pool.
+// esExporter is shared by the logs, metrics and traces exporters of one component ID. Pushes
+// run concurrently; each takes its own encoding state from a pool.
 type esExporter struct {
 	cfg       *Config
 	set       exporter.Settings
@@ -99,6 +99,11 @@ func newExporter(cfg *Config, set exporter.Settings) (*esExporter, error) {
 	if _, err := e.newPushState(); err != nil {
 		return nil, err
 	}
+	if cfg.DeadLetter.Enabled {
+		if _, err := routing.NewRouter(routing.Settings{StaticIndex: cfg.DeadLetter.Index}); err != nil {
+			return nil, fmt.Errorf("`dead_letter::index`: %w", err)
+		}
+	}
 	return e, nil
 }
 
@@ -128,11 +133,6 @@ func (e *esExporter) newPushState() (*pushState, error) {
 	metrics, err := routing.NewRouter(settings(e.cfg.MetricsIndex))
 	if err != nil {
 		return nil, fmt.Errorf("`metrics_index` / `logstash_format`: %w", err)
-	}
-	if e.cfg.DeadLetter.Enabled {
-		if _, err := routing.NewRouter(routing.Settings{StaticIndex: e.cfg.DeadLetter.Index}); err != nil {
-			return nil, fmt.Errorf("`dead_letter::index`: %w", err)
-		}
 	}
 	return &pushState{
 		logs: logs, traces: traces, events: events, metrics: metrics, exp: e,
