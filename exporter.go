@@ -288,6 +288,10 @@ func (e *esExporter) checkServer(ctx context.Context) {
 	}
 	e.logger.Info("Connected to Elasticsearch", zap.String("version", version), zap.String("cluster", cluster))
 	v, ok := parseVersion(version)
+	if !ok {
+		e.logger.Warn("Elasticsearch's version could not be read; include_source_on_error stays unset "+
+			"and the version is not checked", zap.String("version", version))
+	}
 	if ok && e.cfg.IncludeSourceOnError == nil && !less(v, minIncludeSourceVersion) {
 		// Without the parameter Elasticsearch reports no error reasons; false gives the
 		// reasons without the documents' content.

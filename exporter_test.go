@@ -782,3 +782,15 @@ func TestDeadLetterFailureFailsThePush(t *testing.T) {
 	require.Error(t, err, "the document is neither indexed nor dead-lettered")
 	assert.NotEmpty(t, logs.FilterMessage("Documents could not be written to the dead-letter index").All())
 }
+
+func TestUnreadableVersionIsWarned(t *testing.T) {
+	srv := fakees.New(t)
+	srv.Version = ""
+	set, logs := observed()
+	e, err := newExporter(newTestConfig(srv.URL), set)
+	require.NoError(t, err)
+	require.NoError(t, e.start(context.Background(), componenttest.NewNopHost()))
+	require.Eventually(t, func() bool { return logs.FilterMessageSnippet("version could not be read").Len() == 1 },
+		10*time.Second, 5*time.Millisecond)
+	require.NoError(t, e.shutdown(context.Background()))
+}
