@@ -6,7 +6,6 @@ package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexpo
 import (
 	"context"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,7 +16,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cespare/xxhash/v2"
 	"github.com/elastic/elastic-transport-go/v8/elastictransport"
 	"github.com/elastic/go-docappender/v2"
 	"go.opentelemetry.io/collector/component"
@@ -634,25 +632,10 @@ func (e *esExporter) add(st *pushState, start int, it bulk.Item) {
 // deterministic_ids is on and the record names none.
 func (e *esExporter) addRecord(st *pushState, start int, it bulk.Item) {
 	if e.cfg.DeterministicIDs.Enabled && it.DocumentID == "" {
-		it.DocumentID = contentID(st.batch.Buf[start:])
+		it.DocumentID = bulk.ContentID(st.batch.Buf[start:])
 		it.DerivedID = true
 	}
 	e.add(st, start, it)
-}
-
-// contentID returns a document id derived from the encoded document: two XXH64 hashes with
-// different seeds, 128 bits in all, as 22 characters of unpadded base64url. The document holds
-// the record's timestamps, ids, attributes, body, resource and scope, so the same record gives
-// the same id, and different records collide with negligible probability.
-func contentID(doc []byte) string {
-	var sum [16]byte
-	d := xxhash.NewWithSeed(0)
-	_, _ = d.Write(doc)
-	binary.BigEndian.PutUint64(sum[:8], d.Sum64())
-	d.ResetWithSeed(0x9e3779b97f4a7c15)
-	_, _ = d.Write(doc)
-	binary.BigEndian.PutUint64(sum[8:], d.Sum64())
-	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
 // send hands the batch to the bulk indexer, after recording what encoding repaired and

@@ -31,6 +31,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 )
 
@@ -695,9 +696,9 @@ func TestDeterministicIDsMakeReplaysDuplicates(t *testing.T) {
 	assert.Contains(t, warns[0].ContextMap()["failures"], "1 duplicate")
 
 	// Different records get different ids; the same record the same id.
-	a := contentID([]byte(`{"a":1}`))
-	assert.Equal(t, a, contentID([]byte(`{"a":1}`)))
-	assert.NotEqual(t, a, contentID([]byte(`{"a":2}`)))
+	a := bulk.ContentID([]byte(`{"a":1}`))
+	assert.Equal(t, a, bulk.ContentID([]byte(`{"a":1}`)))
+	assert.NotEqual(t, a, bulk.ContentID([]byte(`{"a":2}`)))
 }
 
 func TestDeadLetterIndex(t *testing.T) {

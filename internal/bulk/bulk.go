@@ -13,7 +13,11 @@
 package bulk // import "github.com/otelcol-es/elasticsearchexporter/internal/bulk"
 
 import (
+	"encoding/base64"
+	"encoding/binary"
 	"io"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 // Item describes one encoded document of a Batch.
@@ -87,4 +91,19 @@ type docReader struct{ b []byte }
 func (r *docReader) WriteTo(w io.Writer) (int64, error) {
 	n, err := w.Write(r.b)
 	return int64(n), err
+}
+
+// ContentID returns a document id derived from the encoded document: two XXH64 hashes with
+// different seeds, 128 bits in all, as 22 characters of unpadded base64url. The document holds
+// the record's timestamps, ids, attributes, body, resource and scope, so the same record gives
+// the same id, and different records collide with negligible probability.
+func ContentID(doc []byte) string {
+	var sum [16]byte
+	d := xxhash.NewWithSeed(0)
+	_, _ = d.Write(doc)
+	binary.BigEndian.PutUint64(sum[:8], d.Sum64())
+	d.ResetWithSeed(0x9e3779b97f4a7c15)
+	_, _ = d.Write(doc)
+	binary.BigEndian.PutUint64(sum[8:], d.Sum64())
+	return base64.RawURLEncoding.EncodeToString(sum[:])
 }

@@ -321,9 +321,16 @@ func (ix *Indexer) deadLetter(ctx context.Context, s *session, b *Batch) bool {
 	now := time.Now()
 	for _, d := range s.dead {
 		start := len(s.dlq.Buf)
-		s.dlq.Buf = serializer.AppendDeadLetter(s.dlq.Buf, b.Document(d.item), b.items[d.item].Index,
+		doc := b.Document(d.item)
+		if d.status == http.StatusRequestEntityTooLarge {
+			// The whole document would be too large again: keep its beginning.
+			doc = serializer.TruncateUTF8(doc, maxTooLargeSource)
+		}
+		s.dlq.Buf = serializer.AppendDeadLetter(s.dlq.Buf, doc, b.items[d.item].Index,
 			d.status, d.errorType, d.reason, now)
-		s.dlq.Add(start, Item{Index: ix.cfg.DeadLetterIndex})
+		// A content-derived id makes a dead letter sent again after a lost answer a 409,
+		// not a second copy.
+		s.dlq.Add(start, Item{Index: ix.cfg.DeadLetterIndex, DocumentID: ContentID(s.dlq.Buf[start:]), DerivedID: true})
 	}
 	before := s.result
 	s.deadLettering = true
@@ -356,6 +363,9 @@ func (s *session) noteFailure(b *Batch, i, status int, errorType string) {
 	}
 	s.lastFailure[i] = itemFailure{status: status, errorType: errorType}
 }
+
+// maxTooLargeSource is how much of a document too large for the server its dead letter keeps.
+const maxTooLargeSource = 1024
 
 // deadLetter is a document rejected for good or given up, waiting for the dead-letter index.
 type deadLetter struct {
@@ -518,8 +528,9 @@ func (ix *Indexer) split(ctx context.Context, s *session, b *Batch, pending []in
 		size := b.items[i].end - b.items[i].start
 		s.result.Rejected++
 		ix.recordDocs(ctx, s.outcome(OutcomeRejected), "request_entity_too_large", http.StatusRequestEntityTooLarge, 1)
-		s.failures.add(OutcomeRejected, http.StatusRequestEntityTooLarge, "request_entity_too_large",
-			fmt.Sprintf("a single document of %d bytes is over the server's request size limit", size), b.items[i].Index)
+		reason := fmt.Sprintf("a single document of %d bytes is over the server's request size limit", size)
+		s.failures.add(OutcomeRejected, http.StatusRequestEntityTooLarge, "request_entity_too_large", reason, b.items[i].Index)
+		s.toDead(i, http.StatusRequestEntityTooLarge, "request_entity_too_large", reason)
 		return nil
 	}
 	// The halves get their own storage: classify reuses a chunk's storage for its retries.

@@ -3,7 +3,10 @@
 
 package serializer // import "github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 
-import "time"
+import (
+	"time"
+	"unicode/utf8"
+)
 
 // AppendDeadLetter appends the dead-letter document of a document that Elasticsearch rejected
 // for good or that could not be delivered: the time, the original document as a string, the
@@ -29,4 +32,16 @@ func AppendDeadLetter(dst, doc []byte, index string, status int, errorType, reas
 	w.str(reason)
 	w.raw(`}}`)
 	return w.buf
+}
+
+// TruncateUTF8 returns at most n bytes of b, cut before a UTF-8 sequence rather than inside
+// one.
+func TruncateUTF8(b []byte, n int) []byte {
+	if len(b) <= n {
+		return b
+	}
+	for n > 0 && !utf8.RuneStart(b[n]) {
+		n--
+	}
+	return b[:n]
 }
