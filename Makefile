@@ -33,6 +33,9 @@ FUZZ_TARGETS := \
 	./internal/routing:FuzzRouteDataStream
 FUZZTIME ?= 10s
 
+# Length of the Elasticsearch outage that the fault-injection suite rides out.
+FAULT_OUTAGE ?= 60s
+
 ##@ Main jobs
 
 .PHONY: demo
@@ -49,8 +52,8 @@ build: ## Build the otelcol-es collector with ocb into .bin/otelcol-es
 ##@ Tests
 
 .PHONY: unit
-unit: ## Unit tests with the race detector
-	$(GO) test -race -count=1 ./...
+unit: ## Unit tests with the race detector; the fault suite holds a 60 s outage of Elasticsearch (FAULT_OUTAGE)
+	FAULT_OUTAGE=$(FAULT_OUTAGE) $(GO) test -race -count=1 ./...
 
 .PHONY: fuzz
 fuzz: ## A short fuzz pass, FUZZTIME (10s) per target

@@ -5,6 +5,7 @@ package bulk // import "github.com/otelcol-es/elasticsearchexporter/internal/bul
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -458,7 +459,7 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 				return ix.split(ctx, s, b, pending)
 			}
 			retryable := ix.retryableRequest(status, err)
-			if status != 0 {
+			if status != 0 || !retryable {
 				err = requestError(status, err, len(pending))
 			}
 			if !retryable {
@@ -598,8 +599,10 @@ func (ix *Indexer) flush(ctx context.Context, bi *docappender.BulkIndexer) (doca
 func (ix *Indexer) retryableRequest(status int, err error) bool {
 	switch status {
 	case 0:
-		// Network errors and timeouts, but not our own cancellation.
-		return !errors.Is(err, context.Canceled)
+		// Network errors and timeouts, but not our own cancellation, and not a server
+		// certificate that cannot be verified: waiting does not fix that.
+		var certErr *tls.CertificateVerificationError
+		return !errors.Is(err, context.Canceled) && !errors.As(err, &certErr)
 	case http.StatusUnauthorized, http.StatusForbidden:
 		return ix.authGrace()
 	}
@@ -754,6 +757,9 @@ func requestError(status int, err error, n int) error {
 	}
 	if ff, ok := errors.AsType[docappender.ErrorFlushFailed](err); ok {
 		return fmt.Errorf("bulk request answered HTTP %d%s (%d documents): %s", status, hint, n, ff.ResponseBody())
+	}
+	if _, ok := errors.AsType[*tls.CertificateVerificationError](err); ok {
+		return fmt.Errorf("bulk request failed (%d documents): the server's TLS certificate cannot be verified; check tls::ca_file: %w", n, err)
 	}
 	return fmt.Errorf("bulk request failed (%d documents): %w", n, err)
 }

@@ -1,0 +1,104 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package elasticsearchexporter
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/consumer/consumererror"
+)
+
+// TestMalformedBulkResponses checks that answers a real Elasticsearch would not give become
+// clear errors, and that no document is counted as indexed that was not.
+func TestMalformedBulkResponses(t *testing.T) {
+	tests := []struct {
+		name          string
+		answer        func(w http.ResponseWriter, n int)
+		wantErr       string
+		wantPermanent bool
+	}{
+		{
+			name:    "not JSON",
+			answer:  func(w http.ResponseWriter, _ int) { _, _ = io.WriteString(w, "<html>gateway says hello</html>") },
+			wantErr: "documents not sent",
+		},
+		{
+			name: "truncated",
+			answer: func(w http.ResponseWriter, _ int) {
+				_, _ = io.WriteString(w, `{"errors":false,"items":[{"create":{"_index":"x","sta`)
+			},
+			wantErr: "documents not sent",
+		},
+		{
+			name:          "errors true and no items",
+			answer:        func(w http.ResponseWriter, _ int) { _, _ = io.WriteString(w, `{"errors":true,"items":[]}`) },
+			wantErr:       "bulk response has 0 items for 3 documents sent",
+			wantPermanent: true,
+		},
+		{
+			name: "fewer items than sent",
+			answer: func(w http.ResponseWriter, n int) {
+				_, _ = io.WriteString(w, `{"errors":false,"items":[`+strings.TrimSuffix(strings.Repeat(`{"create":{"_index":"x","status":201}},`, n-1), ",")+`]}`)
+			},
+			wantErr:       "bulk response has 2 items for 3 documents sent",
+			wantPermanent: true,
+		},
+		{
+			name: "redirect",
+			answer: func(w http.ResponseWriter, _ int) {
+				w.Header().Set("Location", "http://elsewhere.invalid/_bulk")
+				w.WriteHeader(http.StatusFound)
+			},
+			wantErr:       "answered HTTP 302",
+			wantPermanent: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("X-Elastic-Product", "Elasticsearch")
+				if r.URL.Path != "/_bulk" {
+					_, _ = io.WriteString(w, `{"version":{"number":"9.1.0"}}`)
+					return
+				}
+				_, _ = io.Copy(io.Discard, r.Body)
+				n, _ := strconv.Atoi(r.Header.Get("X-Elastic-Event-Count"))
+				tt.answer(w, n)
+			}))
+			t.Cleanup(srv.Close)
+			set, tel := withTelemetry(t)
+			cfg := newTestConfig(srv.URL)
+			cfg.Retry.MaxRetries = 2
+			exp := newLogsExporter(t, cfg, set)
+			err := exp.ConsumeLogs(context.Background(), testLogs(3))
+			require.ErrorContains(t, err, tt.wantErr)
+			assert.Equal(t, tt.wantPermanent, consumererror.IsPermanent(err))
+			assert.Zero(t, counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("indexed")),
+				"no document is counted as indexed")
+			assert.Equal(t, int64(3), counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("dropped"))+
+				counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("rejected")),
+				"every document is accounted for")
+		})
+	}
+}
+
+func TestTLSFailureIsPermanentAndSaysWhy(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, `{}`)
+	}))
+	t.Cleanup(srv.Close)
+	cfg := newTestConfig(srv.URL) // no CA: the test server's certificate is not trusted
+	exp := newLogsExporter(t, cfg, testSettings())
+	err := exp.ConsumeLogs(context.Background(), testLogs(1))
+	require.ErrorContains(t, err, "TLS certificate cannot be verified; check tls::ca_file")
+	assert.True(t, consumererror.IsPermanent(err))
+}
