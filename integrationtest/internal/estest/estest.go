@@ -286,6 +286,12 @@ func (c *Client) Ping() error {
 func (c *Client) MustDo(t testing.TB, method, path string, body any) []byte {
 	t.Helper()
 	status, resp, err := c.Do(method, path, body)
+	// A data stream created a moment ago may not have its shard allocated yet: searches and
+	// counts then answer 503 no_shard_available_action_exception for a short while.
+	for wait := 0; err == nil && status == http.StatusServiceUnavailable && wait < 100; wait++ {
+		time.Sleep(100 * time.Millisecond)
+		status, resp, err = c.Do(method, path, body)
+	}
 	if err != nil {
 		t.Fatalf("estest: %s %s: %v", method, path, err)
 	}
