@@ -377,20 +377,25 @@ func collectorEnv(c estest.Config) []string {
 		"ES_API_KEY="+c.APIKey, "ES_CA_CERT="+c.CACert)
 }
 
-func writeCollectorConfig(t *testing.T, c estest.Config, grpcAddr, httpAddr string) string {
-	t.Helper()
-	typ := elasticsearchexporter.NewFactory().Type().String()
-	var auth string
+// exporterAuthYAML returns the exporter's credentials and TLS lines for a collector config,
+// read from the environment by the collector.
+func exporterAuthYAML(c estest.Config) (auth, tlsCfg string) {
 	switch {
 	case c.User != "":
 		auth = "    user: ${env:ES_USER}\n    password: ${env:ES_PASSWORD}\n"
 	case c.APIKey != "":
 		auth = "    api_key: ${env:ES_API_KEY}\n"
 	}
-	var tlsCfg string
 	if c.CACert != "" {
 		tlsCfg = "    tls:\n      ca_file: ${env:ES_CA_CERT}\n"
 	}
+	return auth, tlsCfg
+}
+
+func writeCollectorConfig(t *testing.T, c estest.Config, grpcAddr, httpAddr string) string {
+	t.Helper()
+	typ := elasticsearchexporter.NewFactory().Type().String()
+	auth, tlsCfg := exporterAuthYAML(c)
 	yaml := fmt.Sprintf(`receivers:
   otlp:
     protocols:

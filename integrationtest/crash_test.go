@@ -257,17 +257,7 @@ func TestCrashAndRestartWithPersistentQueue(t *testing.T) {
 func writeCrashConfig(t *testing.T, c estest.Config, httpAddr, metricsAddr, dir string) string {
 	t.Helper()
 	typ := elasticsearchexporter.NewFactory().Type().String()
-	var auth string
-	switch {
-	case c.User != "":
-		auth = "    user: ${env:ES_USER}\n    password: ${env:ES_PASSWORD}\n"
-	case c.APIKey != "":
-		auth = "    api_key: ${env:ES_API_KEY}\n"
-	}
-	var tlsCfg string
-	if c.CACert != "" {
-		tlsCfg = "    tls:\n      ca_file: ${env:ES_CA_CERT}\n"
-	}
+	auth, tlsCfg := exporterAuthYAML(c)
 	host, port, err := net.SplitHostPort(metricsAddr)
 	require.NoError(t, err)
 	yaml := fmt.Sprintf(`extensions:
