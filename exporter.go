@@ -79,6 +79,7 @@ type pushState struct {
 	repairs              map[serializer.Repair]int
 	lastDataStream       string // the data stream last handed to the template check
 	unroutable           int
+	noIndex              int // records skipped for their _noindex hint
 	firstRouteErr        error
 }
 
@@ -149,7 +150,7 @@ func (e *esExporter) putState(st *pushState) {
 	st.batch.Reset()
 	clear(st.repairs)
 	st.lastDataStream = ""
-	st.unroutable, st.firstRouteErr = 0, nil
+	st.unroutable, st.noIndex, st.firstRouteErr = 0, 0, nil
 	e.states.Put(st)
 }
 
@@ -449,6 +450,10 @@ func (e *esExporter) pushLogs(ctx context.Context, ld plog.Logs) error {
 			recs := sl.LogRecords()
 			for k := range recs.Len() {
 				rec := recs.At(k)
+				if serializer.NoIndex(rec.Attributes()) {
+					st.noIndex++
+					continue
+				}
 				ts := rec.Timestamp()
 				if ts == 0 {
 					ts = rec.ObservedTimestamp()
@@ -503,22 +508,18 @@ func (e *esExporter) pushTraces(ctx context.Context, td ptrace.Traces) error {
 
 // appendSpan adds a span and then each of its events to the batch.
 func (e *esExporter) appendSpan(st *pushState, span ptrace.Span, scope pcommon.InstrumentationScope, res pcommon.Resource) {
-	t, err := st.traces.Route(routing.TypeTraces, span.Attributes(), scope.Attributes(), res.Attributes(), scope.Name(), span.StartTimestamp())
-	if err != nil {
-		st.unroutable++
-		st.firstRouteErr = cmpErr(st.firstRouteErr, err)
+	if serializer.NoIndex(span.Attributes()) {
+		st.noIndex++
 	} else {
-		start := len(st.batch.Buf)
-		st.batch.Buf = st.enc.AppendSpan(st.batch.Buf, span, dataStream(t))
-		it := bulk.Item{Index: t.Index, RequireDataStream: t.DataStream}
-		if e.cfg.TracesDynamicID.Enabled {
-			it.DocumentID = routing.DocumentID(span.Attributes(), scope.Attributes(), res.Attributes())
-		}
-		e.addRecord(st, start, it)
+		e.appendSpanDocument(st, span, scope, res)
 	}
 	events := span.Events()
 	for i := range events.Len() {
 		ev := events.At(i)
+		if serializer.NoIndex(ev.Attributes()) {
+			st.noIndex++
+			continue
+		}
 		t, err := st.events.Route(routing.TypeLogs, ev.Attributes(), scope.Attributes(), res.Attributes(), scope.Name(), ev.Timestamp())
 		if err != nil {
 			st.unroutable++
@@ -529,6 +530,22 @@ func (e *esExporter) appendSpan(st *pushState, span ptrace.Span, scope pcommon.I
 		st.batch.Buf = st.enc.AppendSpanEvent(st.batch.Buf, span, ev, dataStream(t))
 		e.addRecord(st, start, bulk.Item{Index: t.Index, RequireDataStream: t.DataStream})
 	}
+}
+
+func (e *esExporter) appendSpanDocument(st *pushState, span ptrace.Span, scope pcommon.InstrumentationScope, res pcommon.Resource) {
+	t, err := st.traces.Route(routing.TypeTraces, span.Attributes(), scope.Attributes(), res.Attributes(), scope.Name(), span.StartTimestamp())
+	if err != nil {
+		st.unroutable++
+		st.firstRouteErr = cmpErr(st.firstRouteErr, err)
+		return
+	}
+	start := len(st.batch.Buf)
+	st.batch.Buf = st.enc.AppendSpan(st.batch.Buf, span, dataStream(t))
+	it := bulk.Item{Index: t.Index, RequireDataStream: t.DataStream}
+	if e.cfg.TracesDynamicID.Enabled {
+		it.DocumentID = routing.DocumentID(span.Attributes(), scope.Attributes(), res.Attributes())
+	}
+	e.addRecord(st, start, it)
 }
 
 func (e *esExporter) pushMetrics(ctx context.Context, md pmetric.Metrics) error {
@@ -654,6 +671,13 @@ func (e *esExporter) send(ctx context.Context, st *pushState) error {
 			e.logger.Warn("Documents rejected: their index name is not valid in Elasticsearch",
 				zap.Int("documents", st.unroutable), zap.Error(st.firstRouteErr), zap.Int("suppressed_log_lines", suppressed))
 		}
+	}
+	if st.noIndex > 0 {
+		e.telemetry.ElasticsearchDocsProcessed.Add(ctx, int64(st.noIndex), metric.WithAttributes(
+			attribute.String("outcome", bulk.OutcomeSkipped),
+			attribute.String("error.type", "_noindex"),
+			attribute.Int("http.response.status_code", 0),
+		))
 	}
 	inflight := int64(len(st.batch.Buf))
 	e.telemetry.ElasticsearchInflightBytes.Add(ctx, inflight)

@@ -796,3 +796,28 @@ func TestUnreadableVersionIsWarned(t *testing.T) {
 		10*time.Second, 5*time.Millisecond)
 	require.NoError(t, e.shutdown(context.Background()))
 }
+
+func TestNoIndexHintSkipsRecords(t *testing.T) {
+	srv := fakees.New(t)
+	set, tel := withTelemetry(t)
+	logsExp := newLogsExporter(t, newTestConfig(srv.URL), set)
+	ld := testLogs(3)
+	ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(1).Attributes().
+		PutEmptySlice("elasticsearch.mapping.hints").AppendEmpty().SetStr("_noindex")
+	require.NoError(t, logsExp.ConsumeLogs(context.Background(), ld))
+
+	tracesExp := newTracesExporter(t, newTestConfig(srv.URL), set)
+	td := ptrace.NewTraces()
+	span := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	span.Attributes().PutEmptySlice("elasticsearch.mapping.hints").AppendEmpty().SetStr("_noindex")
+	span.Events().AppendEmpty().SetName("kept")
+	span.Events().AppendEmpty().Attributes().PutEmptySlice("elasticsearch.mapping.hints").AppendEmpty().SetStr("_noindex")
+	require.NoError(t, tracesExp.ConsumeTraces(context.Background(), td))
+
+	items := srv.Accepted()
+	require.Len(t, items, 3, "two logs and the span event without the hint")
+	assert.NotContains(t, string(items[0].Document)+string(items[1].Document), `"log 1"`)
+	assert.Contains(t, string(items[2].Document), `"event_name":"kept"`)
+	assert.Equal(t, int64(3), counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("skipped"),
+		attribute.String("error.type", "_noindex")))
+}

@@ -481,6 +481,10 @@ const (
 	hasNoIndex
 )
 
+// NoIndex reports whether attrs carry the _noindex mapping hint: the record, span, span event
+// or data point is not indexed, and is counted as skipped.
+func NoIndex(attrs pcommon.Map) bool { return hintsOf(attrs)&hasNoIndex != 0 }
+
 // hintsOf reads the mapping hints attribute once; unknown hints are ignored.
 func hintsOf(attrs pcommon.Map) hintSet {
 	v, ok := attrs.Get(routing.MappingHintsAttribute)
