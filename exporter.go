@@ -460,8 +460,7 @@ func (e *esExporter) pushLogs(ctx context.Context, ld plog.Logs) error {
 				}
 				t, err := st.logs.Route(routing.TypeLogs, rec.Attributes(), scope.Attributes(), res.Attributes(), scope.Name(), ts)
 				if err != nil {
-					st.unroutable++
-					st.firstRouteErr = cmpErr(st.firstRouteErr, err)
+					st.unrouted(err)
 					continue
 				}
 				start := len(st.batch.Buf)
@@ -522,8 +521,7 @@ func (e *esExporter) appendSpan(st *pushState, span ptrace.Span, scope pcommon.I
 		}
 		t, err := st.events.Route(routing.TypeLogs, ev.Attributes(), scope.Attributes(), res.Attributes(), scope.Name(), ev.Timestamp())
 		if err != nil {
-			st.unroutable++
-			st.firstRouteErr = cmpErr(st.firstRouteErr, err)
+			st.unrouted(err)
 			continue
 		}
 		start := len(st.batch.Buf)
@@ -535,8 +533,7 @@ func (e *esExporter) appendSpan(st *pushState, span ptrace.Span, scope pcommon.I
 func (e *esExporter) appendSpanDocument(st *pushState, span ptrace.Span, scope pcommon.InstrumentationScope, res pcommon.Resource) {
 	t, err := st.traces.Route(routing.TypeTraces, span.Attributes(), scope.Attributes(), res.Attributes(), scope.Name(), span.StartTimestamp())
 	if err != nil {
-		st.unroutable++
-		st.firstRouteErr = cmpErr(st.firstRouteErr, err)
+		st.unrouted(err)
 		return
 	}
 	start := len(st.batch.Buf)
@@ -584,11 +581,7 @@ func (e *esExporter) recordMetricsReport(ctx context.Context, r *serializer.Metr
 			continue
 		}
 		reason := serializer.RejectReason(i)
-		e.telemetry.ElasticsearchDocsProcessed.Add(ctx, int64(n), metric.WithAttributes(
-			attribute.String("outcome", bulk.OutcomeRejected),
-			attribute.String("error.type", reason),
-			attribute.Int("http.response.status_code", 0),
-		))
+		e.countUnsent(ctx, bulk.OutcomeRejected, reason, n)
 		if suppressed, ok := e.invalidRouteLog.Allow(); ok {
 			fields := []zap.Field{
 				zap.Int("data_points", n), zap.String("reason", reason),
@@ -601,28 +594,31 @@ func (e *esExporter) recordMetricsReport(ctx context.Context, r *serializer.Metr
 		}
 	}
 	if r.NonFinite > 0 {
-		e.telemetry.ElasticsearchDocsProcessed.Add(ctx, int64(r.NonFinite), metric.WithAttributes(
-			attribute.String("outcome", bulk.OutcomeSkipped),
-			attribute.String("error.type", "non_finite_value"),
-			attribute.Int("http.response.status_code", 0),
-		))
+		e.countUnsent(ctx, bulk.OutcomeSkipped, "non_finite_value", r.NonFinite)
 		e.logger.Warn("Metric values that are NaN or infinite were not written: Elasticsearch cannot store them",
 			zap.Int("values", r.NonFinite), zap.String("metric", r.NonFiniteName))
 	}
 	if r.NoIndex > 0 {
-		e.telemetry.ElasticsearchDocsProcessed.Add(ctx, int64(r.NoIndex), metric.WithAttributes(
-			attribute.String("outcome", bulk.OutcomeSkipped),
-			attribute.String("error.type", "_noindex"),
-			attribute.Int("http.response.status_code", 0),
-		))
+		e.countUnsent(ctx, bulk.OutcomeSkipped, "_noindex", r.NoIndex)
 	}
 }
 
-func cmpErr(first, err error) error {
-	if first != nil {
-		return first
+// countUnsent counts documents, data points or values that were never sent: rejected or
+// skipped while encoding (no HTTP status).
+func (e *esExporter) countUnsent(ctx context.Context, outcome, errorType string, n int) {
+	e.telemetry.ElasticsearchDocsProcessed.Add(ctx, int64(n), metric.WithAttributes(
+		attribute.String("outcome", outcome),
+		attribute.String("error.type", errorType),
+		attribute.Int("http.response.status_code", 0),
+	))
+}
+
+// unrouted counts a record that could not be routed, keeping the first error for the log.
+func (st *pushState) unrouted(err error) {
+	st.unroutable++
+	if st.firstRouteErr == nil {
+		st.firstRouteErr = err
 	}
-	return err
 }
 
 func dataStream(t routing.Target) serializer.DataStream {
@@ -662,22 +658,14 @@ func (e *esExporter) send(ctx context.Context, st *pushState) error {
 		e.telemetry.ElasticsearchDocsRepaired.Add(ctx, int64(n), metric.WithAttributes(attribute.String("reason", string(r))))
 	}
 	if st.unroutable > 0 {
-		e.telemetry.ElasticsearchDocsProcessed.Add(ctx, int64(st.unroutable), metric.WithAttributes(
-			attribute.String("outcome", bulk.OutcomeRejected),
-			attribute.String("error.type", "invalid_index_name"),
-			attribute.Int("http.response.status_code", 0),
-		))
+		e.countUnsent(ctx, bulk.OutcomeRejected, "invalid_index_name", st.unroutable)
 		if suppressed, ok := e.invalidRouteLog.Allow(); ok {
 			e.logger.Warn("Documents rejected: their index name is not valid in Elasticsearch",
 				zap.Int("documents", st.unroutable), zap.Error(st.firstRouteErr), zap.Int("suppressed_log_lines", suppressed))
 		}
 	}
 	if st.noIndex > 0 {
-		e.telemetry.ElasticsearchDocsProcessed.Add(ctx, int64(st.noIndex), metric.WithAttributes(
-			attribute.String("outcome", bulk.OutcomeSkipped),
-			attribute.String("error.type", "_noindex"),
-			attribute.Int("http.response.status_code", 0),
-		))
+		e.countUnsent(ctx, bulk.OutcomeSkipped, "_noindex", st.noIndex)
 	}
 	inflight := int64(len(st.batch.Buf))
 	e.telemetry.ElasticsearchInflightBytes.Add(ctx, inflight)
