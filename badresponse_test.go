@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -64,19 +63,9 @@ func TestMalformedBulkResponses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("X-Elastic-Product", "Elasticsearch")
-				if r.URL.Path != "/_bulk" {
-					_, _ = io.WriteString(w, `{"version":{"number":"9.1.0"}}`)
-					return
-				}
-				_, _ = io.Copy(io.Discard, r.Body)
-				n, _ := strconv.Atoi(r.Header.Get("X-Elastic-Event-Count"))
-				tt.answer(w, n)
-			}))
-			t.Cleanup(srv.Close)
+			url := bulkServer(t, tt.answer)
 			set, tel := withTelemetry(t)
-			cfg := newTestConfig(srv.URL)
+			cfg := newTestConfig(url)
 			cfg.Retry.MaxRetries = 2
 			exp := newLogsExporter(t, cfg, set)
 			err := exp.ConsumeLogs(context.Background(), testLogs(3))

@@ -20,12 +20,10 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 )
 
-// bulkSink answers every bulk request with one 201 item per document, without decoding the
-// body, so that a benchmark measures the exporter and not a fake server's parsing.
-func bulkSink(tb testing.TB) string {
+// bulkServer starts a server that answers GET / with a version and each bulk request with
+// answer, given the number of documents the request holds; the body is not decoded.
+func bulkServer(tb testing.TB, answer func(w http.ResponseWriter, n int)) string {
 	tb.Helper()
-	var mu sync.Mutex
-	responses := map[int][]byte{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Elastic-Product", "Elasticsearch")
 		if r.URL.Path != "/_bulk" {
@@ -34,6 +32,19 @@ func bulkSink(tb testing.TB) string {
 		}
 		_, _ = io.Copy(io.Discard, r.Body)
 		n, _ := strconv.Atoi(r.Header.Get("X-Elastic-Event-Count"))
+		answer(w, n)
+	}))
+	tb.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// bulkSink answers every bulk request with one 201 item per document, without decoding the
+// body, so that a benchmark measures the exporter and not a fake server's parsing.
+func bulkSink(tb testing.TB) string {
+	tb.Helper()
+	var mu sync.Mutex
+	responses := map[int][]byte{}
+	return bulkServer(tb, func(w http.ResponseWriter, n int) {
 		mu.Lock()
 		resp, ok := responses[n]
 		if !ok {
@@ -43,9 +54,7 @@ func bulkSink(tb testing.TB) string {
 		}
 		mu.Unlock()
 		_, _ = w.Write(resp)
-	}))
-	tb.Cleanup(srv.Close)
-	return srv.URL
+	})
 }
 
 // benchmarkLogs returns n small log records in one resource and scope.
