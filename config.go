@@ -22,6 +22,8 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 	"go.uber.org/zap"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
 // Config is the configuration of the elasticsearch exporter. Its YAML keys
@@ -230,12 +232,14 @@ type LogstashFormatConfig struct {
 // MappingConfig selects the document layout.
 type MappingConfig struct {
 	// Mode is the default mapping mode: one of otel, ecs, none, raw,
-	// bodymap. Default: otel. Only otel is implemented at the moment; the
-	// others pass validation but make the exporter fail at start.
+	// bodymap. A request may choose another allowed mode with the scope
+	// attribute elastic.mapping.mode or the client metadata
+	// X-Elastic-Mapping-Mode. Default: otel.
 	Mode string `mapstructure:"mode"`
 
-	// AllowedModes lists the modes a request may select through client
-	// metadata. It must contain Mode. Default: all modes.
+	// AllowedModes lists the modes a request may select through the scope
+	// attribute or the client metadata. It must contain Mode. Default: all
+	// modes.
 	AllowedModes []string `mapstructure:"allowed_modes"`
 
 	// prevent unkeyed literal initialization
@@ -822,30 +826,42 @@ func (c *Config) maxBulkBytes() int {
 	return defaultMaxBulkBytes
 }
 
-// checkSupportedMode reports whether the exporter implements the configured
-// mapping mode. Validate accepts every contrib mode so that configs load;
-// start refuses the ones not implemented yet.
-func (c *Config) checkSupportedMode() error {
-	if c.Mapping.Mode != mappingModeOTel {
-		return fmt.Errorf("mapping mode %q is not supported yet; supported: %s", c.Mapping.Mode, mappingModeOTel)
+// checkModeSupports reports an error when mapping::mode cannot write documents of signal
+// ("logs", "traces" or "metrics"); a pipeline of that signal then fails at creation instead of
+// rejecting every record.
+func (c *Config) checkModeSupports(signal string) error {
+	mode, ok := serializer.ParseMode(c.Mapping.Mode)
+	if !ok || mode.Supports(signal) {
+		return nil // an unknown mode is reported by Validate
 	}
-	return nil
+	return fmt.Errorf("`mapping::mode` %s does not support %s; choose a mode that does for this pipeline", c.Mapping.Mode, signal)
 }
 
 // queueBatchConfig returns the sending queue settings to hand to
-// exporterhelper: sending_queue with metadata_keys applied as the batch
-// partition keys. The Config itself is not modified.
+// exporterhelper: sending_queue with the batch partitioned by metadata_keys
+// and always by x-elastic-mapping-mode. exporterhelper merges the requests
+// of a batch into a context that keeps only the partition keys, so a key
+// that is not one is lost before the push reads it. The Config itself is
+// not modified.
 func (c *Config) queueBatchConfig() configoptional.Optional[exporterhelper.QueueBatchConfig] {
 	qc := c.QueueBatchConfig
-	if len(c.MetadataKeys) == 0 {
+	q := qc.Get()
+	if q == nil {
 		return qc
 	}
-	if q := qc.Get(); q != nil {
-		if b := q.Batch.Get(); b != nil && len(b.Partition.MetadataKeys) == 0 {
-			// qc is a copy, but the slices inside are shared: give the
-			// partition its own slice.
-			b.Partition.MetadataKeys = append([]string(nil), c.MetadataKeys...)
-		}
+	b := q.Batch.Get()
+	if b == nil {
+		return qc
 	}
+	keys := b.Partition.MetadataKeys
+	if len(c.MetadataKeys) > 0 {
+		keys = c.MetadataKeys
+	}
+	// qc is a copy, but the slices inside are shared: give the partition its own slice.
+	keys = slices.Clone(keys)
+	if !slices.ContainsFunc(keys, func(k string) bool { return strings.EqualFold(k, mappingModeMetadataKey) }) {
+		keys = append(keys, mappingModeMetadataKey)
+	}
+	b.Partition.MetadataKeys = keys
 	return qc
 }

@@ -23,6 +23,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
+	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
 // loadConfig unmarshals the section id of file into a default Config.
@@ -393,16 +394,19 @@ func TestMaxBulkBytes(t *testing.T) {
 	}
 }
 
-func TestCheckSupportedMode(t *testing.T) {
+func TestCheckModeSupports(t *testing.T) {
 	for _, mode := range mappingModes {
-		t.Run(mode, func(t *testing.T) {
-			cfg := defaultWith(func(c *Config) { c.Mapping.Mode = mode })
-			if mode == mappingModeOTel {
-				assert.NoError(t, cfg.checkSupportedMode())
-				return
+		cfg := defaultWith(func(c *Config) { c.Mapping.Mode = mode })
+		m, ok := serializer.ParseMode(mode)
+		require.True(t, ok)
+		for _, signal := range []string{"logs", "traces", "metrics"} {
+			if m.Supports(signal) {
+				assert.NoError(t, cfg.checkModeSupports(signal), "%s %s", mode, signal)
+				continue
 			}
-			assert.EqualError(t, cfg.checkSupportedMode(), `mapping mode "`+mode+`" is not supported yet; supported: otel`)
-		})
+			assert.EqualError(t, cfg.checkModeSupports(signal),
+				"`mapping::mode` "+mode+" does not support "+signal+"; choose a mode that does for this pipeline")
+		}
 	}
 }
 
@@ -410,13 +414,25 @@ func TestQueueBatchConfigMetadataKeys(t *testing.T) {
 	cfg := defaultWith(func(c *Config) { c.MetadataKeys = []string{"X-Tenant"} })
 
 	qc := cfg.queueBatchConfig()
-	assert.Equal(t, []string{"X-Tenant"}, qc.Get().Batch.Get().Partition.MetadataKeys)
+	assert.Equal(t, []string{"X-Tenant", "x-elastic-mapping-mode"}, qc.Get().Batch.Get().Partition.MetadataKeys)
 	// The Config itself is left as loaded.
 	assert.Empty(t, batchOf(cfg).Partition.MetadataKeys)
 
-	// Without metadata_keys the sending queue is passed through unchanged.
+	// The mapping mode key is always a partition key, and not added twice.
 	plain := createDefaultConfig().(*Config)
-	assert.Equal(t, plain.QueueBatchConfig, plain.queueBatchConfig())
+	pqc := plain.queueBatchConfig()
+	assert.Equal(t, []string{"x-elastic-mapping-mode"}, pqc.Get().Batch.Get().Partition.MetadataKeys)
+	assert.Empty(t, batchOf(plain).Partition.MetadataKeys)
+	own := defaultWith(func(c *Config) { batchOf(c).Partition.MetadataKeys = []string{"X-Elastic-Mapping-Mode", "tenant"} })
+	oqc := own.queueBatchConfig()
+	assert.Equal(t, []string{"X-Elastic-Mapping-Mode", "tenant"}, oqc.Get().Batch.Get().Partition.MetadataKeys)
+
+	// Without batching there is nothing to partition.
+	noBatch := defaultWith(func(c *Config) {
+		q := c.QueueBatchConfig.Get()
+		q.Batch = configoptional.None[exporterhelper.BatchConfig]()
+	})
+	assert.Equal(t, noBatch.QueueBatchConfig, noBatch.queueBatchConfig())
 }
 
 func TestLogDeprecations(t *testing.T) {

@@ -78,9 +78,18 @@ type pushState struct {
 	batch                bulk.Batch
 	repairs              map[serializer.Repair]int
 	lastDataStream       string // the data stream last handed to the template check
-	unroutable           int
-	noIndex              int // records skipped for their _noindex hint
-	firstRouteErr        error
+	noIndex              int    // records skipped for their _noindex hint
+	// rejected counts the records rejected before sending, by error.type; firstRejection
+	// keeps one error of each type for the log.
+	rejected       map[string]int
+	firstRejection map[string]error
+	// modeRejected tells that records were rejected for their mapping mode: the push then
+	// returns a permanent error.
+	modeRejected error
+
+	// mode and resource are what the encoder and the routers were last set up for.
+	mode     serializer.Mode
+	resource pcommon.Resource
 }
 
 func newExporter(cfg *Config, set exporter.Settings) (*esExporter, error) {
@@ -135,7 +144,7 @@ func (e *esExporter) newPushState() (*pushState, error) {
 	}
 	return &pushState{
 		logs: logs, traces: traces, events: events, metrics: metrics, exp: e,
-		repairs: map[serializer.Repair]int{},
+		repairs: map[serializer.Repair]int{}, rejected: map[string]int{}, firstRejection: map[string]error{},
 	}, nil
 }
 
@@ -149,15 +158,16 @@ func (e *esExporter) getState() (*pushState, error) {
 func (e *esExporter) putState(st *pushState) {
 	st.batch.Reset()
 	clear(st.repairs)
+	clear(st.rejected)
+	clear(st.firstRejection)
 	st.lastDataStream = ""
-	st.unroutable, st.noIndex, st.firstRouteErr = 0, 0, nil
+	st.noIndex, st.modeRejected = 0, nil
+	st.resource = pcommon.Resource{}
+	st.setMode(serializer.ModeOTel)
 	e.states.Put(st)
 }
 
 func (e *esExporter) start(ctx context.Context, host component.Host) error {
-	if err := e.cfg.checkSupportedMode(); err != nil {
-		return err
-	}
 	urls, err := e.cfg.endpointURLs()
 	if err != nil {
 		return err
@@ -437,17 +447,19 @@ func (e *esExporter) pushLogs(ctx context.Context, ld plog.Logs) error {
 		return consumererror.NewPermanent(err)
 	}
 	defer e.putState(st)
+	modes := e.newModes(ctx, routing.TypeLogs)
 	rls := ld.ResourceLogs()
 	for i := range rls.Len() {
 		rl := rls.At(i)
 		res := rl.Resource()
-		st.enc.SetResource(res, rl.SchemaUrl())
 		sls := rl.ScopeLogs()
 		for j := range sls.Len() {
 			sl := sls.At(j)
 			scope := sl.Scope()
-			st.enc.SetScope(scope, sl.SchemaUrl())
 			recs := sl.LogRecords()
+			if !st.setScope(&modes, res, rl.SchemaUrl(), scope, sl.SchemaUrl(), recs.Len()) {
+				continue
+			}
 			for k := range recs.Len() {
 				rec := recs.At(k)
 				if serializer.NoIndex(rec.Attributes()) {
@@ -465,6 +477,9 @@ func (e *esExporter) pushLogs(ctx context.Context, ld plog.Logs) error {
 				}
 				start := len(st.batch.Buf)
 				st.batch.Buf = st.enc.AppendLog(st.batch.Buf, rec, dataStream(t))
+				if st.rejectedByEncoder(start) {
+					continue
+				}
 				it := bulk.Item{Index: t.Index, RequireDataStream: t.DataStream}
 				if e.cfg.LogsDynamicID.Enabled {
 					it.DocumentID = routing.DocumentID(rec.Attributes(), scope.Attributes(), res.Attributes())
@@ -485,17 +500,19 @@ func (e *esExporter) pushTraces(ctx context.Context, td ptrace.Traces) error {
 		return consumererror.NewPermanent(err)
 	}
 	defer e.putState(st)
+	modes := e.newModes(ctx, routing.TypeTraces)
 	rss := td.ResourceSpans()
 	for i := range rss.Len() {
 		rs := rss.At(i)
 		res := rs.Resource()
-		st.enc.SetResource(res, rs.SchemaUrl())
 		sss := rs.ScopeSpans()
 		for j := range sss.Len() {
 			ss := sss.At(j)
 			scope := ss.Scope()
-			st.enc.SetScope(scope, ss.SchemaUrl())
 			spans := ss.Spans()
+			if !st.setScope(&modes, res, rs.SchemaUrl(), scope, ss.SchemaUrl(), spanDocuments(spans)) {
+				continue
+			}
 			for k := range spans.Len() {
 				span := spans.At(k)
 				e.appendSpan(st, span, scope, res)
@@ -505,12 +522,49 @@ func (e *esExporter) pushTraces(ctx context.Context, td ptrace.Traces) error {
 	return e.send(ctx, st)
 }
 
+// spanDocuments returns the number of spans and span events.
+func spanDocuments(spans ptrace.SpanSlice) int {
+	n := spans.Len()
+	for i := range spans.Len() {
+		n += spans.At(i).Events().Len()
+	}
+	return n
+}
+
+// setScope resolves the mapping mode of a scope's records and sets up the encoder and the
+// routers for it: the resource and the scope are encoded once per scope, the resource again
+// only when the mode changes. When the mode cannot be used, the scope's n records are counted
+// as rejected and setScope returns false.
+func (st *pushState) setScope(modes *modes, res pcommon.Resource, resSchema string, scope pcommon.InstrumentationScope, scopeSchema string, n int) bool {
+	mode, err := modes.scope(scope.Attributes())
+	if err != nil {
+		var me *modeError
+		errorType := errorTypeInvalidMode
+		if errors.As(err, &me) {
+			errorType = me.errorType
+		}
+		st.reject(errorType, n, err)
+		st.modeRejected = err
+		return false
+	}
+	if mode != st.mode || res != st.resource {
+		st.setMode(mode)
+		st.resource = res
+		st.enc.SetResource(res, resSchema)
+	}
+	st.enc.SetScope(scope, scopeSchema)
+	return true
+}
+
 // appendSpan adds a span and then each of its events to the batch.
 func (e *esExporter) appendSpan(st *pushState, span ptrace.Span, scope pcommon.InstrumentationScope, res pcommon.Resource) {
 	if serializer.NoIndex(span.Attributes()) {
 		st.noIndex++
 	} else {
 		e.appendSpanDocument(st, span, scope, res)
+	}
+	if !st.mode.SeparateSpanEvents() {
+		return // the span's document holds its events
 	}
 	events := span.Events()
 	for i := range events.Len() {
@@ -526,6 +580,9 @@ func (e *esExporter) appendSpan(st *pushState, span ptrace.Span, scope pcommon.I
 		}
 		start := len(st.batch.Buf)
 		st.batch.Buf = st.enc.AppendSpanEvent(st.batch.Buf, span, ev, dataStream(t))
+		if st.rejectedByEncoder(start) {
+			continue
+		}
 		e.addRecord(st, start, bulk.Item{Index: t.Index, RequireDataStream: t.DataStream})
 	}
 }
@@ -538,6 +595,9 @@ func (e *esExporter) appendSpanDocument(st *pushState, span ptrace.Span, scope p
 	}
 	start := len(st.batch.Buf)
 	st.batch.Buf = st.enc.AppendSpan(st.batch.Buf, span, dataStream(t))
+	if st.rejectedByEncoder(start) {
+		return
+	}
 	it := bulk.Item{Index: t.Index, RequireDataStream: t.DataStream}
 	if e.cfg.TracesDynamicID.Enabled {
 		it.DocumentID = routing.DocumentID(span.Attributes(), scope.Attributes(), res.Attributes())
@@ -551,9 +611,98 @@ func (e *esExporter) pushMetrics(ctx context.Context, md pmetric.Metrics) error 
 		return consumererror.NewPermanent(err)
 	}
 	defer e.putState(st)
+	modes := e.newModes(ctx, routing.TypeMetrics)
+	md = st.usableMetrics(&modes, md)
 	report := st.enc.EncodeMetrics(&st.batch.Buf, md, st.routeMetric, st)
 	e.recordMetricsReport(ctx, &report)
 	return e.send(ctx, st)
+}
+
+// usableMetrics returns md without the scopes whose mapping mode cannot be used, whose data
+// points it counts as rejected. md itself is returned when every scope can be written, as it
+// is in every request that does not ask for a mode; otherwise the usable scopes are copied.
+func (st *pushState) usableMetrics(modes *modes, md pmetric.Metrics) pmetric.Metrics {
+	var usable pmetric.Metrics
+	copied := false
+	rms := md.ResourceMetrics()
+	for i := range rms.Len() {
+		rm := rms.At(i)
+		sms := rm.ScopeMetrics()
+		var dst pmetric.ResourceMetrics
+		for j := range sms.Len() {
+			sm := sms.At(j)
+			mode, err := modes.scope(sm.Scope().Attributes())
+			if err == nil && mode == serializer.ModeOTel {
+				if copied {
+					if dst == (pmetric.ResourceMetrics{}) {
+						dst = newResourceMetrics(usable, rm)
+					}
+					sm.CopyTo(dst.ScopeMetrics().AppendEmpty())
+				}
+				continue
+			}
+			if err == nil {
+				err = modes.supported(mode) // not reached while otel is the only mode for metrics
+			}
+			if err == nil {
+				err = fmt.Errorf("mapping mode %s cannot write metrics", mode)
+			}
+			var me *modeError
+			errorType := errorTypeUnsupportedMode
+			if errors.As(err, &me) {
+				errorType = me.errorType
+			}
+			st.reject(errorType, dataPoints(sm), err)
+			st.modeRejected = err
+			if !copied {
+				// Copy what came before this scope, then go on copying.
+				copied = true
+				usable = pmetric.NewMetrics()
+				for k := range i {
+					rms.At(k).CopyTo(usable.ResourceMetrics().AppendEmpty())
+				}
+				if j > 0 {
+					dst = newResourceMetrics(usable, rm)
+					for k := range j {
+						sms.At(k).CopyTo(dst.ScopeMetrics().AppendEmpty())
+					}
+				}
+			}
+		}
+	}
+	if !copied {
+		return md
+	}
+	return usable
+}
+
+// newResourceMetrics appends to md a ResourceMetrics with rm's resource and no scopes.
+func newResourceMetrics(md pmetric.Metrics, rm pmetric.ResourceMetrics) pmetric.ResourceMetrics {
+	dst := md.ResourceMetrics().AppendEmpty()
+	rm.Resource().CopyTo(dst.Resource())
+	dst.SetSchemaUrl(rm.SchemaUrl())
+	return dst
+}
+
+// dataPoints returns the number of data points of a scope.
+func dataPoints(sm pmetric.ScopeMetrics) int {
+	n := 0
+	ms := sm.Metrics()
+	for i := range ms.Len() {
+		switch m := ms.At(i); m.Type() {
+		case pmetric.MetricTypeGauge:
+			n += m.Gauge().DataPoints().Len()
+		case pmetric.MetricTypeSum:
+			n += m.Sum().DataPoints().Len()
+		case pmetric.MetricTypeHistogram:
+			n += m.Histogram().DataPoints().Len()
+		case pmetric.MetricTypeExponentialHistogram:
+			n += m.ExponentialHistogram().DataPoints().Len()
+		case pmetric.MetricTypeSummary:
+			n += m.Summary().DataPoints().Len()
+		}
+	}
+	return n
 }
 
 // routeMetric resolves the index of a data point; it is the serializer's MetricRouteFunc.
@@ -613,12 +762,41 @@ func (e *esExporter) countUnsent(ctx context.Context, outcome, errorType string,
 	))
 }
 
-// unrouted counts a record that could not be routed, keeping the first error for the log.
-func (st *pushState) unrouted(err error) {
-	st.unroutable++
-	if st.firstRouteErr == nil {
-		st.firstRouteErr = err
+// setMode sets up the encoder and the routers for documents of a mapping mode.
+func (st *pushState) setMode(mode serializer.Mode) {
+	if mode == st.mode {
+		return
 	}
+	st.mode = mode
+	st.enc.SetMode(mode)
+	otel, typeFromAttribute := mode == serializer.ModeOTel, mode == serializer.ModeBodyMap
+	for _, r := range [...]*routing.Router{st.logs, st.traces, st.events, st.metrics} {
+		r.SetMode(otel, typeFromAttribute)
+	}
+}
+
+// unrouted counts a record that could not be routed.
+func (st *pushState) unrouted(err error) { st.reject("invalid_index_name", 1, err) }
+
+// reject counts n records rejected before sending, keeping the first error of each type for
+// the log.
+func (st *pushState) reject(errorType string, n int, err error) {
+	st.rejected[errorType] += n
+	if _, ok := st.firstRejection[errorType]; !ok {
+		st.firstRejection[errorType] = err
+	}
+}
+
+// rejectedByEncoder reports whether the encoder refused the record just given to it (it then
+// wrote nothing after start), and counts the rejection.
+func (st *pushState) rejectedByEncoder(start int) bool {
+	reason := st.enc.Rejection()
+	if reason == "" {
+		return false
+	}
+	st.batch.Buf = st.batch.Buf[:start]
+	st.reject(reason, 1, fmt.Errorf("mapping mode %s cannot write the record: %s", st.mode, reason))
+	return true
 }
 
 func dataStream(t routing.Target) serializer.DataStream {
@@ -657,11 +835,11 @@ func (e *esExporter) send(ctx context.Context, st *pushState) error {
 	for r, n := range st.repairs {
 		e.telemetry.ElasticsearchDocsRepaired.Add(ctx, int64(n), metric.WithAttributes(attribute.String("reason", string(r))))
 	}
-	if st.unroutable > 0 {
-		e.countUnsent(ctx, bulk.OutcomeRejected, "invalid_index_name", st.unroutable)
+	for errorType, n := range st.rejected {
+		e.countUnsent(ctx, bulk.OutcomeRejected, errorType, n)
 		if suppressed, ok := e.invalidRouteLog.Allow(); ok {
-			e.logger.Warn("Documents rejected: their index name is not valid in Elasticsearch",
-				zap.Int("documents", st.unroutable), zap.Error(st.firstRouteErr), zap.Int("suppressed_log_lines", suppressed))
+			e.logger.Warn("Records rejected before sending", zap.String("error.type", errorType),
+				zap.Int("records", n), zap.Error(st.firstRejection[errorType]), zap.Int("suppressed_log_lines", suppressed))
 		}
 	}
 	if st.noIndex > 0 {
@@ -671,5 +849,8 @@ func (e *esExporter) send(ctx context.Context, st *pushState) error {
 	e.telemetry.ElasticsearchInflightBytes.Add(ctx, inflight)
 	defer e.telemetry.ElasticsearchInflightBytes.Add(context.WithoutCancel(ctx), -inflight)
 	_, err := e.indexer.Send(ctx, &st.batch)
+	if err == nil && st.modeRejected != nil {
+		err = consumererror.NewPermanent(st.modeRejected)
+	}
 	return err
 }

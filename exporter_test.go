@@ -407,16 +407,6 @@ func TestStartWithServerDownWarnsAndRecovers(t *testing.T) {
 	require.NoError(t, e.shutdown(context.Background()))
 }
 
-func TestUnsupportedModeFailsAtStart(t *testing.T) {
-	cfg := newTestConfig("http://127.0.0.1:1")
-	cfg.Mapping.Mode = "ecs"
-	exp, err := NewFactory().CreateLogs(context.Background(), testSettings(), cfg)
-	require.NoError(t, err)
-	err = exp.Start(context.Background(), componenttest.NewNopHost())
-	require.ErrorContains(t, err, `mapping mode "ecs" is not supported yet`)
-	require.NoError(t, exp.Shutdown(context.Background()))
-}
-
 func TestAPIKeyForms(t *testing.T) {
 	assert.Equal(t, "aWQ6a2V5", apiKey("id:key"))
 	assert.Equal(t, "aWQ6a2V5", apiKey("aWQ6a2V5"))

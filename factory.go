@@ -90,6 +90,9 @@ func createDefaultConfig() component.Config {
 
 func createLogsExporter(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Logs, error) {
 	c := cfg.(*Config)
+	if err := c.checkModeSupports("logs"); err != nil {
+		return nil, err
+	}
 	h, err := sharedExporters.acquire(c, set)
 	if err != nil {
 		return nil, err
@@ -104,6 +107,9 @@ func createLogsExporter(ctx context.Context, set exporter.Settings, cfg componen
 
 func createMetricsExporter(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Metrics, error) {
 	c := cfg.(*Config)
+	if err := c.checkModeSupports("metrics"); err != nil {
+		return nil, err
+	}
 	h, err := sharedExporters.acquire(c, set)
 	if err != nil {
 		return nil, err
@@ -118,6 +124,9 @@ func createMetricsExporter(ctx context.Context, set exporter.Settings, cfg compo
 
 func createTracesExporter(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Traces, error) {
 	c := cfg.(*Config)
+	if err := c.checkModeSupports("traces"); err != nil {
+		return nil, err
+	}
 	h, err := sharedExporters.acquire(c, set)
 	if err != nil {
 		return nil, err

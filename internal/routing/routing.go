@@ -22,9 +22,11 @@
 // When logstash_format is enabled, the date of the record's timestamp is appended to whichever
 // name was chosen.
 //
-// Out of scope: the other mapping modes (which may take data_stream.type from attributes and add
-// no .otel suffix), the legacy elasticsearch.index.prefix and elasticsearch.index.suffix
-// attributes, and writing documents. Routing never mutates pdata: instead of setting the
+// The other mapping modes change two things (see [Router.SetMode]): the dataset carries no .otel
+// suffix, and in mode bodymap the type may come from the attribute data_stream.type.
+//
+// Out of scope: the legacy elasticsearch.index.prefix and elasticsearch.index.suffix attributes,
+// and writing documents. Routing never mutates pdata: instead of setting the
 // data_stream.* attributes on the record, it returns them in a [Target], and the serializer
 // leaves out every attribute for which [IsControlAttribute] is true.
 package routing // import "github.com/otelcol-es/elasticsearchexporter/internal/routing"
@@ -59,10 +61,9 @@ const (
 	// DefaultDateFormat is the default logstash_format.date_format.
 	DefaultDateFormat = "%Y.%m.%d"
 
-	// maxDatasetBytes is the longest dataset kept before DatasetSuffix is appended, so that the
-	// suffixed dataset fits the 100 bytes Elasticsearch allows.
-	maxDatasetBytes   = 100 - len(DatasetSuffix)
-	maxNamespaceBytes = 100
+	// maxDataStreamPartBytes is the longest dataset (suffix included) or namespace that
+	// Elasticsearch allows.
+	maxDataStreamPartBytes = 100
 	// maxIndexBytes is Elasticsearch's limit on the length of an index name.
 	maxIndexBytes = 255
 )
@@ -114,6 +115,25 @@ type Router struct {
 	// there has been one.
 	last  Target
 	valid bool
+
+	// suffix is appended to every dataset: DatasetSuffix in mapping mode otel, else empty.
+	suffix string
+	// typeFromAttribute lets data_stream.type (logs or metrics) choose the type.
+	typeFromAttribute bool
+}
+
+// SetMode sets how the data stream name is built for the mapping mode of the documents routed
+// next. otel appends DatasetSuffix to the dataset (mapping mode otel); without it the dataset is
+// used as it is (ecs, none, raw, bodymap). typeFromAttribute lets the attribute
+// data_stream.type, looked up on the record, then the scope, then the resource, choose the type
+// when its value is "logs" or "metrics" (mapping mode bodymap); other values are ignored. A new
+// Router routes for mode otel.
+func (r *Router) SetMode(otel, typeFromAttribute bool) {
+	r.suffix = ""
+	if otel {
+		r.suffix = DatasetSuffix
+	}
+	r.typeFromAttribute = typeFromAttribute
 }
 
 // NewRouter returns a Router for one signal's settings. It rejects a static index that
@@ -132,6 +152,7 @@ func NewRouter(s Settings) (*Router, error) {
 		logstash:  s.LogstashFormat,
 		separator: s.PrefixSeparator,
 		buf:       make([]byte, 0, maxIndexBytes),
+		suffix:    DatasetSuffix,
 	}
 	if r.separator == "" {
 		r.separator = DefaultPrefixSeparator
@@ -226,18 +247,22 @@ func (r *Router) Route(typ string, record, scope, resource pcommon.Map, scopeNam
 		return r.plainIndex(buf, ts)
 	}
 
+	if r.typeFromAttribute {
+		typ = typeAttribute(levels, typ)
+	}
 	buf = append(buf, typ...)
 	buf = append(buf, '-')
 	datasetStart := len(buf)
+	maxDataset := maxDataStreamPartBytes - len(r.suffix)
 	var found bool
-	if buf, found = appendNamePart(buf, levels, DataStreamDatasetAttribute, true, maxDatasetBytes); !found {
-		buf = appendName(buf, derivedDataset(scope, scopeName), true, maxDatasetBytes)
+	if buf, found = appendNamePart(buf, levels, DataStreamDatasetAttribute, true, maxDataset); !found {
+		buf = appendName(buf, derivedDataset(scope, scopeName), true, maxDataset)
 	}
-	buf = append(buf, DatasetSuffix...)
+	buf = append(buf, r.suffix...)
 	datasetEnd := len(buf)
 	buf = append(buf, '-')
 	namespaceStart := len(buf)
-	if buf, found = appendNamePart(buf, levels, DataStreamNamespaceAttribute, false, maxNamespaceBytes); !found {
+	if buf, found = appendNamePart(buf, levels, DataStreamNamespaceAttribute, false, maxDataStreamPartBytes); !found {
 		buf = append(buf, DefaultNamespace...)
 	}
 
@@ -259,6 +284,27 @@ func (r *Router) Route(typ string, record, scope, resource pcommon.Map, scopeNam
 	}
 	r.valid = true
 	return r.last, nil
+}
+
+// typeAttribute returns the value of the first data_stream.type attribute when it is "logs" or
+// "metrics", else typ.
+func typeAttribute(levels [3]pcommon.Map, typ string) string {
+	for _, m := range levels {
+		v, ok := m.Get(DataStreamTypeAttribute)
+		if !ok {
+			continue
+		}
+		if v.Type() == pcommon.ValueTypeStr {
+			switch v.Str() {
+			case TypeLogs:
+				return TypeLogs
+			case TypeMetrics:
+				return TypeMetrics
+			}
+		}
+		return typ
+	}
+	return typ
 }
 
 // plainIndex finishes a name that is not a data stream: it appends the logstash_format date when

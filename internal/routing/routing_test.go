@@ -865,3 +865,49 @@ func FuzzRouteDataStream(f *testing.F) {
 		}
 	})
 }
+
+// TestRouteModes checks the data stream names of the mapping modes other than otel: no .otel
+// suffix, a dataset of up to 100 bytes, and in bodymap a type taken from data_stream.type
+// when it is logs or metrics.
+func TestRouteModes(t *testing.T) {
+	long := strings.Repeat("d", 120)
+	tests := []struct {
+		name              string
+		otel, typeFromAtt bool
+		typ               string
+		record, resource  map[string]any
+		want              Target
+	}{
+		{name: "otel", otel: true, typ: TypeLogs, want: dataStream("logs", "generic.otel", "default")},
+		{name: "ecs", typ: TypeLogs, want: dataStream("logs", "generic", "default")},
+		{name: "ecs traces dataset", typ: TypeTraces, record: map[string]any{"data_stream.dataset": "App"}, want: dataStream("traces", "app", "default")},
+		{
+			name: "no suffix keeps 100 bytes", typ: TypeLogs, record: map[string]any{"data_stream.dataset": long},
+			want: dataStream("logs", long[:100], "default"),
+		},
+		{
+			name: "suffix keeps 95 bytes", otel: true, typ: TypeLogs, record: map[string]any{"data_stream.dataset": long},
+			want: dataStream("logs", long[:95]+".otel", "default"),
+		},
+		{name: "type ignored without bodymap", typ: TypeLogs, record: map[string]any{"data_stream.type": "metrics"}, want: dataStream("logs", "generic", "default")},
+		{name: "bodymap metrics", typeFromAtt: true, typ: TypeLogs, record: map[string]any{"data_stream.type": "metrics"}, want: dataStream("metrics", "generic", "default")},
+		{name: "bodymap type from resource", typeFromAtt: true, typ: TypeLogs, resource: map[string]any{"data_stream.type": "metrics"}, want: dataStream("metrics", "generic", "default")},
+		{
+			name: "bodymap record type wins", typeFromAtt: true, typ: TypeLogs,
+			record: map[string]any{"data_stream.type": "logs"}, resource: map[string]any{"data_stream.type": "metrics"},
+			want: dataStream("logs", "generic", "default"),
+		},
+		{name: "bodymap other type ignored", typeFromAtt: true, typ: TypeLogs, record: map[string]any{"data_stream.type": "traces"}, want: dataStream("logs", "generic", "default")},
+		{name: "bodymap type not a string", typeFromAtt: true, typ: TypeLogs, record: map[string]any{"data_stream.type": 1}, want: dataStream("logs", "generic", "default")},
+	}
+	r, err := NewRouter(Settings{})
+	require.NoError(t, err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r.SetMode(tt.otel, tt.typeFromAtt)
+			got, err := r.Route(tt.typ, attrs(t, tt.record), pcommon.NewMap(), attrs(t, tt.resource), "", 0)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}

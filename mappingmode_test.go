@@ -1,0 +1,259 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package elasticsearchexporter
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/client"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/consumer/consumererror"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
+	"go.opentelemetry.io/collector/extension/xextension/storage"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
+)
+
+// withMode returns ctx carrying the client metadata X-Elastic-Mapping-Mode with the given values.
+func withMode(ctx context.Context, values ...string) context.Context {
+	return client.NewContext(ctx, client.Info{Metadata: client.NewMetadata(map[string][]string{"X-Elastic-Mapping-Mode": values})})
+}
+
+// scopedLogs returns one log record per scope; a non-empty mode is the scope's
+// elastic.mapping.mode attribute.
+func scopedLogs(modes ...string) plog.Logs {
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	rl.Resource().Attributes().PutStr("service.name", "svc")
+	for i, mode := range modes {
+		sl := rl.ScopeLogs().AppendEmpty()
+		sl.Scope().SetName("scope")
+		if mode != "" {
+			sl.Scope().Attributes().PutStr("elastic.mapping.mode", mode)
+		}
+		r := sl.LogRecords().AppendEmpty()
+		r.SetTimestamp(1_700_000_000_000_000_000)
+		r.Body().SetStr("record " + string(rune('a'+i)))
+	}
+	return ld
+}
+
+func TestModeSelectionRejections(t *testing.T) {
+	tests := []struct {
+		name      string
+		allowed   []string
+		metadata  []string
+		scopes    []string // one record per scope
+		indexed   int
+		errorType string // of the rejected records
+		rejected  int
+		errText   string
+	}{
+		{name: "default", scopes: []string{""}, indexed: 1},
+		{name: "metadata otel", metadata: []string{"OTel"}, scopes: []string{""}, indexed: 1},
+		{
+			name: "metadata not allowed", allowed: []string{"otel"}, metadata: []string{"ecs"}, scopes: []string{"", ""},
+			errorType: "invalid_mapping_mode", rejected: 2,
+			errText: `client metadata x-elastic-mapping-mode names mapping mode "ecs", which mapping::allowed_modes does not list`,
+		},
+		{
+			name: "metadata unknown", metadata: []string{"fancy"}, scopes: []string{""},
+			errorType: "invalid_mapping_mode", rejected: 1,
+			errText: `client metadata x-elastic-mapping-mode names mapping mode "fancy", which does not exist`,
+		},
+		{
+			name: "metadata with two values", metadata: []string{"otel", "ecs"}, scopes: []string{""},
+			errorType: "invalid_mapping_mode", rejected: 1, errText: "it must have one",
+		},
+		{
+			name: "scope attribute wins over bad metadata", allowed: []string{"otel"}, metadata: []string{"ecs"}, scopes: []string{"otel", ""},
+			indexed: 1, errorType: "invalid_mapping_mode", rejected: 1,
+		},
+		{
+			name: "scope attribute not allowed", allowed: []string{"otel"}, scopes: []string{"", "raw", ""},
+			indexed: 2, errorType: "invalid_mapping_mode", rejected: 1,
+			errText: `scope attribute elastic.mapping.mode names mapping mode "raw", which mapping::allowed_modes does not list`,
+		},
+		{
+			name: "scope attribute unknown", scopes: []string{"nope"},
+			errorType: "invalid_mapping_mode", rejected: 1,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := fakees.New(t)
+			set, tel := withTelemetry(t)
+			cfg := newTestConfig(srv.URL)
+			if tt.allowed != nil {
+				cfg.Mapping.AllowedModes = tt.allowed
+			}
+			exp := newLogsExporter(t, cfg, set)
+			ctx := context.Background()
+			if tt.metadata != nil {
+				ctx = withMode(ctx, tt.metadata...)
+			}
+			err := exp.ConsumeLogs(ctx, scopedLogs(tt.scopes...))
+			assert.Len(t, srv.Accepted(), tt.indexed)
+			if tt.rejected == 0 {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.True(t, consumererror.IsPermanent(err), "a request asking for a mode it cannot have is not retried: %v", err)
+			assert.ErrorContains(t, err, tt.errText)
+			assert.Equal(t, int64(tt.rejected), counterSum(t, tel, "otelcol_elasticsearch.docs.processed",
+				outcome("rejected"), attribute.String("error.type", tt.errorType)))
+		})
+	}
+}
+
+func TestModeMustSupportTheSignal(t *testing.T) {
+	cfg := newTestConfig("http://127.0.0.1:1")
+	cfg.Mapping.Mode = "bodymap"
+	_, err := NewFactory().CreateTraces(context.Background(), testSettings(), cfg)
+	require.EqualError(t, err, "`mapping::mode` bodymap does not support traces; choose a mode that does for this pipeline")
+	_, err = NewFactory().CreateMetrics(context.Background(), testSettings(), cfg)
+	require.ErrorContains(t, err, "does not support metrics")
+}
+
+func TestMetricsScopeWithUnusableModeIsRejectedAlone(t *testing.T) {
+	srv := fakees.New(t)
+	set, tel := withTelemetry(t)
+	cfg := newTestConfig(srv.URL)
+	exp, err := NewFactory().CreateMetrics(context.Background(), set, cfg)
+	require.NoError(t, err)
+	startExporter(t, exp)
+
+	md := testMetricsScopes(4)
+	md.ResourceMetrics().At(0).ScopeMetrics().At(1).Scope().Attributes().PutStr("elastic.mapping.mode", "bodymap")
+	md.ResourceMetrics().At(1).ScopeMetrics().At(0).Scope().Attributes().PutStr("elastic.mapping.mode", "bodymap")
+	err = exp.ConsumeMetrics(context.Background(), md)
+	require.Error(t, err)
+	assert.True(t, consumererror.IsPermanent(err))
+	assert.ErrorContains(t, err, "mapping mode bodymap does not support metrics")
+	// Two scopes of two points each are rejected; the other two scopes are written.
+	assert.Equal(t, int64(4), counterSum(t, tel, "otelcol_elasticsearch.docs.processed",
+		outcome("rejected"), attribute.String("error.type", "unsupported_mapping_mode")))
+	var names []string
+	for _, it := range srv.Accepted() {
+		names = append(names, string(it.Document))
+	}
+	require.Len(t, names, 4, "one document per point: each point has its own timestamp")
+	joined := strings.Join(names, "\n")
+	assert.Contains(t, joined, `"scope":{"name":"s0"}`)
+	assert.Contains(t, joined, `"scope":{"name":"s3"}`)
+	assert.NotContains(t, joined, `"name":"s1"`)
+	assert.NotContains(t, joined, `"name":"s2"`)
+}
+
+// memoryStorage is a storage extension that keeps the persistent queue in memory: the queue's
+// own encoding (with the request's client metadata) is exercised, without a file.
+type memoryStorage struct {
+	component.StartFunc
+	component.ShutdownFunc
+	mu   sync.Mutex
+	data map[string][]byte
+}
+
+var _ storage.Extension = (*memoryStorage)(nil)
+
+func (s *memoryStorage) GetClient(context.Context, component.Kind, component.ID, string) (storage.Client, error) {
+	return s, nil
+}
+
+func (s *memoryStorage) Get(_ context.Context, key string) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.data[key], nil
+}
+
+func (s *memoryStorage) Set(_ context.Context, key string, value []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.data[key] = append([]byte(nil), value...)
+	return nil
+}
+
+func (s *memoryStorage) Delete(_ context.Context, key string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.data, key)
+	return nil
+}
+
+func (s *memoryStorage) Batch(ctx context.Context, ops ...*storage.Operation) error {
+	for _, op := range ops {
+		switch op.Type {
+		case storage.Get:
+			op.Value, _ = s.Get(ctx, op.Key)
+		case storage.Set:
+			_ = s.Set(ctx, op.Key, op.Value)
+		case storage.Delete:
+			_ = s.Delete(ctx, op.Key)
+		}
+	}
+	return nil
+}
+
+func (s *memoryStorage) Close(context.Context) error { return nil }
+
+// storageHost is a host with one storage extension.
+type storageHost struct {
+	id  component.ID
+	ext component.Component
+}
+
+func (h storageHost) GetExtensions() map[component.ID]component.Component {
+	return map[component.ID]component.Component{h.id: h.ext}
+}
+
+// queuedConfig returns a config with a persistent sending queue in memoryStorage and batching
+// that holds requests for flush so that several requests meet in one batch.
+func queuedConfig(url string, flush time.Duration) (*Config, storageHost) {
+	cfg := newTestConfig(url)
+	q := exporterhelper.NewDefaultQueueConfig()
+	id := component.MustNewID("memory_storage")
+	q.StorageID = &id
+	q.WaitForResult = false
+	b := q.Batch.Get()
+	b.FlushTimeout = flush
+	b.MinSize = 1 << 20
+	cfg.QueueBatchConfig = configoptional.Some(q)
+	return cfg, storageHost{id: id, ext: &memoryStorage{data: map[string][]byte{}}}
+}
+
+// testMetricsScopes returns n scopes named s0, s1, ..., two per resource, each with one gauge of
+// two points at different times.
+func testMetricsScopes(n int) pmetric.Metrics {
+	md := pmetric.NewMetrics()
+	var rm pmetric.ResourceMetrics
+	for i := range n {
+		if i%2 == 0 {
+			rm = md.ResourceMetrics().AppendEmpty()
+			rm.Resource().Attributes().PutInt("r", int64(i/2))
+		}
+		sm := rm.ScopeMetrics().AppendEmpty()
+		sm.Scope().SetName("s" + string(rune('0'+i)))
+		g := sm.Metrics().AppendEmpty()
+		g.SetName("g")
+		g.SetEmptyGauge()
+		for k := range 2 {
+			dp := g.Gauge().DataPoints().AppendEmpty()
+			dp.SetTimestamp(pcommon.Timestamp(1_700_000_000_000_000_000 + k*1_000_000_000))
+			dp.SetIntValue(int64(k))
+		}
+	}
+	return md
+}
