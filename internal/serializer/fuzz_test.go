@@ -9,8 +9,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"testing"
 	"strings"
+	"testing"
 	"unicode/utf8"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"

@@ -6,6 +6,7 @@ package serializer
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -322,8 +323,8 @@ func TestECSResourceConversions(t *testing.T) {
 func nestedMember(key, v string) string {
 	parts := strings.Split(key, ".")
 	s := v
-	for i := len(parts) - 1; i >= 0; i-- {
-		s = `"` + parts[i] + `":` + s
+	for i, part := range slices.Backward(parts) {
+		s = `"` + part + `":` + s
 		if i > 0 {
 			s = "{" + s + "}"
 		}
