@@ -341,3 +341,94 @@ func TestEncodeSteadyStateDoesNotAllocate(t *testing.T) {
 		})
 	}
 }
+
+var benchModes = []Mode{ModeOTel, ModeECS, ModeNone, ModeRaw, ModeBodyMap}
+
+// benchMapBodyLogs is benchLogs with each record's text moved into a map body, with the
+// record's attributes beside it, so that bodymap mode writes a document per record.
+func benchMapBodyLogs(n int) plog.Logs {
+	ld := benchLogs(n)
+	for _, r := range ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().All() {
+		text := r.Body().Str()
+		m := r.Body().SetEmptyMap()
+		m.PutStr("message", text)
+		r.Attributes().CopyTo(m.PutEmptyMap("labels"))
+	}
+	return ld
+}
+
+// BenchmarkEncodeLogsModes writes benchLogs in every mode, beside otel (bodymap writes
+// benchMapBodyLogs, the same records with map bodies).
+func BenchmarkEncodeLogsModes(b *testing.B) {
+	for _, n := range benchSizes {
+		ld, mapBodies := benchLogs(n), benchMapBodyLogs(n)
+		ld.MarkReadOnly()
+		mapBodies.MarkReadOnly()
+		b.Run("records="+strconv.Itoa(n), func(b *testing.B) {
+			for _, m := range benchModes {
+				data := ld
+				if m == ModeBodyMap {
+					data = mapBodies
+				}
+				b.Run("mode="+m.String(), func(b *testing.B) {
+					var e Encoder
+					e.SetMode(m)
+					buf := appendLogs(&e, nil, data)
+					b.ReportAllocs()
+					b.SetBytes(int64(len(buf)))
+					for b.Loop() {
+						buf = appendLogs(&e, buf[:0], data)
+					}
+					b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+				})
+			}
+		})
+	}
+}
+
+// BenchmarkEncodeSpansModes writes benchTraces in every mode that writes spans. otel and ecs
+// also write a span event document for every fourth span; none and raw write the events
+// inside the span.
+func BenchmarkEncodeSpansModes(b *testing.B) {
+	for _, n := range benchSizes {
+		td := benchTraces(n)
+		td.MarkReadOnly()
+		b.Run("records="+strconv.Itoa(n), func(b *testing.B) {
+			for _, m := range benchModes {
+				if !m.Supports("traces") {
+					continue
+				}
+				b.Run("mode="+m.String(), func(b *testing.B) {
+					var e Encoder
+					e.SetMode(m)
+					buf := appendModeTraces(&e, nil, td)
+					b.ReportAllocs()
+					b.SetBytes(int64(len(buf)))
+					for b.Loop() {
+						buf = appendModeTraces(&e, buf[:0], td)
+					}
+					b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+				})
+			}
+		})
+	}
+}
+
+// appendModeTraces is appendTraces that writes span event documents only in the modes that
+// have them.
+func appendModeTraces(e *Encoder, dst []byte, td ptrace.Traces) []byte {
+	if e.mode.SeparateSpanEvents() {
+		return appendTraces(e, dst, td)
+	}
+	for _, rs := range td.ResourceSpans().All() {
+		e.SetResource(rs.Resource(), rs.SchemaUrl())
+		for _, ss := range rs.ScopeSpans().All() {
+			e.SetScope(ss.Scope(), ss.SchemaUrl())
+			for _, s := range ss.Spans().All() {
+				dst = e.AppendSpan(dst, s, tracesStream)
+				dst = append(dst, '\n')
+			}
+		}
+	}
+	return dst
+}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 )
@@ -33,6 +34,72 @@ type DataStream struct {
 	Type, Dataset, Namespace string
 }
 
+// Mode is a mapping mode: the layout of the documents an Encoder writes. Every mode is written
+// by the same writer; a mode differs only in the fields it emits.
+type Mode uint8
+
+const (
+	// ModeOTel writes the documents of Elasticsearch's OTel-native data streams. The zero Mode.
+	ModeOTel Mode = iota
+	// ModeECS writes Elastic Common Schema fields, de-dotted into nested objects.
+	ModeECS
+	// ModeNone writes the legacy flat layout, record attributes below "Attributes.".
+	ModeNone
+	// ModeRaw writes the legacy flat layout, record attributes at the top level.
+	ModeRaw
+	// ModeBodyMap writes the map body of a log record as the whole document.
+	ModeBodyMap
+)
+
+var modeNames = [...]string{ModeOTel: "otel", ModeECS: "ecs", ModeNone: "none", ModeRaw: "raw", ModeBodyMap: "bodymap"}
+
+// ParseMode returns the mode of a lower-case name: otel, ecs, none (or its alias no), raw or
+// bodymap.
+func ParseMode(s string) (Mode, bool) {
+	if s == "no" {
+		return ModeNone, true
+	}
+	for m, name := range modeNames {
+		if s == name {
+			return Mode(m), true
+		}
+	}
+	return ModeOTel, false
+}
+
+func (m Mode) String() string {
+	if int(m) < len(modeNames) {
+		return modeNames[m]
+	}
+	return "unknown"
+}
+
+// SeparateSpanEvents reports whether span events are documents of their own (AppendSpanEvent),
+// as in otel and ecs; none and raw write them inside the span's document.
+func (m Mode) SeparateSpanEvents() bool { return m == ModeOTel || m == ModeECS }
+
+// Supports reports whether the mode writes the signal "logs", "traces" or "metrics".
+func (m Mode) Supports(signal string) bool {
+	switch m {
+	case ModeOTel, ModeECS:
+		return signal == "logs" || signal == "traces" || signal == "metrics"
+	case ModeNone, ModeRaw:
+		return signal == "logs" || signal == "traces"
+	case ModeBodyMap:
+		return signal == "logs"
+	}
+	return false
+}
+
+// Reasons an Append method wrote nothing, as Rejection reports them.
+const (
+	// RejectionBodyNotAMap: in bodymap mode, a log record whose body is not a map.
+	RejectionBodyNotAMap = "bodymap_body_not_a_map"
+	// RejectionUnsupported: the mode does not write this kind of document (spans in bodymap
+	// mode; span event documents in none and raw, which write events inside the span).
+	RejectionUnsupported = "unsupported_by_mode"
+)
+
 // Encoder writes documents of one signal. It holds the encoded resource and scope of the
 // records being written, and scratch state that is reused from one document to the next, so
 // that the steady state does not allocate. An Encoder is not safe for concurrent use.
@@ -48,20 +115,50 @@ type Encoder struct {
 	// documents need so that dimensions stay flat.
 	flatMaps bool
 	metrics  metricsState
+
+	mode      Mode
+	rejection string // why the last Append wrote nothing, or ""
+
+	// The ecs, none and raw modes (flat.go): the resource's and the scope's entries in the
+	// mode's layout, each sorted once per SetResource / SetScope, and the two merged (env).
+	res, sc flatDoc
+	env     []entry
+	agent   ecsAgent    // fields the ecs mode derives from the resource
+	flat    []*flatDoc  // scratch per depth: the document, then objects inside arrays
+	merged  []entry     // the document's entries merged with env
+	links   []byte      // scratch for the none and raw modes' Link string
+	span    ptrace.Span // the span being written, for its links
 }
+
+// SetMode selects the layout of the documents written from now on. Call it before SetResource
+// and SetScope; the zero value of an Encoder writes ModeOTel.
+func (e *Encoder) SetMode(m Mode) { e.mode = m }
+
+// Rejection returns "" when the last Append wrote a document, or the reason it wrote nothing
+// (RejectionBodyNotAMap, RejectionUnsupported), in which case it returned dst unchanged.
+func (e *Encoder) Rejection() string { return e.rejection }
 
 // Repair returns what was repaired in the last document written, or RepairNone.
 func (e *Encoder) Repair() Repair { return e.repair }
 
 // SetResource encodes the resource once; its object is copied into every document written until
-// the next call.
+// the next call. In the ecs, none and raw modes, its entries are flattened, converted and
+// sorted once instead, and merged into each document.
 func (e *Encoder) SetResource(r pcommon.Resource, schemaURL string) {
+	if e.mode != ModeOTel {
+		e.setResourceFlat(r)
+		return
+	}
 	e.resource, e.resourceRepair = e.encodeEnvelope(e.resource[:0], schemaURL, "", "", r.Attributes(), r.DroppedAttributesCount())
 }
 
 // SetScope encodes the instrumentation scope once; its object is copied into every document
 // written until the next call.
 func (e *Encoder) SetScope(s pcommon.InstrumentationScope, schemaURL string) {
+	if e.mode != ModeOTel {
+		e.setScopeFlat(s)
+		return
+	}
 	e.scope, e.scopeRepair = e.encodeEnvelope(e.scope[:0], schemaURL, s.Name(), s.Version(), s.Attributes(), s.DroppedAttributesCount())
 }
 
@@ -104,6 +201,7 @@ func (e *Encoder) encodeEnvelope(dst []byte, schemaURL, name, version string, at
 
 // begin starts a document at the end of dst.
 func (e *Encoder) begin(dst []byte) {
+	e.rejection = ""
 	e.w.buf = dst
 	e.w.invalidUTF8 = 0
 	e.repair = RepairNone
@@ -134,12 +232,24 @@ func (e *Encoder) writeFragment(b []byte) {
 // finish closes a document and records its repair.
 func (e *Encoder) finish() []byte {
 	e.w.byte('}')
+	return e.done()
+}
+
+// done records the repair of the document written and returns the buffer.
+func (e *Encoder) done() []byte {
 	if e.repair == RepairNone && (e.w.invalidUTF8 > 0 || e.resourceRepair || e.scopeRepair) {
 		e.repair = RepairInvalidUTF8
 	}
 	out := e.w.buf
 	e.w.buf = nil
 	return out
+}
+
+// reject records why an Append wrote nothing and returns dst unchanged.
+func (e *Encoder) reject(dst []byte, reason string) []byte {
+	e.rejection = reason
+	e.repair = RepairNone
+	return dst
 }
 
 // writeTraceIDs writes trace_id and span_id as lower-case hex, each only when it is set.

@@ -9,9 +9,11 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
@@ -280,5 +282,158 @@ func checkRepair(t *testing.T, got Repair, allowed ...Repair) {
 	t.Helper()
 	if !slices.Contains(allowed, got) {
 		t.Fatalf("Repair() = %q, want one of %q", got, allowed)
+	}
+}
+
+// fuzzModes are the modes besides otel that the mode fuzzers run.
+var fuzzModes = []Mode{ModeECS, ModeNone, ModeRaw, ModeBodyMap}
+
+// FuzzEncodeLogsModes runs FuzzEncodeLogs's inputs through every other mode: each document is
+// one valid JSON object with no name repeated in any object; ecs documents are fully de-dotted
+// (no '.' in any name), none and raw documents are flat; bodymap rejects exactly the records
+// whose body is not a map, leaving dst unchanged.
+func FuzzEncodeLogsModes(f *testing.F) {
+	for _, ld := range fuzzLogs() {
+		b, err := (&plog.ProtoMarshaler{}).MarshalLogs(ld)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		ld, err := (&plog.ProtoUnmarshaler{}).UnmarshalLogs(in)
+		if err != nil {
+			t.Skip()
+		}
+		for _, m := range fuzzModes {
+			var e Encoder
+			e.SetMode(m)
+			var buf []byte
+			n := 0
+			for _, rl := range ld.ResourceLogs().All() {
+				e.SetResource(rl.Resource(), rl.SchemaUrl())
+				for _, sl := range rl.ScopeLogs().All() {
+					e.SetScope(sl.Scope(), sl.SchemaUrl())
+					for _, rec := range sl.LogRecords().All() {
+						var ds DataStream
+						if n%2 == 0 {
+							ds = logsStream
+						}
+						n++
+						start := len(buf)
+						buf = e.AppendLog(buf, rec, ds)
+						if m == ModeBodyMap && rec.Body().Type() != pcommon.ValueTypeMap {
+							if len(buf) != start || e.Rejection() != RejectionBodyNotAMap {
+								t.Fatalf("bodymap, body %v: wrote %q, Rejection() = %q", rec.Body().Type(), buf[start:], e.Rejection())
+							}
+							continue
+						}
+						checkModeDocument(t, m, buf[start:])
+						checkRepair(t, e.Repair(), RepairNone, RepairInvalidUTF8)
+						buf = append(buf, '\n')
+					}
+				}
+			}
+		}
+	})
+}
+
+// FuzzEncodeSpansModes is FuzzEncodeLogsModes for spans and span events.
+func FuzzEncodeSpansModes(f *testing.F) {
+	for _, td := range fuzzTraces() {
+		b, err := (&ptrace.ProtoMarshaler{}).MarshalTraces(td)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		td, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(in)
+		if err != nil {
+			t.Skip()
+		}
+		for _, m := range fuzzModes {
+			var e Encoder
+			e.SetMode(m)
+			var buf []byte
+			for _, rs := range td.ResourceSpans().All() {
+				e.SetResource(rs.Resource(), rs.SchemaUrl())
+				for _, ss := range rs.ScopeSpans().All() {
+					e.SetScope(ss.Scope(), ss.SchemaUrl())
+					for i, span := range ss.Spans().All() {
+						var ds DataStream
+						if i%2 == 0 {
+							ds = tracesStream
+						}
+						start := len(buf)
+						buf = e.AppendSpan(buf, span, ds)
+						if !m.Supports("traces") {
+							if len(buf) != start || e.Rejection() != RejectionUnsupported {
+								t.Fatalf("%v: span wrote %q, Rejection() = %q", m, buf[start:], e.Rejection())
+							}
+							continue
+						}
+						checkModeDocument(t, m, buf[start:])
+						checkRepair(t, e.Repair(), RepairNone, RepairInvalidUTF8, RepairNegativeDuration)
+						buf = append(buf, '\n')
+						if !m.SeparateSpanEvents() {
+							continue
+						}
+						for _, ev := range span.Events().All() {
+							start = len(buf)
+							buf = e.AppendSpanEvent(buf, span, ev, logsStream)
+							checkModeDocument(t, m, buf[start:])
+							checkRepair(t, e.Repair(), RepairNone, RepairInvalidUTF8)
+							buf = append(buf, '\n')
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// checkModeDocument is checkDocument plus the layout of the mode: ecs names hold no '.', none
+// and raw top-level values are never objects, and every document has @timestamp but bodymap's.
+func checkModeDocument(t *testing.T, m Mode, doc []byte) {
+	t.Helper()
+	checkDocument(t, doc)
+	if m == ModeBodyMap {
+		return
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(doc, &top); err != nil {
+		t.Fatalf("%v: document is not a JSON object: %v: %q", m, err, doc)
+	}
+	if _, ok := top["@timestamp"]; !ok {
+		t.Fatalf("%v: document has no @timestamp: %q", m, doc)
+	}
+	switch m {
+	case ModeECS:
+		checkNoDottedNames(t, decodeDocument(t, doc), doc)
+	case ModeNone, ModeRaw:
+		for k, v := range top {
+			if len(v) > 0 && v[0] == '{' {
+				t.Fatalf("%v: top-level %q is an object: %q", m, k, doc)
+			}
+		}
+	}
+}
+
+// checkNoDottedNames fails if any name of v, at any depth, holds a '.'.
+func checkNoDottedNames(t *testing.T, v any, doc []byte) {
+	t.Helper()
+	switch v := v.(type) {
+	case map[string]any:
+		for k, el := range v {
+			if strings.Contains(k, ".") {
+				t.Fatalf("ecs: name %q is not de-dotted: %q", k, doc)
+			}
+			checkNoDottedNames(t, el, doc)
+		}
+	case []any:
+		for _, el := range v {
+			checkNoDottedNames(t, el, doc)
+		}
 	}
 }

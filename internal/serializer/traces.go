@@ -7,9 +7,23 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
 
-// AppendSpan appends the document of one span to dst and returns the extended buffer. The
-// span's events are separate documents (AppendSpanEvent).
+// AppendSpan appends the document of one span, in the encoder's mode, to dst and returns the
+// extended buffer. In otel and ecs modes the span's events are separate documents
+// (AppendSpanEvent); in none and raw modes they are written inside the span's document. In
+// bodymap mode the span is rejected: dst comes back unchanged and Rejection says why.
 func (e *Encoder) AppendSpan(dst []byte, span ptrace.Span, ds DataStream) []byte {
+	switch e.mode {
+	case ModeECS:
+		return e.appendSpanECS(dst, span, ds)
+	case ModeNone, ModeRaw:
+		return e.appendSpanLegacy(dst, span, ds)
+	case ModeBodyMap:
+		return e.reject(dst, RejectionUnsupported)
+	}
+	return e.appendSpanOTel(dst, span, ds)
+}
+
+func (e *Encoder) appendSpanOTel(dst []byte, span ptrace.Span, ds DataStream) []byte {
 	e.begin(dst)
 	start, end := span.StartTimestamp(), span.EndTimestamp()
 	e.w.raw(`{"@timestamp":`)
@@ -121,8 +135,20 @@ func (e *Encoder) writeStatus(s ptrace.Status) {
 }
 
 // AppendSpanEvent appends the document of one span event to dst and returns the extended
-// buffer. It is routed like a log record and carries the trace and span ids of its span.
+// buffer. It is routed like a log record and carries the trace and span ids of its span. Only
+// the otel and ecs modes write span event documents (Mode.SeparateSpanEvents); the others
+// reject them: dst comes back unchanged and Rejection says why.
 func (e *Encoder) AppendSpanEvent(dst []byte, span ptrace.Span, ev ptrace.SpanEvent, ds DataStream) []byte {
+	switch e.mode {
+	case ModeOTel:
+		return e.appendSpanEventOTel(dst, span, ev, ds)
+	case ModeECS:
+		return e.appendSpanEventECS(dst, span, ev, ds)
+	}
+	return e.reject(dst, RejectionUnsupported)
+}
+
+func (e *Encoder) appendSpanEventOTel(dst []byte, span ptrace.Span, ev ptrace.SpanEvent, ds DataStream) []byte {
 	e.begin(dst)
 	e.w.raw(`{"@timestamp":`)
 	e.w.dateNanos(uint64(ev.Timestamp()))
@@ -149,4 +175,193 @@ func (e *Encoder) AppendSpanEvent(dst []byte, span ptrace.Span, ev ptrace.SpanEv
 		e.writeAttributes(attrs, "")
 	}
 	return e.end()
+}
+
+// appendSpanECS writes the ECS document of a span: the converted resource, scope and span
+// attributes, host.os.type, the data stream, @timestamp (the start), the ids, span.name,
+// parent.id, event.outcome, span.links and span.kind.
+func (e *Encoder) appendSpanECS(dst []byte, span ptrace.Span, ds DataStream) []byte {
+	d := e.beginFlat(dst)
+	e.span = span
+	d.layer(layerRecord)
+	rule := ecsSpanRule
+	if v, ok := span.Attributes().Get("processor.event"); ok && v.Str() == "transaction" {
+		rule = ecsTransactionRule
+	}
+	d.addECS(span.Attributes(), rule)
+	d.layer(layerFields)
+	e.addECSFields(d, ds, false)
+	d.addTime("@timestamp", span.StartTimestamp())
+	traceID, spanID, parentID := span.TraceID(), span.SpanID(), span.ParentSpanID()
+	d.addID("trace.id", traceID[:])
+	d.addID("span.id", spanID[:])
+	d.addStr("span.name", span.Name())
+	d.addID("parent.id", parentID[:])
+	switch span.Status().Code() {
+	case ptrace.StatusCodeOk:
+		d.addStr("event.outcome", "success")
+	case ptrace.StatusCodeError:
+		d.addStr("event.outcome", "failure")
+	}
+	if span.Links().Len() > 0 {
+		d.add(entry{key: "span.links", kind: kindECSLinks})
+	}
+	d.addStr("span.kind", ecsSpanKind(span.Kind()))
+	return e.endFlat(d)
+}
+
+// ecsSpanKind is the span kind as ECS (Elastic APM) writes it, or "" for an unspecified kind.
+func ecsSpanKind(k ptrace.SpanKind) string {
+	switch k {
+	case ptrace.SpanKindInternal:
+		return "INTERNAL"
+	case ptrace.SpanKindServer:
+		return "SERVER"
+	case ptrace.SpanKindClient:
+		return "CLIENT"
+	case ptrace.SpanKindProducer:
+		return "PRODUCER"
+	case ptrace.SpanKindConsumer:
+		return "CONSUMER"
+	}
+	return ""
+}
+
+// writeECSLinks writes the links of the span being written as [{"span":{"id":..},
+// "trace":{"id":..}}], a link with neither id as null.
+func (e *Encoder) writeECSLinks() {
+	e.w.byte('[')
+	for i, l := range e.span.Links().All() {
+		if i > 0 {
+			e.w.byte(',')
+		}
+		traceID, spanID := l.TraceID(), l.SpanID()
+		if traceID.IsEmpty() && spanID.IsEmpty() {
+			e.w.raw("null")
+			continue
+		}
+		e.w.byte('{')
+		if !spanID.IsEmpty() {
+			e.w.raw(`"span":{"id":`)
+			e.w.hex(spanID[:])
+			e.w.byte('}')
+			if !traceID.IsEmpty() {
+				e.w.byte(',')
+			}
+		}
+		if !traceID.IsEmpty() {
+			e.w.raw(`"trace":{"id":`)
+			e.w.hex(traceID[:])
+			e.w.byte('}')
+		}
+		e.w.byte('}')
+	}
+	e.w.byte(']')
+}
+
+// appendSpanEventECS writes a span event as an ECS log document: the converted resource, scope
+// and event attributes, the data stream, the agent, @timestamp (the event's time), the span's
+// ids and event.action (the event's name).
+func (e *Encoder) appendSpanEventECS(dst []byte, span ptrace.Span, ev ptrace.SpanEvent, ds DataStream) []byte {
+	traceID, spanID := span.TraceID(), span.SpanID()
+	d := e.beginECSLog(dst, ev.Attributes(), ds, ev.Timestamp(), traceID[:], spanID[:])
+	d.addStr("event.action", ev.Name())
+	return e.endFlat(d)
+}
+
+// appendSpanLegacy writes the flat document of the none and raw modes: @timestamp (the start),
+// EndTimestamp, TraceId, SpanId, ParentSpanId, Name, Kind, TraceStatus, TraceStatusDescription,
+// Link, Duration (µs), Resource.*, Scope.*, the span's attributes, and its events as
+// Events.<name>.time and Events.<name>.<attribute> (without "Events." in raw mode).
+func (e *Encoder) appendSpanLegacy(dst []byte, span ptrace.Span, ds DataStream) []byte {
+	d := e.beginFlat(dst)
+	e.span = span
+	d.layer(layerHead)
+	start, end := span.StartTimestamp(), span.EndTimestamp()
+	d.addTime("@timestamp", start)
+	d.addTime("EndTimestamp", end)
+	traceID, spanID, parentID := span.TraceID(), span.SpanID(), span.ParentSpanID()
+	d.addID("TraceId", traceID[:])
+	d.addID("SpanId", spanID[:])
+	d.addID("ParentSpanId", parentID[:])
+	d.addStr("Name", span.Name())
+	d.addStr("Kind", legacySpanKind(span.Kind()))
+	d.addInt("TraceStatus", int64(span.Status().Code()))
+	d.addStr("TraceStatusDescription", span.Status().Message())
+	d.add(entry{key: "Link", kind: kindLinksJSON})
+	// As in otel mode, a span that ends before it starts gets a duration of 0.
+	var micros int64
+	if end >= start {
+		micros = int64((end - start) / 1000)
+	} else {
+		e.repair = RepairNegativeDuration
+	}
+	d.addInt("Duration", micros)
+	e.addLegacyAttributes(d, span.Attributes(), ds)
+	d.layer(layerEvents)
+	prefix := "Events"
+	if e.mode == ModeRaw {
+		prefix = ""
+	}
+	for _, ev := range span.Events().All() {
+		name := d.key(prefix, ev.Name())
+		d.addTime(d.concat(name, ".time"), ev.Timestamp())
+		d.addMap(name, ev.Attributes(), false)
+	}
+	return e.endFlat(d)
+}
+
+// legacySpanKind is the span kind as the none and raw modes write it, e.g. SPAN_KIND_SERVER.
+func legacySpanKind(k ptrace.SpanKind) string {
+	switch k {
+	case ptrace.SpanKindUnspecified:
+		return "SPAN_KIND_UNSPECIFIED"
+	case ptrace.SpanKindInternal:
+		return "SPAN_KIND_INTERNAL"
+	case ptrace.SpanKindServer:
+		return "SPAN_KIND_SERVER"
+	case ptrace.SpanKindClient:
+		return "SPAN_KIND_CLIENT"
+	case ptrace.SpanKindProducer:
+		return "SPAN_KIND_PRODUCER"
+	case ptrace.SpanKindConsumer:
+		return "SPAN_KIND_CONSUMER"
+	}
+	return ""
+}
+
+// writeLinksJSON writes the links of the span being written as the none and raw modes' Link
+// field: a JSON string holding [{"attribute":{..},"spanID":"..","traceID":".."}], the
+// attributes nested as they are with their keys sorted (the last of a repeated key wins), an
+// empty id as "".
+func (e *Encoder) writeLinksJSON() {
+	saved := e.w
+	e.w = writer{buf: e.links[:0]}
+	e.w.byte('[')
+	for i, l := range e.span.Links().All() {
+		if i > 0 {
+			e.w.byte(',')
+		}
+		e.w.raw(`{"attribute":`)
+		e.writeFlatObject(l.Attributes(), 1, true)
+		e.w.raw(`,"spanID":`)
+		if id := l.SpanID(); !id.IsEmpty() {
+			e.w.hex(id[:])
+		} else {
+			e.w.raw(`""`)
+		}
+		e.w.raw(`,"traceID":`)
+		if id := l.TraceID(); !id.IsEmpty() {
+			e.w.hex(id[:])
+		} else {
+			e.w.raw(`""`)
+		}
+		e.w.byte('}')
+	}
+	e.w.byte(']')
+	inner, invalid := e.w.buf, e.w.invalidUTF8
+	e.links = inner
+	e.w = saved
+	e.w.invalidUTF8 += invalid
+	e.w.str(arenaString(inner))
 }

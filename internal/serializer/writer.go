@@ -207,3 +207,59 @@ func (w *writer) bool(b bool) { w.buf = strconv.AppendBool(w.buf, b) }
 func (w *writer) hex(b []byte) { w.buf = appendHex(w.buf, b) }
 
 func (w *writer) dateNanos(ts uint64) { w.buf = appendDateNanos(w.buf, ts) }
+
+// appendRFC3339Nano appends a Unix timestamp in nanoseconds as the quoted UTC string
+// "2006-01-02T15:04:05.000000000Z", always with nine fractional digits, as the ecs, none and
+// raw mapping modes write @timestamp. ns is signed, as pcommon.Timestamp.AsTime reads it, so
+// the years run from 1677 to 2262 and always take four digits.
+func appendRFC3339Nano(dst []byte, ns int64) []byte {
+	secs, frac := ns/1e9, ns%1e9
+	if frac < 0 {
+		secs, frac = secs-1, frac+1e9
+	}
+	days, sod := secs/86400, secs%86400
+	if sod < 0 {
+		days, sod = days-1, sod+86400
+	}
+	y, m, d := civilDate(days)
+	hh, mm, ss := sod/3600, sod/60%60, sod%60
+	dst = append(dst, '"',
+		digitPairs[2*(y/100)], digitPairs[2*(y/100)+1], digitPairs[2*(y%100)], digitPairs[2*(y%100)+1], '-',
+		digitPairs[2*m], digitPairs[2*m+1], '-', digitPairs[2*d], digitPairs[2*d+1], 'T',
+		digitPairs[2*hh], digitPairs[2*hh+1], ':', digitPairs[2*mm], digitPairs[2*mm+1], ':',
+		digitPairs[2*ss], digitPairs[2*ss+1], '.')
+	f := frac / 10 // eight digits as pairs, then the ninth
+	dst = append(dst,
+		digitPairs[2*(f/1e6)], digitPairs[2*(f/1e6)+1], digitPairs[2*(f/1e4%100)], digitPairs[2*(f/1e4%100)+1],
+		digitPairs[2*(f/100%100)], digitPairs[2*(f/100%100)+1], digitPairs[2*(f%100)], digitPairs[2*(f%100)+1],
+		byte('0'+frac%10), 'Z', '"')
+	return dst
+}
+
+// civilDate returns the proleptic Gregorian year, month and day of a count of days since
+// 1970-01-01. The count is shifted to start on 0000-03-01, so that the leap day ends a year,
+// and split into 400-year eras of 146097 days.
+func civilDate(days int64) (year, month, day int64) {
+	z := days + 719468
+	era := z / 146097
+	if z < 0 && z%146097 != 0 {
+		era--
+	}
+	doe := z - era*146097                                  // day of the era, [0, 146096]
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365 // year of the era, [0, 399]
+	doy := doe - (365*yoe + yoe/4 - yoe/100)               // day of the year from March 1st, [0, 365]
+	mp := (5*doy + 2) / 153                                // month from March, [0, 11]
+	day = doy - (153*mp+2)/5 + 1
+	month = mp + 3
+	if month > 12 {
+		month -= 12
+	}
+	year = yoe + era*400
+	if month <= 2 {
+		year++
+	}
+	return year, month, day
+}
+
+// rfc3339Nano writes a nanosecond timestamp as appendRFC3339Nano does.
+func (w *writer) rfc3339Nano(ns int64) { w.buf = appendRFC3339Nano(w.buf, ns) }
