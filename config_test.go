@@ -408,6 +408,11 @@ func TestCheckModeSupports(t *testing.T) {
 				"`mapping::mode` "+mode+" does not support "+signal+"; choose a mode that does for this pipeline")
 		}
 	}
+	// Every mode writes logs.
+	for _, mode := range mappingModes {
+		m, _ := serializer.ParseMode(mode)
+		assert.True(t, m.Supports("logs"), mode)
+	}
 }
 
 func TestQueueBatchConfigMetadataKeys(t *testing.T) {

@@ -21,6 +21,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
@@ -227,9 +228,12 @@ func queuedConfig(url string, flush time.Duration) (*Config, storageHost) {
 	id := component.MustNewID("memory_storage")
 	q.StorageID = &id
 	q.WaitForResult = false
-	b := q.Batch.Get()
-	b.FlushTimeout = flush
-	b.MinSize = 1 << 20
+	q.Batch = configoptional.Some(exporterhelper.BatchConfig{
+		FlushTimeout: flush,
+		Sizer:        exporterhelper.RequestSizerTypeItems,
+		MinSize:      1000,
+		Partition:    createDefaultConfig().(*Config).QueueBatchConfig.Get().Batch.Get().Partition,
+	})
 	cfg.QueueBatchConfig = configoptional.Some(q)
 	return cfg, storageHost{id: id, ext: &memoryStorage{data: map[string][]byte{}}}
 }
@@ -256,4 +260,111 @@ func testMetricsScopes(n int) pmetric.Metrics {
 		}
 	}
 	return md
+}
+
+func TestModeChosenPerRequestAndScope(t *testing.T) {
+	srv := fakees.New(t)
+	set, tel := withTelemetry(t)
+	exp := newLogsExporter(t, newTestConfig(srv.URL), set)
+
+	// The request asks for ecs; its second scope asks for none, its third for otel.
+	require.NoError(t, exp.ConsumeLogs(withMode(context.Background(), "ECS"), scopedLogs("", "none", "otel")))
+	items := srv.Accepted()
+	require.Len(t, items, 3)
+	for i, want := range []struct{ index, field string }{
+		{"logs-generic-default", `"message":"record a"`},
+		{"logs-generic-default", `"Body":"record b"`},
+		{"logs-generic.otel-default", `"body":{"text":"record c"}`},
+	} {
+		_, meta := items[i].Op()
+		assert.Equal(t, want.index, meta["_index"], "record %d", i)
+		assert.Contains(t, string(items[i].Document), want.field, "record %d", i)
+		assert.NotContains(t, string(items[i].Document), "elastic.mapping.mode", "the control attribute is not written")
+	}
+
+	// bodymap: a map body is the document, another body is a counted rejection.
+	ld := scopedLogs("bodymap", "bodymap")
+	ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0).Body().SetEmptyMap().PutStr("msg", "hello")
+	require.NoError(t, exp.ConsumeLogs(context.Background(), ld))
+	items = srv.Accepted()
+	require.Len(t, items, 4)
+	assert.JSONEq(t, `{"msg":"hello"}`, string(items[3].Document))
+	assert.Equal(t, int64(1), counterSum(t, tel, "otelcol_elasticsearch.docs.processed",
+		outcome("rejected"), attribute.String("error.type", "bodymap_body_not_a_map")))
+}
+
+func TestSpanEventsInlineInLegacyModes(t *testing.T) {
+	for _, tt := range []struct {
+		mode      string
+		documents int
+	}{{"otel", 2}, {"ecs", 2}, {"none", 1}, {"raw", 1}} {
+		t.Run(tt.mode, func(t *testing.T) {
+			srv := fakees.New(t)
+			cfg := newTestConfig(srv.URL)
+			cfg.Mapping.Mode = tt.mode
+			exp := newTracesExporter(t, cfg, testSettings())
+			td := ptrace.NewTraces()
+			span := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+			span.SetName("op")
+			span.SetStartTimestamp(1_700_000_000_000_000_000)
+			span.SetEndTimestamp(1_700_000_000_001_000_000)
+			ev := span.Events().AppendEmpty()
+			ev.SetName("retry")
+			ev.SetTimestamp(1_700_000_000_000_000_000)
+			require.NoError(t, exp.ConsumeTraces(context.Background(), td))
+			items := srv.Accepted()
+			require.Len(t, items, tt.documents, "the span and, in otel and ecs, its event as a document of its own")
+			if tt.documents == 1 {
+				// Events.<name>.time in none; raw drops the Events. prefix.
+				assert.Contains(t, string(items[0].Document), `retry.time":"2023-11-14T22:13:20.000000000Z"`)
+			}
+		})
+	}
+}
+
+func TestModeSurvivesBatchingAndPersistentQueue(t *testing.T) {
+	srv := fakees.New(t)
+	cfg, host := queuedConfig(srv.URL, 500*time.Millisecond)
+	exp, err := NewFactory().CreateLogs(context.Background(), testSettings(), cfg)
+	require.NoError(t, err)
+	require.NoError(t, exp.Start(context.Background(), host))
+	t.Cleanup(func() { _ = exp.Shutdown(context.Background()) })
+
+	// Requests with different modes arrive within one batch window; each keeps its own.
+	modes := []string{"ecs", "none", "", "raw", "ecs", ""}
+	for i, mode := range modes {
+		ctx := context.Background()
+		if mode != "" {
+			ctx = withMode(ctx, mode)
+		}
+		ld := scopedLogs("")
+		ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0).Attributes().PutInt("request", int64(i))
+		require.NoError(t, exp.ConsumeLogs(ctx, ld))
+	}
+	require.Eventually(t, func() bool { return len(srv.Accepted()) == len(modes) }, 10*time.Second, 10*time.Millisecond)
+	assert.LessOrEqual(t, srv.Requests(), 4, "requests of one mode are batched together")
+	for _, it := range srv.Accepted() {
+		doc := string(it.Document)
+		var request int
+		switch {
+		case strings.Contains(doc, `"Attributes.request":`): // none
+			request = int(doc[strings.Index(doc, `"Attributes.request":`)+len(`"Attributes.request":`)] - '0')
+		case strings.Contains(doc, `"message":"record a"`) && strings.Contains(doc, `"request":`): // ecs or raw
+			request = int(doc[strings.Index(doc, `"request":`)+len(`"request":`)] - '0')
+		default: // otel
+			request = int(doc[strings.Index(doc, `"attributes":{"request":`)+len(`"attributes":{"request":`)] - '0')
+		}
+		want := modes[request]
+		switch want {
+		case "ecs":
+			assert.Contains(t, doc, `"service":{"name":"svc"}`, "request %d: ecs", request)
+		case "none":
+			assert.Contains(t, doc, `"Resource.service.name":"svc"`, "request %d: none", request)
+		case "raw":
+			assert.Contains(t, doc, `"Body":"record a"`, "request %d: raw", request)
+			assert.NotContains(t, doc, `"Attributes.`, "request %d: raw", request)
+		default:
+			assert.Contains(t, doc, `"body":{"text":"record a"}`, "request %d: otel", request)
+		}
+	}
 }
