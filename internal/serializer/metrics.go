@@ -20,9 +20,10 @@ import (
 // Metric data points become one document per group: the points of one push that share the
 // index, the resource attributes, the scope name and attributes, the data point attributes,
 // the unit, and the timestamp and start timestamp in milliseconds. Grouping hashes the pdata
-// directly into a reusable slice of point references, sorts it by hash, and checks equality
-// within each run of equal hashes, so that two different groups never merge on a collision
-// and the steady state does not allocate.
+// directly into a reusable slice of point references and files each point in a reusable
+// open-addressing table of groups keyed by hash. A point joins a group only when it equals the
+// group's first point, so that two different groups never merge on a collision; the steady
+// state does not allocate. Only the groups are sorted, by hash, then by first appearance.
 
 // Mapping hints, from the data point attribute elasticsearch.mapping.hints.
 const (
@@ -102,27 +103,36 @@ type envelopeRef struct {
 	repaired   bool
 }
 
-// sortKey orders points by group hash, then by arrival.
-type sortKey struct {
-	hash uint64
-	idx  int32
-}
-
 type metricPoint struct {
 	metric        pmetric.Metric
+	attrs         pcommon.Map
 	idx           int32 // data point index within the metric
 	res, scope    int32 // indices into metricsState.resources / scopes
 	target        int32 // index into metricsState.targets
+	next          int32 // the next point of the same group, or -1
 	hash          uint64
 	tsMs, startMs int64
-	done          bool
 	hints         hintSet
+}
+
+// pointGroup is one group of points, linked from first to last through metricPoint.next.
+type pointGroup struct {
+	hash        uint64
+	first, last int32
+}
+
+// groupSlot is one slot of the group table: a group's hash and its index plus one, 0 when the
+// slot is free.
+type groupSlot struct {
+	hash  uint64
+	group int32
 }
 
 // metricsState is the reusable scratch state of EncodeMetrics.
 type metricsState struct {
 	points         []metricPoint
-	order          []sortKey
+	groups         []pointGroup
+	table          []groupSlot // open addressing, a power of two long, at most half full
 	resources      []envelopeRef
 	scopes         []envelopeRef
 	targets        []metricTarget
@@ -155,7 +165,7 @@ func (s *metricsState) reset() {
 
 // EncodeMetrics writes the documents of md to *buf, calling sink for each, and reports the
 // data points it could not write. Documents come out grouped (see the comment at the top of
-// this file), ordered by group hash.
+// this file), ordered by group hash, then by first appearance.
 func (e *Encoder) EncodeMetrics(buf *[]byte, md pmetric.Metrics, route MetricRouteFunc, sink MetricsSink) MetricsReport {
 	m := &e.metrics
 	m.reset()
@@ -180,39 +190,82 @@ func (e *Encoder) EncodeMetrics(buf *[]byte, md pmetric.Metrics, route MetricRou
 			}
 		}
 	}
-	// Sort small keys rather than the points themselves; equal hashes keep arrival order.
-	m.order = m.order[:0]
-	for i := range m.points {
-		m.order = append(m.order, sortKey{hash: m.points[i].hash, idx: int32(i)})
-	}
-	slices.SortFunc(m.order, func(a, b sortKey) int {
+	e.groupPoints()
+	// Groups were made in order of first appearance; the sort keeps it among equal hashes.
+	slices.SortFunc(m.groups, func(a, b pointGroup) int {
 		if c := cmp.Compare(a.hash, b.hash); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.idx, b.idx)
+		return cmp.Compare(a.first, b.first)
 	})
-	for i := 0; i < len(m.order); {
-		j := i + 1
-		for j < len(m.order) && m.order[j].hash == m.order[i].hash {
-			j++
+	for _, g := range m.groups {
+		m.group = m.group[:0]
+		for i := g.first; i >= 0; i = m.points[i].next {
+			m.group = append(m.group, i)
 		}
-		for l := i; l < j; l++ {
-			leader := &m.points[m.order[l].idx]
-			if leader.done {
-				continue
-			}
-			m.group = m.group[:0]
-			for q := l; q < j; q++ {
-				if p := &m.points[m.order[q].idx]; !p.done && e.samePointGroup(leader, p) {
-					p.done = true
-					m.group = append(m.group, m.order[q].idx)
-				}
-			}
-			e.writeGroup(buf, sink)
-		}
-		i = j
+		e.writeGroup(buf, sink)
 	}
 	return m.report
+}
+
+// groupPoints files every point in m.groups through the group table. The table starts at
+// twice the number of groups of the previous call, so that a steady stream of pushes of one
+// shape neither grows it nor clears more than it needs.
+func (e *Encoder) groupPoints() {
+	m := &e.metrics
+	want := min(len(m.points), max(len(m.groups), 8))
+	m.groups = m.groups[:0]
+	size := 16
+	for size < 2*want {
+		size *= 2
+	}
+	m.resizeGroupTable(size)
+	for i := range m.points {
+		p := &m.points[i]
+		if 2*(len(m.groups)+1) > len(m.table) {
+			m.resizeGroupTable(2 * len(m.table))
+			for gi, g := range m.groups {
+				m.fileGroup(g.hash, int32(gi))
+			}
+		}
+		mask := uint64(len(m.table) - 1)
+		for s := p.hash & mask; ; s = (s + 1) & mask {
+			slot := &m.table[s]
+			if slot.group == 0 {
+				m.groups = append(m.groups, pointGroup{hash: p.hash, first: int32(i), last: int32(i)})
+				*slot = groupSlot{hash: p.hash, group: int32(len(m.groups))}
+				break
+			}
+			if slot.hash != p.hash {
+				continue
+			}
+			if g := &m.groups[slot.group-1]; e.samePointGroup(&m.points[g.first], p) {
+				m.points[g.last].next = int32(i)
+				g.last = int32(i)
+				break
+			}
+		}
+	}
+}
+
+// resizeGroupTable empties the group table and makes it size slots long.
+func (s *metricsState) resizeGroupTable(size int) {
+	if cap(s.table) < size {
+		s.table = make([]groupSlot, size)
+		return
+	}
+	s.table = s.table[:size]
+	clear(s.table)
+}
+
+// fileGroup puts group gi in the first free slot from its hash on.
+func (s *metricsState) fileGroup(hash uint64, gi int32) {
+	mask := uint64(len(s.table) - 1)
+	i := hash & mask
+	for s.table[i].group != 0 {
+		i = (i + 1) & mask
+	}
+	s.table[i] = groupSlot{hash: hash, group: gi + 1}
 }
 
 // encodeMetricEnvelope encodes a resource or scope object into the fragment arena.
@@ -272,8 +325,8 @@ func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, r
 		h = mix(h, uint64(tsMs))
 		h = mix(h, uint64(startMs))
 		m.points = append(m.points, metricPoint{
-			metric: metric, idx: int32(i), res: resIdx, scope: scopeIdx, target: target,
-			hash: h, tsMs: tsMs, startMs: startMs, hints: pointHints,
+			metric: metric, attrs: attrs, idx: int32(i), res: resIdx, scope: scopeIdx, target: target,
+			next: -1, hash: h, tsMs: tsMs, startMs: startMs, hints: pointHints,
 		})
 	}
 }
@@ -336,7 +389,7 @@ func (e *Encoder) samePointGroup(a, b *metricPoint) bool {
 		!equalAttrs(m.scopes[a.scope].attrs, m.scopes[b.scope].attrs)) {
 		return false
 	}
-	return equalAttrs(pointOf(a.metric, int(a.idx)).attrs, pointOf(b.metric, int(b.idx)).attrs)
+	return equalAttrs(a.attrs, b.attrs)
 }
 
 // grouped reports whether an attribute takes part in grouping and is written: routing
@@ -523,7 +576,6 @@ func (e *Encoder) writeGroup(buf *[]byte, sink MetricsSink) {
 		m.templates = m.templates[:0]
 		m.quantiles = m.quantiles[:0]
 		leader := &m.points[m.pending[0]]
-		lp := pointOf(leader.metric, int(leader.idx))
 		target := m.targets[leader.target]
 
 		e.begin(*buf)
@@ -539,9 +591,9 @@ func (e *Encoder) writeGroup(buf *[]byte, sink MetricsSink) {
 			e.w.str(u)
 		}
 		e.writeDataStream(target.ds)
-		if lp.attrs.Len() > 0 {
+		if leader.attrs.Len() > 0 {
 			e.w.raw(`,"attributes":`)
-			e.writeAttributes(lp.attrs, "")
+			e.writeAttributes(leader.attrs, "")
 		}
 		res, scope := m.resources[leader.res], m.scopes[leader.scope]
 		e.w.raw(`,"resource":`)

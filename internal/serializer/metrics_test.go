@@ -668,7 +668,7 @@ func TestSamePointGroup(t *testing.T) {
 	e.metrics.resources = []envelopeRef{{attrs: res1}, {attrs: res1}, {attrs: res2}}
 	e.metrics.scopes = []envelopeRef{{attrs: scope, name: "s"}, {attrs: scope, name: "t"}}
 	point := func(metric int, change func(p *metricPoint)) *metricPoint {
-		p := &metricPoint{metric: ms.At(metric), hash: 42, tsMs: 1, startMs: 1}
+		p := &metricPoint{metric: ms.At(metric), attrs: ms.At(metric).Gauge().DataPoints().At(0).Attributes(), hash: 42, tsMs: 1, startMs: 1}
 		if change != nil {
 			change(p)
 		}
