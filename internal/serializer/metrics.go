@@ -112,6 +112,7 @@ type metricPoint struct {
 	next          int32 // the next point of the same group, or -1
 	hash          uint64
 	tsMs, startMs int64
+	shape         attrShape // of attrs
 	hints         hintSet
 }
 
@@ -274,7 +275,7 @@ func (e *Encoder) encodeMetricEnvelope(schemaURL, name, version string, attrs pc
 	start := len(m.frags)
 	var repaired bool
 	m.frags, repaired = e.encodeEnvelope(m.frags, schemaURL, name, version, attrs, dropped)
-	h := hashMap(attrs)
+	h, _ := hashAttrs(attrs)
 	if name != "" {
 		h = mix(h, xxhash.Sum64String(name))
 	}
@@ -320,13 +321,14 @@ func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, r
 		target := e.metricTarget(index, ds)
 		tsMs, startMs := int64(uint64(p.ts)/1e6), int64(uint64(p.start)/1e6)
 		h := mix(base, xxhash.Sum64String(index))
-		h = mix(h, hashMap(attrs))
+		ah, shape := hashAttrs(attrs)
+		h = mix(h, ah)
 		h = mix(h, unitHash)
 		h = mix(h, uint64(tsMs))
 		h = mix(h, uint64(startMs))
 		m.points = append(m.points, metricPoint{
 			metric: metric, attrs: attrs, idx: int32(i), res: resIdx, scope: scopeIdx, target: target,
-			next: -1, hash: h, tsMs: tsMs, startMs: startMs, hints: pointHints,
+			next: -1, hash: h, tsMs: tsMs, startMs: startMs, shape: shape, hints: pointHints,
 		})
 	}
 }
@@ -389,7 +391,36 @@ func (e *Encoder) samePointGroup(a, b *metricPoint) bool {
 		!equalAttrs(m.scopes[a.scope].attrs, m.scopes[b.scope].attrs)) {
 		return false
 	}
-	return equalAttrs(a.attrs, b.attrs)
+	return equalPointAttrs(a.attrs, b.attrs, a.shape, b.shape)
+}
+
+// attrShape is what hashing learns of an attribute map that speeds up its equality check: the
+// number of grouped keys, and whether a key repeats.
+type attrShape struct {
+	grouped int32
+	repeats bool
+}
+
+// equalPointAttrs is equalAttrs for maps of known shape. Without repeated keys, the same
+// number of grouped keys and every grouped key of a found in b with an equal value make the
+// two sets equal, so b need not be walked and a's keys need no check for repeats.
+func equalPointAttrs(a, b pcommon.Map, sa, sb attrShape) bool {
+	if sa.grouped != sb.grouped {
+		return false
+	}
+	if sa.repeats || sb.repeats || a.Len() > linearMax || b.Len() > linearMax {
+		return equalAttrs(a, b)
+	}
+	for k, va := range a.All() {
+		if !grouped(k) {
+			continue
+		}
+		vb, ok := b.Get(k)
+		if !ok || !va.Equal(vb) {
+			return false
+		}
+	}
+	return true
 }
 
 // grouped reports whether an attribute takes part in grouping and is written: routing
@@ -450,29 +481,39 @@ func equalLargeAttrs(a, b pcommon.Map) bool {
 }
 
 // hashMap hashes the grouped attributes of m independently of their order; a repeated key
-// counts once, with its first value. Maps of more than linearMax keys track the keys seen in a
-// set, so the time stays linear.
+// counts once, with its first value.
 func hashMap(m pcommon.Map) uint64 {
+	h, _ := hashAttrs(m)
+	return h
+}
+
+// hashAttrs returns hashMap of m and its shape. Maps of more than linearMax keys track the
+// keys seen in a set, so the time stays linear.
+func hashAttrs(m pcommon.Map) (uint64, attrShape) {
 	var seen map[string]struct{}
 	if m.Len() > linearMax {
 		seen = make(map[string]struct{}, m.Len())
 	}
 	var h uint64
+	var shape attrShape
 	for k, v := range m.All() {
 		if !grouped(k) {
 			continue
 		}
 		if seen != nil {
 			if _, dup := seen[k]; dup {
+				shape.repeats = true
 				continue
 			}
 			seen[k] = struct{}{}
 		} else if first, _ := m.Get(k); first != v {
+			shape.repeats = true
 			continue
 		}
+		shape.grouped++
 		h += mix(xxhash.Sum64String(k), hashValue(v))
 	}
-	return h
+	return h, shape
 }
 
 func hashValue(v pcommon.Value) uint64 {
