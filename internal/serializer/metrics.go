@@ -145,6 +145,7 @@ type metricsState struct {
 	quantiles      []int32
 	paths          map[string]string            // metric name -> "metrics.<name>"
 	quantilePaths  map[string]map[string]string // metric name -> quantile key -> path
+	bucketValues   bucketValueCache
 	nameSet        keySet
 	report         MetricsReport
 }
@@ -844,7 +845,6 @@ func (e *Encoder) writeHistogram(dp pmetric.HistogramDataPoint, raw bool) {
 		return
 	}
 	n := counts.Len()
-	last := bounds.Len() - 1
 	// Counts first, then values, from the same walk over the buckets.
 	e.w.raw(`{"counts":[`)
 	first := true
@@ -866,6 +866,7 @@ func (e *Encoder) writeHistogram(dp pmetric.HistogramDataPoint, raw bool) {
 		e.w.uint(capCount(c))
 	}
 	e.w.raw(`],"values":[`)
+	values := e.metrics.bucketValues.lookup(bounds, raw)
 	first = true
 	for i := range n {
 		c := counts.At(i)
@@ -875,28 +876,96 @@ func (e *Encoder) writeHistogram(dp pmetric.HistogramDataPoint, raw bool) {
 		if c == 0 {
 			continue
 		}
-		var v float64
-		switch {
-		case i > last:
-			v = bounds.At(last)
-		case raw:
-			v = bounds.At(i)
-		case i == 0:
-			v = bounds.At(0)
-			if v > 0 {
-				v /= 2
-			}
-		default:
-			lo, hi := bounds.At(i-1), bounds.At(i)
-			v = lo + (hi-lo)/2
-		}
 		if !first {
 			e.w.byte(',')
 		}
 		first = false
-		e.w.float(v)
+		e.w.bytes(values.text(bounds, i))
 	}
 	e.w.raw(`]}`)
+}
+
+// bucketValue returns the value written for bucket i of a histogram with the given bounds
+// (see writeHistogram).
+func bucketValue(bounds pcommon.Float64Slice, i int, raw bool) float64 {
+	last := bounds.Len() - 1
+	switch {
+	case i > last:
+		return bounds.At(last)
+	case raw:
+		return bounds.At(i)
+	case i == 0:
+		if v := bounds.At(0); v > 0 {
+			return v / 2
+		}
+		return bounds.At(0)
+	default:
+		lo, hi := bounds.At(i-1), bounds.At(i)
+		return lo + (hi-lo)/2
+	}
+}
+
+// bucketValueCache keeps the written bucket values of the last few explicit bounds seen: the
+// points of one histogram metric nearly always share their bounds, and formatting the same
+// midpoints again for every point would be most of the cost of a histogram. Entries match on
+// the bits of the bounds, so that 0 and -0 stay apart.
+type bucketValueCache struct {
+	entries [4]bucketValues
+	next    int // the entry replaced on the next miss
+}
+
+// bucketValues holds the written values of the buckets of one set of bounds, each written on
+// first use.
+type bucketValues struct {
+	bounds []uint64 // math.Float64bits of each bound
+	raw    bool
+	spans  []textSpan // by bucket; end < 0 until written
+	buf    []byte
+}
+
+type textSpan struct{ start, end int32 }
+
+// lookup returns the entry for bounds, making one in place of the oldest on a miss.
+func (c *bucketValueCache) lookup(bounds pcommon.Float64Slice, raw bool) *bucketValues {
+	for i := range c.entries {
+		if v := &c.entries[i]; v.matches(bounds, raw) {
+			return v
+		}
+	}
+	v := &c.entries[c.next]
+	c.next = (c.next + 1) % len(c.entries)
+	v.bounds, v.raw, v.buf = v.bounds[:0], raw, v.buf[:0]
+	for _, b := range bounds.All() {
+		v.bounds = append(v.bounds, math.Float64bits(b))
+	}
+	v.spans = v.spans[:0]
+	for range bounds.Len() + 1 {
+		v.spans = append(v.spans, textSpan{end: -1})
+	}
+	return v
+}
+
+func (v *bucketValues) matches(bounds pcommon.Float64Slice, raw bool) bool {
+	if v.raw != raw || len(v.bounds) != bounds.Len() {
+		return false
+	}
+	for i, b := range bounds.All() {
+		if math.Float64bits(b) != v.bounds[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// text returns the written value of bucket i; bounds are the ones v matches.
+func (v *bucketValues) text(bounds pcommon.Float64Slice, i int) []byte {
+	sp := &v.spans[i]
+	if sp.end < 0 {
+		sp.start = int32(len(v.buf))
+		v.buf = appendFloat(v.buf, bucketValue(bounds, i, v.raw))
+		sp.end = int32(len(v.buf))
+	}
+	return v.buf[sp.start:sp.end]
 }
 
 // overflowIfLastWritten returns the overflow bucket's count when bucket i is the last

@@ -1670,3 +1670,34 @@ func TestGroupingScalesLinearly(t *testing.T) {
 		})
 	}
 }
+
+// TestBucketValueCache checks that cached bucket values are those of the bounds asked for,
+// whichever bounds came before: more sets than the cache holds, in turn, raw and not, and
+// bounds that differ only in the sign of zero.
+func TestBucketValueCache(t *testing.T) {
+	sets := [][]float64{
+		{0, 1},
+		{math.Copysign(0, -1), 1},
+		{0.005, 0.01, 0.025, 0.05, 0.1},
+		{0.005, 0.01, 0.025, 0.05},
+		{-5, -1, 0, 1, 5},
+		{1, 2, 3, 4, 5, 6},
+		{0.1 + 0.2, math.Pi, math.Inf(1)},
+	}
+	var c bucketValueCache
+	for round := range 3 {
+		for _, raw := range []bool{false, true} {
+			for _, set := range sets {
+				bounds := pcommon.NewFloat64Slice()
+				bounds.FromRaw(set)
+				v := c.lookup(bounds, raw)
+				for i := range len(set) + 1 {
+					want := string(appendFloat(nil, bucketValue(bounds, i, raw)))
+					if got := string(v.text(bounds, i)); got != want {
+						t.Fatalf("round %d, raw %v, bounds %v, bucket %d: %s, want %s", round, raw, set, i, got, want)
+					}
+				}
+			}
+		}
+	}
+}
