@@ -59,34 +59,53 @@ func countInvalidBytes(s []byte) int {
 }
 
 // FuzzAppendFloat checks every float64 bit pattern: valid JSON, a float form (radix point or
-// exponent), an exact round trip for finite values, and null for NaN and ±Inf.
+// exponent), an exact round trip for finite values, null for NaN and ±Inf, and the same bytes
+// as strconv's formatting (appendFloatStrconv). Random bits seldom make the short decimals the
+// fast path serves, so each input also checks one: an integer of up to 15 digits from the low
+// bits, divided by a power of ten from the high bits.
 func FuzzAppendFloat(f *testing.F) {
 	for _, tt := range floatTests {
 		f.Add(math.Float64bits(tt.in))
 	}
+	for _, x := range []float64{0.0075, 0.1 + 0.2, 1.5e-6, 123.456, 5e-7, 0x1p49, 0x1p49 - 0.5, 4503599627370495.5} {
+		f.Add(math.Float64bits(x))
+	}
 	f.Fuzz(func(t *testing.T, u uint64) {
-		x := math.Float64frombits(u)
-		got := appendFloat(nil, x)
-		if !json.Valid(got) {
-			t.Fatalf("appendFloat(%v) = %s, not valid JSON", x, got)
+		checkAppendFloat(t, math.Float64frombits(u))
+		short := float64(int64(u&(1<<50-1))%1e15) / exactPow10[(u>>50)%uint64(len(exactPow10))]
+		if u>>63 != 0 {
+			short = -short
 		}
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			if string(got) != "null" {
-				t.Fatalf("appendFloat(%v) = %s, want null", x, got)
-			}
-			return
-		}
-		if !bytes.ContainsAny(got, ".e") {
-			t.Fatalf("appendFloat(%v) = %s, want a radix point or an exponent", x, got)
-		}
-		back, err := strconv.ParseFloat(string(got), 64)
-		if err != nil || math.Float64bits(back) != u {
-			t.Fatalf("appendFloat(%v) = %s, parses back to %v (%v), want bits %#x", x, got, back, err, u)
-		}
-		if abs := math.Abs(x); abs != 0 && (abs < 1e-6 || abs >= 1e21) != bytes.ContainsRune(got, 'e') {
-			t.Fatalf("appendFloat(%v) = %s, exponent form only outside [1e-6, 1e21)", x, got)
-		}
+		checkAppendFloat(t, short)
 	})
+}
+
+func checkAppendFloat(t *testing.T, x float64) {
+	t.Helper()
+	u := math.Float64bits(x)
+	got := appendFloat(nil, x)
+	if want := appendFloatStrconv(nil, x); !bytes.Equal(got, want) {
+		t.Fatalf("appendFloat(%v) = %s, strconv's form is %s", x, got, want)
+	}
+	if !json.Valid(got) {
+		t.Fatalf("appendFloat(%v) = %s, not valid JSON", x, got)
+	}
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		if string(got) != "null" {
+			t.Fatalf("appendFloat(%v) = %s, want null", x, got)
+		}
+		return
+	}
+	if !bytes.ContainsAny(got, ".e") {
+		t.Fatalf("appendFloat(%v) = %s, want a radix point or an exponent", x, got)
+	}
+	back, err := strconv.ParseFloat(string(got), 64)
+	if err != nil || math.Float64bits(back) != u {
+		t.Fatalf("appendFloat(%v) = %s, parses back to %v (%v), want bits %#x", x, got, back, err, u)
+	}
+	if abs := math.Abs(x); abs != 0 && (abs < 1e-6 || abs >= 1e21) != bytes.ContainsRune(got, 'e') {
+		t.Fatalf("appendFloat(%v) = %s, exponent form only outside [1e-6, 1e21)", x, got)
+	}
 }
 
 // fuzzLogs returns seeds for FuzzEncodeLogs.

@@ -20,9 +20,10 @@ import (
 // Metric data points become one document per group: the points of one push that share the
 // index, the resource attributes, the scope name and attributes, the data point attributes,
 // the unit, and the timestamp and start timestamp in milliseconds. Grouping hashes the pdata
-// directly into a reusable slice of point references, sorts it by hash, and checks equality
-// within each run of equal hashes, so that two different groups never merge on a collision
-// and the steady state does not allocate.
+// directly into a reusable slice of point references and files each point in a reusable
+// open-addressing table of groups keyed by hash. A point joins a group only when it equals the
+// group's first point, so that two different groups never merge on a collision; the steady
+// state does not allocate. Only the groups are sorted, by hash, then by first appearance.
 
 // Mapping hints, from the data point attribute elasticsearch.mapping.hints.
 const (
@@ -102,27 +103,37 @@ type envelopeRef struct {
 	repaired   bool
 }
 
-// sortKey orders points by group hash, then by arrival.
-type sortKey struct {
-	hash uint64
-	idx  int32
-}
-
 type metricPoint struct {
 	metric        pmetric.Metric
+	attrs         pcommon.Map
 	idx           int32 // data point index within the metric
 	res, scope    int32 // indices into metricsState.resources / scopes
 	target        int32 // index into metricsState.targets
+	next          int32 // the next point of the same group, or -1
 	hash          uint64
 	tsMs, startMs int64
-	done          bool
+	shape         attrShape // of attrs
 	hints         hintSet
+}
+
+// pointGroup is one group of points, linked from first to last through metricPoint.next.
+type pointGroup struct {
+	hash        uint64
+	first, last int32
+}
+
+// groupSlot is one slot of the group table: a group's hash and its index plus one, 0 when the
+// slot is free.
+type groupSlot struct {
+	hash  uint64
+	group int32
 }
 
 // metricsState is the reusable scratch state of EncodeMetrics.
 type metricsState struct {
 	points         []metricPoint
-	order          []sortKey
+	groups         []pointGroup
+	table          []groupSlot // open addressing, a power of two long, at most half full
 	resources      []envelopeRef
 	scopes         []envelopeRef
 	targets        []metricTarget
@@ -134,6 +145,7 @@ type metricsState struct {
 	quantiles      []int32
 	paths          map[string]string            // metric name -> "metrics.<name>"
 	quantilePaths  map[string]map[string]string // metric name -> quantile key -> path
+	bucketValues   bucketValueCache
 	nameSet        keySet
 	report         MetricsReport
 }
@@ -155,7 +167,7 @@ func (s *metricsState) reset() {
 
 // EncodeMetrics writes the documents of md to *buf, calling sink for each, and reports the
 // data points it could not write. Documents come out grouped (see the comment at the top of
-// this file), ordered by group hash.
+// this file), ordered by group hash, then by first appearance.
 func (e *Encoder) EncodeMetrics(buf *[]byte, md pmetric.Metrics, route MetricRouteFunc, sink MetricsSink) MetricsReport {
 	m := &e.metrics
 	m.reset()
@@ -180,39 +192,82 @@ func (e *Encoder) EncodeMetrics(buf *[]byte, md pmetric.Metrics, route MetricRou
 			}
 		}
 	}
-	// Sort small keys rather than the points themselves; equal hashes keep arrival order.
-	m.order = m.order[:0]
-	for i := range m.points {
-		m.order = append(m.order, sortKey{hash: m.points[i].hash, idx: int32(i)})
-	}
-	slices.SortFunc(m.order, func(a, b sortKey) int {
+	e.groupPoints()
+	// Groups were made in order of first appearance; the sort keeps it among equal hashes.
+	slices.SortFunc(m.groups, func(a, b pointGroup) int {
 		if c := cmp.Compare(a.hash, b.hash); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.idx, b.idx)
+		return cmp.Compare(a.first, b.first)
 	})
-	for i := 0; i < len(m.order); {
-		j := i + 1
-		for j < len(m.order) && m.order[j].hash == m.order[i].hash {
-			j++
+	for _, g := range m.groups {
+		m.group = m.group[:0]
+		for i := g.first; i >= 0; i = m.points[i].next {
+			m.group = append(m.group, i)
 		}
-		for l := i; l < j; l++ {
-			leader := &m.points[m.order[l].idx]
-			if leader.done {
-				continue
-			}
-			m.group = m.group[:0]
-			for q := l; q < j; q++ {
-				if p := &m.points[m.order[q].idx]; !p.done && e.samePointGroup(leader, p) {
-					p.done = true
-					m.group = append(m.group, m.order[q].idx)
-				}
-			}
-			e.writeGroup(buf, sink)
-		}
-		i = j
+		e.writeGroup(buf, sink)
 	}
 	return m.report
+}
+
+// groupPoints files every point in m.groups through the group table. The table starts at
+// twice the number of groups of the previous call, so that a steady stream of pushes of one
+// shape neither grows it nor clears more than it needs.
+func (e *Encoder) groupPoints() {
+	m := &e.metrics
+	want := min(len(m.points), max(len(m.groups), 8))
+	m.groups = m.groups[:0]
+	size := 16
+	for size < 2*want {
+		size *= 2
+	}
+	m.resizeGroupTable(size)
+	for i := range m.points {
+		p := &m.points[i]
+		if 2*(len(m.groups)+1) > len(m.table) {
+			m.resizeGroupTable(2 * len(m.table))
+			for gi, g := range m.groups {
+				m.fileGroup(g.hash, int32(gi))
+			}
+		}
+		mask := uint64(len(m.table) - 1)
+		for s := p.hash & mask; ; s = (s + 1) & mask {
+			slot := &m.table[s]
+			if slot.group == 0 {
+				m.groups = append(m.groups, pointGroup{hash: p.hash, first: int32(i), last: int32(i)})
+				*slot = groupSlot{hash: p.hash, group: int32(len(m.groups))}
+				break
+			}
+			if slot.hash != p.hash {
+				continue
+			}
+			if g := &m.groups[slot.group-1]; e.samePointGroup(&m.points[g.first], p) {
+				m.points[g.last].next = int32(i)
+				g.last = int32(i)
+				break
+			}
+		}
+	}
+}
+
+// resizeGroupTable empties the group table and makes it size slots long.
+func (s *metricsState) resizeGroupTable(size int) {
+	if cap(s.table) < size {
+		s.table = make([]groupSlot, size)
+		return
+	}
+	s.table = s.table[:size]
+	clear(s.table)
+}
+
+// fileGroup puts group gi in the first free slot from its hash on.
+func (s *metricsState) fileGroup(hash uint64, gi int32) {
+	mask := uint64(len(s.table) - 1)
+	i := hash & mask
+	for s.table[i].group != 0 {
+		i = (i + 1) & mask
+	}
+	s.table[i] = groupSlot{hash: hash, group: gi + 1}
 }
 
 // encodeMetricEnvelope encodes a resource or scope object into the fragment arena.
@@ -221,7 +276,7 @@ func (e *Encoder) encodeMetricEnvelope(schemaURL, name, version string, attrs pc
 	start := len(m.frags)
 	var repaired bool
 	m.frags, repaired = e.encodeEnvelope(m.frags, schemaURL, name, version, attrs, dropped)
-	h := hashMap(attrs)
+	h, _ := hashAttrs(attrs)
 	if name != "" {
 		h = mix(h, xxhash.Sum64String(name))
 	}
@@ -267,13 +322,14 @@ func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, r
 		target := e.metricTarget(index, ds)
 		tsMs, startMs := int64(uint64(p.ts)/1e6), int64(uint64(p.start)/1e6)
 		h := mix(base, xxhash.Sum64String(index))
-		h = mix(h, hashMap(attrs))
+		ah, shape := hashAttrs(attrs)
+		h = mix(h, ah)
 		h = mix(h, unitHash)
 		h = mix(h, uint64(tsMs))
 		h = mix(h, uint64(startMs))
 		m.points = append(m.points, metricPoint{
-			metric: metric, idx: int32(i), res: resIdx, scope: scopeIdx, target: target,
-			hash: h, tsMs: tsMs, startMs: startMs, hints: pointHints,
+			metric: metric, attrs: attrs, idx: int32(i), res: resIdx, scope: scopeIdx, target: target,
+			next: -1, hash: h, tsMs: tsMs, startMs: startMs, shape: shape, hints: pointHints,
 		})
 	}
 }
@@ -336,7 +392,36 @@ func (e *Encoder) samePointGroup(a, b *metricPoint) bool {
 		!equalAttrs(m.scopes[a.scope].attrs, m.scopes[b.scope].attrs)) {
 		return false
 	}
-	return equalAttrs(pointOf(a.metric, int(a.idx)).attrs, pointOf(b.metric, int(b.idx)).attrs)
+	return equalPointAttrs(a.attrs, b.attrs, a.shape, b.shape)
+}
+
+// attrShape is what hashing learns of an attribute map that speeds up its equality check: the
+// number of grouped keys, and whether a key repeats.
+type attrShape struct {
+	grouped int32
+	repeats bool
+}
+
+// equalPointAttrs is equalAttrs for maps of known shape. Without repeated keys, the same
+// number of grouped keys and every grouped key of a found in b with an equal value make the
+// two sets equal, so b need not be walked and a's keys need no check for repeats.
+func equalPointAttrs(a, b pcommon.Map, sa, sb attrShape) bool {
+	if sa.grouped != sb.grouped {
+		return false
+	}
+	if sa.repeats || sb.repeats || a.Len() > linearMax || b.Len() > linearMax {
+		return equalAttrs(a, b)
+	}
+	for k, va := range a.All() {
+		if !grouped(k) {
+			continue
+		}
+		vb, ok := b.Get(k)
+		if !ok || !va.Equal(vb) {
+			return false
+		}
+	}
+	return true
 }
 
 // grouped reports whether an attribute takes part in grouping and is written: routing
@@ -397,29 +482,39 @@ func equalLargeAttrs(a, b pcommon.Map) bool {
 }
 
 // hashMap hashes the grouped attributes of m independently of their order; a repeated key
-// counts once, with its first value. Maps of more than linearMax keys track the keys seen in a
-// set, so the time stays linear.
+// counts once, with its first value.
 func hashMap(m pcommon.Map) uint64 {
+	h, _ := hashAttrs(m)
+	return h
+}
+
+// hashAttrs returns hashMap of m and its shape. Maps of more than linearMax keys track the
+// keys seen in a set, so the time stays linear.
+func hashAttrs(m pcommon.Map) (uint64, attrShape) {
 	var seen map[string]struct{}
 	if m.Len() > linearMax {
 		seen = make(map[string]struct{}, m.Len())
 	}
 	var h uint64
+	var shape attrShape
 	for k, v := range m.All() {
 		if !grouped(k) {
 			continue
 		}
 		if seen != nil {
 			if _, dup := seen[k]; dup {
+				shape.repeats = true
 				continue
 			}
 			seen[k] = struct{}{}
 		} else if first, _ := m.Get(k); first != v {
+			shape.repeats = true
 			continue
 		}
+		shape.grouped++
 		h += mix(xxhash.Sum64String(k), hashValue(v))
 	}
-	return h
+	return h, shape
 }
 
 func hashValue(v pcommon.Value) uint64 {
@@ -523,7 +618,6 @@ func (e *Encoder) writeGroup(buf *[]byte, sink MetricsSink) {
 		m.templates = m.templates[:0]
 		m.quantiles = m.quantiles[:0]
 		leader := &m.points[m.pending[0]]
-		lp := pointOf(leader.metric, int(leader.idx))
 		target := m.targets[leader.target]
 
 		e.begin(*buf)
@@ -539,9 +633,9 @@ func (e *Encoder) writeGroup(buf *[]byte, sink MetricsSink) {
 			e.w.str(u)
 		}
 		e.writeDataStream(target.ds)
-		if lp.attrs.Len() > 0 {
+		if leader.attrs.Len() > 0 {
 			e.w.raw(`,"attributes":`)
-			e.writeAttributes(lp.attrs, "")
+			e.writeAttributes(leader.attrs, "")
 		}
 		res, scope := m.resources[leader.res], m.scopes[leader.scope]
 		e.w.raw(`,"resource":`)
@@ -751,7 +845,6 @@ func (e *Encoder) writeHistogram(dp pmetric.HistogramDataPoint, raw bool) {
 		return
 	}
 	n := counts.Len()
-	last := bounds.Len() - 1
 	// Counts first, then values, from the same walk over the buckets.
 	e.w.raw(`{"counts":[`)
 	first := true
@@ -773,6 +866,7 @@ func (e *Encoder) writeHistogram(dp pmetric.HistogramDataPoint, raw bool) {
 		e.w.uint(capCount(c))
 	}
 	e.w.raw(`],"values":[`)
+	values := e.metrics.bucketValues.lookup(bounds, raw)
 	first = true
 	for i := range n {
 		c := counts.At(i)
@@ -782,28 +876,96 @@ func (e *Encoder) writeHistogram(dp pmetric.HistogramDataPoint, raw bool) {
 		if c == 0 {
 			continue
 		}
-		var v float64
-		switch {
-		case i > last:
-			v = bounds.At(last)
-		case raw:
-			v = bounds.At(i)
-		case i == 0:
-			v = bounds.At(0)
-			if v > 0 {
-				v /= 2
-			}
-		default:
-			lo, hi := bounds.At(i-1), bounds.At(i)
-			v = lo + (hi-lo)/2
-		}
 		if !first {
 			e.w.byte(',')
 		}
 		first = false
-		e.w.float(v)
+		e.w.bytes(values.text(bounds, i))
 	}
 	e.w.raw(`]}`)
+}
+
+// bucketValue returns the value written for bucket i of a histogram with the given bounds
+// (see writeHistogram).
+func bucketValue(bounds pcommon.Float64Slice, i int, raw bool) float64 {
+	last := bounds.Len() - 1
+	switch {
+	case i > last:
+		return bounds.At(last)
+	case raw:
+		return bounds.At(i)
+	case i == 0:
+		if v := bounds.At(0); v > 0 {
+			return v / 2
+		}
+		return bounds.At(0)
+	default:
+		lo, hi := bounds.At(i-1), bounds.At(i)
+		return lo + (hi-lo)/2
+	}
+}
+
+// bucketValueCache keeps the written bucket values of the last few explicit bounds seen: the
+// points of one histogram metric nearly always share their bounds, and formatting the same
+// midpoints again for every point would be most of the cost of a histogram. Entries match on
+// the bits of the bounds, so that 0 and -0 stay apart.
+type bucketValueCache struct {
+	entries [4]bucketValues
+	next    int // the entry replaced on the next miss
+}
+
+// bucketValues holds the written values of the buckets of one set of bounds, each written on
+// first use.
+type bucketValues struct {
+	bounds []uint64 // math.Float64bits of each bound
+	raw    bool
+	spans  []textSpan // by bucket; end < 0 until written
+	buf    []byte
+}
+
+type textSpan struct{ start, end int32 }
+
+// lookup returns the entry for bounds, making one in place of the oldest on a miss.
+func (c *bucketValueCache) lookup(bounds pcommon.Float64Slice, raw bool) *bucketValues {
+	for i := range c.entries {
+		if v := &c.entries[i]; v.matches(bounds, raw) {
+			return v
+		}
+	}
+	v := &c.entries[c.next]
+	c.next = (c.next + 1) % len(c.entries)
+	v.bounds, v.raw, v.buf = v.bounds[:0], raw, v.buf[:0]
+	for _, b := range bounds.All() {
+		v.bounds = append(v.bounds, math.Float64bits(b))
+	}
+	v.spans = v.spans[:0]
+	for range bounds.Len() + 1 {
+		v.spans = append(v.spans, textSpan{end: -1})
+	}
+	return v
+}
+
+func (v *bucketValues) matches(bounds pcommon.Float64Slice, raw bool) bool {
+	if v.raw != raw || len(v.bounds) != bounds.Len() {
+		return false
+	}
+	for i, b := range bounds.All() {
+		if math.Float64bits(b) != v.bounds[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// text returns the written value of bucket i; bounds are the ones v matches.
+func (v *bucketValues) text(bounds pcommon.Float64Slice, i int) []byte {
+	sp := &v.spans[i]
+	if sp.end < 0 {
+		sp.start = int32(len(v.buf))
+		v.buf = appendFloat(v.buf, bucketValue(bounds, i, v.raw))
+		sp.end = int32(len(v.buf))
+	}
+	return v.buf[sp.start:sp.end]
 }
 
 // overflowIfLastWritten returns the overflow bucket's count when bucket i is the last

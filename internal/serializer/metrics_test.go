@@ -668,7 +668,9 @@ func TestSamePointGroup(t *testing.T) {
 	e.metrics.resources = []envelopeRef{{attrs: res1}, {attrs: res1}, {attrs: res2}}
 	e.metrics.scopes = []envelopeRef{{attrs: scope, name: "s"}, {attrs: scope, name: "t"}}
 	point := func(metric int, change func(p *metricPoint)) *metricPoint {
-		p := &metricPoint{metric: ms.At(metric), hash: 42, tsMs: 1, startMs: 1}
+		attrs := ms.At(metric).Gauge().DataPoints().At(0).Attributes()
+		_, shape := hashAttrs(attrs)
+		p := &metricPoint{metric: ms.At(metric), attrs: attrs, shape: shape, hash: 42, tsMs: 1, startMs: 1}
 		if change != nil {
 			change(p)
 		}
@@ -700,6 +702,17 @@ func TestSamePointGroup(t *testing.T) {
 			}
 		})
 	}
+}
+
+// largeAttrs returns the pairs k0=0 to k<2*linearMax-1>, rotated by r.
+func largeAttrs(r int) []any {
+	n := 2 * linearMax
+	kv := make([]any, 0, 2*n)
+	for i := range n {
+		j := (i + r) % n
+		kv = append(kv, "k"+strconv.Itoa(j), j)
+	}
+	return kv
 }
 
 func TestEqualAttrsAndHashMap(t *testing.T) {
@@ -736,6 +749,9 @@ func TestEqualAttrsAndHashMap(t *testing.T) {
 		{name: "slice order counts", a: mk("s", hints("a", "b")), b: mk("s", hints("b", "a")), want: false},
 		{name: "repeated key, first value wins", a: rawAttrs(t, "k", "v", "k", "w"), b: rawAttrs(t, "k", "v"), want: true},
 		{name: "repeated key, second value ignored", a: rawAttrs(t, "k", "v", "k", "w"), b: rawAttrs(t, "k", "w"), want: false},
+		{name: "repeated key against another key", a: rawAttrs(t, "k", "v", "k", "v"), b: rawAttrs(t, "k", "v", "j", "v"), want: false},
+		{name: "large maps, key order", a: mk(largeAttrs(0)...), b: mk(largeAttrs(1)...), want: true},
+		{name: "large maps differ", a: mk(largeAttrs(0)...), b: mk(append(largeAttrs(1)[2:], "k0", "x")...), want: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -744,6 +760,14 @@ func TestEqualAttrsAndHashMap(t *testing.T) {
 			}
 			if got := equalAttrs(tt.b, tt.a); got != tt.want {
 				t.Errorf("equalAttrs (swapped) = %v, want %v", got, tt.want)
+			}
+			_, sa := hashAttrs(tt.a)
+			_, sb := hashAttrs(tt.b)
+			if got := equalPointAttrs(tt.a, tt.b, sa, sb); got != tt.want {
+				t.Errorf("equalPointAttrs = %v, want %v", got, tt.want)
+			}
+			if got := equalPointAttrs(tt.b, tt.a, sb, sa); got != tt.want {
+				t.Errorf("equalPointAttrs (swapped) = %v, want %v", got, tt.want)
 			}
 			if tt.want && hashMap(tt.a) != hashMap(tt.b) {
 				t.Errorf("equal maps hash apart: %x, %x", hashMap(tt.a), hashMap(tt.b))
@@ -1644,5 +1668,36 @@ func TestGroupingScalesLinearly(t *testing.T) {
 				t.Errorf("encoding %d %s took %v, want well under a second", tt.n, tt.name, elapsed)
 			}
 		})
+	}
+}
+
+// TestBucketValueCache checks that cached bucket values are those of the bounds asked for,
+// whichever bounds came before: more sets than the cache holds, in turn, raw and not, and
+// bounds that differ only in the sign of zero.
+func TestBucketValueCache(t *testing.T) {
+	sets := [][]float64{
+		{0, 1},
+		{math.Copysign(0, -1), 1},
+		{0.005, 0.01, 0.025, 0.05, 0.1},
+		{0.005, 0.01, 0.025, 0.05},
+		{-5, -1, 0, 1, 5},
+		{1, 2, 3, 4, 5, 6},
+		{0.1 + 0.2, math.Pi, math.Inf(1)},
+	}
+	var c bucketValueCache
+	for round := range 3 {
+		for _, raw := range []bool{false, true} {
+			for _, set := range sets {
+				bounds := pcommon.NewFloat64Slice()
+				bounds.FromRaw(set)
+				v := c.lookup(bounds, raw)
+				for i := range len(set) + 1 {
+					want := string(appendFloat(nil, bucketValue(bounds, i, raw)))
+					if got := string(v.text(bounds, i)); got != want {
+						t.Fatalf("round %d, raw %v, bounds %v, bucket %d: %s, want %s", round, raw, set, i, got, want)
+					}
+				}
+			}
+		}
 	}
 }

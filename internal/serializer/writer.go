@@ -124,6 +124,14 @@ func needsWork(x uint64) bool {
 // appendFloat appends f as a JSON number by the ES6 rule with a forced ".0" on integral
 // values, or null when f is NaN or infinite.
 func appendFloat(dst []byte, f float64) []byte {
+	if out, ok := appendShortFloat(dst, f); ok {
+		return out
+	}
+	return appendFloatStrconv(dst, f)
+}
+
+// appendFloatStrconv is appendFloat through strconv's shortest formatting, for any f.
+func appendFloatStrconv(dst []byte, f float64) []byte {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return append(dst, "null"...)
 	}
@@ -145,6 +153,83 @@ func appendFloat(dst []byte, f float64) []byte {
 		return dst
 	}
 	return append(dst, '.', '0')
+}
+
+// exactPow10 holds the powers of ten that a float64 holds exactly, up to what appendShortFloat
+// can use.
+var exactPow10 = [...]float64{
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+}
+
+// shortFloatMax bounds the scaled values appendShortFloat works with. Below it, the interval
+// of decimals that read back as |f|, scaled by 10^k, is at most 10^k·ulp(|f|) < 2^49·2^-52 =
+// 1/8 wide, so at most one integer c lies in it (reads back: c / 10^k == |f|).
+const shortFloatMax = 1 << 49
+
+// appendShortFloat appends f as appendFloat does when f is zero, or its shortest decimal form
+// has at most 16 digits after the point, fits below shortFloatMax as an integer, and needs no
+// exponent; otherwise it reports false. That form is the decimal c·10^-k with the least k that
+// reads back as f: with fewer digits after the point none reads back, and at k only c does, so
+// it is strconv's shortest form too. A decimal reads back when dividing c by 10^k gives |f|,
+// since both are exact float64 values and the division rounds as parsing does.
+func appendShortFloat(dst []byte, f float64) ([]byte, bool) {
+	if f == 0 {
+		if math.Signbit(f) {
+			return append(dst, "-0.0"...), true
+		}
+		return append(dst, "0.0"...), true
+	}
+	abs := math.Abs(f)
+	if !(abs >= 1e-6 && abs < shortFloatMax) { // NaN too
+		return dst, false
+	}
+	for k, pow := range &exactPow10 {
+		scaled := abs * pow
+		if scaled >= shortFloatMax {
+			break
+		}
+		// scaled is within 2^-5 of |f|·10^k, which is within 1/16 of a c that reads back, so
+		// rounding scaled (exactly: adding 1/2 to it does not round) finds c if there is one,
+		// and the division is only worth it when c is that close.
+		c := math.Floor(scaled + 0.5)
+		if d := scaled - c; d > 0.125 || d < -0.125 || c/pow != abs {
+			continue
+		}
+		return appendScaled(dst, uint64(c), k, f < 0), true
+	}
+	return dst, false
+}
+
+// appendScaled appends c·10^-k with k digits after the point, or c with ".0" when k is 0,
+// with a minus sign when neg. c is below shortFloatMax and k at most len(exactPow10)-1.
+func appendScaled(dst []byte, c uint64, k int, neg bool) []byte {
+	var b [40]byte // sign, 16 digits of integer part, point, 16 of fraction
+	i := len(b)
+	if k == 0 {
+		i -= 2
+		b[i], b[i+1] = '.', '0'
+	} else {
+		for ; k > 0; k-- {
+			i--
+			b[i] = byte('0' + c%10)
+			c /= 10
+		}
+		i--
+		b[i] = '.'
+	}
+	for {
+		i--
+		b[i] = byte('0' + c%10)
+		c /= 10
+		if c == 0 {
+			break
+		}
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return append(dst, b[i:]...)
 }
 
 // appendHex appends b as a quoted lower-case hex string.

@@ -4,6 +4,7 @@
 package serializer
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"strconv"
@@ -364,4 +365,29 @@ func decodeJSONString(t testing.TB, b []byte) string {
 		t.Fatalf("json.Unmarshal(%q): %v", b, err)
 	}
 	return s
+}
+
+// TestAppendFloatShortDecimals checks the fast path against strconv's formatting on the
+// decimals it serves and their neighbors: every value c·10^-k for c up to 2000, near powers
+// of two and ten, and the float64 next to each.
+func TestAppendFloatShortDecimals(t *testing.T) {
+	check := func(x float64) {
+		for _, v := range []float64{x, -x, math.Nextafter(x, 0), math.Nextafter(x, math.Inf(1))} {
+			if got, want := appendFloat(nil, v), appendFloatStrconv(nil, v); !bytes.Equal(got, want) {
+				t.Fatalf("appendFloat(%v) = %s, strconv's form is %s", v, got, want)
+			}
+		}
+	}
+	for k, pow := range exactPow10 {
+		for c := range 2000 {
+			check(float64(c) / pow)
+		}
+		for e := range 53 {
+			check(math.Ldexp(1, e) / pow)
+		}
+		check(shortFloatMax / pow)
+		check((shortFloatMax - 1) / pow)
+		check(math.Pow10(k))
+		check(math.Pow10(-k))
+	}
 }
