@@ -29,6 +29,8 @@ FUZZ_TARGETS := \
 	./internal/serializer:FuzzAppendFloat \
 	./internal/serializer:FuzzEncodeLogs \
 	./internal/serializer:FuzzEncodeSpans \
+	./internal/serializer:FuzzEncodeLogsModes \
+	./internal/serializer:FuzzEncodeSpansModes \
 	./internal/serializer:FuzzEncodeMetrics \
 	./internal/routing:FuzzRouteDataStream
 FUZZTIME ?= 10s
