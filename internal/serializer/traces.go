@@ -210,21 +210,32 @@ func (e *Encoder) appendSpanECS(dst []byte, span ptrace.Span, ds DataStream) []b
 	return e.endFlat(d)
 }
 
-// ecsSpanKind is the span kind as ECS (Elastic APM) writes it, or "" for an unspecified kind.
+// spanKinds holds each span kind as ECS (Elastic APM) writes it and as the none and raw modes
+// write it.
+var spanKinds = [...]struct{ ecs, legacy string }{
+	ptrace.SpanKindUnspecified: {"", "SPAN_KIND_UNSPECIFIED"},
+	ptrace.SpanKindInternal:    {"INTERNAL", "SPAN_KIND_INTERNAL"},
+	ptrace.SpanKindServer:      {"SERVER", "SPAN_KIND_SERVER"},
+	ptrace.SpanKindClient:      {"CLIENT", "SPAN_KIND_CLIENT"},
+	ptrace.SpanKindProducer:    {"PRODUCER", "SPAN_KIND_PRODUCER"},
+	ptrace.SpanKindConsumer:    {"CONSUMER", "SPAN_KIND_CONSUMER"},
+}
+
+// ecsSpanKind is the span kind as ECS writes it, or "" for an unspecified or unknown kind.
 func ecsSpanKind(k ptrace.SpanKind) string {
-	switch k {
-	case ptrace.SpanKindInternal:
-		return "INTERNAL"
-	case ptrace.SpanKindServer:
-		return "SERVER"
-	case ptrace.SpanKindClient:
-		return "CLIENT"
-	case ptrace.SpanKindProducer:
-		return "PRODUCER"
-	case ptrace.SpanKindConsumer:
-		return "CONSUMER"
+	if k < 0 || int(k) >= len(spanKinds) {
+		return ""
 	}
-	return ""
+	return spanKinds[k].ecs
+}
+
+// legacySpanKind is the span kind as the none and raw modes write it, e.g. SPAN_KIND_SERVER, or
+// "" for an unknown kind.
+func legacySpanKind(k ptrace.SpanKind) string {
+	if k < 0 || int(k) >= len(spanKinds) {
+		return ""
+	}
+	return spanKinds[k].legacy
 }
 
 // writeECSLinks writes the links of the span being written as [{"span":{"id":..},
@@ -309,25 +320,6 @@ func (e *Encoder) appendSpanLegacy(dst []byte, span ptrace.Span, ds DataStream) 
 		d.addMap(name, ev.Attributes(), false)
 	}
 	return e.endFlat(d)
-}
-
-// legacySpanKind is the span kind as the none and raw modes write it, e.g. SPAN_KIND_SERVER.
-func legacySpanKind(k ptrace.SpanKind) string {
-	switch k {
-	case ptrace.SpanKindUnspecified:
-		return "SPAN_KIND_UNSPECIFIED"
-	case ptrace.SpanKindInternal:
-		return "SPAN_KIND_INTERNAL"
-	case ptrace.SpanKindServer:
-		return "SPAN_KIND_SERVER"
-	case ptrace.SpanKindClient:
-		return "SPAN_KIND_CLIENT"
-	case ptrace.SpanKindProducer:
-		return "SPAN_KIND_PRODUCER"
-	case ptrace.SpanKindConsumer:
-		return "SPAN_KIND_CONSUMER"
-	}
-	return ""
 }
 
 // writeLinksJSON writes the links of the span being written as the none and raw modes' Link
