@@ -200,12 +200,14 @@ type ConcurrencyConfig struct {
 // The AIMD parameters. They follow the usual choices for adaptive request concurrency: a
 // smoothing factor of 0.4 for the RTT baseline, a decrease to 90% of the limit, and a rise of
 // the RTT above the baseline by 2.5 mean deviations counting as congestion. The relative
-// bound keeps a very steady baseline (deviation near 0) from reading jitter as congestion.
+// bound keeps a very steady baseline (deviation near 0) from reading jitter as congestion, and
+// the absolute one keeps sub-millisecond noise on a fast link from doing so.
 const (
 	rttAlpha          = 0.4
 	decreaseRatio     = 0.9
 	rttDeviationScale = 2.5
 	rttRelativeBound  = 0.5
+	minRTTRise        = 5 * time.Millisecond
 	minWindow         = time.Millisecond
 )
 
@@ -216,7 +218,7 @@ const (
 //   - multiplicative decrease (to 90%, at least by one, never below 1) when a request of the
 //     window met back-pressure — 429 for the request or for any document, 502, 503, 504, or
 //     the request timed out — or when the window's mean RTT is well above the baseline (more
-//     than 2.5 mean deviations and more than 50% above it);
+//     than 2.5 mean deviations, more than 50% and more than 5 ms above it);
 //   - additive increase (by one, up to Max) when the limit was reached during the window, so
 //     that more requests were wanted, and the window's mean RTT is near the baseline (within
 //     one mean deviation of it);
@@ -330,7 +332,7 @@ func (l *concurrencyLimiter) adaptLocked() bool {
 	case !l.haveBaseline:
 		l.baseline, l.deviation, l.haveBaseline = mean, 0, true
 	default:
-		high := l.baseline + max(rttDeviationScale*l.deviation, rttRelativeBound*l.baseline)
+		high := l.baseline + max(rttDeviationScale*l.deviation, rttRelativeBound*l.baseline, minRTTRise.Seconds())
 		switch {
 		case mean > high:
 			l.decreaseLocked()
