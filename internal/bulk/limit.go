@@ -53,6 +53,9 @@ func (g *gate) fitsLocked(n int64) bool {
 
 // acquire takes n, waiting for room until ctx ends. On error nothing is held.
 func (g *gate) acquire(ctx context.Context, n int64) error {
+	if n <= 0 {
+		return nil // nothing to wait for, e.g. a push with no records
+	}
 	g.mu.Lock()
 	if len(g.waiters) == 0 && g.fitsLocked(n) {
 		g.used += n
