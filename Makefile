@@ -54,8 +54,9 @@ build: ## Build the otelcol-es collector with ocb into .bin/otelcol-es
 ##@ Tests
 
 .PHONY: unit
-unit: ## Unit tests with the race detector; the fault suite holds a 60 s outage of Elasticsearch (FAULT_OUTAGE)
+unit: ## Unit tests with the race detector (the fault suite holds a 60 s outage, FAULT_OUTAGE), then the 30 s memory-bound test without it
 	FAULT_OUTAGE=$(FAULT_OUTAGE) $(GO) test -race -count=1 ./...
+	$(GO) test -count=1 -run '^TestMemoryBound$$' .
 
 .PHONY: fuzz
 fuzz: ## A short fuzz pass, FUZZTIME (10s) per target

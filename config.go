@@ -127,6 +127,12 @@ type Config struct {
 	// up to max_size bytes each.
 	QueueBatchConfig configoptional.Optional[exporterhelper.QueueBatchConfig] `mapstructure:"sending_queue"`
 
+	// FlowControl bounds what the exporter holds and sends at once: the bytes
+	// in flight, shared by the logs, metrics and traces exporters of this
+	// component, and the bulk requests in flight, adapted to how
+	// Elasticsearch copes.
+	FlowControl FlowControlConfig `mapstructure:"flow_control"`
+
 	// Discovery controls Elasticsearch node discovery (sniffing). Default: off.
 	Discovery DiscoveryConfig `mapstructure:"discover"`
 
@@ -283,6 +289,60 @@ type RetryConfig struct {
 
 	// prevent unkeyed literal initialization
 	_ struct{}
+}
+
+// FlowControlConfig bounds the exporter's memory in flight and its bulk
+// requests in flight. Both limits are shared by the logs, metrics and traces
+// exporters of one component.
+type FlowControlConfig struct {
+	// MaxInflightBytes caps the bytes held by pushes in progress: their
+	// encoded documents, sent or waiting to be sent or retried, and their
+	// request buffers. A push that does not fit waits (it takes room before
+	// encoding, from an estimate, and corrects it after), which blocks its
+	// sending-queue consumer and so pushes back on the pipeline; its data is
+	// never dropped for it. A push larger than the cap runs alone. 0 turns
+	// the cap off. Default: 67108864 (64 MiB).
+	MaxInflightBytes int64 `mapstructure:"max_inflight_bytes"`
+
+	// MaxConcurrentRequests caps the bulk requests in flight at once. 0 (the
+	// default) means `sending_queue::num_consumers`, or 10 when the sending
+	// queue is off.
+	MaxConcurrentRequests int `mapstructure:"max_concurrent_requests"`
+
+	// AdaptiveConcurrency lets the cap on bulk requests in flight shrink when
+	// Elasticsearch answers 429 (for a request or a document), 502, 503 or
+	// 504, times out, or slows down, and grow back to
+	// max_concurrent_requests when it recovers. Default: on.
+	AdaptiveConcurrency AdaptiveConcurrencyConfig `mapstructure:"adaptive_concurrency"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// AdaptiveConcurrencyConfig controls the adaptive limit on bulk requests in
+// flight.
+type AdaptiveConcurrencyConfig struct {
+	// Enabled turns the adaptation on; off, the limit stays at
+	// max_concurrent_requests. Default: true.
+	Enabled bool `mapstructure:"enabled"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// defaultMaxConcurrentRequests is the cap on bulk requests in flight when
+// neither flow_control::max_concurrent_requests nor a sending queue sets it.
+const defaultMaxConcurrentRequests = 10
+
+// maxConcurrentRequests returns the cap on bulk requests in flight.
+func (c *Config) maxConcurrentRequests() int {
+	if n := c.FlowControl.MaxConcurrentRequests; n > 0 {
+		return n
+	}
+	if q := c.QueueBatchConfig.Get(); q != nil && q.NumConsumers > 0 {
+		return q.NumConsumers
+	}
+	return defaultMaxConcurrentRequests
 }
 
 // DiscoveryConfig controls Elasticsearch node discovery. Do not enable it
@@ -700,6 +760,14 @@ func (c *Config) Validate() error {
 			add("`metadata_keys` lists %q twice (keys are case-insensitive)", k)
 		}
 		seen[l] = true
+	}
+
+	// Flow control.
+	if n := c.FlowControl.MaxInflightBytes; n < 0 {
+		add("`flow_control::max_inflight_bytes` must be 0 (no cap) or a positive number of bytes, e.g. 67108864 for 64 MiB, got %d", n)
+	}
+	if n := c.FlowControl.MaxConcurrentRequests; n < 0 {
+		add("`flow_control::max_concurrent_requests` must be 0 (`sending_queue::num_consumers`) or positive, got %d", n)
 	}
 
 	// Other.

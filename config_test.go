@@ -205,6 +205,16 @@ func TestLoadConfig(t *testing.T) {
 			}),
 			urls: []string{"https://elastic.example.com:9200"},
 		},
+		{
+			id: "flow_control",
+			expected: defaultWith(func(c *Config) {
+				c.Endpoint = "https://elastic.example.com:9200"
+				c.FlowControl.MaxInflightBytes = 16 << 20
+				c.FlowControl.MaxConcurrentRequests = 4
+				c.FlowControl.AdaptiveConcurrency.Enabled = false
+			}),
+			urls: []string{"https://elastic.example.com:9200"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.id, func(t *testing.T) {
@@ -274,6 +284,8 @@ func TestLoadInvalidConfig(t *testing.T) {
 		{"negative_discover_interval", "`discover::interval` must be 0 (off) or positive"},
 		{"empty_logstash_date_format", "`logstash_format::date_format` must not be empty"},
 		{"negative_log_rate_limit", "`telemetry::log_failed_docs_input_rate_limit` must be 0 or more"},
+		{"negative_max_inflight_bytes", "`flow_control::max_inflight_bytes` must be 0 (no cap) or a positive number of bytes, e.g. 67108864 for 64 MiB, got -1"},
+		{"negative_max_concurrent_requests", "`flow_control::max_concurrent_requests` must be 0 (`sending_queue::num_consumers`) or positive, got -2"},
 
 		{"removed_index", "`index` was removed; use `logs_index` / `traces_index`"},
 		{"removed_batcher", "`batcher` was removed; use `sending_queue::batch`"},
@@ -390,6 +402,29 @@ func TestMaxBulkBytes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Equal(t, tt.want, defaultWith(tt.edit).maxBulkBytes())
+		})
+	}
+}
+
+func TestMaxConcurrentRequests(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(*Config)
+		want int
+	}{
+		{"default_num_consumers", func(*Config) {}, 10},
+		{"num_consumers", func(c *Config) { queueOf(c).NumConsumers = 25 }, 25},
+		{"explicit", func(c *Config) {
+			queueOf(c).NumConsumers = 25
+			c.FlowControl.MaxConcurrentRequests = 3
+		}, 3},
+		{"queue_disabled", func(c *Config) {
+			c.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
+		}, defaultMaxConcurrentRequests},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, defaultWith(tt.edit).maxConcurrentRequests())
 		})
 	}
 }

@@ -67,6 +67,11 @@ type esExporter struct {
 
 	// invalidRouteLog limits the log lines about documents that could not be routed.
 	invalidRouteLog *bulk.LogLimiter
+
+	// budget caps the bytes held by pushes of every signal, and estimates holds the bytes per
+	// record that pushes take room for before they encode (inflight.go).
+	budget    *bulk.ByteBudget
+	estimates inflightEstimates
 }
 
 // pushState is the scratch state of one push: encoder, routers and the batch being built.
@@ -101,6 +106,7 @@ func newExporter(cfg *Config, set exporter.Settings) (*esExporter, error) {
 		cfg: cfg, set: set, logger: set.Logger, telemetry: tb,
 		invalidRouteLog: bulk.NewLogLimiter(cfg.Telemetry.LogFailedDocsInputRateLimit),
 		versionRetry:    30 * time.Second,
+		budget:          bulk.NewByteBudget(cfg.FlowControl.MaxInflightBytes),
 	}
 	// Check the routing settings now, so that a bad static index or date format fails at
 	// creation with a clear message.
@@ -236,6 +242,11 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 		LogRateLimit:       e.cfg.Telemetry.LogFailedDocsInputRateLimit,
 		LogFailedDocsInput: e.cfg.Telemetry.LogFailedDocsInput,
 		DeadLetterIndex:    e.deadLetterIndex(),
+		Concurrency: bulk.ConcurrencyConfig{
+			Max:      e.cfg.maxConcurrentRequests(),
+			Adaptive: e.cfg.FlowControl.AdaptiveConcurrency.Enabled,
+			Limit:    e.telemetry.ElasticsearchBulkRequestsConcurrencyLimit,
+		},
 		Telemetry: bulk.Telemetry{
 			Requests:                 e.telemetry.ElasticsearchBulkRequestsCount,
 			Latency:                  e.telemetry.ElasticsearchBulkRequestsLatency,
@@ -415,11 +426,13 @@ func userAgent(b component.BuildInfo) string {
 	return cmd + "/" + b.Version + " elasticsearchexporter"
 }
 
-// stopRetries makes pushes give up retrying; shutdown has begun.
+// stopRetries makes pushes give up retrying, and those waiting for room under the in-flight
+// byte cap go on to be given up too; shutdown has begun.
 func (e *esExporter) stopRetries() {
 	if idx := e.indexer; idx != nil {
 		idx.Stop()
 	}
+	e.budget.Stop()
 }
 
 func (e *esExporter) shutdown(ctx context.Context) error {
@@ -845,10 +858,15 @@ func (e *esExporter) send(ctx context.Context, st *pushState) error {
 	if st.noIndex > 0 {
 		e.countUnsent(ctx, bulk.OutcomeSkipped, "_noindex", st.noIndex)
 	}
+	release, err := e.holdInflight(ctx, len(st.batch.Buf))
+	if err != nil {
+		return err
+	}
+	defer release()
 	inflight := int64(len(st.batch.Buf))
 	e.telemetry.ElasticsearchInflightBytes.Add(ctx, inflight)
 	defer e.telemetry.ElasticsearchInflightBytes.Add(context.WithoutCancel(ctx), -inflight)
-	_, err := e.indexer.Send(ctx, &st.batch)
+	_, err = e.indexer.Send(ctx, &st.batch)
 	if err == nil && st.modeRejected != nil {
 		err = consumererror.NewPermanent(st.modeRejected)
 	}

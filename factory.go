@@ -81,7 +81,14 @@ func createDefaultConfig() component.Config {
 			AuthGracePeriod: time.Minute,
 		},
 		QueueBatchConfig: configoptional.Some(queue),
-		DeadLetter:       DeadLetterConfig{Index: "otel-dead-letters"},
+		// Pushes hold their encoded documents until every one has an
+		// outcome; 64 MiB holds several default batches (5 MB of OTLP
+		// each, more once encoded) at once.
+		FlowControl: FlowControlConfig{
+			MaxInflightBytes:    64 << 20,
+			AdaptiveConcurrency: AdaptiveConcurrencyConfig{Enabled: true},
+		},
+		DeadLetter: DeadLetterConfig{Index: "otel-dead-letters"},
 		Telemetry: TelemetryConfig{
 			LogFailedDocsInputRateLimit: time.Second,
 		},
@@ -97,7 +104,7 @@ func createLogsExporter(ctx context.Context, set exporter.Settings, cfg componen
 	if err != nil {
 		return nil, err
 	}
-	exp, err := exporterhelper.NewLogs(ctx, set, cfg, h.shared.exp.pushLogs, h.options(c)...)
+	exp, err := exporterhelper.NewLogs(ctx, set, cfg, h.shared.exp.pushLogsAdmitted, h.options(c)...)
 	if err != nil {
 		_ = h.shutdown(ctx)
 		return nil, err
@@ -114,7 +121,7 @@ func createMetricsExporter(ctx context.Context, set exporter.Settings, cfg compo
 	if err != nil {
 		return nil, err
 	}
-	exp, err := exporterhelper.NewMetrics(ctx, set, cfg, h.shared.exp.pushMetrics, h.options(c)...)
+	exp, err := exporterhelper.NewMetrics(ctx, set, cfg, h.shared.exp.pushMetricsAdmitted, h.options(c)...)
 	if err != nil {
 		_ = h.shutdown(ctx)
 		return nil, err
@@ -131,7 +138,7 @@ func createTracesExporter(ctx context.Context, set exporter.Settings, cfg compon
 	if err != nil {
 		return nil, err
 	}
-	exp, err := exporterhelper.NewTraces(ctx, set, cfg, h.shared.exp.pushTraces, h.options(c)...)
+	exp, err := exporterhelper.NewTraces(ctx, set, cfg, h.shared.exp.pushTracesAdmitted, h.options(c)...)
 	if err != nil {
 		_ = h.shutdown(ctx)
 		return nil, err

@@ -71,6 +71,10 @@ func TestCreateDefaultConfig(t *testing.T) {
 		QueueBatchConfig: configoptional.Some(queue),
 		DeadLetter:       DeadLetterConfig{Index: "otel-dead-letters"},
 		Telemetry:        TelemetryConfig{LogFailedDocsInputRateLimit: time.Second},
+		FlowControl: FlowControlConfig{
+			MaxInflightBytes:    64 << 20,
+			AdaptiveConcurrency: AdaptiveConcurrencyConfig{Enabled: true},
+		},
 	}
 	assert.Equal(t, want, cfg)
 	// Keep-alive stays on: a zero confighttp.ClientConfig would turn it off.

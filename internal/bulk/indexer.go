@@ -80,6 +80,8 @@ type Config struct {
 	// DeadLetterIndex, when set, receives a dead-letter document for each document rejected
 	// for good or given up (see serializer.AppendDeadLetter).
 	DeadLetterIndex string
+	// Concurrency limits the bulk requests in flight at once, over every Send (see limit.go).
+	Concurrency ConcurrencyConfig
 }
 
 // RetryConfig is the retry policy, applied inside Send to whole requests and to documents.
@@ -151,6 +153,10 @@ type Indexer struct {
 	// authFailingSince is when requests started to be answered 401 or 403 (Unix ns), 0 when
 	// the last request was not.
 	authFailingSince atomic.Int64
+
+	// requests limits the bulk requests in flight; sizes tracks request body sizes (limit.go).
+	requests *concurrencyLimiter
+	sizes    requestSizes
 }
 
 // Result counts the final outcome of the documents of one Send.
@@ -170,6 +176,7 @@ func New(cfg Config) (*Indexer, error) {
 	ix := &Indexer{cfg: cfg, limiter: NewLogLimiter(cfg.LogRateLimit), docLimiter: NewLogLimiter(cfg.LogRateLimit)}
 	ix.stopCtx, ix.stop = context.WithCancel(context.Background())
 	ix.includeSource.Store(int32(cfg.IncludeSourceOnError))
+	ix.requests = newConcurrencyLimiter(cfg.Concurrency)
 	if _, err := ix.newBulkIndexer(); err != nil {
 		return nil, err
 	}
@@ -554,6 +561,10 @@ func (ix *Indexer) split(ctx context.Context, s *session, b *Batch, pending []in
 // HTTP status of a failed request, 0 for a network failure, and the wait the server asked for
 // with Retry-After.
 func (ix *Indexer) flush(ctx context.Context, bi *docappender.BulkIndexer) (docappender.BulkIndexerResponseStat, int, time.Duration, error) {
+	if err := ix.requests.acquire(ctx); err != nil {
+		bi.Reset() // the documents added are not sent; the next attempt adds them again
+		return docappender.BulkIndexerResponseStat{}, 0, 0, fmt.Errorf("waiting for a bulk request slot: %w", err)
+	}
 	reqCtx := ctx
 	if ix.cfg.RequestTimeout > 0 {
 		var cancel context.CancelFunc
@@ -585,7 +596,9 @@ func (ix *Indexer) flush(ctx context.Context, bi *docappender.BulkIndexer) (doca
 	} else {
 		ix.cfg.Telemetry.FlushedBytes.Add(ctx, int64(bi.BytesFlushed()))
 		ix.cfg.Telemetry.FlushedUncompressedBytes.Add(ctx, int64(bi.BytesUncompressedFlushed()))
+		ix.sizes.observe(bi.BytesFlushed(), bi.BytesUncompressedFlushed())
 	}
+	ix.requests.release(time.Since(start), requestBackpressure(status, &stat, err, ctx.Err()), err == nil)
 	attrs := metric.WithAttributeSet(attribute.NewSet(
 		attribute.String("outcome", outcome),
 		attribute.Int("http.response.status_code", status),

@@ -23,17 +23,18 @@ func Tracer(settings component.TelemetrySettings) trace.Tracer {
 // TelemetryBuilder provides an interface for components to report telemetry
 // as defined in metadata and user config.
 type TelemetryBuilder struct {
-	meter                                 metric.Meter
-	mu                                    sync.Mutex
-	registrations                         []metric.Registration
-	ElasticsearchBulkRequestsCount        metric.Int64Counter
-	ElasticsearchBulkRequestsLatency      metric.Float64Histogram
-	ElasticsearchDocsProcessed            metric.Int64Counter
-	ElasticsearchDocsRepaired             metric.Int64Counter
-	ElasticsearchDocsRetried              metric.Int64Counter
-	ElasticsearchFlushedBytes             metric.Int64Counter
-	ElasticsearchFlushedUncompressedBytes metric.Int64Counter
-	ElasticsearchInflightBytes            metric.Int64UpDownCounter
+	meter                                     metric.Meter
+	mu                                        sync.Mutex
+	registrations                             []metric.Registration
+	ElasticsearchBulkRequestsConcurrencyLimit metric.Int64Gauge
+	ElasticsearchBulkRequestsCount            metric.Int64Counter
+	ElasticsearchBulkRequestsLatency          metric.Float64Histogram
+	ElasticsearchDocsProcessed                metric.Int64Counter
+	ElasticsearchDocsRepaired                 metric.Int64Counter
+	ElasticsearchDocsRetried                  metric.Int64Counter
+	ElasticsearchFlushedBytes                 metric.Int64Counter
+	ElasticsearchFlushedUncompressedBytes     metric.Int64Counter
+	ElasticsearchInflightBytes                metric.Int64UpDownCounter
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -65,6 +66,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	}
 	builder.meter = Meter(settings)
 	var err, errs error
+	builder.ElasticsearchBulkRequestsConcurrencyLimit, err = builder.meter.Int64Gauge(
+		"otelcol_elasticsearch.bulk_requests.concurrency_limit",
+		metric.WithDescription("Current limit on bulk requests in flight at once, shared by the component's signals; it shrinks when Elasticsearch pushes back or slows down and grows back when it recovers. [Alpha]"),
+		metric.WithUnit("{request}"),
+	)
+	errs = errors.Join(errs, err)
 	builder.ElasticsearchBulkRequestsCount, err = builder.meter.Int64Counter(
 		"otelcol_elasticsearch.bulk_requests.count",
 		metric.WithDescription("Number of bulk requests sent to Elasticsearch, by outcome and HTTP status code. [Alpha]"),

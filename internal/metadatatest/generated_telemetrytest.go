@@ -21,6 +21,20 @@ func NewSettings(tt *componenttest.Telemetry) exporter.Settings {
 	return set
 }
 
+func AssertEqualElasticsearchBulkRequestsConcurrencyLimit(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_elasticsearch.bulk_requests.concurrency_limit",
+		Description: "Current limit on bulk requests in flight at once, shared by the component's signals; it shrinks when Elasticsearch pushes back or slows down and grows back when it recovers. [Alpha]",
+		Unit:        "{request}",
+		Data: metricdata.Gauge[int64]{
+			DataPoints: dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_elasticsearch.bulk_requests.concurrency_limit")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
 func AssertEqualElasticsearchBulkRequestsCount(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_elasticsearch.bulk_requests.count",

@@ -1,0 +1,168 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package elasticsearchexporter
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
+	"github.com/otelcol-es/elasticsearchexporter/internal/metadatatest"
+)
+
+const metricConcurrencyLimit = "otelcol_elasticsearch.bulk_requests.concurrency_limit"
+
+// concurrencyLimit returns the current value of the concurrency limit gauge.
+func concurrencyLimit(tel *componenttest.Telemetry) (int64, bool) {
+	m, err := tel.GetMetric(metricConcurrencyLimit)
+	if err != nil {
+		return 0, false
+	}
+	g, ok := m.Data.(metricdata.Gauge[int64])
+	if !ok || len(g.DataPoints) != 1 {
+		return 0, false
+	}
+	return g.DataPoints[0].Value, true
+}
+
+// limitTrajectory records each change of the concurrency limit gauge until stopped.
+type limitTrajectory struct {
+	mu     sync.Mutex
+	values []int64
+	stop   chan struct{}
+	done   chan struct{}
+}
+
+func watchLimit(tel *componenttest.Telemetry) *limitTrajectory {
+	lt := &limitTrajectory{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(lt.done)
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-lt.stop:
+				return
+			case <-tick.C:
+			}
+			if v, ok := concurrencyLimit(tel); ok {
+				lt.mu.Lock()
+				if n := len(lt.values); n == 0 || lt.values[n-1] != v {
+					lt.values = append(lt.values, v)
+				}
+				lt.mu.Unlock()
+			}
+		}
+	}()
+	return lt
+}
+
+func (lt *limitTrajectory) end() []int64 {
+	close(lt.stop)
+	<-lt.done
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	return lt.values
+}
+
+// assertLimit checks the gauge with the generated helper once it has reached want.
+func assertLimit(t *testing.T, tel *componenttest.Telemetry, want int64, phase string) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		v, ok := concurrencyLimit(tel)
+		return ok && v == want
+	}, time.Minute, time.Millisecond, "%s: the concurrency limit reaches %d", phase, want)
+	metadatatest.AssertEqualElasticsearchBulkRequestsConcurrencyLimit(t, tel,
+		[]metricdata.DataPoint[int64]{{Value: want}}, metricdatatest.IgnoreTimestamp())
+}
+
+// TestAdaptiveConcurrencyUnder429 sends a steady load through the logs exporter to a fake
+// Elasticsearch that answers 429 for a while, first for every document, then for whole
+// requests: the limit on concurrent bulk requests shrinks to 1 each time and grows back to
+// its maximum, num_consumers, once the server accepts again. Nothing is lost.
+func TestAdaptiveConcurrencyUnder429(t *testing.T) {
+	srv := fakees.New(t)
+	var rejectRequests atomic.Bool
+	srv.OnRequest = func(*http.Request, []fakees.Item) int {
+		if rejectRequests.Load() {
+			return http.StatusTooManyRequests
+		}
+		return 0
+	}
+	cfg := faultConfig(srv.URL)
+	const consumers = 6
+	q := cfg.QueueBatchConfig.Get()
+	q.NumConsumers = consumers
+	b := q.Batch.Get()
+	b.MinSize = 4 << 10
+	b.MaxSize = 8 << 10
+	b.FlushTimeout = time.Millisecond
+	require.NoError(t, cfg.Validate())
+
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	set := metadatatest.NewSettings(tel)
+	exp, err := NewFactory().CreateLogs(context.Background(), set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		assert.NoError(t, exp.Shutdown(ctx))
+	})
+	trajectory := watchLimit(tel)
+
+	// The load: pushes of 20 records, as fast as the pipeline takes them.
+	stop := make(chan struct{})
+	var sent atomic.Int64
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for seq := 0; ; seq += 20 {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if err := exp.ConsumeLogs(context.Background(), faultLogBatch(seq, 20, nil)); err != nil {
+				t.Errorf("push: %v", err)
+				return
+			}
+			sent.Add(20)
+		}
+	})
+
+	assertLimit(t, tel, consumers, "healthy")
+	require.Eventually(t, func() bool { return srv.Stats().Accepted > 2000 }, time.Minute, time.Millisecond)
+
+	srv.SetFaults(fakees.Faults{ItemStatusRate: 1, ItemStatus: http.StatusTooManyRequests})
+	assertLimit(t, tel, 1, "every document answered 429")
+	srv.SetFaults(fakees.Faults{})
+	assertLimit(t, tel, consumers, "recovered from document 429s")
+
+	rejectRequests.Store(true)
+	assertLimit(t, tel, 1, "every request answered 429")
+	rejectRequests.Store(false)
+	assertLimit(t, tel, consumers, "recovered from request 429s")
+
+	close(stop)
+	wg.Wait()
+	require.Eventually(t, func() bool { return int64(srv.Stats().Accepted) == sent.Load() }, time.Minute, time.Millisecond,
+		"every record is indexed")
+	values := trajectory.end()
+	t.Logf("concurrency limit trajectory: %v", values)
+	t.Logf("records: %d; item faults %d", sent.Load(), srv.Stats().ItemFaults)
+	assert.Equal(t, int64(consumers), values[0], "the limit starts at its maximum")
+	assert.Contains(t, values, int64(1))
+	assert.Equal(t, sent.Load(), int64(len(srv.AcceptedIDs())), "each record once")
+}

@@ -1,0 +1,117 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexporter"
+
+import (
+	"context"
+	"sync/atomic"
+
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// The in-flight byte cap (flow_control::max_inflight_bytes) bounds the memory that pushes hold
+// beyond the sending queue's own data: the encoded documents of each push, held until every
+// document has an outcome, and one request buffer per push. One bulk.ByteBudget is shared by the
+// logs, metrics and traces exporters of a component.
+//
+// The size of a push is known only once it is encoded, and taking room only then would let
+// every waiting push hold its encoded documents while it waits, so the cap would bound
+// nothing. A push therefore takes room before it encodes, from an estimate: its number of
+// records (log records, spans, data points) times the bytes per record of the last push of the
+// same signal. Once encoded, send corrects the room held to the real size; growing never
+// waits, so pushes that underestimated cannot wait for each other. The room is given back when
+// the push returns. A push whose estimate is larger than the whole cap runs alone, so it never
+// waits forever. The bytes held can thus pass the cap by what the pushes under way
+// underestimated, which the per-signal estimate keeps small once the load is steady.
+//
+// While a push waits for room it holds its sending-queue consumer: the queue fills up and, with
+// block_on_overflow, the pipeline is pushed back. The wait ends with the push's context; the
+// error is then not permanent, so nothing is dropped for it.
+
+// Signals, to index the per-signal estimates.
+const (
+	signalLogs = iota
+	signalMetrics
+	signalTraces
+	numSignals
+)
+
+// initialBytesPerRecord are the estimates before a signal's first push: about one log
+// document, one span with an event, one data point's share of a metric document, with room
+// for the request buffer.
+var initialBytesPerRecord = [numSignals]int64{
+	signalLogs:    2 << 10,
+	signalMetrics: 1 << 10,
+	signalTraces:  4 << 10,
+}
+
+// inflightEstimates holds, per signal, the bytes per record of the last push.
+type inflightEstimates [numSignals]atomic.Int64
+
+// admission is the room a push holds in the byte budget.
+type admission struct {
+	signal  int
+	records int
+	held    int64
+}
+
+type admissionKey struct{}
+
+// pushLogsAdmitted is pushLogs under the in-flight byte cap.
+func (e *esExporter) pushLogsAdmitted(ctx context.Context, ld plog.Logs) error {
+	return e.admit(ctx, signalLogs, ld.LogRecordCount(), func(ctx context.Context) error { return e.pushLogs(ctx, ld) })
+}
+
+// pushMetricsAdmitted is pushMetrics under the in-flight byte cap.
+func (e *esExporter) pushMetricsAdmitted(ctx context.Context, md pmetric.Metrics) error {
+	return e.admit(ctx, signalMetrics, md.DataPointCount(), func(ctx context.Context) error { return e.pushMetrics(ctx, md) })
+}
+
+// pushTracesAdmitted is pushTraces under the in-flight byte cap.
+func (e *esExporter) pushTracesAdmitted(ctx context.Context, td ptrace.Traces) error {
+	return e.admit(ctx, signalTraces, td.SpanCount(), func(ctx context.Context) error { return e.pushTraces(ctx, td) })
+}
+
+// admit takes room for records of signal, from the estimate, runs push, and gives the room
+// back. send corrects the room to the push's real size.
+func (e *esExporter) admit(ctx context.Context, signal, records int, push func(context.Context) error) error {
+	perRecord := e.estimates[signal].Load()
+	if perRecord == 0 {
+		perRecord = initialBytesPerRecord[signal]
+	}
+	a := &admission{signal: signal, records: records, held: int64(records) * perRecord}
+	if err := e.budget.Acquire(ctx, a.held); err != nil {
+		return err
+	}
+	defer func() { e.budget.Release(a.held) }()
+	return push(context.WithValue(ctx, admissionKey{}, a))
+}
+
+// holdInflight makes the room held by the push of ctx match encoded bytes of documents and
+// their request buffer, and learns the signal's bytes per record. A push that was not
+// admitted (called directly, as some tests do) takes the room now, waiting for it, and gives
+// it back with the returned function.
+func (e *esExporter) holdInflight(ctx context.Context, encoded int) (func(), error) {
+	need := int64(encoded + e.indexer.RequestBufferBytes(encoded))
+	a, ok := ctx.Value(admissionKey{}).(*admission)
+	if !ok {
+		if err := e.budget.Acquire(ctx, need); err != nil {
+			return nil, err
+		}
+		return func() { e.budget.Release(need) }, nil
+	}
+	switch {
+	case need > a.held:
+		e.budget.Grow(need - a.held)
+	case need < a.held:
+		e.budget.Release(a.held - need)
+	}
+	a.held = need
+	if a.records > 0 {
+		e.estimates[a.signal].Store(max(1, need/int64(a.records)))
+	}
+	return func() {}, nil
+}

@@ -1,0 +1,320 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package bulk
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/elastic/go-docappender/v2"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// fakeClock is a clock that moves only when told.
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) now() time.Time          { return c.t }
+func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
+
+func newTestLimiter(maxRequests int, adaptive bool) (*concurrencyLimiter, *fakeClock) {
+	clock := &fakeClock{t: time.Unix(1_700_000_000, 0)}
+	return newConcurrencyLimiter(ConcurrencyConfig{Max: maxRequests, Adaptive: adaptive, now: clock.now}), clock
+}
+
+// round sends n requests at once that each take rtt (the clock moves by rtt), and ends them
+// with the given back-pressure. With n equal to the limit, the limit is reached.
+func round(t *testing.T, l *concurrencyLimiter, clock *fakeClock, n int, rtt time.Duration, backpressure bool) {
+	t.Helper()
+	for range n {
+		require.NoError(t, l.acquire(context.Background()))
+	}
+	clock.advance(rtt)
+	for range n {
+		l.release(rtt, backpressure, !backpressure)
+	}
+}
+
+// full runs a round at the current limit.
+func full(t *testing.T, l *concurrencyLimiter, clock *fakeClock, rtt time.Duration, backpressure bool) int {
+	t.Helper()
+	round(t, l, clock, l.Limit(), rtt, backpressure)
+	return l.Limit()
+}
+
+func TestLimiterShrinksUnderBackpressureAndRecovers(t *testing.T) {
+	l, clock := newTestLimiter(10, true)
+	assert.Equal(t, 10, l.Limit(), "starts at the maximum")
+
+	// A healthy start sets the baseline and keeps the limit at its maximum.
+	for range 3 {
+		full(t, l, clock, 10*time.Millisecond, false)
+	}
+	require.Equal(t, 10, l.Limit())
+
+	// 429s: one decrease per window, to 90% and at least by one, down to 1 and no lower.
+	var down []int
+	for range 12 {
+		down = append(down, full(t, l, clock, 10*time.Millisecond, true))
+	}
+	assert.Equal(t, []int{9, 8, 7, 6, 5, 4, 3, 2, 1, 1, 1, 1}, down)
+
+	// Recovery: RTT at the baseline and the limit reached, one more per window up to the
+	// maximum.
+	var up []int
+	for range 12 {
+		up = append(up, full(t, l, clock, 10*time.Millisecond, false))
+	}
+	assert.Equal(t, []int{2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10}, up)
+}
+
+func TestLimiterMultiplicativeDecrease(t *testing.T) {
+	l, clock := newTestLimiter(100, true)
+	full(t, l, clock, 10*time.Millisecond, false)
+	var got []int
+	for range 4 {
+		got = append(got, full(t, l, clock, 10*time.Millisecond, true))
+	}
+	assert.Equal(t, []int{90, 81, 72, 64}, got)
+}
+
+func TestLimiterShrinksWhenLatencyClimbs(t *testing.T) {
+	l, clock := newTestLimiter(10, true)
+	for range 5 {
+		full(t, l, clock, 20*time.Millisecond, false)
+	}
+	require.Equal(t, 10, l.Limit())
+
+	// 30 ms is within the relative bound (50% above the baseline): no change.
+	full(t, l, clock, 29*time.Millisecond, false)
+	assert.Equal(t, 10, l.Limit(), "a moderate rise is not congestion")
+
+	// Well above the baseline: decrease; as the baseline follows the new latency, the
+	// decreases stop.
+	var got []int
+	for range 12 {
+		got = append(got, full(t, l, clock, 200*time.Millisecond, false))
+	}
+	// The step up decreases the limit; once the baseline has followed it, 200 ms is the new
+	// normal and the limit grows back.
+	assert.Equal(t, []int{9, 8, 8, 9, 10, 10, 10, 10, 10, 10, 10, 10}, got)
+
+	// Latency that keeps climbing keeps the limit going down.
+	got = got[:0]
+	rtt := 200 * time.Millisecond
+	for range 5 {
+		rtt *= 2
+		got = append(got, full(t, l, clock, rtt, false))
+	}
+	// (The first window still holds mostly requests of the previous round.)
+	assert.Equal(t, []int{10, 9, 8, 7, 6}, got)
+}
+
+func TestLimiterGrowsOnlyWhenTheLimitIsReached(t *testing.T) {
+	l, clock := newTestLimiter(10, true)
+	full(t, l, clock, 10*time.Millisecond, false)
+	for range 3 {
+		full(t, l, clock, 10*time.Millisecond, true)
+	}
+	// The first healthy round ends the window of the last 429s.
+	round(t, l, clock, 2, 10*time.Millisecond, false)
+	before := l.Limit()
+	require.Less(t, before, 10)
+	// Two requests at a time never reach the limit: there is no demand for more.
+	for range 5 {
+		round(t, l, clock, 2, 10*time.Millisecond, false)
+	}
+	assert.Equal(t, before, l.Limit())
+}
+
+func TestLimiterIgnoresFailuresWithoutBackpressure(t *testing.T) {
+	l, clock := newTestLimiter(5, true)
+	full(t, l, clock, 10*time.Millisecond, false)
+	// Refused connections: neither back-pressure nor an RTT sample.
+	for range 5 {
+		require.NoError(t, l.acquire(context.Background()))
+		clock.advance(time.Second)
+		l.release(time.Microsecond, false, false)
+	}
+	assert.Equal(t, 5, l.Limit())
+}
+
+func TestLimiterFixedWhenNotAdaptive(t *testing.T) {
+	l, clock := newTestLimiter(4, false)
+	for range 5 {
+		full(t, l, clock, 10*time.Millisecond, true)
+	}
+	assert.Equal(t, 4, l.Limit())
+}
+
+func TestLimiterBlocksBeyondTheLimit(t *testing.T) {
+	l, _ := newTestLimiter(2, false)
+	ctx := context.Background()
+	require.NoError(t, l.acquire(ctx))
+	require.NoError(t, l.acquire(ctx))
+
+	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	require.ErrorIs(t, l.acquire(short), context.DeadlineExceeded, "a third request waits")
+
+	got := make(chan error, 1)
+	go func() { got <- l.acquire(ctx) }()
+	select {
+	case err := <-got:
+		t.Fatalf("acquired beyond the limit (%v)", err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	l.release(time.Millisecond, false, true)
+	require.NoError(t, <-got, "a slot given back lets the waiter through")
+}
+
+func TestLimiterNoLimit(t *testing.T) {
+	l, _ := newTestLimiter(0, true)
+	for range 100 {
+		require.NoError(t, l.acquire(context.Background()))
+	}
+	assert.Equal(t, 0, l.Limit())
+}
+
+func TestRequestBackpressure(t *testing.T) {
+	none := &docappender.BulkIndexerResponseStat{}
+	items429 := &docappender.BulkIndexerResponseStat{FailedDocs: []docappender.BulkIndexerResponseItem{
+		{Status: http.StatusBadRequest}, {Status: http.StatusTooManyRequests},
+	}}
+	items400 := &docappender.BulkIndexerResponseStat{FailedDocs: []docappender.BulkIndexerResponseItem{{Status: http.StatusBadRequest}}}
+	tests := []struct {
+		name   string
+		status int
+		stat   *docappender.BulkIndexerResponseStat
+		err    error
+		ctxErr error
+		want   bool
+	}{
+		{"ok", http.StatusOK, none, nil, nil, false},
+		{"request 429", http.StatusTooManyRequests, none, nil, nil, true},
+		{"request 503", http.StatusServiceUnavailable, none, nil, nil, true},
+		{"request 502", http.StatusBadGateway, none, nil, nil, true},
+		{"request 504", http.StatusGatewayTimeout, none, nil, nil, true},
+		{"request 400", http.StatusBadRequest, none, nil, nil, false},
+		{"item 429", http.StatusOK, items429, nil, nil, true},
+		{"item 400", http.StatusOK, items400, nil, nil, false},
+		{"request timeout", 0, none, context.DeadlineExceeded, nil, true},
+		{"push canceled", 0, none, context.Canceled, context.Canceled, false},
+		{"push deadline", 0, none, context.DeadlineExceeded, context.DeadlineExceeded, false},
+		{"connection refused", 0, none, &testNetError{}, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, requestBackpressure(tt.status, tt.stat, tt.err, tt.ctxErr))
+		})
+	}
+}
+
+type testNetError struct{}
+
+func (*testNetError) Error() string { return "connection refused" }
+
+func TestByteBudgetWaitsFirstComeFirstServed(t *testing.T) {
+	b := NewByteBudget(100)
+	ctx := context.Background()
+	require.NoError(t, b.Acquire(ctx, 60))
+
+	// 50 does not fit; 10 would, but waits behind it.
+	errs := make(chan error, 2)
+	for i, n := range []int64{50, 10} {
+		go func() { errs <- b.Acquire(ctx, n) }()
+		require.Eventually(t, func() bool { return b.g.waiting() == i+1 }, time.Second, time.Millisecond,
+			"nothing passes the first waiter")
+	}
+	b.Release(60)
+	require.NoError(t, <-errs)
+	require.NoError(t, <-errs)
+	assert.Equal(t, int64(60), b.Held())
+}
+
+func TestByteBudgetLetsALargePushThroughAlone(t *testing.T) {
+	b := NewByteBudget(100)
+	ctx := context.Background()
+	require.NoError(t, b.Acquire(ctx, 30))
+
+	done := make(chan error, 1)
+	go func() { done <- b.Acquire(ctx, 500) }()
+	select {
+	case err := <-done:
+		t.Fatalf("the large push did not wait for the others to finish (%v)", err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	b.Release(30)
+	require.NoError(t, <-done, "alone, the large push goes through")
+	assert.Equal(t, int64(500), b.Held())
+
+	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	require.ErrorIs(t, b.Acquire(short, 1), context.DeadlineExceeded, "nothing runs beside it")
+	b.Release(500)
+	require.NoError(t, b.Acquire(ctx, 1))
+}
+
+func TestByteBudgetCanceledWaitHoldsNothing(t *testing.T) {
+	b := NewByteBudget(100)
+	ctx := context.Background()
+	require.NoError(t, b.Acquire(ctx, 80))
+
+	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	err := b.Acquire(short, 50)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.ErrorContains(t, err, "in-flight byte cap of 100 bytes (80 held)")
+	assert.Equal(t, int64(80), b.Held())
+
+	// A canceled waiter at the head no longer holds up the one behind it.
+	blocked, cancelBlocked := context.WithCancel(ctx)
+	first := make(chan error, 1)
+	go func() { first <- b.Acquire(blocked, 90) }()
+	require.Eventually(t, func() bool { return b.g.waiting() == 1 }, time.Second, time.Millisecond)
+	second := make(chan error, 1)
+	go func() { second <- b.Acquire(ctx, 20) }()
+	require.Eventually(t, func() bool { return b.g.waiting() == 2 }, time.Second, time.Millisecond)
+	cancelBlocked()
+	require.ErrorIs(t, <-first, context.Canceled)
+	require.NoError(t, <-second)
+	assert.Equal(t, int64(100), b.Held())
+}
+
+func TestByteBudgetGrowNeverWaits(t *testing.T) {
+	b := NewByteBudget(100)
+	require.NoError(t, b.Acquire(context.Background(), 90))
+	b.Grow(50)
+	assert.Equal(t, int64(140), b.Held(), "a push that underestimated takes what it needs")
+	b.Release(140)
+	assert.Zero(t, b.Held())
+}
+
+func TestByteBudgetStopLetsWaitersThrough(t *testing.T) {
+	b := NewByteBudget(100)
+	require.NoError(t, b.Acquire(context.Background(), 100))
+	done := make(chan error, 1)
+	go func() { done <- b.Acquire(context.Background(), 100) }()
+	require.Eventually(t, func() bool { return b.g.waiting() == 1 }, time.Second, time.Millisecond)
+	b.Stop()
+	require.NoError(t, <-done)
+}
+
+func TestByteBudgetNoCap(t *testing.T) {
+	b := NewByteBudget(0)
+	for range 10 {
+		require.NoError(t, b.Acquire(context.Background(), 1<<30))
+	}
+	assert.Equal(t, int64(10<<30), b.Held())
+}
+
+func TestRequestBufferBytes(t *testing.T) {
+	ix := &Indexer{cfg: Config{MaxBulkBytes: 1000}}
+	assert.Equal(t, 500, ix.RequestBufferBytes(500), "uncompressed before the first request")
+	assert.Equal(t, 1000, ix.RequestBufferBytes(5000), "one request at a time")
+	ix.sizes.observe(100, 1000)
+	assert.Equal(t, 100, ix.RequestBufferBytes(5000), "compressed like the last request")
+}
