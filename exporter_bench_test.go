@@ -289,7 +289,8 @@ func startBenchmarkExporter(tb testing.TB, exp any) {
 // loopback sink, reading the bulk response), and in the same run, on the same data, the
 // serializer alone into a reused buffer (impl=serializer) and pdata's OTLP JSON and OTLP
 // protobuf marshalers (impl=otlpjson, impl=otlpproto). events/s counts records (log records,
-// spans, data points) per second. scripts/benchtable turns the output into ratios.
+// spans, data points) per second; cpu-ns/event is the process's CPU time per record.
+// internal/cmd/benchtable turns the output into ratios.
 func BenchmarkPush(b *testing.B) { benchmarkPush(b, false) }
 
 // BenchmarkPushParallel is BenchmarkPush with b.RunParallel: GOMAXPROCS goroutines push
@@ -307,6 +308,7 @@ func benchmarkPush(b *testing.B, parallel bool) {
 				b.Helper()
 				b.ReportAllocs()
 				b.SetBytes(size)
+				cpu0, cpuOK := processCPUTime()
 				if parallel {
 					b.RunParallel(func(pb *testing.PB) {
 						do := op()
@@ -326,6 +328,11 @@ func benchmarkPush(b *testing.B, parallel bool) {
 					}
 				}
 				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+				if cpu1, ok := processCPUTime(); ok && cpuOK {
+					// CPU time of the whole process (the loopback sink included) per record:
+					// unlike events/s, it hardly moves when other jobs share the machine.
+					b.ReportMetric(float64(cpu1-cpu0)/float64(n)/float64(b.N), "cpu-ns/event")
+				}
 			}
 			prefix := "signal=" + sig.name + "/records=" + strconv.Itoa(n)
 			b.Run(prefix+"/impl=push", func(b *testing.B) {
