@@ -170,7 +170,7 @@ func New(cfg Config) (*Indexer, error) {
 	ix := &Indexer{cfg: cfg, limiter: NewLogLimiter(cfg.LogRateLimit), docLimiter: NewLogLimiter(cfg.LogRateLimit)}
 	ix.stopCtx, ix.stop = context.WithCancel(context.Background())
 	ix.includeSource.Store(int32(cfg.IncludeSourceOnError))
-	if _, err := ix.newBulkIndexer(); err != nil {
+	if _, err := ix.newSession(0); err != nil {
 		return nil, err
 	}
 	return ix, nil
@@ -191,18 +191,35 @@ func (ix *Indexer) SetIncludeSourceOnError(v docappender.Value) {
 	}
 }
 
-func (ix *Indexer) newBulkIndexer() (*docappender.BulkIndexer, error) {
-	return docappender.NewBulkIndexer(docappender.BulkIndexerConfig{
-		Client:               ix.cfg.Client,
+// newSession returns a session with its own bulk indexer, made with the Indexer's settings of
+// generation gen. The bulk indexer does not compress: the session's gzipClient compresses each
+// whole request body instead (see gzipClient).
+func (ix *Indexer) newSession(gen uint64) (*session, error) {
+	s := &session{gen: gen}
+	client := ix.cfg.Client
+	if ix.cfg.CompressionLevel != 0 {
+		gz, err := newGzipClient(client, ix.cfg.CompressionLevel)
+		if err != nil {
+			return nil, err
+		}
+		s.gz, client = gz, gz
+	}
+	bi, err := docappender.NewBulkIndexer(docappender.BulkIndexerConfig{
+		Client:               client,
 		MaxDocumentRetries:   0, // retries are ours, see the package doc
-		CompressionLevel:     ix.cfg.CompressionLevel,
 		Pipeline:             ix.cfg.Pipeline,
 		IncludeSourceOnError: docappender.Value(ix.includeSource.Load()),
 	})
+	if err != nil {
+		return nil, err
+	}
+	s.bi = bi
+	return s, nil
 }
 
 type session struct {
 	bi           *docappender.BulkIndexer
+	gz           *gzipClient // compresses bi's requests; nil without compression
 	reader       docReader
 	templates    map[string]string // dynamic templates of the item being added
 	chunk, retry []int
@@ -224,11 +241,7 @@ func (ix *Indexer) getSession() (*session, error) {
 	if s, ok := ix.pool.Get().(*session); ok && s.gen == gen {
 		return s, nil
 	}
-	bi, err := ix.newBulkIndexer()
-	if err != nil {
-		return nil, err
-	}
-	return &session{bi: bi, gen: gen}, nil
+	return ix.newSession(gen)
 }
 
 func (ix *Indexer) putSession(s *session) {
@@ -450,7 +463,7 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 				return fmt.Errorf("adding a document to the bulk request: %w", err)
 			}
 		}
-		stat, status, retryAfter, err := ix.flush(ctx, s.bi)
+		stat, status, retryAfter, err := ix.flush(ctx, s)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ix.giveUp(ctx, s, pending, status, attempt+1, err)
@@ -553,7 +566,8 @@ func (ix *Indexer) split(ctx context.Context, s *session, b *Batch, pending []in
 // flush sends what the bulk indexer holds and records the request's telemetry. It returns the
 // HTTP status of a failed request, 0 for a network failure, and the wait the server asked for
 // with Retry-After.
-func (ix *Indexer) flush(ctx context.Context, bi *docappender.BulkIndexer) (docappender.BulkIndexerResponseStat, int, time.Duration, error) {
+func (ix *Indexer) flush(ctx context.Context, s *session) (docappender.BulkIndexerResponseStat, int, time.Duration, error) {
+	bi := s.bi
 	reqCtx := ctx
 	if ix.cfg.RequestTimeout > 0 {
 		var cancel context.CancelFunc
@@ -583,7 +597,11 @@ func (ix *Indexer) flush(ctx context.Context, bi *docappender.BulkIndexer) (doca
 			}
 		}
 	} else {
-		ix.cfg.Telemetry.FlushedBytes.Add(ctx, int64(bi.BytesFlushed()))
+		flushed := bi.BytesFlushed()
+		if s.gz != nil {
+			flushed = s.gz.sent
+		}
+		ix.cfg.Telemetry.FlushedBytes.Add(ctx, int64(flushed))
 		ix.cfg.Telemetry.FlushedUncompressedBytes.Add(ctx, int64(bi.BytesUncompressedFlushed()))
 	}
 	attrs := metric.WithAttributeSet(attribute.NewSet(
