@@ -76,7 +76,7 @@ update-golden: ## Rewrite the generated golden files (never the hand-written one
 	$(GO) test -count=1 -run TestGolden . -update
 
 .PHONY: bench
-bench: ## Serializer benchmarks, then the push path per signal and size with its ratio table (GOMAXPROCS=2, ~4 min)
+bench: ## Serializer benchmarks, then the push path per signal and size with its ratio table (GOMAXPROCS=2, ~2 min)
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/serializer/
 	$(GO) test -run '^$$' -bench '^BenchmarkPush' -benchmem -cpu 2 -benchtime $(PUSH_BENCHTIME) . \
 		| tee /dev/stderr | $(GO) run ./internal/cmd/benchtable

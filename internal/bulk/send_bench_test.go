@@ -29,8 +29,8 @@ type stubClient struct {
 func (c *stubClient) Perform(req *http.Request) (*http.Response, error) {
 	_, _ = io.Copy(io.Discard, req.Body)
 	if c.noItems {
-		return &http.Response{StatusCode: http.StatusOK, Header: http.Header{},
-			Body: io.NopCloser(strings.NewReader(`{"errors":false,"items":[]}`))}, nil
+		body := io.NopCloser(strings.NewReader(`{"errors":false,"items":[]}`))
+		return &http.Response{StatusCode: http.StatusOK, Header: http.Header{}, Body: body}, nil
 	}
 	n := req.Header.Get("X-Elastic-Event-Count")
 	c.mu.Lock()
