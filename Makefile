@@ -35,6 +35,10 @@ FUZZ_TARGETS := \
 	./internal/routing:FuzzRouteDataStream
 FUZZTIME ?= 10s
 
+# Time per benchmark of the push matrix that `make bench` runs (3 signals x 4 sizes x
+# 4 implementations, serial and parallel).
+PUSH_BENCHTIME ?= 500ms
+
 # Length of the Elasticsearch outage that the fault-injection suite rides out.
 FAULT_OUTAGE ?= 60s
 
@@ -75,8 +79,10 @@ update-golden: ## Rewrite the generated golden files (never the hand-written one
 	$(GO) test -count=1 -run TestGolden . -update
 
 .PHONY: bench
-bench: ## Serializer benchmarks (with the OTLP JSON baseline in the same run) and the push path to a loopback sink
-	$(GO) test -run '^$$' -bench . -benchmem ./internal/serializer/ .
+bench: ## Serializer benchmarks, then the push path per signal and size with its ratio table (GOMAXPROCS=2, ~2 min)
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/serializer/
+	$(GO) test -run '^$$' -bench '^BenchmarkPush' -benchmem -cpu 2 -benchtime $(PUSH_BENCHTIME) . \
+		| tee /dev/stderr | $(GO) run ./internal/cmd/benchtable
 
 ##@ Code generation
 

@@ -5,7 +5,6 @@ package elasticsearchexporter
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -15,9 +14,14 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
 // bulkServer starts a server that answers GET / with a version and each bulk request with
@@ -38,8 +42,13 @@ func bulkServer(tb testing.TB, answer func(w http.ResponseWriter, n int)) string
 	return srv.URL
 }
 
-// bulkSink answers every bulk request with one 201 item per document, without decoding the
-// body, so that a benchmark measures the exporter and not a fake server's parsing.
+// sinkIndex is the index name the sink answers for every item: the backing index of a data
+// stream, as Elasticsearch names it in bulk responses.
+const sinkIndex = ".ds-logs-generic.otel-default-2026.11.30-000001"
+
+// bulkSink answers every bulk request with one 201 item per document, as Elasticsearch does
+// with the exporter's filter_path, without decoding the body, so that a benchmark measures the
+// exporter and not a fake server's parsing.
 func bulkSink(tb testing.TB) string {
 	tb.Helper()
 	var mu sync.Mutex
@@ -48,8 +57,8 @@ func bulkSink(tb testing.TB) string {
 		mu.Lock()
 		resp, ok := responses[n]
 		if !ok {
-			resp = []byte(`{"errors":false,"items":[` +
-				strings.TrimSuffix(strings.Repeat(`{"create":{"_index":"i","status":201}},`, n), ",") + `]}`)
+			resp = []byte(`{"items":[` +
+				strings.TrimSuffix(strings.Repeat(`{"create":{"_index":"`+sinkIndex+`","status":201}},`, n), ",") + `]}`)
 			responses[n] = resp
 		}
 		mu.Unlock()
@@ -57,14 +66,21 @@ func bulkSink(tb testing.TB) string {
 	})
 }
 
-// benchmarkLogs returns n small log records in one resource and scope.
+// benchmarkResource gives r the attributes of a small service.
+func benchmarkResource(r pcommon.Resource) {
+	r.Attributes().PutStr("service.name", "checkout")
+	r.Attributes().PutStr("host.name", "web-1")
+}
+
+// benchmarkLogs returns n small log records (about 300 bytes of JSON each) in one resource and
+// scope.
 func benchmarkLogs(n int) plog.Logs {
 	ld := plog.NewLogs()
 	rl := ld.ResourceLogs().AppendEmpty()
-	rl.Resource().Attributes().PutStr("service.name", "checkout")
-	rl.Resource().Attributes().PutStr("host.name", "web-1")
+	benchmarkResource(rl.Resource())
 	sl := rl.ScopeLogs().AppendEmpty()
 	sl.Scope().SetName("checkout.logger")
+	sl.LogRecords().EnsureCapacity(n)
 	for i := range n {
 		r := sl.LogRecords().AppendEmpty()
 		r.SetTimestamp(pcommon.Timestamp(1_700_000_000_000_000_000 + i))
@@ -78,25 +94,298 @@ func benchmarkLogs(n int) plog.Logs {
 	return ld
 }
 
-// BenchmarkPushLogs measures the whole push path of the factory-built exporter: encoding,
-// gzip at level 1, the HTTP round trip to a loopback sink and reading the bulk response.
-func BenchmarkPushLogs(b *testing.B) {
-	for _, n := range []int{10, 100, 1000, 10000} {
-		b.Run(fmt.Sprintf("records=%d", n), func(b *testing.B) {
-			cfg := newTestConfig(bulkSink(b))
-			e, err := newExporter(cfg, testSettings())
-			require.NoError(b, err)
-			require.NoError(b, e.start(context.Background(), componenttest.NewNopHost()))
-			b.Cleanup(func() { require.NoError(b, e.shutdown(context.Background())) })
-			ld := benchmarkLogs(n)
-			ctx := context.Background()
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := e.pushLogs(ctx, ld); err != nil {
-					b.Fatal(err)
+// benchmarkTraces returns n small spans (about 400 bytes of JSON each, no events) in one
+// resource and scope.
+func benchmarkTraces(n int) ptrace.Traces {
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	benchmarkResource(rs.Resource())
+	ss := rs.ScopeSpans().AppendEmpty()
+	ss.Scope().SetName("checkout.http")
+	ss.Spans().EnsureCapacity(n)
+	for i := range n {
+		s := ss.Spans().AppendEmpty()
+		start := pcommon.Timestamp(1_700_000_000_000_000_000 + i*1000)
+		s.SetStartTimestamp(start)
+		s.SetEndTimestamp(start + 1_500_000)
+		s.SetTraceID(pcommon.TraceID{0x5b, 0x8e, 0xff, 0xf7, 0x98, 0x03, 0x81, 0x03, 0xd2, 0x69, 0xb6, 0x33, byte(i >> 24), byte(i >> 16), byte(i >> 8), byte(i)})
+		s.SetSpanID(pcommon.SpanID{0xeb, 0xa1, byte(i >> 24), byte(i >> 16), byte(i >> 8), byte(i), 0x7a, 0x01})
+		s.SetName("POST /orders")
+		s.SetKind(ptrace.SpanKindServer)
+		s.Attributes().PutStr("http.method", "POST")
+		s.Attributes().PutInt("http.status_code", 201)
+	}
+	td.MarkReadOnly()
+	return td
+}
+
+// benchmarkMetrics returns n gauge data points, each with its own attributes and so its own
+// document (about 300 bytes of JSON each), in one resource and scope.
+func benchmarkMetrics(n int) pmetric.Metrics {
+	md := pmetric.NewMetrics()
+	rm := md.ResourceMetrics().AppendEmpty()
+	benchmarkResource(rm.Resource())
+	sm := rm.ScopeMetrics().AppendEmpty()
+	sm.Scope().SetName("checkout.runtime")
+	m := sm.Metrics().AppendEmpty()
+	m.SetName("process.cpu.utilization")
+	m.SetUnit("1")
+	dps := m.SetEmptyGauge().DataPoints()
+	dps.EnsureCapacity(n)
+	for i := range n {
+		dp := dps.AppendEmpty()
+		dp.SetTimestamp(pcommon.Timestamp(1_700_000_000_000_000_000))
+		dp.SetDoubleValue(float64(i%100) / 100)
+		dp.Attributes().PutInt("cpu", int64(i))
+		dp.Attributes().PutStr("state", "user")
+	}
+	md.MarkReadOnly()
+	return md
+}
+
+var benchmarkSizes = []int{10, 100, 1000, 10000}
+
+// benchmarkSignal is one signal of the push benchmarks: the data and each way of handling it.
+type benchmarkSignal struct {
+	name string
+	// data returns the push input of n records.
+	data func(n int) any
+	// push consumes the input through the factory-built exporter.
+	push func(ctx context.Context, exp, data any) error
+	// create builds the exporter for the signal.
+	create func(tb testing.TB, url string) any
+	// encode runs only the serializer over the input, into buf.
+	encode func(e *serializer.Encoder, buf []byte, data any) []byte
+	// otlpJSON and otlpProto marshal the input with pdata's marshalers.
+	otlpJSON, otlpProto func(data any) ([]byte, error)
+}
+
+var (
+	benchmarkLogsStream   = serializer.DataStream{Type: "logs", Dataset: "generic", Namespace: "default"}
+	benchmarkTracesStream = serializer.DataStream{Type: "traces", Dataset: "generic", Namespace: "default"}
+)
+
+var benchmarkSignals = []benchmarkSignal{
+	{
+		name: "logs",
+		data: func(n int) any { return benchmarkLogs(n) },
+		create: func(tb testing.TB, url string) any {
+			tb.Helper()
+			exp, err := NewFactory().CreateLogs(context.Background(), testSettings(), benchmarkConfig(url))
+			require.NoError(tb, err)
+			startBenchmarkExporter(tb, exp)
+			return exp
+		},
+		push: func(ctx context.Context, exp, data any) error {
+			return exp.(interface {
+				ConsumeLogs(context.Context, plog.Logs) error
+			}).ConsumeLogs(ctx, data.(plog.Logs))
+		},
+		encode: func(e *serializer.Encoder, buf []byte, data any) []byte {
+			for _, rl := range data.(plog.Logs).ResourceLogs().All() {
+				e.SetResource(rl.Resource(), rl.SchemaUrl())
+				for _, sl := range rl.ScopeLogs().All() {
+					e.SetScope(sl.Scope(), sl.SchemaUrl())
+					for _, r := range sl.LogRecords().All() {
+						buf = e.AppendLog(buf, r, benchmarkLogsStream)
+					}
 				}
 			}
-			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+			return buf
+		},
+		otlpJSON:  func(data any) ([]byte, error) { return (&plog.JSONMarshaler{}).MarshalLogs(data.(plog.Logs)) },
+		otlpProto: func(data any) ([]byte, error) { return (&plog.ProtoMarshaler{}).MarshalLogs(data.(plog.Logs)) },
+	},
+	{
+		name: "spans",
+		data: func(n int) any { return benchmarkTraces(n) },
+		create: func(tb testing.TB, url string) any {
+			tb.Helper()
+			exp, err := NewFactory().CreateTraces(context.Background(), testSettings(), benchmarkConfig(url))
+			require.NoError(tb, err)
+			startBenchmarkExporter(tb, exp)
+			return exp
+		},
+		push: func(ctx context.Context, exp, data any) error {
+			return exp.(interface {
+				ConsumeTraces(context.Context, ptrace.Traces) error
+			}).ConsumeTraces(ctx, data.(ptrace.Traces))
+		},
+		encode: func(e *serializer.Encoder, buf []byte, data any) []byte {
+			for _, rs := range data.(ptrace.Traces).ResourceSpans().All() {
+				e.SetResource(rs.Resource(), rs.SchemaUrl())
+				for _, ss := range rs.ScopeSpans().All() {
+					e.SetScope(ss.Scope(), ss.SchemaUrl())
+					for _, s := range ss.Spans().All() {
+						buf = e.AppendSpan(buf, s, benchmarkTracesStream)
+					}
+				}
+			}
+			return buf
+		},
+		otlpJSON:  func(data any) ([]byte, error) { return (&ptrace.JSONMarshaler{}).MarshalTraces(data.(ptrace.Traces)) },
+		otlpProto: func(data any) ([]byte, error) { return (&ptrace.ProtoMarshaler{}).MarshalTraces(data.(ptrace.Traces)) },
+	},
+	{
+		name: "metrics",
+		data: func(n int) any { return benchmarkMetrics(n) },
+		create: func(tb testing.TB, url string) any {
+			tb.Helper()
+			exp, err := NewFactory().CreateMetrics(context.Background(), testSettings(), benchmarkConfig(url))
+			require.NoError(tb, err)
+			startBenchmarkExporter(tb, exp)
+			return exp
+		},
+		push: func(ctx context.Context, exp, data any) error {
+			return exp.(interface {
+				ConsumeMetrics(context.Context, pmetric.Metrics) error
+			}).ConsumeMetrics(ctx, data.(pmetric.Metrics))
+		},
+		encode: func(e *serializer.Encoder, buf []byte, data any) []byte {
+			e.EncodeMetrics(&buf, data.(pmetric.Metrics), benchmarkMetricRoute, discardMetricsSink{})
+			return buf
+		},
+		otlpJSON: func(data any) ([]byte, error) {
+			return (&pmetric.JSONMarshaler{}).MarshalMetrics(data.(pmetric.Metrics))
+		},
+		otlpProto: func(data any) ([]byte, error) {
+			return (&pmetric.ProtoMarshaler{}).MarshalMetrics(data.(pmetric.Metrics))
+		},
+	},
+}
+
+func benchmarkMetricRoute(pcommon.Map, pcommon.Map, pcommon.Map, string, pcommon.Timestamp) (string, serializer.DataStream, error) {
+	return "metrics-generic.otel-default", serializer.DataStream{Type: "metrics", Dataset: "generic", Namespace: "default"}, nil
+}
+
+type discardMetricsSink struct{}
+
+func (discardMetricsSink) AddMetricsDocument(int, string, serializer.DataStream, []serializer.DynamicTemplate) {
+}
+
+// benchmarkConfig is the default config pointed at url, with the sending queue off so that
+// each Consume call pushes synchronously, and gzip at level 1 (the default, set here so that
+// the benchmark does not follow a change of the default).
+func benchmarkConfig(url string) *Config {
+	cfg := newTestConfig(url)
+	cfg.CompressionParams.Level = 1
+	return cfg
+}
+
+type lifecycle interface {
+	Start(context.Context, component.Host) error
+	Shutdown(context.Context) error
+}
+
+func startBenchmarkExporter(tb testing.TB, exp any) {
+	tb.Helper()
+	c := exp.(lifecycle)
+	require.NoError(tb, c.Start(context.Background(), componenttest.NewNopHost()))
+	tb.Cleanup(func() { require.NoError(tb, c.Shutdown(context.Background())) })
+}
+
+// BenchmarkPush measures, per signal and number of records per push, the whole push path of the
+// factory-built exporter (impl=push: encoding, gzip at level 1, the HTTP round trip to a
+// loopback sink, reading the bulk response), and in the same run, on the same data, the
+// serializer alone into a reused buffer (impl=serializer) and pdata's OTLP JSON and OTLP
+// protobuf marshalers (impl=otlpjson, impl=otlpproto). events/s counts records (log records,
+// spans, data points) per second; cpu-ns/event is the process's CPU time per record.
+// internal/cmd/benchtable turns the output into ratios.
+func BenchmarkPush(b *testing.B) { benchmarkPush(b, false) }
+
+// BenchmarkPushParallel is BenchmarkPush with b.RunParallel: GOMAXPROCS goroutines push
+// concurrently to one exporter, as the sending queue's consumers do. `make bench` runs it with
+// GOMAXPROCS=2 (-cpu 2).
+func BenchmarkPushParallel(b *testing.B) { benchmarkPush(b, true) }
+
+func benchmarkPush(b *testing.B, parallel bool) {
+	b.Helper()
+	for _, sig := range benchmarkSignals {
+		for _, n := range benchmarkSizes {
+			data := sig.data(n)
+			size := int64(len(sig.encode(new(serializer.Encoder), nil, data)))
+			run := func(b *testing.B, op func() func() error) {
+				b.Helper()
+				b.ReportAllocs()
+				b.SetBytes(size)
+				cpu0, cpuOK := processCPUTime()
+				if parallel {
+					b.RunParallel(func(pb *testing.PB) {
+						do := op()
+						for pb.Next() {
+							if err := do(); err != nil {
+								b.Error(err)
+								return
+							}
+						}
+					})
+				} else {
+					do := op()
+					for b.Loop() {
+						if err := do(); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+				if cpu1, ok := processCPUTime(); ok && cpuOK {
+					// CPU time of the whole process (the loopback sink included) per record:
+					// unlike events/s, it hardly moves when other jobs share the machine.
+					b.ReportMetric(float64(cpu1-cpu0)/float64(n)/float64(b.N), "cpu-ns/event")
+				}
+			}
+			prefix := "signal=" + sig.name + "/records=" + strconv.Itoa(n)
+			b.Run(prefix+"/impl=push", func(b *testing.B) {
+				exp := sig.create(b, bulkSink(b))
+				// A context with a Done channel, as the sending queue gives: a background
+				// context would let every select on it take a shortcut.
+				ctx := b.Context()
+				run(b, func() func() error {
+					return func() error { return sig.push(ctx, exp, data) }
+				})
+			})
+			b.Run(prefix+"/impl=serializer", func(b *testing.B) {
+				run(b, func() func() error {
+					var e serializer.Encoder
+					buf := sig.encode(&e, nil, data)
+					return func() error {
+						buf = sig.encode(&e, buf[:0], data)
+						return nil
+					}
+				})
+			})
+			b.Run(prefix+"/impl=otlpjson", func(b *testing.B) {
+				run(b, func() func() error {
+					return func() error {
+						_, err := sig.otlpJSON(data)
+						return err
+					}
+				})
+			})
+			b.Run(prefix+"/impl=otlpproto", func(b *testing.B) {
+				run(b, func() func() error {
+					return func() error {
+						_, err := sig.otlpProto(data)
+						return err
+					}
+				})
+			})
+		}
+	}
+}
+
+// TestBenchmarkData keeps the push benchmarks honest: each signal's data reaches the sink as
+// documents of the intended small size, and every push succeeds.
+func TestBenchmarkData(t *testing.T) {
+	for _, sig := range benchmarkSignals {
+		t.Run(sig.name, func(t *testing.T) {
+			data := sig.data(100)
+			size := len(sig.encode(new(serializer.Encoder), nil, data))
+			perDoc := size / 100
+			t.Logf("%s: %d bytes per document", sig.name, perDoc)
+			require.InDelta(t, 375, perDoc, 75, "documents should be small records of about 300 bytes")
+			exp := sig.create(t, bulkSink(t))
+			require.NoError(t, sig.push(context.Background(), exp, data))
 		})
 	}
 }

@@ -115,8 +115,13 @@ func TestPushLogsSendsGzippedBulk(t *testing.T) {
 	}
 	assert.Equal(t, int64(5), counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("indexed")))
 	assert.Equal(t, int64(1), counterSum(t, tel, "otelcol_elasticsearch.bulk_requests.count", outcome("success")))
-	assert.Positive(t, counterSum(t, tel, "otelcol_elasticsearch.flushed.bytes"))
-	assert.Positive(t, counterSum(t, tel, "otelcol_elasticsearch.flushed.uncompressed.bytes"))
+	// The flushed bytes are those on the wire, gzipped; the uncompressed ones are the NDJSON.
+	assert.Positive(t, req.ContentLength)
+	assert.Equal(t, req.ContentLength, counterSum(t, tel, "otelcol_elasticsearch.flushed.bytes"))
+	bodies := srv.Bodies()
+	require.Len(t, bodies, 1)
+	assert.Equal(t, int64(len(bodies[0])), counterSum(t, tel, "otelcol_elasticsearch.flushed.uncompressed.bytes"))
+	assert.Less(t, req.ContentLength, int64(len(bodies[0])))
 	assert.Zero(t, counterSum(t, tel, "otelcol_elasticsearch.inflight.bytes"), "nothing is held once the push returned")
 }
 

@@ -177,7 +177,7 @@ func New(cfg Config) (*Indexer, error) {
 	ix.stopCtx, ix.stop = context.WithCancel(context.Background())
 	ix.includeSource.Store(int32(cfg.IncludeSourceOnError))
 	ix.requests = newConcurrencyLimiter(cfg.Concurrency)
-	if _, err := ix.newBulkIndexer(); err != nil {
+	if _, err := ix.newSession(0); err != nil {
 		return nil, err
 	}
 	return ix, nil
@@ -198,18 +198,35 @@ func (ix *Indexer) SetIncludeSourceOnError(v docappender.Value) {
 	}
 }
 
-func (ix *Indexer) newBulkIndexer() (*docappender.BulkIndexer, error) {
-	return docappender.NewBulkIndexer(docappender.BulkIndexerConfig{
-		Client:               ix.cfg.Client,
+// newSession returns a session with its own bulk indexer, made with the Indexer's settings of
+// generation gen. The bulk indexer does not compress: the session's gzipClient compresses each
+// whole request body instead (see gzipClient).
+func (ix *Indexer) newSession(gen uint64) (*session, error) {
+	s := &session{gen: gen}
+	client := ix.cfg.Client
+	if ix.cfg.CompressionLevel != 0 {
+		gz, err := newGzipClient(client, ix.cfg.CompressionLevel)
+		if err != nil {
+			return nil, err
+		}
+		s.gz, client = gz, gz
+	}
+	bi, err := docappender.NewBulkIndexer(docappender.BulkIndexerConfig{
+		Client:               client,
 		MaxDocumentRetries:   0, // retries are ours, see the package doc
-		CompressionLevel:     ix.cfg.CompressionLevel,
 		Pipeline:             ix.cfg.Pipeline,
 		IncludeSourceOnError: docappender.Value(ix.includeSource.Load()),
 	})
+	if err != nil {
+		return nil, err
+	}
+	s.bi = bi
+	return s, nil
 }
 
 type session struct {
 	bi           *docappender.BulkIndexer
+	gz           *gzipClient // compresses bi's requests; nil without compression
 	reader       docReader
 	templates    map[string]string // dynamic templates of the item being added
 	chunk, retry []int
@@ -231,11 +248,7 @@ func (ix *Indexer) getSession() (*session, error) {
 	if s, ok := ix.pool.Get().(*session); ok && s.gen == gen {
 		return s, nil
 	}
-	bi, err := ix.newBulkIndexer()
-	if err != nil {
-		return nil, err
-	}
-	return &session{bi: bi, gen: gen}, nil
+	return ix.newSession(gen)
 }
 
 func (ix *Indexer) putSession(s *session) {
@@ -457,7 +470,7 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 				return fmt.Errorf("adding a document to the bulk request: %w", err)
 			}
 		}
-		stat, status, retryAfter, err := ix.flush(ctx, s.bi)
+		stat, status, retryAfter, err := ix.flush(ctx, s)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ix.giveUp(ctx, s, pending, status, attempt+1, err)
@@ -560,7 +573,8 @@ func (ix *Indexer) split(ctx context.Context, s *session, b *Batch, pending []in
 // flush sends what the bulk indexer holds and records the request's telemetry. It returns the
 // HTTP status of a failed request, 0 for a network failure, and the wait the server asked for
 // with Retry-After.
-func (ix *Indexer) flush(ctx context.Context, bi *docappender.BulkIndexer) (docappender.BulkIndexerResponseStat, int, time.Duration, error) {
+func (ix *Indexer) flush(ctx context.Context, s *session) (docappender.BulkIndexerResponseStat, int, time.Duration, error) {
+	bi := s.bi
 	if err := ix.requests.acquire(ctx); err != nil {
 		bi.Reset() // the documents added are not sent; the next attempt adds them again
 		return docappender.BulkIndexerResponseStat{}, 0, 0, fmt.Errorf("waiting for a bulk request slot: %w", err)
@@ -594,9 +608,13 @@ func (ix *Indexer) flush(ctx context.Context, bi *docappender.BulkIndexer) (doca
 			}
 		}
 	} else {
-		ix.cfg.Telemetry.FlushedBytes.Add(ctx, int64(bi.BytesFlushed()))
+		flushed := bi.BytesFlushed()
+		if s.gz != nil {
+			flushed = s.gz.sent
+		}
+		ix.cfg.Telemetry.FlushedBytes.Add(ctx, int64(flushed))
 		ix.cfg.Telemetry.FlushedUncompressedBytes.Add(ctx, int64(bi.BytesUncompressedFlushed()))
-		ix.sizes.observe(bi.BytesFlushed(), bi.BytesUncompressedFlushed())
+		ix.sizes.observe(flushed, bi.BytesUncompressedFlushed())
 	}
 	ix.requests.release(time.Since(start), requestBackpressure(status, &stat, err, ctx.Err()), err == nil)
 	attrs := metric.WithAttributeSet(attribute.NewSet(

@@ -1623,8 +1623,9 @@ func everyTypeMetrics(n int) pmetric.Metrics {
 // long at 8n, work that grows with the square of the count (a pcommon.Map.Get per key while
 // hashing and comparing attributes, a linear scan of the names written for every name) 64
 // times, and a single large payload then holds an exporter goroutine for seconds. Each size
-// is timed three times and the fastest run counts, so that a busy machine (or the race
-// detector) slows both sizes alike rather than failing the test.
+// is timed five times and the fastest run counts, so that a busy machine (or the race
+// detector) slows both sizes alike; the limit, 40 times, leaves room for cache effects (the
+// larger input no longer fits the caches: up to 2 times per element here) and noise.
 func TestGroupingScalesLinearly(t *testing.T) {
 	tests := []struct {
 		name string
@@ -1663,7 +1664,7 @@ func TestGroupingScalesLinearly(t *testing.T) {
 				var e Encoder
 				var buf []byte
 				best := time.Duration(math.MaxInt64)
-				for range 3 {
+				for range 5 {
 					var sink countingSink
 					buf = buf[:0]
 					start := time.Now()
@@ -1674,7 +1675,7 @@ func TestGroupingScalesLinearly(t *testing.T) {
 				return best
 			}
 			small, large := fastest(tt.n), fastest(8*tt.n)
-			if ratio := float64(large) / float64(small); ratio > 24 {
+			if ratio := float64(large) / float64(small); ratio > 40 {
 				t.Errorf("8 times as many %s took %.0f times as long (%v vs %v); linear work takes about 8 times", tt.name, ratio, large, small)
 			}
 		})
