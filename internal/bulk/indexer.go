@@ -203,7 +203,7 @@ func (ix *Indexer) SetIncludeSourceOnError(v docappender.Value) {
 // whole request body instead (see gzipClient).
 func (ix *Indexer) newSession(gen uint64) (*session, error) {
 	s := &session{gen: gen}
-	client := ix.cfg.Client
+	var client elastictransport.Interface = &compactClient{next: ix.cfg.Client}
 	if ix.cfg.CompressionLevel != 0 {
 		gz, err := newGzipClient(client, ix.cfg.CompressionLevel)
 		if err != nil {

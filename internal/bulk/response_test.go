@@ -1,0 +1,127 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package bulk
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/elastic/go-docappender/v2"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestCompactBulkResponse(t *testing.T) {
+	const ok = `{"create":{"_index":".ds-logs-generic.otel-default-2026.11.30-000001","status":201}}`
+	tests := []struct {
+		name, in, want string
+		shaped         bool
+	}{
+		{name: "empty", in: `{"items":[]}`, want: `{"items":[]}`, shaped: true},
+		{name: "created", in: `{"items":[` + ok + `,` + ok + `]}`, want: `{"items":[{"c":{}},{"c":{}}]}`, shaped: true},
+		{name: "trailing newline", in: `{"items":[` + ok + `]}` + "\n", want: `{"items":[{"c":{}}]}`, shaped: true},
+		{
+			name: "errors kept in place", shaped: true,
+			in: `{"items":[` + ok + `,{"create":{"_index":"i","status":400,"error":{"type":"document_parsing_exception","reason":"a \"quoted\" } reason"}}},` + ok + `]}`,
+			want: `{"items":[{"c":{}},{"create":{"_index":"i","status":400,"error":{"type":"document_parsing_exception","reason":"a \"quoted\" } reason"}}},{"c":{}}]}`,
+		},
+		{
+			name: "failure store kept", shaped: true,
+			in:   `{"items":[{"create":{"_index":"i","status":201,"failure_store":"used"}}]}`,
+			want: `{"items":[{"create":{"_index":"i","status":201,"failure_store":"used"}}]}`,
+		},
+		{
+			name: "other status kept", shaped: true,
+			in:   `{"items":[{"create":{"_index":"i","status":200}},{"index":{"_index":"i","status":201}}]}`,
+			want: `{"items":[{"create":{"_index":"i","status":200}},{"index":{"_index":"i","status":201}}]}`,
+		},
+		{name: "other top level", in: `{"errors":false,"items":[` + ok + `]}`},
+		{name: "truncated", in: `{"items":[` + ok + `,{"create":{"_index":"i"`},
+		{name: "truncated string", in: `{"items":[{"create":{"_index":"i\"`},
+		{name: "no closing brace", in: `{"items":[` + ok + `]`},
+		{name: "garbage between items", in: `{"items":[` + ok + ` x ` + ok + `]}`},
+		{name: "not an object", in: `{"items":[1]}`},
+		{name: "too deep", in: `{"items":[` + strings.Repeat("[", 100) + `]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, shaped := compactBulkResponse(nil, []byte(tt.in))
+			require.Equal(t, tt.shaped, shaped)
+			if shaped {
+				assert.Equal(t, tt.want, string(got))
+			}
+		})
+	}
+}
+
+// TestCompactedResponseKeepsOutcomes sends documents through docappender with and without
+// compaction of the answer and checks that docappender reports the same: indexed count, failed
+// documents with their positions, statuses and reasons, failure store use.
+func TestCompactedResponseKeepsOutcomes(t *testing.T) {
+	answer := `{"items":[` +
+		`{"create":{"_index":"a","status":201}},` +
+		`{"create":{"_index":"a","status":409,"error":{"type":"version_conflict_engine_exception","reason":"exists"}}},` +
+		`{"create":{"_index":"a","status":201,"failure_store":"used"}},` +
+		`{"create":{"_index":"a","status":201}},` +
+		`{"create":{"_index":"a","status":429,"error":{"type":"es_rejected_execution_exception","reason":"busy"}}}` +
+		`]}`
+	stat := func(compact bool) docappender.BulkIndexerResponseStat {
+		var client interface {
+			Perform(*http.Request) (*http.Response, error)
+		} = okClient(answer)
+		if compact {
+			client = &compactClient{next: okClient(answer)}
+		}
+		bi, err := docappender.NewBulkIndexer(docappender.BulkIndexerConfig{Client: client, IncludeSourceOnError: docappender.True})
+		require.NoError(t, err)
+		for range 5 {
+			require.NoError(t, bi.Add(docappender.BulkIndexerItem{Index: "a", Body: strings.NewReader(`{}`)}))
+		}
+		s, err := bi.Flush(context.Background())
+		require.NoError(t, err)
+		return s
+	}
+	plain, compacted := stat(false), stat(true)
+	assert.Equal(t, plain, compacted)
+	assert.Equal(t, int64(3), compacted.Indexed)
+	require.Len(t, compacted.FailedDocs, 2)
+	assert.Equal(t, 1, compacted.FailedDocs[0].Position)
+	assert.Equal(t, 4, compacted.FailedDocs[1].Position)
+	assert.Equal(t, "busy", compacted.FailedDocs[1].Error.Reason)
+	assert.Equal(t, int64(1), compacted.FailureStoreDocs.Used)
+}
+
+func TestCompactClientPassesOtherAnswersOn(t *testing.T) {
+	for _, status := range []int{http.StatusBadRequest, http.StatusTooManyRequests} {
+		c := &compactClient{next: stubStatus(status, `{"items":[{"create":{"_index":"a","status":201}}]}`)}
+		resp, err := c.Perform(&http.Request{})
+		require.NoError(t, err)
+		b, _ := io.ReadAll(resp.Body)
+		assert.Equal(t, `{"items":[{"create":{"_index":"a","status":201}}]}`, string(b), "status %d", status)
+	}
+	failing := &compactClient{next: clientFunc(func(*http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: http.StatusOK, Body: io.NopCloser(io.MultiReader(strings.NewReader(`{"items":[`), errReader{errors.New("connection reset")}))}, nil
+	})}
+	resp, err := failing.Perform(&http.Request{})
+	require.NoError(t, err)
+	_, err = io.ReadAll(resp.Body)
+	assert.EqualError(t, err, "connection reset", "a body that fails to read still fails for docappender")
+}
+
+type clientFunc func(*http.Request) (*http.Response, error)
+
+func (f clientFunc) Perform(r *http.Request) (*http.Response, error) { return f(r) }
+
+func stubStatus(status int, body string) clientFunc {
+	return func(*http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: status, Header: http.Header{}, Body: io.NopCloser(bytes.NewReader([]byte(body)))}, nil
+	}
+}
+
+func okClient(body string) clientFunc { return stubStatus(http.StatusOK, body) }
