@@ -28,7 +28,7 @@ func TestCompactBulkResponse(t *testing.T) {
 		{name: "trailing newline", in: `{"items":[` + ok + `]}` + "\n", want: `{"items":[{"c":{}}]}`, shaped: true},
 		{
 			name: "errors kept in place", shaped: true,
-			in: `{"items":[` + ok + `,{"create":{"_index":"i","status":400,"error":{"type":"document_parsing_exception","reason":"a \"quoted\" } reason"}}},` + ok + `]}`,
+			in:   `{"items":[` + ok + `,{"create":{"_index":"i","status":400,"error":{"type":"document_parsing_exception","reason":"a \"quoted\" } reason"}}},` + ok + `]}`,
 			want: `{"items":[{"c":{}},{"create":{"_index":"i","status":400,"error":{"type":"document_parsing_exception","reason":"a \"quoted\" } reason"}}},{"c":{}}]}`,
 		},
 		{
