@@ -436,10 +436,10 @@ func TestCheckModeSupports(t *testing.T) {
 		require.True(t, ok)
 		for _, signal := range []string{"logs", "traces", "metrics"} {
 			if m.Supports(signal) {
-				assert.NoError(t, cfg.checkModeSupports(signal), "%s %s", mode, signal)
+				require.NoError(t, cfg.checkModeSupports(signal), "%s %s", mode, signal)
 				continue
 			}
-			assert.EqualError(t, cfg.checkModeSupports(signal),
+			require.EqualError(t, cfg.checkModeSupports(signal),
 				"`mapping::mode` "+mode+" does not support "+signal+"; choose a mode that does for this pipeline")
 		}
 	}
