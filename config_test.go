@@ -404,7 +404,7 @@ func TestCheckModeSupports(t *testing.T) {
 				assert.NoError(t, cfg.checkModeSupports(signal), "%s %s", mode, signal)
 				continue
 			}
-			assert.EqualError(t, cfg.checkModeSupports(signal),
+			require.EqualError(t, cfg.checkModeSupports(signal),
 				"`mapping::mode` "+mode+" does not support "+signal+"; choose a mode that does for this pipeline")
 		}
 	}

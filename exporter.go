@@ -538,9 +538,8 @@ func spanDocuments(spans ptrace.SpanSlice) int {
 func (st *pushState) setScope(modes *modes, res pcommon.Resource, resSchema string, scope pcommon.InstrumentationScope, scopeSchema string, n int) bool {
 	mode, err := modes.scope(scope.Attributes())
 	if err != nil {
-		var me *modeError
 		errorType := errorTypeInvalidMode
-		if errors.As(err, &me) {
+		if me, ok := errors.AsType[*modeError](err); ok {
 			errorType = me.errorType
 		}
 		st.reject(errorType, n, err)
@@ -611,8 +610,8 @@ func (e *esExporter) pushMetrics(ctx context.Context, md pmetric.Metrics) error 
 		return consumererror.NewPermanent(err)
 	}
 	defer e.putState(st)
-	modes := e.newModes(ctx, routing.TypeMetrics)
-	st.metricsByMode(&modes, md, func(mode serializer.Mode, md pmetric.Metrics) {
+	resolved := e.newModes(ctx, routing.TypeMetrics)
+	st.metricsByMode(&resolved, md, func(mode serializer.Mode, md pmetric.Metrics) {
 		st.setMode(mode)
 		report := st.enc.EncodeMetrics(&st.batch.Buf, md, st.routeMetric, st)
 		e.recordMetricsReport(ctx, &report)
@@ -657,9 +656,8 @@ func (st *pushState) metricsByMode(modes *modes, md pmetric.Metrics, encode func
 			sm := sms.At(j)
 			mode, err := st.metricsMode(modes, sm)
 			if err != nil {
-				var me *modeError
 				errorType := errorTypeUnsupportedMode
-				if errors.As(err, &me) {
+				if me, ok := errors.AsType[*modeError](err); ok {
 					errorType = me.errorType
 				}
 				st.reject(errorType, dataPoints(sm), err)

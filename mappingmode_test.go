@@ -113,7 +113,7 @@ func TestModeSelectionRejections(t *testing.T) {
 			}
 			require.Error(t, err)
 			assert.True(t, consumererror.IsPermanent(err), "a request asking for a mode it cannot have is not retried: %v", err)
-			assert.ErrorContains(t, err, tt.errText)
+			require.ErrorContains(t, err, tt.errText)
 			assert.Equal(t, int64(tt.rejected), counterSum(t, tel, "otelcol_elasticsearch.docs.processed",
 				outcome("rejected"), attribute.String("error.type", tt.errorType)))
 		})
@@ -143,7 +143,7 @@ func TestMetricsScopeWithUnusableModeIsRejectedAlone(t *testing.T) {
 	err = exp.ConsumeMetrics(context.Background(), md)
 	require.Error(t, err)
 	assert.True(t, consumererror.IsPermanent(err))
-	assert.ErrorContains(t, err, "mapping mode bodymap does not support metrics")
+	require.ErrorContains(t, err, "mapping mode bodymap does not support metrics")
 	// Two scopes of two points each are rejected; the other two scopes are written.
 	assert.Equal(t, int64(4), counterSum(t, tel, "otelcol_elasticsearch.docs.processed",
 		outcome("rejected"), attribute.String("error.type", "unsupported_mapping_mode")))

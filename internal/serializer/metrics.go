@@ -110,18 +110,18 @@ type envelopeRef struct {
 }
 
 type metricPoint struct {
-	metric        pmetric.Metric
-	attrs         pcommon.Map
-	idx           int32 // data point index within the metric
-	res, scope    int32 // indices into metricsState.resources / scopes
-	target        int32 // index into metricsState.targets
-	next          int32 // the next point of the same group, or -1
-	hash          uint64
+	metric     pmetric.Metric
+	attrs      pcommon.Map
+	idx        int32 // data point index within the metric
+	res, scope int32 // indices into metricsState.resources / scopes
+	target     int32 // index into metricsState.targets
+	next       int32 // the next point of the same group, or -1
+	hash       uint64
 	// The times that group points: in milliseconds in otel mode; in ecs mode ts is in
 	// nanoseconds and start is 0, as the start time is not written.
 	ts, start int64
-	shape         attrShape // of attrs
-	hints         hintSet
+	shape     attrShape // of attrs
+	hints     hintSet
 }
 
 // pointGroup is one group of points, linked from first to last through metricPoint.next.
@@ -667,11 +667,11 @@ func (e *Encoder) writeGroup(buf *[]byte, sink MetricsSink) {
 
 // takeName claims the name of point pi for the document being written, and reports whether it
 // was free; a point whose name is taken is deferred to the next document.
-func (m *metricsState) takeName(pi int32, name string) bool {
-	if m.nameSet.add(name) {
+func (s *metricsState) takeName(pi int32, name string) bool {
+	if s.nameSet.add(name) {
 		return true
 	}
-	m.deferred = append(m.deferred, pi)
+	s.deferred = append(s.deferred, pi)
 	return false
 }
 

@@ -44,33 +44,33 @@ type ecsTemplate struct {
 
 // ecsResource flattens and converts a resource's attributes once per call of EncodeMetrics:
 // its sorted entries for the documents and its converted top-level attributes for grouping.
-func (m *metricsState) ecsResource(attrs pcommon.Map) envelopeRef {
-	d := &m.ecsRes
+func (s *metricsState) ecsResource(attrs pcommon.Map) envelopeRef {
+	d := &s.ecsRes
 	start, invalid := len(d.entries), d.invalid
 	d.layer(layerResource)
 	d.addECS(attrs, ecsResourceRule)
 	sortEntries(d.entries[start:])
 	ref := envelopeRef{start: start, end: len(d.entries), attrs: attrs, repaired: d.invalid > invalid}
-	ref.pairStart = int32(len(m.ecsPairs))
+	ref.pairStart = int32(len(s.ecsPairs))
 	for k, v := range ecsAttributes(attrs, ecsResourceRule) {
 		h := mix(xxhash.Sum64String(k), hashValue(v))
-		if i := m.pairIndex(ref.pairStart, int32(len(m.ecsPairs)), k); i >= 0 {
+		if i := s.pairIndex(ref.pairStart, int32(len(s.ecsPairs)), k); i >= 0 {
 			// A repeated key: the last one is written, as in the document.
-			ref.hash -= m.ecsPairs[i].hash
-			m.ecsPairs[i].val, m.ecsPairs[i].hash = v, h
+			ref.hash -= s.ecsPairs[i].hash
+			s.ecsPairs[i].val, s.ecsPairs[i].hash = v, h
 		} else {
-			m.ecsPairs = append(m.ecsPairs, ecsPair{key: k, val: v, hash: h})
+			s.ecsPairs = append(s.ecsPairs, ecsPair{key: k, val: v, hash: h})
 		}
 		ref.hash += h
 	}
-	ref.pairEnd = int32(len(m.ecsPairs))
+	ref.pairEnd = int32(len(s.ecsPairs))
 	return ref
 }
 
 // pairIndex returns the index of key among ecsPairs[start:end], or -1.
-func (m *metricsState) pairIndex(start, end int32, key string) int32 {
+func (s *metricsState) pairIndex(start, end int32, key string) int32 {
 	for i := start; i < end; i++ {
-		if m.ecsPairs[i].key == key {
+		if s.ecsPairs[i].key == key {
 			return i
 		}
 	}
@@ -80,7 +80,7 @@ func (m *metricsState) pairIndex(start, end int32, key string) int32 {
 // ecsMergedHash hashes the resource's converted attributes merged with a data point's
 // attributes attrs, of hash ah and the given shape (hashAttrs): the terms of the resource keys
 // that the point replaces are taken out of the sum.
-func (m *metricsState) ecsMergedHash(res *envelopeRef, attrs pcommon.Map, ah uint64, shape attrShape) uint64 {
+func (s *metricsState) ecsMergedHash(res *envelopeRef, attrs pcommon.Map, ah uint64, shape attrShape) uint64 {
 	h := res.hash + ah
 	if res.pairStart == res.pairEnd {
 		return h
@@ -94,8 +94,8 @@ func (m *metricsState) ecsMergedHash(res *envelopeRef, attrs pcommon.Map, ah uin
 				continue
 			}
 		}
-		if i := m.pairIndex(res.pairStart, res.pairEnd, k); i >= 0 {
-			h -= m.ecsPairs[i].hash
+		if i := s.pairIndex(res.pairStart, res.pairEnd, k); i >= 0 {
+			h -= s.ecsPairs[i].hash
 		}
 	}
 	return h
@@ -103,23 +103,23 @@ func (m *metricsState) ecsMergedHash(res *envelopeRef, attrs pcommon.Map, ah uin
 
 // sameECSAttrs reports whether two points have the same merged resource and data point
 // attributes.
-func (m *metricsState) sameECSAttrs(a, b *metricPoint) bool {
+func (s *metricsState) sameECSAttrs(a, b *metricPoint) bool {
 	if a.res == b.res && equalPointAttrs(a.attrs, b.attrs, a.shape, b.shape) {
 		return true
 	}
-	return m.mergedLen(a) == m.mergedLen(b) && m.mergedWithin(a, b)
+	return s.mergedLen(a) == s.mergedLen(b) && s.mergedWithin(a, b)
 }
 
 // mergedGet returns the value of key k in p's merged attributes.
-func (m *metricsState) mergedGet(p *metricPoint, k string) (pcommon.Value, bool) {
+func (s *metricsState) mergedGet(p *metricPoint, k string) (pcommon.Value, bool) {
 	if grouped(k) {
 		if v, ok := p.attrs.Get(k); ok {
 			return v, true
 		}
 	}
-	res := &m.resources[p.res]
-	if i := m.pairIndex(res.pairStart, res.pairEnd, k); i >= 0 {
-		return m.ecsPairs[i].val, true
+	res := &s.resources[p.res]
+	if i := s.pairIndex(res.pairStart, res.pairEnd, k); i >= 0 {
+		return s.ecsPairs[i].val, true
 	}
 	return pcommon.Value{}, false
 }
@@ -134,10 +134,10 @@ func replaced(p *metricPoint, k string) bool {
 }
 
 // mergedLen returns the number of keys of p's merged attributes.
-func (m *metricsState) mergedLen(p *metricPoint) int {
+func (s *metricsState) mergedLen(p *metricPoint) int {
 	n := int(p.shape.grouped)
-	res := &m.resources[p.res]
-	for _, pair := range m.ecsPairs[res.pairStart:res.pairEnd] {
+	res := &s.resources[p.res]
+	for _, pair := range s.ecsPairs[res.pairStart:res.pairEnd] {
 		if !replaced(p, pair.key) {
 			n++
 		}
@@ -146,7 +146,7 @@ func (m *metricsState) mergedLen(p *metricPoint) int {
 }
 
 // mergedWithin reports whether every key of a's merged attributes has an equal value in b's.
-func (m *metricsState) mergedWithin(a, b *metricPoint) bool {
+func (s *metricsState) mergedWithin(a, b *metricPoint) bool {
 	for k, va := range a.attrs.All() {
 		if !grouped(k) {
 			continue
@@ -154,16 +154,16 @@ func (m *metricsState) mergedWithin(a, b *metricPoint) bool {
 		if first, _ := a.attrs.Get(k); first != va {
 			continue // a repeated key
 		}
-		if vb, ok := m.mergedGet(b, k); !ok || !va.Equal(vb) {
+		if vb, ok := s.mergedGet(b, k); !ok || !va.Equal(vb) {
 			return false
 		}
 	}
-	res := &m.resources[a.res]
-	for _, pair := range m.ecsPairs[res.pairStart:res.pairEnd] {
+	res := &s.resources[a.res]
+	for _, pair := range s.ecsPairs[res.pairStart:res.pairEnd] {
 		if replaced(a, pair.key) {
 			continue
 		}
-		if vb, ok := m.mergedGet(b, pair.key); !ok || !pair.val.Equal(vb) {
+		if vb, ok := s.mergedGet(b, pair.key); !ok || !pair.val.Equal(vb) {
 			return false
 		}
 	}

@@ -43,7 +43,7 @@ func encodeECS(t *testing.T, md pmetric.Metrics) ([]metricDoc, MetricsReport) {
 	var buf []byte
 	sink := &recordingSink{buf: &buf, t: t}
 	rep := e.EncodeMetrics(&buf, md, ecsRoute, sink)
-	require.Equal(t, sink.end, len(buf), "the buffer holds more than the documents")
+	require.Len(t, buf, sink.end, "the buffer holds more than the documents")
 	for _, d := range sink.docs {
 		checkDocument(t, d.raw)
 	}
@@ -97,7 +97,7 @@ func TestEncodeMetricsECS(t *testing.T) {
 				return md
 			},
 			want: []ecsDoc{{
-				json: `{"@timestamp":` + ts0RFC3339 + `,` + ecsDataStream + `,"http":{"requests":7},"queue":{"depth":-2.0},"service":{"name":"checkout"}}`,
+				json:      `{"@timestamp":` + ts0RFC3339 + `,` + ecsDataStream + `,"http":{"requests":7},"queue":{"depth":-2.0},"service":{"name":"checkout"}}`,
 				templates: map[string]string{"http.requests": "long_metrics", "queue.depth": "double_metrics"},
 			}},
 		},

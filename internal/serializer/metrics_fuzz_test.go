@@ -89,9 +89,10 @@ func FuzzEncodeMetrics(f *testing.F) {
 					if err := json.Unmarshal(doc, &top); err != nil {
 						t.Fatalf("document is not a JSON object: %v: %q", err, doc)
 					}
-					names, err = objectKeys(top["metrics"])
-					if err != nil {
-						t.Fatalf("metrics is not an object: %v: %q", err, doc)
+					var keysErr error
+					names, keysErr = objectKeys(top["metrics"])
+					if keysErr != nil {
+						t.Fatalf("metrics is not an object: %v: %q", keysErr, doc)
 					}
 				}
 				if len(names) == 0 {
