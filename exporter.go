@@ -551,9 +551,8 @@ func spanDocuments(spans ptrace.SpanSlice) int {
 func (st *pushState) setScope(modes *modes, res pcommon.Resource, resSchema string, scope pcommon.InstrumentationScope, scopeSchema string, n int) bool {
 	mode, err := modes.scope(scope.Attributes())
 	if err != nil {
-		var me *modeError
 		errorType := errorTypeInvalidMode
-		if errors.As(err, &me) {
+		if me, ok := errors.AsType[*modeError](err); ok {
 			errorType = me.errorType
 		}
 		st.reject(errorType, n, err)
@@ -624,69 +623,89 @@ func (e *esExporter) pushMetrics(ctx context.Context, md pmetric.Metrics) error 
 		return consumererror.NewPermanent(err)
 	}
 	defer e.putState(st)
-	modes := e.newModes(ctx, routing.TypeMetrics)
-	md = st.usableMetrics(&modes, md)
-	report := st.enc.EncodeMetrics(&st.batch.Buf, md, st.routeMetric, st)
-	e.recordMetricsReport(ctx, &report)
+	resolved := e.newModes(ctx, routing.TypeMetrics)
+	st.metricsByMode(&resolved, md, func(mode serializer.Mode, md pmetric.Metrics) {
+		st.setMode(mode)
+		report := st.enc.EncodeMetrics(&st.batch.Buf, md, st.routeMetric, st)
+		e.recordMetricsReport(ctx, &report)
+	})
 	return e.send(ctx, st)
 }
 
-// usableMetrics returns md without the scopes whose mapping mode cannot be used, whose data
-// points it counts as rejected. md itself is returned when every scope can be written, as it
-// is in every request that does not ask for a mode; otherwise the usable scopes are copied.
-func (st *pushState) usableMetrics(modes *modes, md pmetric.Metrics) pmetric.Metrics {
-	var usable pmetric.Metrics
-	copied := false
+// metricsByMode calls encode once per mapping mode that the scopes of md resolve to, with the
+// scopes of that mode, and counts the data points of the scopes whose mode cannot be used as
+// rejected. When every scope resolves to one usable mode, as in every request that does not
+// mix modes, md itself is encoded; otherwise the scopes of each mode are copied.
+func (st *pushState) metricsByMode(modes *modes, md pmetric.Metrics, encode func(serializer.Mode, pmetric.Metrics)) {
 	rms := md.ResourceMetrics()
+	first, mixed := serializer.Mode(0), false
+	seen := false
 	for i := range rms.Len() {
-		rm := rms.At(i)
-		sms := rm.ScopeMetrics()
-		var dst pmetric.ResourceMetrics
+		sms := rms.At(i).ScopeMetrics()
 		for j := range sms.Len() {
-			sm := sms.At(j)
-			mode, err := modes.scope(sm.Scope().Attributes())
-			if err == nil && mode == serializer.ModeOTel {
-				if copied {
-					if dst == (pmetric.ResourceMetrics{}) {
-						dst = newResourceMetrics(usable, rm)
-					}
-					sm.CopyTo(dst.ScopeMetrics().AppendEmpty())
-				}
-				continue
-			}
-			if err == nil {
-				err = modes.supported(mode) // not reached while otel is the only mode for metrics
-			}
-			if err == nil {
-				err = fmt.Errorf("mapping mode %s cannot write metrics", mode)
-			}
-			var me *modeError
-			errorType := errorTypeUnsupportedMode
-			if errors.As(err, &me) {
-				errorType = me.errorType
-			}
-			st.reject(errorType, dataPoints(sm), err)
-			st.modeRejected = err
-			if !copied {
-				// Copy what came before this scope, then go on copying.
-				copied = true
-				usable = pmetric.NewMetrics()
-				for k := range i {
-					rms.At(k).CopyTo(usable.ResourceMetrics().AppendEmpty())
-				}
-				if j > 0 {
-					dst = newResourceMetrics(usable, rm)
-					for k := range j {
-						sms.At(k).CopyTo(dst.ScopeMetrics().AppendEmpty())
-					}
-				}
+			mode, err := st.metricsMode(modes, sms.At(j))
+			switch {
+			case err != nil:
+				mixed = true
+			case !seen:
+				first, seen = mode, true
+			case mode != first:
+				mixed = true
 			}
 		}
 	}
-	if !copied {
-		return md
+	if !mixed {
+		if seen {
+			encode(first, md)
+		}
+		return
 	}
-	return usable
+	var parts [len(modeList)]pmetric.Metrics
+	for i := range rms.Len() {
+		rm := rms.At(i)
+		var dst [len(modeList)]pmetric.ResourceMetrics
+		sms := rm.ScopeMetrics()
+		for j := range sms.Len() {
+			sm := sms.At(j)
+			mode, err := st.metricsMode(modes, sm)
+			if err != nil {
+				errorType := errorTypeUnsupportedMode
+				if me, ok := errors.AsType[*modeError](err); ok {
+					errorType = me.errorType
+				}
+				st.reject(errorType, dataPoints(sm), err)
+				st.modeRejected = err
+				continue
+			}
+			if parts[mode] == (pmetric.Metrics{}) {
+				parts[mode] = pmetric.NewMetrics()
+			}
+			if dst[mode] == (pmetric.ResourceMetrics{}) {
+				dst[mode] = newResourceMetrics(parts[mode], rm)
+			}
+			sm.CopyTo(dst[mode].ScopeMetrics().AppendEmpty())
+		}
+	}
+	for mode, part := range parts {
+		if part != (pmetric.Metrics{}) {
+			encode(serializer.Mode(mode), part)
+		}
+	}
+}
+
+// metricsMode resolves the mapping mode of a scope of metrics; an error tells why it cannot be
+// used.
+func (st *pushState) metricsMode(modes *modes, sm pmetric.ScopeMetrics) (serializer.Mode, error) {
+	mode, err := modes.scope(sm.Scope().Attributes())
+	if err != nil {
+		return mode, err
+	}
+	if mode != serializer.ModeOTel && mode != serializer.ModeECS {
+		// Not reached while modes.scope checks that the mode supports metrics: a guard for
+		// a mode that claims metrics without the encoder writing them.
+		return mode, fmt.Errorf("mapping mode %s cannot write metrics", mode)
+	}
+	return mode, nil
 }
 
 // newResourceMetrics appends to md a ResourceMetrics with rm's resource and no scopes.

@@ -113,7 +113,7 @@ func TestModeSelectionRejections(t *testing.T) {
 			}
 			require.Error(t, err)
 			assert.True(t, consumererror.IsPermanent(err), "a request asking for a mode it cannot have is not retried: %v", err)
-			assert.ErrorContains(t, err, tt.errText)
+			require.ErrorContains(t, err, tt.errText)
 			assert.Equal(t, int64(tt.rejected), counterSum(t, tel, "otelcol_elasticsearch.docs.processed",
 				outcome("rejected"), attribute.String("error.type", tt.errorType)))
 		})
@@ -143,7 +143,7 @@ func TestMetricsScopeWithUnusableModeIsRejectedAlone(t *testing.T) {
 	err = exp.ConsumeMetrics(context.Background(), md)
 	require.Error(t, err)
 	assert.True(t, consumererror.IsPermanent(err))
-	assert.ErrorContains(t, err, "mapping mode bodymap does not support metrics")
+	require.ErrorContains(t, err, "mapping mode bodymap does not support metrics")
 	// Two scopes of two points each are rejected; the other two scopes are written.
 	assert.Equal(t, int64(4), counterSum(t, tel, "otelcol_elasticsearch.docs.processed",
 		outcome("rejected"), attribute.String("error.type", "unsupported_mapping_mode")))
@@ -367,4 +367,66 @@ func TestModeSurvivesBatchingAndPersistentQueue(t *testing.T) {
 			assert.Contains(t, doc, `"body":{"text":"record a"}`, "request %d: otel", request)
 		}
 	}
+}
+
+// ecsMetrics returns two scopes of one resource, each with one metric of the same time and
+// attributes; a non-empty mode is the second scope's elastic.mapping.mode attribute.
+func ecsMetrics(mode string) pmetric.Metrics {
+	md := pmetric.NewMetrics()
+	rm := md.ResourceMetrics().AppendEmpty()
+	rm.Resource().Attributes().PutStr("service.name", "svc")
+	rm.Resource().Attributes().PutStr("host.name", "h")
+	g := rm.ScopeMetrics().AppendEmpty().Metrics().AppendEmpty()
+	g.SetName("system.cpu.utilization")
+	dp := g.SetEmptyGauge().DataPoints().AppendEmpty()
+	dp.SetTimestamp(1_700_000_000_000_000_000)
+	dp.SetDoubleValue(0.5)
+	dp.Attributes().PutStr("state", "user")
+	sm := rm.ScopeMetrics().AppendEmpty()
+	if mode != "" {
+		sm.Scope().Attributes().PutStr("elastic.mapping.mode", mode)
+	}
+	s := sm.Metrics().AppendEmpty()
+	s.SetName("http.requests")
+	s.SetEmptySum().SetIsMonotonic(true)
+	s.Sum().SetAggregationTemporality(pmetric.AggregationTemporalityCumulative)
+	sdp := s.Sum().DataPoints().AppendEmpty()
+	sdp.SetTimestamp(1_700_000_000_000_000_000)
+	sdp.SetIntValue(3)
+	sdp.Attributes().PutStr("state", "user")
+	return md
+}
+
+func TestMetricsInTheECSMode(t *testing.T) {
+	srv := fakees.New(t)
+	exp, err := NewFactory().CreateMetrics(context.Background(), testSettings(), newTestConfig(srv.URL))
+	require.NoError(t, err)
+	startExporter(t, exp)
+
+	// The request asks for ecs: the points of both scopes share one ECS document.
+	require.NoError(t, exp.ConsumeMetrics(withMode(context.Background(), "ecs"), ecsMetrics("")))
+	items := srv.Accepted()
+	require.Len(t, items, 1)
+	_, meta := items[0].Op()
+	assert.Equal(t, "metrics-generic-default", meta["_index"])
+	assert.Equal(t, map[string]any{"system.cpu.utilization": "double_metrics", "http.requests": "long_metrics"}, meta["dynamic_templates"])
+	assert.JSONEq(t, `{"@timestamp":"2023-11-14T22:13:20.000000000Z",`+
+		`"data_stream":{"type":"metrics","dataset":"generic","namespace":"default"},`+
+		`"host":{"hostname":"h","name":"h"},"service":{"name":"svc"},"state":"user",`+
+		`"system":{"cpu":{"utilization":0.5}},"http":{"requests":3}}`, string(items[0].Document))
+
+	// The request's mode is otel and its second scope asks for ecs: one document of each.
+	require.NoError(t, exp.ConsumeMetrics(context.Background(), ecsMetrics("ecs")))
+	items = srv.Accepted()[1:]
+	require.Len(t, items, 2)
+	byIndex := map[string]string{}
+	for _, it := range items {
+		byIndex[it.Index()] = string(it.Document)
+	}
+	require.Contains(t, byIndex, "metrics-generic.otel-default")
+	require.Contains(t, byIndex, "metrics-generic-default")
+	assert.Contains(t, byIndex["metrics-generic.otel-default"], `"metrics":{"system.cpu.utilization":0.5}`)
+	assert.NotContains(t, byIndex["metrics-generic.otel-default"], "http.requests")
+	assert.Contains(t, byIndex["metrics-generic-default"], `"http":{"requests":3}`)
+	assert.NotContains(t, byIndex["metrics-generic-default"], "utilization")
 }

@@ -41,7 +41,6 @@ func TestCollectorEndToEnd(t *testing.T) {
 		points          = 998 // metric data points: 249 documents of 4 and one of 2
 		batch           = 100 // records or data points per OTLP request
 		arrivalTimeout  = 60 * time.Second
-		listenTimeout   = 60 * time.Second
 		shutdownTimeout = 30 * time.Second
 	)
 
@@ -57,7 +56,7 @@ func TestCollectorEndToEnd(t *testing.T) {
 	cfgPath := writeCollectorConfig(t, es.Config, grpcAddr, httpAddr)
 
 	col := startCollector(t, bin, cfgPath, collectorEnv(es.Config))
-	col.waitListening(t, httpAddr, listenTimeout)
+	col.waitListening(t, httpAddr)
 
 	// Send.
 	sendStart := time.Now()
@@ -488,10 +487,14 @@ func (c *collector) dump(t *testing.T) {
 	t.Logf("collector output:\n%s", c.output())
 }
 
-// waitListening waits until addr accepts connections, failing early when the collector exits.
-func (c *collector) waitListening(t *testing.T, addr string, timeout time.Duration) {
+// listenTimeout bounds the wait for a started collector to accept connections.
+const listenTimeout = 60 * time.Second
+
+// waitListening waits up to listenTimeout until addr accepts connections, failing early when the
+// collector exits.
+func (c *collector) waitListening(t *testing.T, addr string) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
+	deadline := time.Now().Add(listenTimeout)
 	for {
 		conn, err := net.DialTimeout("tcp", addr, time.Second)
 		if err == nil {
@@ -504,7 +507,7 @@ func (c *collector) waitListening(t *testing.T, addr string, timeout time.Durati
 		}
 		if time.Now().After(deadline) {
 			c.dump(t)
-			t.Fatalf("the collector did not listen on %s within %s", addr, timeout)
+			t.Fatalf("the collector did not listen on %s within %s", addr, listenTimeout)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

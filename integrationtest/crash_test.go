@@ -50,7 +50,6 @@ func TestCrashAndRestartWithPersistentQueue(t *testing.T) {
 	const (
 		records        = 20_000
 		batch          = 250 // log records per OTLP request
-		listenTimeout  = 60 * time.Second
 		killTimeout    = 60 * time.Second
 		settleTimeout  = 90 * time.Second
 		settleQuiet    = 3 * time.Second // the count must stay the same this long after the restart
@@ -81,7 +80,7 @@ func TestCrashAndRestartWithPersistentQueue(t *testing.T) {
 
 	// 1. Start, and send the run while the collector exports.
 	col1 := startCollector(t, bin, cfgPath, env)
-	col1.waitListening(t, httpAddr, listenTimeout)
+	col1.waitListening(t, httpAddr)
 
 	type sendResult struct {
 		res loadgen.Result
@@ -170,7 +169,7 @@ func TestCrashAndRestartWithPersistentQueue(t *testing.T) {
 
 	// 3. Restart with the same configuration and storage, and wait until the count stops changing.
 	col2 := startCollector(t, bin, cfgPath, env)
-	col2.waitListening(t, httpAddr, listenTimeout)
+	col2.waitListening(t, httpAddr)
 	restarted := time.Now()
 	last, lastChange := nBefore, time.Now()
 	for {

@@ -33,7 +33,6 @@ import (
 func TestCollectorMappingModesPerRequest(t *testing.T) {
 	const (
 		perRequest     = 3
-		listenTimeout  = 60 * time.Second
 		arrivalTimeout = 60 * time.Second
 		stopTimeout    = 30 * time.Second
 	)
@@ -56,7 +55,7 @@ func TestCollectorMappingModesPerRequest(t *testing.T) {
 	require.NoError(t, os.MkdirAll(storageDir, 0o700))
 	cfgPath := writeModesConfig(t, es.Config, httpAddr, metricsAddr, storageDir)
 	col := startCollector(t, bin, cfgPath, collectorEnv(es.Config))
-	col.waitListening(t, httpAddr, listenTimeout)
+	col.waitListening(t, httpAddr)
 
 	// Each request routes its records to a dataset of its own, so that a record written in the
 	// wrong mode would land in another data stream (with or without .otel) and be seen.

@@ -4,6 +4,8 @@
 package serializer // import "github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 
 import (
+	"iter"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
@@ -185,23 +187,41 @@ func ecsProtected(key string) bool {
 
 // addECS adds the attributes of m, converted by rule, to d. Control attributes are left out.
 func (d *flatDoc) addECS(m pcommon.Map, rule func(string) (string, ecsRule)) {
-	for k, v := range m.All() {
-		if routing.IsControlAttribute(k) {
-			continue
-		}
-		to, r := rule(k)
-		switch r {
-		case ecsSkip:
-			continue
-		case ecsRename:
-			d.addValue(to, v)
-		case ecsAlsoNew:
-			if _, ok := m.Get(to); !ok {
-				d.addValue(to, v)
+	for k, v := range ecsAttributes(m, rule) {
+		d.addValue(d.key("", k), v)
+	}
+}
+
+// ecsAttributes yields the attributes of m converted by rule, in m's order: the key each is
+// written under (not repaired) and its value. Control attributes are left out.
+func ecsAttributes(m pcommon.Map, rule func(string) (string, ecsRule)) iter.Seq2[string, pcommon.Value] {
+	return func(yield func(string, pcommon.Value) bool) {
+		for k, v := range m.All() {
+			if routing.IsControlAttribute(k) {
+				continue
 			}
-			d.addValue(d.key("", k), v)
-		default:
-			d.addValue(d.key("", k), v)
+			to, r := rule(k)
+			switch r {
+			case ecsSkip:
+				continue
+			case ecsRename:
+				if !yield(to, v) {
+					return
+				}
+			case ecsAlsoNew:
+				if _, ok := m.Get(to); !ok {
+					if !yield(to, v) {
+						return
+					}
+				}
+				if !yield(k, v) {
+					return
+				}
+			default:
+				if !yield(k, v) {
+					return
+				}
+			}
 		}
 	}
 }

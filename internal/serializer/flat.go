@@ -38,6 +38,7 @@ const (
 	kindTime                       // n, nanoseconds since the epoch, written as RFC 3339
 	kindECSLinks                   // the links of the span being written, as ECS objects
 	kindLinksJSON                  // the links of the span being written, as a JSON string
+	kindJSON                       // s, JSON text written as it is; n indexes its metric (ecs metrics)
 	kindDead                       // dropped: a child of a protected ECS field
 )
 
@@ -152,6 +153,15 @@ func (d *flatDoc) addInt(key string, n int64) { d.add(entry{key: key, kind: kind
 
 func (d *flatDoc) addTime(key string, ts pcommon.Timestamp) {
 	d.add(entry{key: key, kind: kindTime, n: int64(ts)}) // signed, as pcommon.Timestamp.AsTime reads it
+}
+
+// addDataStream adds data_stream.type, .dataset and .namespace, unless ds is the zero value.
+func (d *flatDoc) addDataStream(ds DataStream) {
+	if ds.Type != "" {
+		d.addStr("data_stream.type", ds.Type)
+		d.addStr("data_stream.dataset", ds.Dataset)
+		d.addStr("data_stream.namespace", ds.Namespace)
+	}
 }
 
 func (d *flatDoc) addID(key string, id []byte) {
@@ -374,6 +384,8 @@ func (e *Encoder) writeEntry(en *entry, depth int, nested bool) {
 		e.writeECSLinks()
 	case kindLinksJSON:
 		e.writeLinksJSON()
+	case kindJSON:
+		e.w.raw(en.s)
 	default:
 		e.writeFlatValue(en.val, depth, nested)
 	}
@@ -429,6 +441,7 @@ const (
 	layerResource        // resource attributes
 	layerScope           // scope attributes (and, in none and raw, the scope's name and version)
 	layerRecord          // the record's attributes (and, in none and raw, the data stream)
+	layerMetrics         // ecs: the metric values of a metrics document
 	layerFields          // ecs: data stream and the fields of the record
 	layerEvents          // none and raw: the span's events
 )

@@ -145,11 +145,7 @@ func (e *Encoder) beginECSLog(dst []byte, attrs pcommon.Map, ds DataStream, ts p
 // addECSFields adds the data stream, and the fields derived from the resource: agent.name and
 // agent.version (log documents only) and host.os.type.
 func (e *Encoder) addECSFields(d *flatDoc, ds DataStream, agent bool) {
-	if ds.Type != "" {
-		d.addStr("data_stream.type", ds.Type)
-		d.addStr("data_stream.dataset", ds.Dataset)
-		d.addStr("data_stream.namespace", ds.Namespace)
-	}
+	d.addDataStream(ds)
 	if agent {
 		d.addStr("agent.name", e.agent.name)
 		d.addStr("agent.version", e.agent.version)

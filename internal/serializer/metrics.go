@@ -40,11 +40,15 @@ const (
 	RejectScaleOutOfRange  = "scale_out_of_range"
 	RejectUnsupportedType  = "unsupported_metric_type"
 	RejectInvalidIndexName = "invalid_index_name"
-	numRejectReasons       = 5
+	// RejectFieldTaken: in ecs mode, a metric whose name is a field the document already
+	// holds (@timestamp, data_stream.*, _doc_count) or lies below an ECS field.
+	RejectFieldTaken = "ecs_field_taken"
+	numRejectReasons = 6
 )
 
 var rejectReasons = [numRejectReasons]string{
 	RejectNoValue, RejectBucketMismatch, RejectScaleOutOfRange, RejectUnsupportedType, RejectInvalidIndexName,
+	RejectFieldTaken,
 }
 
 // MetricsReport tells what EncodeMetrics could not write.
@@ -97,23 +101,27 @@ type metricTarget struct {
 
 type envelopeRef struct {
 	hash       uint64
-	start, end int // the encoded object in metricsState.frags
+	start, end int // the encoded object in metricsState.frags; in ecs mode, the entries in metricsState.ecsRes
 	attrs      pcommon.Map
 	name       string // scope name; empty for resources
 	repaired   bool
+	// ecs mode, resources: the converted top-level attributes in metricsState.ecsPairs.
+	pairStart, pairEnd int32
 }
 
 type metricPoint struct {
-	metric        pmetric.Metric
-	attrs         pcommon.Map
-	idx           int32 // data point index within the metric
-	res, scope    int32 // indices into metricsState.resources / scopes
-	target        int32 // index into metricsState.targets
-	next          int32 // the next point of the same group, or -1
-	hash          uint64
-	tsMs, startMs int64
-	shape         attrShape // of attrs
-	hints         hintSet
+	metric     pmetric.Metric
+	attrs      pcommon.Map
+	idx        int32 // data point index within the metric
+	res, scope int32 // indices into metricsState.resources / scopes
+	target     int32 // index into metricsState.targets
+	next       int32 // the next point of the same group, or -1
+	hash       uint64
+	// The times that group points: in milliseconds in otel mode; in ecs mode ts is in
+	// nanoseconds and start is 0, as the start time is not written.
+	ts, start int64
+	shape     attrShape // of attrs
+	hints     hintSet
 }
 
 // pointGroup is one group of points, linked from first to last through metricPoint.next.
@@ -148,6 +156,12 @@ type metricsState struct {
 	bucketValues   bucketValueCache
 	nameSet        keySet
 	report         MetricsReport
+
+	// ecs mode (metrics_ecs.go).
+	ecsRes   flatDoc   // the converted, flattened entries of every resource, each sorted
+	ecsPairs []ecsPair // the converted top-level attributes of every resource, for grouping
+	values   []byte    // the written values of the metrics of one document
+	ecsTpls  []ecsTemplate
 }
 
 const maxPathCache = 4096
@@ -162,12 +176,16 @@ func (s *metricsState) reset() {
 	clear(s.targets)
 	s.targets = s.targets[:0]
 	s.frags = s.frags[:0]
+	s.ecsRes.reset()
+	clear(s.ecsPairs)
+	s.ecsPairs = s.ecsPairs[:0]
 	s.report = MetricsReport{}
 }
 
-// EncodeMetrics writes the documents of md to *buf, calling sink for each, and reports the
-// data points it could not write. Documents come out grouped (see the comment at the top of
-// this file), ordered by group hash, then by first appearance.
+// EncodeMetrics writes the documents of md to *buf in the encoder's mode (otel or ecs), calling
+// sink for each, and reports the data points it could not write. Documents come out grouped
+// (see the comment at the top of this file, and metrics_ecs.go for the ecs mode), ordered by
+// group hash, then by first appearance.
 func (e *Encoder) EncodeMetrics(buf *[]byte, md pmetric.Metrics, route MetricRouteFunc, sink MetricsSink) MetricsReport {
 	m := &e.metrics
 	m.reset()
@@ -179,13 +197,21 @@ func (e *Encoder) EncodeMetrics(buf *[]byte, md pmetric.Metrics, route MetricRou
 		rm := rms.At(i)
 		res := rm.Resource()
 		resIdx := int32(len(m.resources))
-		m.resources = append(m.resources, e.encodeMetricEnvelope(rm.SchemaUrl(), "", "", res.Attributes(), res.DroppedAttributesCount()))
+		if e.mode == ModeECS {
+			m.resources = append(m.resources, m.ecsResource(res.Attributes()))
+		} else {
+			m.resources = append(m.resources, e.encodeMetricEnvelope(rm.SchemaUrl(), "", "", res.Attributes(), res.DroppedAttributesCount()))
+		}
 		sms := rm.ScopeMetrics()
 		for j := range sms.Len() {
 			sm := sms.At(j)
 			scope := sm.Scope()
 			scopeIdx := int32(len(m.scopes))
-			m.scopes = append(m.scopes, e.encodeMetricEnvelope(sm.SchemaUrl(), scope.Name(), scope.Version(), scope.Attributes(), scope.DroppedAttributesCount()))
+			if e.mode == ModeECS {
+				m.scopes = append(m.scopes, envelopeRef{}) // the scope is neither written nor grouped on
+			} else {
+				m.scopes = append(m.scopes, e.encodeMetricEnvelope(sm.SchemaUrl(), scope.Name(), scope.Version(), scope.Attributes(), scope.DroppedAttributesCount()))
+			}
 			metrics := sm.Metrics()
 			for k := range metrics.Len() {
 				e.collectPoints(metrics.At(k), resIdx, scopeIdx, res.Attributes(), scope, route)
@@ -320,16 +346,26 @@ func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, r
 			continue
 		}
 		target := e.metricTarget(index, ds)
-		tsMs, startMs := int64(uint64(p.ts)/1e6), int64(uint64(p.start)/1e6)
-		h := mix(base, xxhash.Sum64String(index))
 		ah, shape := hashAttrs(attrs)
-		h = mix(h, ah)
-		h = mix(h, unitHash)
-		h = mix(h, uint64(tsMs))
-		h = mix(h, uint64(startMs))
+		var h uint64
+		var ts, start int64
+		if e.mode == ModeECS {
+			// The ECS grouping: the index, the time and the resource and data point attributes
+			// merged; not the scope, the unit or the start time.
+			ts = int64(p.ts)
+			h = mix(xxhash.Sum64String(index), uint64(ts))
+			h = mix(h, m.ecsMergedHash(&m.resources[resIdx], attrs, ah, shape))
+		} else {
+			ts, start = int64(uint64(p.ts)/1e6), int64(uint64(p.start)/1e6)
+			h = mix(base, xxhash.Sum64String(index))
+			h = mix(h, ah)
+			h = mix(h, unitHash)
+			h = mix(h, uint64(ts))
+			h = mix(h, uint64(start))
+		}
 		m.points = append(m.points, metricPoint{
 			metric: metric, attrs: attrs, idx: int32(i), res: resIdx, scope: scopeIdx, target: target,
-			next: -1, hash: h, tsMs: tsMs, startMs: startMs, shape: shape, hints: pointHints,
+			next: -1, hash: h, ts: ts, start: start, shape: shape, hints: pointHints,
 		})
 	}
 }
@@ -382,7 +418,10 @@ func (e *Encoder) samePointGroup(a, b *metricPoint) bool {
 		return true
 	}
 	m := &e.metrics
-	if a.target != b.target || a.tsMs != b.tsMs || a.startMs != b.startMs || a.metric.Unit() != b.metric.Unit() {
+	if e.mode == ModeECS {
+		return a.target == b.target && a.ts == b.ts && m.sameECSAttrs(a, b)
+	}
+	if a.target != b.target || a.ts != b.ts || a.start != b.start || a.metric.Unit() != b.metric.Unit() {
 		return false
 	}
 	if a.res != b.res && !equalAttrs(m.resources[a.res].attrs, m.resources[b.res].attrs) {
@@ -617,85 +656,101 @@ func (e *Encoder) writeGroup(buf *[]byte, sink MetricsSink) {
 		m.nameSet.reset()
 		m.templates = m.templates[:0]
 		m.quantiles = m.quantiles[:0]
-		leader := &m.points[m.pending[0]]
-		target := m.targets[leader.target]
-
-		e.begin(*buf)
-		start := len(e.w.buf)
-		e.w.raw(`{"@timestamp":`)
-		e.w.int(leader.tsMs)
-		if leader.startMs != 0 {
-			e.w.raw(`,"start_timestamp":`)
-			e.w.int(leader.startMs)
+		if e.mode == ModeECS {
+			e.writeECSMetricsDocument(buf, sink)
+		} else {
+			e.writeOTelMetricsDocument(buf, sink)
 		}
-		if u := leader.metric.Unit(); u != "" {
-			e.w.raw(`,"unit":`)
-			e.w.str(u)
-		}
-		e.writeDataStream(target.ds)
-		if leader.attrs.Len() > 0 {
-			e.w.raw(`,"attributes":`)
-			e.writeAttributes(leader.attrs, "")
-		}
-		res, scope := m.resources[leader.res], m.scopes[leader.scope]
-		e.w.raw(`,"resource":`)
-		e.w.bytes(m.frags[res.start:res.end])
-		e.w.raw(`,"scope":`)
-		e.w.bytes(m.frags[scope.start:scope.end])
-		e.w.raw(`,"metrics":{`)
-		var docCount uint64
-		for _, pi := range m.pending {
-			p := &m.points[pi]
-			name := metricName(p.metric)
-			if !m.nameSet.add(name) {
-				m.deferred = append(m.deferred, pi)
-				continue
-			}
-			mark := len(e.w.buf)
-			if len(m.names) > 0 {
-				e.w.byte(',')
-			}
-			e.w.str(name)
-			e.w.byte(':')
-			tpl, count, hinted := e.writeMetricValue(p, name)
-			if tpl == "" {
-				e.w.buf = e.w.buf[:mark]
-				m.nameSet.remove(name)
-				continue
-			}
-			m.names = append(m.names, name)
-			m.templates = append(m.templates, DynamicTemplate{Path: e.metricPath(name), Template: tpl})
-			if hinted {
-				docCount = count
-			}
-			if p.metric.Type() == pmetric.MetricTypeSummary && p.metric.Summary().DataPoints().At(int(p.idx)).QuantileValues().Len() > 0 {
-				m.quantiles = append(m.quantiles, pi)
-			}
-		}
-		e.w.byte('}')
-		if len(m.names) == 0 {
-			// Every value of the group was skipped: no document.
-			e.w.buf = e.w.buf[:start]
-			*buf = e.w.buf
-			e.w.buf = nil
-			m.pending = append(m.pending[:0], m.deferred...)
-			continue
-		}
-		e.writeQuantiles()
-		if docCount > 0 {
-			e.w.raw(`,"_doc_count":`)
-			e.w.uint(capDocCount(docCount))
-		}
-		e.w.raw(`,"_metric_names_hash":"`)
-		e.w.buf = strconv.AppendUint(e.w.buf, metricNamesHash(m.names), 16)
-		e.w.byte('"')
-		if res.repaired || scope.repaired {
-			e.w.invalidUTF8++
-		}
-		*buf = e.finish()
-		sink.AddMetricsDocument(start, target.index, target.ds, m.templates)
 		m.pending = append(m.pending[:0], m.deferred...)
 	}
+}
+
+// takeName claims the name of point pi for the document being written, and reports whether it
+// was free; a point whose name is taken is deferred to the next document.
+func (s *metricsState) takeName(pi int32, name string) bool {
+	if s.nameSet.add(name) {
+		return true
+	}
+	s.deferred = append(s.deferred, pi)
+	return false
+}
+
+// writeOTelMetricsDocument writes the otel document of the points in e.metrics.pending whose
+// names are free, deferring the others.
+func (e *Encoder) writeOTelMetricsDocument(buf *[]byte, sink MetricsSink) {
+	m := &e.metrics
+	leader := &m.points[m.pending[0]]
+	target := m.targets[leader.target]
+
+	e.begin(*buf)
+	start := len(e.w.buf)
+	e.w.raw(`{"@timestamp":`)
+	e.w.int(leader.ts)
+	if leader.start != 0 {
+		e.w.raw(`,"start_timestamp":`)
+		e.w.int(leader.start)
+	}
+	if u := leader.metric.Unit(); u != "" {
+		e.w.raw(`,"unit":`)
+		e.w.str(u)
+	}
+	e.writeDataStream(target.ds)
+	if leader.attrs.Len() > 0 {
+		e.w.raw(`,"attributes":`)
+		e.writeAttributes(leader.attrs, "")
+	}
+	res, scope := m.resources[leader.res], m.scopes[leader.scope]
+	e.w.raw(`,"resource":`)
+	e.w.bytes(m.frags[res.start:res.end])
+	e.w.raw(`,"scope":`)
+	e.w.bytes(m.frags[scope.start:scope.end])
+	e.w.raw(`,"metrics":{`)
+	var docCount uint64
+	for _, pi := range m.pending {
+		p := &m.points[pi]
+		name := metricName(p.metric)
+		if !m.takeName(pi, name) {
+			continue
+		}
+		mark := len(e.w.buf)
+		if len(m.names) > 0 {
+			e.w.byte(',')
+		}
+		e.w.str(name)
+		e.w.byte(':')
+		tpl, count, hinted := e.writeMetricValue(p, name)
+		if tpl == "" {
+			e.w.buf = e.w.buf[:mark]
+			m.nameSet.remove(name)
+			continue
+		}
+		m.names = append(m.names, name)
+		m.templates = append(m.templates, DynamicTemplate{Path: e.metricPath(name), Template: tpl})
+		if hinted {
+			docCount = count
+		}
+		if p.metric.Type() == pmetric.MetricTypeSummary && p.metric.Summary().DataPoints().At(int(p.idx)).QuantileValues().Len() > 0 {
+			m.quantiles = append(m.quantiles, pi)
+		}
+	}
+	e.w.byte('}')
+	if len(m.names) == 0 {
+		e.dropMetricsDocument(buf, start) // every value of the group was skipped
+		return
+	}
+	e.writeQuantiles()
+	if docCount > 0 {
+		e.w.raw(`,"_doc_count":`)
+		e.w.uint(capDocCount(docCount))
+	}
+	e.w.raw(`,"_metric_names_hash":"`)
+	e.w.buf = strconv.AppendUint(e.w.buf, metricNamesHash(m.names), 16)
+	e.w.byte('"')
+	if res.repaired || scope.repaired {
+		e.w.invalidUTF8++
+	}
+	*buf = e.finish()
+	sink.AddMetricsDocument(start, target.index, target.ds, m.templates)
 }
 
 // metricNamesHash is XXH64 (seed 0) of the names sorted and concatenated with no separator.

@@ -118,6 +118,22 @@ func BenchmarkEncodeMetrics(b *testing.B) {
 				reportCPUTime(b, cpu)
 				b.ReportMetric(float64(points)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 			})
+			// The same data points in the ecs mapping mode, with the bytes of its own output.
+			b.Run("impl=ours-ecs", func(b *testing.B) {
+				var ecs Encoder
+				ecs.SetMode(ModeECS)
+				var ecsBuf []byte
+				ecs.EncodeMetrics(&ecsBuf, md, fixedRoute, &sink)
+				b.ReportAllocs()
+				b.SetBytes(int64(len(ecsBuf)))
+				cpu := processCPUTime()
+				for b.Loop() {
+					ecsBuf = ecsBuf[:0]
+					ecs.EncodeMetrics(&ecsBuf, md, fixedRoute, &sink)
+				}
+				reportCPUTime(b, cpu)
+				b.ReportMetric(float64(points)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+			})
 			b.Run("impl=otlpjson", func(b *testing.B) {
 				var m pmetric.JSONMarshaler
 				b.ReportAllocs()

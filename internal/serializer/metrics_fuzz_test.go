@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"slices"
 	"testing"
 
 	"go.opentelemetry.io/collector/pdata/pmetric"
@@ -50,8 +51,9 @@ func fuzzMetrics() []pmetric.Metrics {
 	return []pmetric.Metrics{md, other, benchMetrics(20), everyTypeMetrics(2), pmetric.NewMetrics()}
 }
 
-// FuzzEncodeMetrics decodes OTLP protobuf and checks that every document written is valid
-// JSON, an object with no name repeated at any depth, and has unique metric names.
+// FuzzEncodeMetrics decodes OTLP protobuf and, in the otel and ecs modes, checks that every
+// document written is valid JSON, an object with no name repeated at any depth, with unique
+// metric names (otel) or dynamic template paths (ecs).
 func FuzzEncodeMetrics(f *testing.F) {
 	var m pmetric.ProtoMarshaler
 	for _, md := range fuzzMetrics() {
@@ -61,34 +63,48 @@ func FuzzEncodeMetrics(f *testing.F) {
 		}
 		f.Add(b)
 	}
-	var e Encoder
+	var otel, ecs Encoder
+	ecs.SetMode(ModeECS)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		md, err := (&pmetric.ProtoUnmarshaler{}).UnmarshalMetrics(data)
 		if err != nil {
 			t.Skip()
 		}
-		var buf []byte
-		sink := &fuzzSink{buf: &buf}
-		e.EncodeMetrics(&buf, md, fixedRoute, sink)
-		if !bytes.Equal(bytes.Join(sink.docs, nil), buf) {
-			t.Fatalf("the buffer holds more than the documents: %q", buf)
-		}
-		for _, doc := range sink.docs {
-			checkDocument(t, doc)
-			var top map[string]json.RawMessage
-			if err := json.Unmarshal(doc, &top); err != nil {
-				t.Fatalf("document is not a JSON object: %v: %q", err, doc)
+		for _, e := range []*Encoder{&otel, &ecs} {
+			var buf []byte
+			sink := &fuzzSink{buf: &buf}
+			e.EncodeMetrics(&buf, md, fixedRoute, sink)
+			if !bytes.Equal(bytes.Join(sink.docs, nil), buf) {
+				t.Fatalf("%s: the buffer holds more than the documents: %q", e.mode, buf)
 			}
-			names, err := objectKeys(top["metrics"])
-			if err != nil {
-				t.Fatalf("metrics is not an object: %v: %q", err, doc)
-			}
-			seen := map[string]bool{}
-			for _, n := range names {
-				if seen[n] {
-					t.Fatalf("metrics repeats %q: %q", n, doc)
+			for i, doc := range sink.docs {
+				checkDocument(t, doc)
+				var names []string
+				if e.mode == ModeECS {
+					for _, tpl := range sink.templates[i] {
+						names = append(names, tpl.Path)
+					}
+				} else {
+					var top map[string]json.RawMessage
+					if err := json.Unmarshal(doc, &top); err != nil {
+						t.Fatalf("document is not a JSON object: %v: %q", err, doc)
+					}
+					var keysErr error
+					names, keysErr = objectKeys(top["metrics"])
+					if keysErr != nil {
+						t.Fatalf("metrics is not an object: %v: %q", keysErr, doc)
+					}
 				}
-				seen[n] = true
+				if len(names) == 0 {
+					t.Fatalf("%s: a document without metrics: %q", e.mode, doc)
+				}
+				seen := map[string]bool{}
+				for _, n := range names {
+					if seen[n] {
+						t.Fatalf("%s: metric %q repeats: %q", e.mode, n, doc)
+					}
+					seen[n] = true
+				}
 			}
 		}
 	})
@@ -96,10 +112,12 @@ func FuzzEncodeMetrics(f *testing.F) {
 
 // fuzzSink keeps each document as written.
 type fuzzSink struct {
-	buf  *[]byte
-	docs [][]byte
+	buf       *[]byte
+	docs      [][]byte
+	templates [][]DynamicTemplate
 }
 
-func (s *fuzzSink) AddMetricsDocument(start int, _ string, _ DataStream, _ []DynamicTemplate) {
+func (s *fuzzSink) AddMetricsDocument(start int, _ string, _ DataStream, templates []DynamicTemplate) {
 	s.docs = append(s.docs, bytes.Clone((*s.buf)[start:]))
+	s.templates = append(s.templates, slices.Clone(templates))
 }

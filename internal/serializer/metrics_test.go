@@ -670,7 +670,7 @@ func TestSamePointGroup(t *testing.T) {
 	point := func(metric int, change func(p *metricPoint)) *metricPoint {
 		attrs := ms.At(metric).Gauge().DataPoints().At(0).Attributes()
 		_, shape := hashAttrs(attrs)
-		p := &metricPoint{metric: ms.At(metric), attrs: attrs, shape: shape, hash: 42, tsMs: 1, startMs: 1}
+		p := &metricPoint{metric: ms.At(metric), attrs: attrs, shape: shape, hash: 42, ts: 1, start: 1}
 		if change != nil {
 			change(p)
 		}
@@ -686,8 +686,8 @@ func TestSamePointGroup(t *testing.T) {
 		{name: "another resource with other attributes", b: point(1, func(p *metricPoint) { p.res = 2 }), want: false},
 		{name: "another scope name", b: point(1, func(p *metricPoint) { p.scope = 1 }), want: false},
 		{name: "another target", b: point(1, func(p *metricPoint) { p.target = 1 }), want: false},
-		{name: "another timestamp", b: point(1, func(p *metricPoint) { p.tsMs = 2 }), want: false},
-		{name: "another start", b: point(1, func(p *metricPoint) { p.startMs = 2 }), want: false},
+		{name: "another timestamp", b: point(1, func(p *metricPoint) { p.ts = 2 }), want: false},
+		{name: "another start", b: point(1, func(p *metricPoint) { p.start = 2 }), want: false},
 		{name: "other attributes", b: point(2, nil), want: false},
 		{name: "another unit", b: point(3, nil), want: false},
 	}
@@ -1580,21 +1580,24 @@ func TestEncodeMetricsSteadyStateDoesNotAllocate(t *testing.T) {
 		{name: "every type", md: everyTypeMetrics(100)},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			tt.md.MarkReadOnly()
-			var e Encoder
-			var sink countingSink
-			buf := make([]byte, 0, 1<<20)
-			e.EncodeMetrics(&buf, tt.md, fixedRoute, &sink)
-			require.Positive(t, sink.docs)
-			allocs := testing.AllocsPerRun(20, func() {
-				buf = buf[:0]
+		tt.md.MarkReadOnly()
+		for _, mode := range []Mode{ModeOTel, ModeECS} {
+			t.Run(tt.name+"/"+mode.String(), func(t *testing.T) {
+				var e Encoder
+				e.SetMode(mode)
+				var sink countingSink
+				buf := make([]byte, 0, 1<<20)
 				e.EncodeMetrics(&buf, tt.md, fixedRoute, &sink)
+				require.Positive(t, sink.docs)
+				allocs := testing.AllocsPerRun(20, func() {
+					buf = buf[:0]
+					e.EncodeMetrics(&buf, tt.md, fixedRoute, &sink)
+				})
+				if allocs != 0 {
+					t.Errorf("EncodeMetrics in mode %s allocates %v times per run, want 0", mode, allocs)
+				}
 			})
-			if allocs != 0 {
-				t.Errorf("EncodeMetrics allocates %v times per run, want 0", allocs)
-			}
-		})
+		}
 	}
 }
 
