@@ -99,7 +99,9 @@ func TestGoldenModes(t *testing.T) {
 	}
 	want, err := os.ReadFile(modeSamplesDoc)
 	require.NoError(t, err, "run go test -run TestGoldenModes -update to write %s", modeSamplesDoc)
-	assert.Equal(t, string(want), doc.String(), "%s is out of date: run go test -run TestGoldenModes -update", modeSamplesDoc)
+	if !bytes.Equal(want, doc.Bytes()) {
+		t.Errorf("%s is out of date: run go test -run TestGoldenModes -update and review the diff", modeSamplesDoc)
+	}
 }
 
 // pushGolden pushes the OTLP JSON input in through the factory-built exporter (in the given

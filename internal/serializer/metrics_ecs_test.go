@@ -116,16 +116,38 @@ func TestEncodeMetricsECS(t *testing.T) {
 			}},
 		},
 		{
-			name: "summary as sum and value_count, quantiles not written",
+			name: "summary as sum and value_count, quantiles beside it",
 			md: func() pmetric.Metrics {
 				md, ms := newMetrics()
 				summary(ms, "rpc.duration", 4, 10, [2]float64{0.5, 2}, [2]float64{0.99, 4})
 				return md
 			},
 			want: []ecsDoc{{
-				json:      `{"@timestamp":` + ts0RFC3339 + `,` + ecsDataStream + `,"rpc":{"duration":{"sum":10.0,"value_count":4}},"service":{"name":"checkout"}}`,
-				templates: map[string]string{"rpc.duration": "summary_metrics"},
+				json: `{"@timestamp":` + ts0RFC3339 + `,` + ecsDataStream + `,"rpc":{"duration":{"sum":10.0,"value_count":4}},"service":{"name":"checkout"},` +
+					`"summary_quantiles":{"rpc":{"duration":{"q0_5":2.0,"q0_99":4.0}}}}`,
+				templates: map[string]string{
+					"rpc.duration":                         "summary_metrics",
+					"summary_quantiles.rpc.duration.q0_5":  "double_metrics",
+					"summary_quantiles.rpc.duration.q0_99": "double_metrics",
+				},
 			}},
+		},
+		{
+			name: "NaN quantile skipped and counted",
+			md: func() pmetric.Metrics {
+				md, ms := newMetrics()
+				summary(ms, "rpc.duration", 4, 10, [2]float64{0.5, math.NaN()}, [2]float64{0.99, 4})
+				return md
+			},
+			want: []ecsDoc{{
+				json: `{"@timestamp":` + ts0RFC3339 + `,` + ecsDataStream + `,"rpc":{"duration":{"sum":10.0,"value_count":4}},"service":{"name":"checkout"},` +
+					`"summary_quantiles":{"rpc":{"duration":{"q0_99":4.0}}}}`,
+				templates: map[string]string{
+					"rpc.duration":                         "summary_metrics",
+					"summary_quantiles.rpc.duration.q0_99": "double_metrics",
+				},
+			}},
+			report: MetricsReport{NonFinite: 1, NonFiniteName: "rpc.duration"},
 		},
 		{
 			name: "points of two scopes of one resource share a document; other attributes do not",
