@@ -551,12 +551,7 @@ func spanDocuments(spans ptrace.SpanSlice) int {
 func (st *pushState) setScope(modes *modes, res pcommon.Resource, resSchema string, scope pcommon.InstrumentationScope, scopeSchema string, n int) bool {
 	mode, err := modes.scope(scope.Attributes())
 	if err != nil {
-		errorType := errorTypeInvalidMode
-		if me, ok := errors.AsType[*modeError](err); ok {
-			errorType = me.errorType
-		}
-		st.reject(errorType, n, err)
-		st.modeRejected = err
+		st.rejectMode(err, n)
 		return false
 	}
 	if mode != st.mode || res != st.resource {
@@ -669,12 +664,7 @@ func (st *pushState) metricsByMode(modes *modes, md pmetric.Metrics, encode func
 			sm := sms.At(j)
 			mode, err := st.metricsMode(modes, sm)
 			if err != nil {
-				errorType := errorTypeUnsupportedMode
-				if me, ok := errors.AsType[*modeError](err); ok {
-					errorType = me.errorType
-				}
-				st.reject(errorType, dataPoints(sm), err)
-				st.modeRejected = err
+				st.rejectMode(err, dataPoints(sm))
 				continue
 			}
 			if parts[mode] == (pmetric.Metrics{}) {
@@ -817,6 +807,17 @@ func (st *pushState) reject(errorType string, n int, err error) {
 	if _, ok := st.firstRejection[errorType]; !ok {
 		st.firstRejection[errorType] = err
 	}
+}
+
+// rejectMode counts n records rejected because their mapping mode cannot be used; the push
+// then returns a permanent error.
+func (st *pushState) rejectMode(err error, n int) {
+	errorType := errorTypeUnsupportedMode
+	if me, ok := errors.AsType[*modeError](err); ok {
+		errorType = me.errorType
+	}
+	st.reject(errorType, n, err)
+	st.modeRejected = err
 }
 
 // rejectedByEncoder reports whether the encoder refused the record just given to it (it then
