@@ -473,9 +473,11 @@ func (e *esExporter) pushLogs(ctx context.Context, ld plog.Logs) error {
 			if !st.setScope(&modes, res, rl.SchemaUrl(), scope, sl.SchemaUrl(), recs.Len()) {
 				continue
 			}
+			st.logs.SetScope(routing.TypeLogs, scope.Attributes(), res.Attributes(), scope.Name())
 			for k := range recs.Len() {
 				rec := recs.At(k)
-				if serializer.NoIndex(rec.Attributes()) {
+				keys := routing.ScanRecord(rec.Attributes())
+				if keys&routing.RecordMappingHints != 0 && serializer.NoIndex(rec.Attributes()) {
 					st.noIndex++
 					continue
 				}
@@ -483,7 +485,7 @@ func (e *esExporter) pushLogs(ctx context.Context, ld plog.Logs) error {
 				if ts == 0 {
 					ts = rec.ObservedTimestamp()
 				}
-				t, err := st.logs.Route(routing.TypeLogs, rec.Attributes(), scope.Attributes(), res.Attributes(), scope.Name(), ts)
+				t, err := st.logs.RouteRecord(keys, rec.Attributes(), ts)
 				if err != nil {
 					st.unrouted(err)
 					continue
@@ -495,10 +497,10 @@ func (e *esExporter) pushLogs(ctx context.Context, ld plog.Logs) error {
 				}
 				it := bulk.Item{Index: t.Index, RequireDataStream: t.DataStream}
 				if e.cfg.LogsDynamicID.Enabled {
-					it.DocumentID = routing.DocumentID(rec.Attributes(), scope.Attributes(), res.Attributes())
+					it.DocumentID = st.logs.DocumentID(keys, rec.Attributes())
 				}
 				if e.cfg.LogsDynamicPipeline.Enabled {
-					it.Pipeline = routing.Pipeline(rec.Attributes(), scope.Attributes(), res.Attributes())
+					it.Pipeline = st.logs.Pipeline(keys, rec.Attributes())
 				}
 				e.addRecord(st, start, it)
 			}
@@ -526,9 +528,10 @@ func (e *esExporter) pushTraces(ctx context.Context, td ptrace.Traces) error {
 			if !st.setScope(&modes, res, rs.SchemaUrl(), scope, ss.SchemaUrl(), spanDocuments(spans)) {
 				continue
 			}
+			st.traces.SetScope(routing.TypeTraces, scope.Attributes(), res.Attributes(), scope.Name())
+			st.events.SetScope(routing.TypeLogs, scope.Attributes(), res.Attributes(), scope.Name())
 			for k := range spans.Len() {
-				span := spans.At(k)
-				e.appendSpan(st, span, scope, res)
+				e.appendSpan(st, spans.At(k))
 			}
 		}
 	}
@@ -563,12 +566,13 @@ func (st *pushState) setScope(modes *modes, res pcommon.Resource, resSchema stri
 	return true
 }
 
-// appendSpan adds a span and then each of its events to the batch.
-func (e *esExporter) appendSpan(st *pushState, span ptrace.Span, scope pcommon.InstrumentationScope, res pcommon.Resource) {
-	if serializer.NoIndex(span.Attributes()) {
+// appendSpan adds a span and then each of its events to the batch; the routers are set to the
+// span's scope.
+func (e *esExporter) appendSpan(st *pushState, span ptrace.Span) {
+	if keys := routing.ScanRecord(span.Attributes()); keys&routing.RecordMappingHints != 0 && serializer.NoIndex(span.Attributes()) {
 		st.noIndex++
 	} else {
-		e.appendSpanDocument(st, span, scope, res)
+		e.appendSpanDocument(st, span, keys)
 	}
 	if !st.mode.SeparateSpanEvents() {
 		return // the span's document holds its events
@@ -576,11 +580,12 @@ func (e *esExporter) appendSpan(st *pushState, span ptrace.Span, scope pcommon.I
 	events := span.Events()
 	for i := range events.Len() {
 		ev := events.At(i)
-		if serializer.NoIndex(ev.Attributes()) {
+		keys := routing.ScanRecord(ev.Attributes())
+		if keys&routing.RecordMappingHints != 0 && serializer.NoIndex(ev.Attributes()) {
 			st.noIndex++
 			continue
 		}
-		t, err := st.events.Route(routing.TypeLogs, ev.Attributes(), scope.Attributes(), res.Attributes(), scope.Name(), ev.Timestamp())
+		t, err := st.events.RouteRecord(keys, ev.Attributes(), ev.Timestamp())
 		if err != nil {
 			st.unrouted(err)
 			continue
@@ -594,8 +599,8 @@ func (e *esExporter) appendSpan(st *pushState, span ptrace.Span, scope pcommon.I
 	}
 }
 
-func (e *esExporter) appendSpanDocument(st *pushState, span ptrace.Span, scope pcommon.InstrumentationScope, res pcommon.Resource) {
-	t, err := st.traces.Route(routing.TypeTraces, span.Attributes(), scope.Attributes(), res.Attributes(), scope.Name(), span.StartTimestamp())
+func (e *esExporter) appendSpanDocument(st *pushState, span ptrace.Span, keys routing.RecordKeys) {
+	t, err := st.traces.RouteRecord(keys, span.Attributes(), span.StartTimestamp())
 	if err != nil {
 		st.unrouted(err)
 		return
@@ -607,7 +612,7 @@ func (e *esExporter) appendSpanDocument(st *pushState, span ptrace.Span, scope p
 	}
 	it := bulk.Item{Index: t.Index, RequireDataStream: t.DataStream}
 	if e.cfg.TracesDynamicID.Enabled {
-		it.DocumentID = routing.DocumentID(span.Attributes(), scope.Attributes(), res.Attributes())
+		it.DocumentID = st.traces.DocumentID(keys, span.Attributes())
 	}
 	e.addRecord(st, start, it)
 }

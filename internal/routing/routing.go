@@ -120,6 +120,13 @@ type Router struct {
 	suffix string
 	// typeFromAttribute lets data_stream.type (logs or metrics) choose the type.
 	typeFromAttribute bool
+
+	// scope is the scope set by SetScope and what has been resolved for it; see RouteRecord.
+	scope scopeState
+	// empty stands for the attributes of a record that holds no routing attribute.
+	empty pcommon.Map
+	// datePeriod is how long, in nanoseconds, the date format's output stays the same.
+	datePeriod uint64
 }
 
 // SetMode sets how the data stream name is built for the mapping mode of the documents routed
@@ -127,13 +134,15 @@ type Router struct {
 // used as it is (ecs, none, raw, bodymap). typeFromAttribute lets the attribute
 // data_stream.type, looked up on the record, then the scope, then the resource, choose the type
 // when its value is "logs" or "metrics" (mapping mode bodymap); other values are ignored. A new
-// Router routes for mode otel.
+// Router routes for mode otel. The scope set by SetScope stays, but what RouteRecord resolved
+// for it is discarded.
 func (r *Router) SetMode(otel, typeFromAttribute bool) {
 	r.suffix = ""
 	if otel {
 		r.suffix = DatasetSuffix
 	}
 	r.typeFromAttribute = typeFromAttribute
+	r.scope.ready = false
 }
 
 // NewRouter returns a Router for one signal's settings. It rejects a static index that
@@ -153,6 +162,7 @@ func NewRouter(s Settings) (*Router, error) {
 		separator: s.PrefixSeparator,
 		buf:       make([]byte, 0, maxIndexBytes),
 		suffix:    DatasetSuffix,
+		empty:     pcommon.NewMap(),
 	}
 	if r.separator == "" {
 		r.separator = DefaultPrefixSeparator
@@ -165,6 +175,7 @@ func NewRouter(s Settings) (*Router, error) {
 	if r.date, err = parseDateFormat(format); err != nil {
 		return nil, err
 	}
+	r.datePeriod = datePeriod(r.date)
 	if err := checkLiteral(r.separator); err != nil {
 		return nil, fmt.Errorf("invalid logstash_format prefix_separator %q: %w", r.separator, err)
 	}

@@ -64,7 +64,9 @@ func runRouteCases(t *testing.T, tests []routeCase) {
 			if typ == "" {
 				typ = TypeLogs
 			}
-			got, err := r.Route(typ, attrs(t, tt.record), attrs(t, tt.scope), attrs(t, tt.resource), tt.scopeName, tt.ts)
+			record, scope, resource := attrs(t, tt.record), attrs(t, tt.scope), attrs(t, tt.resource)
+			got, err := r.Route(typ, record, scope, resource, tt.scopeName, tt.ts)
+			requireScopedRoute(t, tt.settings, typ, record, scope, resource, tt.scopeName, tt.ts)
 			if tt.wantErr != "" {
 				require.ErrorContains(t, err, tt.wantErr)
 				assert.Equal(t, Target{}, got)
@@ -850,6 +852,7 @@ func FuzzRouteDataStream(f *testing.F) {
 		record.PutStr(DataStreamNamespaceAttribute, namespace)
 		got, err := r.Route(TypeMetrics, record, pcommon.NewMap(), pcommon.NewMap(), scopeName, 0)
 		require.NoError(t, err)
+		requireScopedRoute(t, Settings{}, TypeMetrics, record, pcommon.NewMap(), pcommon.NewMap(), scopeName, 0)
 		require.True(t, got.DataStream)
 		require.Empty(t, indexNameProblem(got.Index), "index %q", got.Index)
 		require.Equal(t, got.Type+"-"+got.Dataset+"-"+got.Namespace, got.Index)

@@ -1,0 +1,211 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package routing
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+)
+
+// requireScopedRoute checks that RouteRecord, DocumentID and Pipeline of a Router set to the
+// scope give what Route, DocumentID and Pipeline give, for a record routed first in its scope
+// and again after a record without attributes has filled the scope's cache.
+func requireScopedRoute(t *testing.T, settings Settings, typ string, record, scope, resource pcommon.Map, scopeName string, ts pcommon.Timestamp) {
+	t.Helper()
+	for _, mode := range []struct{ otel, typeFromAttribute bool }{{true, false}, {false, false}, {false, true}} {
+		full, err := NewRouter(settings)
+		require.NoError(t, err)
+		full.SetMode(mode.otel, mode.typeFromAttribute)
+		want, wantErr := full.Route(typ, record, scope, resource, scopeName, ts)
+		wantBare, wantBareErr := full.Route(typ, pcommon.NewMap(), scope, resource, scopeName, ts)
+
+		scoped, err := NewRouter(settings)
+		require.NoError(t, err)
+		scoped.SetMode(mode.otel, mode.typeFromAttribute)
+		scoped.SetScope(typ, scope, resource, scopeName)
+		keys := ScanRecord(record)
+		for range 2 {
+			got, gotErr := scoped.RouteRecord(keys, record, ts)
+			assert.Equal(t, want, got, "mode %+v", mode)
+			assert.Equal(t, errString(wantErr), errString(gotErr), "mode %+v", mode)
+			got, gotErr = scoped.RouteRecord(0, pcommon.NewMap(), ts)
+			assert.Equal(t, wantBare, got, "mode %+v, bare record", mode)
+			assert.Equal(t, errString(wantBareErr), errString(gotErr), "mode %+v, bare record", mode)
+		}
+		assert.Equal(t, DocumentID(record, scope, resource), scoped.DocumentID(keys, record))
+		assert.Equal(t, Pipeline(record, scope, resource), scoped.Pipeline(keys, record))
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func TestScanRecord(t *testing.T) {
+	tests := []struct {
+		record map[string]any
+		want   RecordKeys
+	}{
+		{record: nil, want: 0},
+		{record: map[string]any{"service.name": "a", "data_stream": "x", "elasticsearch": "y", "event.dataset": "z"}, want: 0},
+		{record: map[string]any{"data_stream.dataset.x": "a", "elasticsearch.indexes": "b", "d": 1, "e": 2}, want: 0},
+		{record: map[string]any{DataStreamTypeAttribute: "logs"}, want: RecordRoutes},
+		{record: map[string]any{DataStreamDatasetAttribute: ""}, want: RecordRoutes},
+		{record: map[string]any{DataStreamNamespaceAttribute: 1}, want: RecordRoutes},
+		{record: map[string]any{IndexAttribute: "i", "a": "b"}, want: RecordRoutes},
+		{record: map[string]any{DocumentIDAttribute: "id"}, want: RecordDocumentID},
+		{record: map[string]any{IngestPipelineAttribute: "p"}, want: RecordPipeline},
+		{record: map[string]any{DocumentPipelineAttribute: "p"}, want: RecordPipeline},
+		{record: map[string]any{MappingHintsAttribute: []any{"_doc_count"}}, want: RecordMappingHints},
+		{
+			record: map[string]any{IndexAttribute: "i", DocumentIDAttribute: "id", DocumentPipelineAttribute: "p", MappingHintsAttribute: "h"},
+			want:   RecordRoutes | RecordDocumentID | RecordPipeline | RecordMappingHints,
+		},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, ScanRecord(attrs(t, tt.record)), "%v", tt.record)
+	}
+}
+
+func TestRouteRecordWithoutScope(t *testing.T) {
+	r, err := NewRouter(Settings{})
+	require.NoError(t, err)
+	_, err = r.RouteRecord(0, pcommon.NewMap(), 0)
+	require.ErrorIs(t, err, errNoScope)
+}
+
+// TestRouteRecordScopeAndMode checks that a new scope and a new mode are taken into account.
+func TestRouteRecordScopeAndMode(t *testing.T) {
+	r, err := NewRouter(Settings{})
+	require.NoError(t, err)
+	empty := pcommon.NewMap()
+	resource := attrs(t, map[string]any{DataStreamDatasetAttribute: "app", DocumentIDAttribute: "id-1"})
+
+	r.SetScope(TypeLogs, empty, resource, "")
+	got, err := r.RouteRecord(0, empty, 0)
+	require.NoError(t, err)
+	assert.Equal(t, dataStream("logs", "app.otel", "default"), got)
+	assert.Equal(t, "id-1", r.DocumentID(0, empty))
+
+	r.SetMode(false, false)
+	got, err = r.RouteRecord(0, empty, 0)
+	require.NoError(t, err)
+	assert.Equal(t, dataStream("logs", "app", "default"), got)
+
+	// The same maps with new contents: SetScope forgets what was resolved.
+	resource.PutStr(DataStreamDatasetAttribute, "other")
+	resource.PutStr(DocumentIDAttribute, "id-2")
+	r.SetScope(TypeMetrics, empty, resource, "")
+	got, err = r.RouteRecord(0, empty, 0)
+	require.NoError(t, err)
+	assert.Equal(t, dataStream("metrics", "other", "default"), got)
+	assert.Equal(t, "id-2", r.DocumentID(0, empty))
+}
+
+// TestRouteRecordLogstashPeriods checks that the date of every record is its own, across the
+// boundaries of the date format's period.
+func TestRouteRecordLogstashPeriods(t *testing.T) {
+	start := time.Date(2024, 12, 31, 22, 58, 58, 0, time.UTC)
+	steps := []time.Duration{0, time.Nanosecond, time.Second, time.Minute, time.Hour, -time.Hour, 25 * time.Hour, -48 * time.Hour}
+	for _, format := range []string{"", "%Y.%m.%d", "%Y-%j", "%a-%b", "%Y.%m.%d.%H", "%H%M", "%S", "%y%m%d%H%M%S"} {
+		settings := Settings{LogstashFormat: true, DateFormat: format}
+		full, err := NewRouter(settings)
+		require.NoError(t, err)
+		scoped, err := NewRouter(settings)
+		require.NoError(t, err)
+		empty := pcommon.NewMap()
+		scoped.SetScope(TypeLogs, empty, empty, "")
+		at := start
+		for range 3 {
+			for _, step := range steps {
+				at = at.Add(step)
+				ts := pcommon.NewTimestampFromTime(at)
+				want, err := full.Route(TypeLogs, empty, empty, empty, "", ts)
+				require.NoError(t, err)
+				got, err := scoped.RouteRecord(0, empty, ts)
+				require.NoError(t, err)
+				require.Equal(t, want, got, "format %q at %v", format, at)
+			}
+		}
+		// Beyond time.Time's int64 range.
+		for _, ts := range []pcommon.Timestamp{1<<63 + 5, 1<<64 - 1, 0} {
+			want, err := full.Route(TypeLogs, empty, empty, empty, "", ts)
+			require.NoError(t, err)
+			got, err := scoped.RouteRecord(0, empty, ts)
+			require.NoError(t, err)
+			require.Equal(t, want, got, "format %q at %d", format, ts)
+		}
+	}
+}
+
+func TestDatePeriod(t *testing.T) {
+	for format, want := range map[string]time.Duration{
+		"%Y.%m.%d": 24 * time.Hour, "%a.%A.%b.%B.%j.%y": 24 * time.Hour, "%%%y": 24 * time.Hour,
+		"%H": time.Hour, "%d-%M-%H": time.Minute, "%M%S": time.Second,
+	} {
+		verbs, err := parseDateFormat(format)
+		require.NoError(t, err)
+		assert.Equal(t, uint64(want), datePeriod(verbs), format)
+	}
+}
+
+func TestRouteRecordAllocs(t *testing.T) {
+	r, err := NewRouter(Settings{})
+	require.NoError(t, err)
+	record := attrs(t, map[string]any{"http.method": "GET", "http.status_code": 200})
+	resource := attrs(t, map[string]any{"service.name": "checkout", DocumentIDAttribute: "id"})
+	r.SetScope(TypeLogs, pcommon.NewMap(), resource, "example.com/receiver/fooreceiver")
+	allocs := testing.AllocsPerRun(100, func() {
+		keys := ScanRecord(record)
+		if _, err := r.RouteRecord(keys, record, 0); err != nil {
+			t.Fatal(err)
+		}
+		_ = r.DocumentID(keys, record)
+		_ = r.Pipeline(keys, record)
+	})
+	assert.Zero(t, allocs)
+}
+
+// FuzzRouteRecord checks that the scoped route of any record equals its full route: the
+// routing attributes are spread over the record, the scope and the resource as the fuzzer
+// chooses, with logstash_format and a static index toggled by bits of flags.
+func FuzzRouteRecord(f *testing.F) {
+	f.Add("nginx", "default", "", "", "", uint16(0), uint64(0))
+	f.Add("ÄBC-x:y", "Prod-1", "example.com/receiver/fooreceiver", "", "id", uint16(0x0123), uint64(1701511810000000001))
+	f.Add("a\xffb", "\xe2\x82", "go.opentelemetry.io/collector/service", "my-index", "", uint16(0x0fff), uint64(1<<63+7))
+	f.Add("", "", "example.com/receiver/receiver", "Bad*Index", "p", uint16(0x3a5c), uint64(86399999999999))
+	f.Fuzz(func(t *testing.T, dataset, namespace, scopeName, index, id string, flags uint16, ts uint64) {
+		levels := [3]pcommon.Map{pcommon.NewMap(), pcommon.NewMap(), pcommon.NewMap()}
+		// Two bits per attribute give its level; 3 leaves it out.
+		put := func(shift uint, key, value string) {
+			if l := flags >> shift & 3; l < 3 {
+				levels[l].PutStr(key, value)
+			}
+		}
+		put(0, DataStreamDatasetAttribute, dataset)
+		put(2, DataStreamNamespaceAttribute, namespace)
+		put(4, IndexAttribute, index)
+		put(6, DocumentIDAttribute, id)
+		put(8, DocumentPipelineAttribute, id)
+		put(10, DataStreamTypeAttribute, namespace)
+		levels[0].PutStr("http.method", "GET")
+		levels[1].PutStr(EncodingFormatAttribute, dataset)
+		settings := Settings{LogstashFormat: flags&(1<<12) != 0}
+		if flags&(1<<13) != 0 {
+			settings.StaticIndex = "static"
+		}
+		if flags&(1<<14) != 0 {
+			settings.DateFormat = "%Y%m%d%H"
+		}
+		typ := [...]string{TypeLogs, TypeMetrics}[flags>>15&1]
+		requireScopedRoute(t, settings, typ, levels[0], levels[1], levels[2], scopeName, pcommon.Timestamp(ts))
+	})
+}
