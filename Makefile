@@ -32,7 +32,8 @@ FUZZ_TARGETS := \
 	./internal/serializer:FuzzEncodeLogsModes \
 	./internal/serializer:FuzzEncodeSpansModes \
 	./internal/serializer:FuzzEncodeMetrics \
-	./internal/routing:FuzzRouteDataStream
+	./internal/routing:FuzzRouteDataStream \
+	./internal/routing:FuzzRouteRecord
 FUZZTIME ?= 10s
 
 # Time per benchmark of the push matrix that `make bench` runs (3 signals x 4 sizes x
