@@ -5,6 +5,7 @@ package serializer // import "github.com/otelcol-es/elasticsearchexporter/intern
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -53,6 +54,7 @@ type entry struct {
 	seq     uint32
 	kind    entryKind
 	renamed bool // renamed to key.value; loses to a key.value of the document
+	plain   bool // key is written as it is between quotes: nothing in it needs escaping
 }
 
 // layerShift puts the layer of an entry in the high bits of its seq.
@@ -61,6 +63,7 @@ const layerShift = 24
 // flatDoc is the reusable index of one flattened object.
 type flatDoc struct {
 	entries []entry
+	order   []sortRef // scratch of mergeSorted
 	arena   []byte
 	seq     uint32
 	// invalid counts the bytes of invalid UTF-8 replaced in keys since the last reset.
@@ -140,6 +143,7 @@ func (d *flatDoc) appendRepaired(dst []byte, s string) []byte {
 func (d *flatDoc) add(en entry) {
 	d.seq++
 	en.seq = d.seq
+	en.plain = plainKey(en.key)
 	d.entries = append(d.entries, en)
 }
 
@@ -207,27 +211,40 @@ func (d *flatDoc) addMapNested(m pcommon.Map) {
 // which the de-dotting walk and the collision check rely on.
 func compareKeys(a, b string) int {
 	n := min(len(a), len(b))
-	for i := range n {
-		ca, cb := a[i], b[i]
-		if ca == cb {
-			continue
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x := load64(a, i) ^ load64(b, i); x != 0 {
+			i += bits.TrailingZeros64(x) / 8 // load64 is little-endian: the first byte is lowest
+			return compareKeyBytes(a[i], b[i])
 		}
-		switch {
-		case ca == '.':
-			return -1
-		case cb == '.':
-			return 1
-		case ca < cb:
-			return -1
+	}
+	for ; i < n; i++ {
+		if a[i] != b[i] {
+			return compareKeyBytes(a[i], b[i])
 		}
-		return 1
 	}
 	return cmp.Compare(len(a), len(b))
 }
 
+// compareKeyBytes orders two different bytes of keys: '.' first, then by value.
+func compareKeyBytes(ca, cb byte) int {
+	switch {
+	case ca == '.':
+		return -1
+	case cb == '.':
+		return 1
+	case ca < cb:
+		return -1
+	}
+	return 1
+}
+
 // compareEntries sorts by key, then puts a renamed entry before one that had the name first,
 // then the entries of one key in the order they were added.
-func compareEntries(a, b entry) int {
+func compareEntries(a, b entry) int { return compareEntryRefs(&a, &b) }
+
+// compareEntryRefs is compareEntries without copying the entries.
+func compareEntryRefs(a, b *entry) int {
 	if c := compareKeys(a.key, b.key); c != 0 {
 		return c
 	}
@@ -252,6 +269,119 @@ func mergeEntries(dst, a, b []entry) []entry {
 		}
 	}
 	return append(append(dst, a...), b...)
+}
+
+// plainKey reports whether k can be written between quotes as it is: printable ASCII without
+// a quote or a backslash.
+func plainKey(k string) bool {
+	i := 0
+	for ; i+8 <= len(k); i += 8 {
+		if needsWork(load64(k, i)) {
+			break
+		}
+	}
+	for ; i < len(k); i++ {
+		if c := k[i]; c >= utf8.RuneSelf || escapeASCII[c] != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// rankWord packs the first eight bytes of k (fewer if k is shorter) big-endian, each turned
+// into its place in the order of compareKeys: a '.' becomes 0, a byte below '.' one more than
+// itself, and any other byte stays; missing bytes are 0. So each byte keeps a rank of its own
+// and, of two words that differ, the lower belongs to the lower key.
+func rankWord(k string) uint64 {
+	var x uint64
+	if len(k) >= 8 {
+		x = bits.ReverseBytes64(load64(k, 0))
+	} else {
+		for i := range len(k) {
+			x |= uint64(k[i]) << (56 - 8*i)
+		}
+	}
+	below := ^((x | highs) - ones*'.') &^ x & highs // bytes below '.', exactly
+	t := x ^ (ones * '.')
+	dots := ^(((t &^ highs) + ^uint64(highs)) | t) & highs // the '.' bytes, exactly
+	r := (x + below>>7) &^ ((dots >> 7) * 0xff)
+	if len(k) < 8 {
+		r &= ^uint64(0) << (64 - 8*len(k))
+	}
+	return r
+}
+
+// sortRef stands for an entry in the sort of mergeSorted: the ranks of the first 16 bytes of
+// its key, packed big-endian into hi and lo (missing bytes are 0), and its index. Keys whose
+// packed ranks differ compare as those do; equal ranks need compareKeys, since a missing byte
+// ranks as a '.'.
+type sortRef struct {
+	hi, lo uint64
+	idx    uint32
+}
+
+func newSortRef(k string, idx int) sortRef {
+	r := sortRef{hi: rankWord(k), idx: uint32(idx)}
+	if len(k) > 8 {
+		r.lo = rankWord(k[8:])
+	}
+	return r
+}
+
+// after reports whether the entry a stands for sorts after the one b stands for.
+func (d *flatDoc) after(a, b sortRef) bool {
+	if a.hi != b.hi {
+		return a.hi > b.hi
+	}
+	if a.lo != b.lo {
+		return a.lo > b.lo
+	}
+	return compareEntryRefs(&d.entries[a.idx], &d.entries[b.idx]) > 0
+}
+
+// compareRefs is compareEntries on the entries of d that a and b stand for.
+func (d *flatDoc) compareRefs(a, b sortRef) int {
+	if a.hi != b.hi {
+		return cmp.Compare(a.hi, b.hi)
+	}
+	if a.lo != b.lo {
+		return cmp.Compare(a.lo, b.lo)
+	}
+	return compareEntryRefs(&d.entries[a.idx], &d.entries[b.idx])
+}
+
+// mergeSorted appends to dst the entries of env, which are sorted, merged with those of d in
+// sorted order. d's entries are not moved: a compact index of them is sorted instead.
+func (d *flatDoc) mergeSorted(dst, env []entry) []entry {
+	es := d.entries
+	refs := d.order[:0]
+	for i := range es {
+		refs = append(refs, newSortRef(es[i].key, i))
+	}
+	if len(refs) <= 24 {
+		for i := 1; i < len(refs); i++ {
+			r := refs[i]
+			j := i
+			for ; j > 0 && d.after(refs[j-1], r); j-- {
+				refs[j] = refs[j-1]
+			}
+			refs[j] = r
+		}
+	} else {
+		slices.SortFunc(refs, d.compareRefs)
+	}
+	d.order = refs
+	dst = slices.Grow(dst, len(env)+len(es))
+	j := 0
+	for _, r := range refs {
+		en := &es[r.idx]
+		for j < len(env) && compareEntryRefs(&env[j], en) <= 0 {
+			dst = append(dst, env[j])
+			j++
+		}
+		dst = append(dst, *en)
+	}
+	return append(dst, env[j:]...)
 }
 
 // isChild reports whether key lies below parent ("parent.x").
@@ -323,7 +453,7 @@ func (e *Encoder) writeFlat(es []entry, depth int, nested bool) {
 		if i > 0 {
 			e.w.byte(',')
 		}
-		e.w.str(es[i].key)
+		e.writeKey(es[i].key, es[i].plain)
 		e.w.byte(':')
 		e.writeEntry(&es[i], depth, nested)
 	}
@@ -353,7 +483,7 @@ func (e *Encoder) writeDedot(es []entry, depth int) {
 			if !first {
 				e.w.byte(',')
 			}
-			e.w.str(rest[:dot])
+			e.writeKey(rest[:dot], es[i].plain)
 			e.w.raw(":{")
 			open = k[:len(open)+dot+1]
 			first = true
@@ -361,7 +491,7 @@ func (e *Encoder) writeDedot(es []entry, depth int) {
 		if !first {
 			e.w.byte(',')
 		}
-		e.w.str(k[len(open):])
+		e.writeKey(k[len(open):], es[i].plain)
 		e.w.byte(':')
 		e.writeEntry(&es[i], depth, false)
 		first = false
@@ -370,6 +500,15 @@ func (e *Encoder) writeDedot(es []entry, depth int) {
 		e.w.byte('}')
 	}
 	e.w.byte('}')
+}
+
+// writeKey writes a key, or a part of one, as a JSON string; plain says it needs no escaping.
+func (e *Encoder) writeKey(k string, plain bool) {
+	if plain {
+		e.w.buf = append(append(append(e.w.buf, '"'), k...), '"')
+		return
+	}
+	e.w.str(k)
 }
 
 func (e *Encoder) writeEntry(en *entry, depth int, nested bool) {
@@ -494,8 +633,7 @@ func (e *Encoder) beginFlat(dst []byte) *flatDoc {
 // writes the document: de-dotted in ecs mode, flat in none and raw.
 func (e *Encoder) endFlat(d *flatDoc) []byte {
 	e.w.invalidUTF8 += d.invalid
-	sortEntries(d.entries)
-	e.merged = mergeEntries(e.merged[:0], e.env, d.entries)
+	e.merged = d.mergeSorted(e.merged[:0], e.env)
 	if e.mode == ModeECS {
 		e.merged = d.normalize(e.merged, false, ecsProtected)
 		e.writeDedot(e.merged, 0)

@@ -1411,8 +1411,7 @@ func (e *Encoder) writeECSMetricsDocument(buf *[]byte, sink MetricsSink) {
 		d.addInt("_doc_count", int64(capDocCount(docCount)))
 	}
 	e.w.invalidUTF8 += d.invalid
-	sortEntries(d.entries)
-	e.merged = mergeEntries(e.merged[:0], m.ecsRes.entries[res.start:res.end], d.entries)
+	e.merged = d.mergeSorted(e.merged[:0], m.ecsRes.entries[res.start:res.end])
 	e.merged = d.normalize(e.merged, false, ecsProtected)
 	for i := range e.merged {
 		if en := &e.merged[i]; en.kind == kindJSON {
