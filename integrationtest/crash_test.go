@@ -257,8 +257,6 @@ func writeCrashConfig(t *testing.T, c estest.Config, httpAddr, metricsAddr, dir 
 	t.Helper()
 	typ := elasticsearchexporter.NewFactory().Type().String()
 	auth, tlsCfg := exporterAuthYAML(c)
-	host, port, err := net.SplitHostPort(metricsAddr)
-	require.NoError(t, err)
 	yaml := fmt.Sprintf(`extensions:
   file_storage:
     directory: %[1]q
@@ -286,23 +284,32 @@ exporters:
 
 service:
   extensions: [file_storage]
-  telemetry:
+%[6]s  pipelines:
+    logs:
+      receivers: [otlp]
+      exporters: [%[3]s]
+`, dir, httpAddr, typ, auth, tlsCfg, prometheusTelemetryYAML(t, metricsAddr))
+	p := filepath.Join(t.TempDir(), "collector.yaml")
+	require.NoError(t, os.WriteFile(p, []byte(yaml), 0o600))
+	return p
+}
+
+// prometheusTelemetryYAML is the service::telemetry section of a collector configuration that
+// serves the collector's own metrics for Prometheus on metricsAddr (see scrapeDocsProcessed).
+func prometheusTelemetryYAML(t *testing.T, metricsAddr string) string {
+	t.Helper()
+	host, port, err := net.SplitHostPort(metricsAddr)
+	require.NoError(t, err)
+	return fmt.Sprintf(`  telemetry:
     metrics:
       level: normal
       readers:
         - pull:
             exporter:
               prometheus:
-                host: %[6]s
-                port: %[7]s
-  pipelines:
-    logs:
-      receivers: [otlp]
-      exporters: [%[3]s]
-`, dir, httpAddr, typ, auth, tlsCfg, host, port)
-	p := filepath.Join(t.TempDir(), "collector.yaml")
-	require.NoError(t, os.WriteFile(p, []byte(yaml), 0o600))
-	return p
+                host: %s
+                port: %s
+`, host, port)
 }
 
 // scrapeDocsProcessed reads the collector's otelcol_elasticsearch.docs.processed counter from

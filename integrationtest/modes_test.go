@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -217,8 +216,6 @@ func writeModesConfig(t *testing.T, c estest.Config, httpAddr, metricsAddr, dir 
 	t.Helper()
 	typ := elasticsearchexporter.NewFactory().Type().String()
 	auth, tlsCfg := exporterAuthYAML(c)
-	host, port, err := net.SplitHostPort(metricsAddr)
-	require.NoError(t, err)
 	yaml := fmt.Sprintf(`extensions:
   file_storage:
     directory: %[1]q
@@ -245,20 +242,11 @@ exporters:
 
 service:
   extensions: [file_storage]
-  telemetry:
-    metrics:
-      level: normal
-      readers:
-        - pull:
-            exporter:
-              prometheus:
-                host: %[6]s
-                port: %[7]s
-  pipelines:
+%[6]s  pipelines:
     logs:
       receivers: [otlp]
       exporters: [%[3]s]
-`, dir, httpAddr, typ, auth, tlsCfg, host, port)
+`, dir, httpAddr, typ, auth, tlsCfg, prometheusTelemetryYAML(t, metricsAddr))
 	p := filepath.Join(t.TempDir(), "collector.yaml")
 	require.NoError(t, os.WriteFile(p, []byte(yaml), 0o600))
 	return p
