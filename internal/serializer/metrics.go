@@ -97,6 +97,17 @@ type MetricsSink interface {
 type metricTarget struct {
 	index string
 	ds    DataStream
+	hash  uint64 // of index
+}
+
+// metricInfo is what the points of one metric share, worked out once per metric.
+type metricInfo struct {
+	metric  pmetric.Metric
+	name    string // as written: invalid UTF-8 repaired
+	path    string // "metrics.<name>", set on first use in otel mode
+	unit    string
+	typ     pmetric.MetricType
+	counter bool // a monotonic cumulative sum
 }
 
 type envelopeRef struct {
@@ -110,8 +121,8 @@ type envelopeRef struct {
 }
 
 type metricPoint struct {
-	metric     pmetric.Metric
 	attrs      pcommon.Map
+	metric     int32 // index into metricsState.metrics
 	idx        int32 // data point index within the metric
 	res, scope int32 // indices into metricsState.resources / scopes
 	target     int32 // index into metricsState.targets
@@ -140,6 +151,7 @@ type groupSlot struct {
 // metricsState is the reusable scratch state of EncodeMetrics.
 type metricsState struct {
 	points         []metricPoint
+	metrics        []metricInfo
 	groups         []pointGroup
 	table          []groupSlot // open addressing, a power of two long, at most half full
 	resources      []envelopeRef
@@ -149,6 +161,9 @@ type metricsState struct {
 	group, pending []int32
 	deferred       []int32
 	names          []string
+	docMetrics     []int32 // the metrics of the document being written, in order
+	lastMetrics    []int32 // the metrics of the last document whose names hash was computed
+	lastNamesHash  uint64
 	templates      []DynamicTemplate
 	quantiles      []int32
 	paths          map[string]string            // metric name -> "metrics.<name>"
@@ -169,6 +184,9 @@ const maxPathCache = 4096
 func (s *metricsState) reset() {
 	clear(s.points)
 	s.points = s.points[:0]
+	clear(s.metrics)
+	s.metrics = s.metrics[:0]
+	s.lastMetrics = s.lastMetrics[:0]
 	clear(s.resources)
 	s.resources = s.resources[:0]
 	clear(s.scopes)
@@ -329,10 +347,17 @@ func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, r
 	}
 	unitHash := xxhash.Sum64String(metric.Unit())
 	base := mix(m.resources[resIdx].hash, m.scopes[scopeIdx].hash)
+	mi := int32(len(m.metrics))
+	info := metricInfo{metric: metric, name: metricName(metric), unit: metric.Unit(), typ: metric.Type()}
+	if info.typ == pmetric.MetricTypeSum {
+		sum := metric.Sum()
+		info.counter = sum.IsMonotonic() && sum.AggregationTemporality() == pmetric.AggregationTemporalityCumulative
+	}
+	m.metrics = append(m.metrics, info)
 	for i := range n {
 		p := pointOf(metric, i)
 		attrs := p.attrs
-		pointHints := hintsOf(attrs)
+		ah, shape, pointHints := hashPointAttrs(attrs)
 		if pointHints&hasNoIndex != 0 {
 			m.report.NoIndex++
 			continue
@@ -346,25 +371,24 @@ func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, r
 			continue
 		}
 		target := e.metricTarget(index, ds)
-		ah, shape := hashAttrs(attrs)
 		var h uint64
 		var ts, start int64
 		if e.mode == ModeECS {
 			// The ECS grouping: the index, the time and the resource and data point attributes
 			// merged; not the scope, the unit or the start time.
 			ts = int64(p.ts)
-			h = mix(xxhash.Sum64String(index), uint64(ts))
+			h = mix(m.targets[target].hash, uint64(ts))
 			h = mix(h, m.ecsMergedHash(&m.resources[resIdx], attrs, ah, shape))
 		} else {
 			ts, start = int64(uint64(p.ts)/1e6), int64(uint64(p.start)/1e6)
-			h = mix(base, xxhash.Sum64String(index))
+			h = mix(base, m.targets[target].hash)
 			h = mix(h, ah)
 			h = mix(h, unitHash)
 			h = mix(h, uint64(ts))
 			h = mix(h, uint64(start))
 		}
 		m.points = append(m.points, metricPoint{
-			metric: metric, attrs: attrs, idx: int32(i), res: resIdx, scope: scopeIdx, target: target,
+			metric: mi, attrs: attrs, idx: int32(i), res: resIdx, scope: scopeIdx, target: target,
 			next: -1, hash: h, ts: ts, start: start, shape: shape, hints: pointHints,
 		})
 	}
@@ -381,7 +405,7 @@ func (e *Encoder) metricTarget(index string, ds DataStream) int32 {
 			return int32(i)
 		}
 	}
-	m.targets = append(m.targets, metricTarget{index: index, ds: ds})
+	m.targets = append(m.targets, metricTarget{index: index, ds: ds, hash: xxhash.Sum64String(index)})
 	return int32(len(m.targets) - 1)
 }
 
@@ -421,7 +445,8 @@ func (e *Encoder) samePointGroup(a, b *metricPoint) bool {
 	if e.mode == ModeECS {
 		return a.target == b.target && a.ts == b.ts && m.sameECSAttrs(a, b)
 	}
-	if a.target != b.target || a.ts != b.ts || a.start != b.start || a.metric.Unit() != b.metric.Unit() {
+	if a.target != b.target || a.ts != b.ts || a.start != b.start ||
+		a.metric != b.metric && m.metrics[a.metric].unit != m.metrics[b.metric].unit {
 		return false
 	}
 	if a.res != b.res && !equalAttrs(m.resources[a.res].attrs, m.resources[b.res].attrs) {
@@ -556,6 +581,35 @@ func hashAttrs(m pcommon.Map) (uint64, attrShape) {
 	return h, shape
 }
 
+// hashPointAttrs is hashAttrs of a data point's attributes with the point's mapping hints (see
+// hintsOf), read in the same walk.
+func hashPointAttrs(m pcommon.Map) (uint64, attrShape, hintSet) {
+	if m.Len() > linearMax {
+		h, shape := hashAttrs(m)
+		return h, shape, hintsOf(m)
+	}
+	var h uint64
+	var shape attrShape
+	var hints hintSet
+	hintsSeen := false
+	for k, v := range m.All() {
+		if !grouped(k) {
+			if k == routing.MappingHintsAttribute && !hintsSeen {
+				hintsSeen = true // the first value counts, as Get finds it
+				hints = hintsOfValue(v)
+			}
+			continue
+		}
+		if first, _ := m.Get(k); first != v {
+			shape.repeats = true
+			continue
+		}
+		shape.grouped++
+		h += mix(xxhash.Sum64String(k), hashValue(v))
+	}
+	return h, shape, hints
+}
+
 func hashValue(v pcommon.Value) uint64 {
 	switch v.Type() {
 	case pcommon.ValueTypeStr:
@@ -622,7 +676,15 @@ func NoIndex(attrs pcommon.Map) bool { return hintsOf(attrs)&hasNoIndex != 0 }
 // hintsOf reads the mapping hints attribute once; unknown hints are ignored.
 func hintsOf(attrs pcommon.Map) hintSet {
 	v, ok := attrs.Get(routing.MappingHintsAttribute)
-	if !ok || v.Type() != pcommon.ValueTypeSlice {
+	if !ok {
+		return 0
+	}
+	return hintsOfValue(v)
+}
+
+// hintsOfValue reads the hints of the value of the mapping hints attribute.
+func hintsOfValue(v pcommon.Value) hintSet {
+	if v.Type() != pcommon.ValueTypeSlice {
 		return 0
 	}
 	var h hintSet
@@ -653,6 +715,7 @@ func (e *Encoder) writeGroup(buf *[]byte, sink MetricsSink) {
 	for len(m.pending) > 0 {
 		m.deferred = m.deferred[:0]
 		m.names = m.names[:0]
+		m.docMetrics = m.docMetrics[:0]
 		m.nameSet.reset()
 		m.templates = m.templates[:0]
 		m.quantiles = m.quantiles[:0]
@@ -690,7 +753,7 @@ func (e *Encoder) writeOTelMetricsDocument(buf *[]byte, sink MetricsSink) {
 		e.w.raw(`,"start_timestamp":`)
 		e.w.int(leader.start)
 	}
-	if u := leader.metric.Unit(); u != "" {
+	if u := m.metrics[leader.metric].unit; u != "" {
 		e.w.raw(`,"unit":`)
 		e.w.str(u)
 	}
@@ -708,7 +771,8 @@ func (e *Encoder) writeOTelMetricsDocument(buf *[]byte, sink MetricsSink) {
 	var docCount uint64
 	for _, pi := range m.pending {
 		p := &m.points[pi]
-		name := metricName(p.metric)
+		info := &m.metrics[p.metric]
+		name := info.name
 		if !m.takeName(pi, name) {
 			continue
 		}
@@ -718,18 +782,22 @@ func (e *Encoder) writeOTelMetricsDocument(buf *[]byte, sink MetricsSink) {
 		}
 		e.w.str(name)
 		e.w.byte(':')
-		tpl, count, hinted := e.writeMetricValue(p, name)
+		tpl, count, hinted := e.writeMetricValue(p, info)
 		if tpl == "" {
 			e.w.buf = e.w.buf[:mark]
 			m.nameSet.remove(name)
 			continue
 		}
 		m.names = append(m.names, name)
-		m.templates = append(m.templates, DynamicTemplate{Path: e.metricPath(name), Template: tpl})
+		m.docMetrics = append(m.docMetrics, p.metric)
+		if info.path == "" {
+			info.path = e.metricPath(name)
+		}
+		m.templates = append(m.templates, DynamicTemplate{Path: info.path, Template: tpl})
 		if hinted {
 			docCount = count
 		}
-		if p.metric.Type() == pmetric.MetricTypeSummary && p.metric.Summary().DataPoints().At(int(p.idx)).QuantileValues().Len() > 0 {
+		if info.typ == pmetric.MetricTypeSummary && info.metric.Summary().DataPoints().At(int(p.idx)).QuantileValues().Len() > 0 {
 			m.quantiles = append(m.quantiles, pi)
 		}
 	}
@@ -744,13 +812,25 @@ func (e *Encoder) writeOTelMetricsDocument(buf *[]byte, sink MetricsSink) {
 		e.w.uint(capDocCount(docCount))
 	}
 	e.w.raw(`,"_metric_names_hash":"`)
-	e.w.buf = strconv.AppendUint(e.w.buf, metricNamesHash(m.names), 16)
+	e.w.buf = strconv.AppendUint(e.w.buf, m.namesHash(), 16)
 	e.w.byte('"')
 	if res.repaired || scope.repaired {
 		e.w.invalidUTF8++
 	}
 	*buf = e.finish()
 	sink.AddMetricsDocument(start, target.index, target.ds, m.templates)
+}
+
+// namesHash returns metricNamesHash of the document's names. Documents of one push mostly hold
+// the same metrics in the same order, so the hash of the last document is reused when its
+// metrics were the same.
+func (s *metricsState) namesHash() uint64 {
+	if len(s.lastMetrics) > 0 && slices.Equal(s.docMetrics, s.lastMetrics) {
+		return s.lastNamesHash
+	}
+	s.lastMetrics = append(s.lastMetrics[:0], s.docMetrics...)
+	s.lastNamesHash = metricNamesHash(s.names)
+	return s.lastNamesHash
 }
 
 // metricNamesHash is XXH64 (seed 0) of the names sorted and concatenated with no separator.
@@ -782,19 +862,18 @@ func (e *Encoder) metricPath(name string) string {
 // writeMetricValue writes the value of one data point and returns its dynamic template, or
 // "" when the point is skipped (the caller then removes what was written), and the point's
 // document count with whether it carries the _doc_count hint.
-func (e *Encoder) writeMetricValue(p *metricPoint, name string) (tpl string, count uint64, hinted bool) {
+func (e *Encoder) writeMetricValue(p *metricPoint, info *metricInfo) (tpl string, count uint64, hinted bool) {
 	rep := &e.metrics.report
 	i := int(p.idx)
-	switch p.metric.Type() {
+	name := info.name
+	switch info.typ {
 	case pmetric.MetricTypeGauge, pmetric.MetricTypeSum:
 		var dp pmetric.NumberDataPoint
-		counter := false
-		if p.metric.Type() == pmetric.MetricTypeGauge {
-			dp = p.metric.Gauge().DataPoints().At(i)
+		counter := info.counter
+		if info.typ == pmetric.MetricTypeGauge {
+			dp = info.metric.Gauge().DataPoints().At(i)
 		} else {
-			sum := p.metric.Sum()
-			dp = sum.DataPoints().At(i)
-			counter = sum.IsMonotonic() && sum.AggregationTemporality() == pmetric.AggregationTemporalityCumulative
+			dp = info.metric.Sum().DataPoints().At(i)
 		}
 		hinted = p.hints&hasDocCount != 0
 		switch dp.ValueType() {
@@ -819,7 +898,7 @@ func (e *Encoder) writeMetricValue(p *metricPoint, name string) (tpl string, cou
 		rep.reject(rejectIndex(RejectNoValue), name)
 		return "", 0, false
 	case pmetric.MetricTypeHistogram:
-		dp := p.metric.Histogram().DataPoints().At(i)
+		dp := info.metric.Histogram().DataPoints().At(i)
 		hinted = p.hints&hasDocCount != 0
 		bounds, counts := dp.ExplicitBounds(), dp.BucketCounts()
 		if bounds.Len() > 0 && counts.Len() != bounds.Len()+1 || bounds.Len() == 0 && counts.Len() > 1 {
@@ -833,7 +912,7 @@ func (e *Encoder) writeMetricValue(p *metricPoint, name string) (tpl string, cou
 		e.writeHistogram(dp, p.hints&hasHistogramRaw != 0)
 		return "histogram", dp.Count(), hinted
 	case pmetric.MetricTypeExponentialHistogram:
-		dp := p.metric.ExponentialHistogram().DataPoints().At(i)
+		dp := info.metric.ExponentialHistogram().DataPoints().At(i)
 		hinted = p.hints&hasDocCount != 0
 		if s := dp.Scale(); s < -10 || s > 20 {
 			rep.reject(rejectIndex(RejectScaleOutOfRange), name)
@@ -846,7 +925,7 @@ func (e *Encoder) writeMetricValue(p *metricPoint, name string) (tpl string, cou
 		e.writeExponentialHistogram(dp)
 		return "histogram", dp.Count(), hinted
 	case pmetric.MetricTypeSummary:
-		dp := p.metric.Summary().DataPoints().At(i)
+		dp := info.metric.Summary().DataPoints().At(i)
 		hinted = p.hints&hasDocCount != 0
 		e.writeSumCount(dp.Sum(), dp.Count())
 		return "summary", dp.Count(), hinted
@@ -1101,13 +1180,14 @@ func (e *Encoder) writeQuantiles() {
 	e.w.raw(`,"summary_quantiles":{`)
 	for i, pi := range m.quantiles {
 		p := &m.points[pi]
-		name := metricName(p.metric)
+		info := &m.metrics[p.metric]
+		name := info.name
 		if i > 0 {
 			e.w.byte(',')
 		}
 		e.w.str(name)
 		e.w.raw(`:{`)
-		qs := p.metric.Summary().DataPoints().At(int(p.idx)).QuantileValues()
+		qs := info.metric.Summary().DataPoints().At(int(p.idx)).QuantileValues()
 		first := true
 		for j := range qs.Len() {
 			q := qs.At(j)
@@ -1376,13 +1456,14 @@ func (e *Encoder) writeECSMetricsDocument(buf *[]byte, sink MetricsSink) {
 	var docCount uint64
 	for _, pi := range m.pending {
 		p := &m.points[pi]
-		name := metricName(p.metric)
+		info := &m.metrics[p.metric]
+		name := info.name
 		if !m.takeName(pi, name) {
 			continue
 		}
 		mark := len(m.values)
 		e.w.buf, m.values = m.values, e.w.buf
-		tpl, count, hinted := e.writeMetricValue(p, name)
+		tpl, count, hinted := e.writeMetricValue(p, info)
 		e.w.buf, m.values = m.values, e.w.buf
 		if tpl == "" {
 			m.values = m.values[:mark]
@@ -1396,7 +1477,7 @@ func (e *Encoder) writeECSMetricsDocument(buf *[]byte, sink MetricsSink) {
 		// views as they are.
 		d.add(entry{key: name, kind: kindJSON, s: arenaString(m.values[mark:]), n: int64(len(m.ecsTpls))})
 		m.ecsTpls = append(m.ecsTpls, ecsTemplate{name: name, template: ecsTemplateName(tpl)})
-		if p.metric.Type() == pmetric.MetricTypeSummary {
+		if info.typ == pmetric.MetricTypeSummary {
 			e.addECSQuantiles(d, p, name)
 		}
 	}
@@ -1445,7 +1526,7 @@ func (e *Encoder) writeECSMetricsDocument(buf *[]byte, sink MetricsSink) {
 // written once (the first wins).
 func (e *Encoder) addECSQuantiles(d *flatDoc, p *metricPoint, name string) {
 	m := &e.metrics
-	qs := p.metric.Summary().DataPoints().At(int(p.idx)).QuantileValues()
+	qs := e.metrics.metrics[p.metric].metric.Summary().DataPoints().At(int(p.idx)).QuantileValues()
 	for j := range qs.Len() {
 		q := qs.At(j)
 		if !finite(q.Value()) || !finite(q.Quantile()) {
