@@ -133,6 +133,10 @@ type metricPoint struct {
 	ts, start int64
 	shape     attrShape // of attrs
 	hints     hintSet
+	// Gauges and sums: the value, read with the rest of the point so that writing does not
+	// go back to the data point.
+	numType pmetric.NumberDataPointValueType
+	num     uint64 // the int64 or the float64 bits
 }
 
 // pointGroup is one group of points, linked from first to last through metricPoint.next.
@@ -390,6 +394,7 @@ func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, r
 		m.points = append(m.points, metricPoint{
 			metric: mi, attrs: attrs, idx: int32(i), res: resIdx, scope: scopeIdx, target: target,
 			next: -1, hash: h, ts: ts, start: start, shape: shape, hints: pointHints,
+			numType: p.numType, num: p.num,
 		})
 	}
 }
@@ -413,25 +418,36 @@ func (e *Encoder) metricTarget(index string, ds DataStream) int32 {
 type pointView struct {
 	attrs     pcommon.Map
 	ts, start pcommon.Timestamp
+	numType   pmetric.NumberDataPointValueType // gauges and sums
+	num       uint64
+}
+
+func numberPointView(dp pmetric.NumberDataPoint) pointView {
+	v := pointView{attrs: dp.Attributes(), ts: dp.Timestamp(), start: dp.StartTimestamp(), numType: dp.ValueType()}
+	switch v.numType {
+	case pmetric.NumberDataPointValueTypeInt:
+		v.num = uint64(dp.IntValue())
+	case pmetric.NumberDataPointValueTypeDouble:
+		v.num = math.Float64bits(dp.DoubleValue())
+	}
+	return v
 }
 
 func pointOf(metric pmetric.Metric, i int) pointView {
 	switch metric.Type() {
 	case pmetric.MetricTypeGauge:
-		dp := metric.Gauge().DataPoints().At(i)
-		return pointView{dp.Attributes(), dp.Timestamp(), dp.StartTimestamp()}
+		return numberPointView(metric.Gauge().DataPoints().At(i))
 	case pmetric.MetricTypeSum:
-		dp := metric.Sum().DataPoints().At(i)
-		return pointView{dp.Attributes(), dp.Timestamp(), dp.StartTimestamp()}
+		return numberPointView(metric.Sum().DataPoints().At(i))
 	case pmetric.MetricTypeHistogram:
 		dp := metric.Histogram().DataPoints().At(i)
-		return pointView{dp.Attributes(), dp.Timestamp(), dp.StartTimestamp()}
+		return pointView{attrs: dp.Attributes(), ts: dp.Timestamp(), start: dp.StartTimestamp()}
 	case pmetric.MetricTypeExponentialHistogram:
 		dp := metric.ExponentialHistogram().DataPoints().At(i)
-		return pointView{dp.Attributes(), dp.Timestamp(), dp.StartTimestamp()}
+		return pointView{attrs: dp.Attributes(), ts: dp.Timestamp(), start: dp.StartTimestamp()}
 	case pmetric.MetricTypeSummary:
 		dp := metric.Summary().DataPoints().At(i)
-		return pointView{dp.Attributes(), dp.Timestamp(), dp.StartTimestamp()}
+		return pointView{attrs: dp.Attributes(), ts: dp.Timestamp(), start: dp.StartTimestamp()}
 	}
 	return pointView{attrs: pcommon.NewMap()}
 }
@@ -868,23 +884,17 @@ func (e *Encoder) writeMetricValue(p *metricPoint, info *metricInfo) (tpl string
 	name := info.name
 	switch info.typ {
 	case pmetric.MetricTypeGauge, pmetric.MetricTypeSum:
-		var dp pmetric.NumberDataPoint
 		counter := info.counter
-		if info.typ == pmetric.MetricTypeGauge {
-			dp = info.metric.Gauge().DataPoints().At(i)
-		} else {
-			dp = info.metric.Sum().DataPoints().At(i)
-		}
 		hinted = p.hints&hasDocCount != 0
-		switch dp.ValueType() {
+		switch p.numType {
 		case pmetric.NumberDataPointValueTypeInt:
-			e.w.int(dp.IntValue())
+			e.w.int(int64(p.num))
 			if counter {
 				return "counter_long", 1, hinted
 			}
 			return "gauge_long", 1, hinted
 		case pmetric.NumberDataPointValueTypeDouble:
-			v := dp.DoubleValue()
+			v := math.Float64frombits(p.num)
 			if !finite(v) {
 				rep.nonFinite(name)
 				return "", 0, false
