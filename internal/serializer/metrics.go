@@ -104,7 +104,8 @@ type metricTarget struct {
 type metricInfo struct {
 	metric  pmetric.Metric
 	name    string // as written: invalid UTF-8 repaired
-	path    string // "metrics.<name>", set on first use in otel mode
+	path    string // "metrics.<name>", set on first use in otel mode, with key
+	key     string // the name as a JSON member name, with its colon
 	unit    string
 	typ     pmetric.MetricType
 	counter bool // a monotonic cumulative sum
@@ -170,7 +171,7 @@ type metricsState struct {
 	lastNamesHash  uint64
 	templates      []DynamicTemplate
 	quantiles      []int32
-	paths          map[string]string            // metric name -> "metrics.<name>"
+	paths          map[string]metricPathEntry   // by metric name
 	quantilePaths  map[string]map[string]string // metric name -> quantile key -> path
 	bucketValues   bucketValueCache
 	nameSet        keySet
@@ -796,8 +797,10 @@ func (e *Encoder) writeOTelMetricsDocument(buf *[]byte, sink MetricsSink) {
 		if len(m.names) > 0 {
 			e.w.byte(',')
 		}
-		e.w.str(name)
-		e.w.byte(':')
+		if info.path == "" {
+			info.path, info.key = e.metricPath(name)
+		}
+		e.w.raw(info.key)
 		tpl, count, hinted := e.writeMetricValue(p, info)
 		if tpl == "" {
 			e.w.buf = e.w.buf[:mark]
@@ -806,9 +809,6 @@ func (e *Encoder) writeOTelMetricsDocument(buf *[]byte, sink MetricsSink) {
 		}
 		m.names = append(m.names, name)
 		m.docMetrics = append(m.docMetrics, p.metric)
-		if info.path == "" {
-			info.path = e.metricPath(name)
-		}
 		m.templates = append(m.templates, DynamicTemplate{Path: info.path, Template: tpl})
 		if hinted {
 			docCount = count
@@ -861,19 +861,23 @@ func metricNamesHash(names []string) uint64 {
 	return d.Sum64()
 }
 
-// metricPath returns "metrics.<name>", cached so that the steady state does not allocate.
-func (e *Encoder) metricPath(name string) string {
+// metricPath returns "metrics.<name>" and name written as a JSON member name with its colon,
+// cached so that the steady state does not allocate. name is valid UTF-8.
+func (e *Encoder) metricPath(name string) (path, key string) {
 	m := &e.metrics
 	if p, ok := m.paths[name]; ok {
-		return p
+		return p.path, p.key
 	}
 	if m.paths == nil || len(m.paths) >= maxPathCache {
-		m.paths = make(map[string]string, 64)
+		m.paths = make(map[string]metricPathEntry, 64)
 	}
-	p := "metrics." + name
+	k, _ := appendString(nil, name)
+	p := metricPathEntry{path: "metrics." + name, key: string(append(k, ':'))}
 	m.paths[name] = p
-	return p
+	return p.path, p.key
 }
+
+type metricPathEntry struct{ path, key string }
 
 // writeMetricValue writes the value of one data point and returns its dynamic template, or
 // "" when the point is skipped (the caller then removes what was written), and the point's
