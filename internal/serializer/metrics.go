@@ -127,7 +127,7 @@ type metricPoint struct {
 	idx        int32 // data point index within the metric
 	res, scope int32 // indices into metricsState.resources / scopes
 	target     int32 // index into metricsState.targets
-	next       int32 // the next point of the same group, or -1
+	group      int32 // index into metricsState.groups, in order of first appearance
 	hash       uint64
 	// The times that group points: in milliseconds in otel mode; in ecs mode ts is in
 	// nanoseconds and start is 0, as the start time is not written.
@@ -140,10 +140,11 @@ type metricPoint struct {
 	num     uint64 // the int64 or the float64 bits
 }
 
-// pointGroup is one group of points, linked from first to last through metricPoint.next.
+// pointGroup is one group of points: its hash, its first point, and its number of points.
 type pointGroup struct {
-	hash        uint64
-	first, last int32
+	hash         uint64
+	first, count int32
+	id           int32 // the index of the group in order of first appearance
 }
 
 // groupSlot is one slot of the group table: a group's hash and its index plus one, 0 when the
@@ -164,6 +165,8 @@ type metricsState struct {
 	targets        []metricTarget
 	frags          []byte
 	group, pending []int32
+	order          []int32 // the indices of the points, group after group in the order written
+	rank           []int32 // by group id: the group's place in the order written
 	deferred       []int32
 	names          []string
 	docMetrics     []int32 // the metrics of the document being written, in order
@@ -249,11 +252,23 @@ func (e *Encoder) EncodeMetrics(buf *[]byte, md pmetric.Metrics, route MetricRou
 		}
 		return cmp.Compare(a.first, b.first)
 	})
+	// A counting sort lays out the points of each group in the order of the groups, each
+	// group's points in their order of appearance.
+	m.rank = slices.Grow(m.rank[:0], len(m.groups))[:len(m.groups)]
+	off := int32(0)
+	for gi := range m.groups {
+		g := &m.groups[gi]
+		m.rank[g.id] = int32(gi)
+		g.first, off = off, off+g.count // first now starts the group in m.order
+	}
+	m.order = slices.Grow(m.order[:0], len(m.points))[:len(m.points)]
+	for i := range m.points {
+		g := &m.groups[m.rank[m.points[i].group]]
+		m.order[g.first] = int32(i)
+		g.first++
+	}
 	for _, g := range m.groups {
-		m.group = m.group[:0]
-		for i := g.first; i >= 0; i = m.points[i].next {
-			m.group = append(m.group, i)
-		}
+		m.group = m.order[g.first-g.count : g.first]
 		e.writeGroup(buf, sink)
 	}
 	return m.report
@@ -283,7 +298,8 @@ func (e *Encoder) groupPoints() {
 		for s := p.hash & mask; ; s = (s + 1) & mask {
 			slot := &m.table[s]
 			if slot.group == 0 {
-				m.groups = append(m.groups, pointGroup{hash: p.hash, first: int32(i), last: int32(i)})
+				p.group = int32(len(m.groups))
+				m.groups = append(m.groups, pointGroup{hash: p.hash, first: int32(i), count: 1, id: p.group})
 				*slot = groupSlot{hash: p.hash, group: int32(len(m.groups))}
 				break
 			}
@@ -291,8 +307,8 @@ func (e *Encoder) groupPoints() {
 				continue
 			}
 			if g := &m.groups[slot.group-1]; e.samePointGroup(&m.points[g.first], p) {
-				m.points[g.last].next = int32(i)
-				g.last = int32(i)
+				p.group = slot.group - 1
+				g.count++
 				break
 			}
 		}
@@ -394,7 +410,7 @@ func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, r
 		}
 		m.points = append(m.points, metricPoint{
 			metric: mi, attrs: attrs, idx: int32(i), res: resIdx, scope: scopeIdx, target: target,
-			next: -1, hash: h, ts: ts, start: start, shape: shape, hints: pointHints,
+			hash: h, ts: ts, start: start, shape: shape, hints: pointHints,
 			numType: p.numType, num: p.num,
 		})
 	}
