@@ -6,6 +6,7 @@ package serializer // import "github.com/otelcol-es/elasticsearchexporter/intern
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -1009,6 +1010,10 @@ func (e *Encoder) writeHistogram(dp pmetric.HistogramDataPoint, raw bool) {
 		return
 	}
 	n := counts.Len()
+	if !raw && n <= 64 {
+		e.writeHistogramBuckets(bounds, counts)
+		return
+	}
 	// Counts first, then values, from the same walk over the buckets.
 	e.w.raw(`{"counts":[`)
 	first := true
@@ -1045,6 +1050,32 @@ func (e *Encoder) writeHistogram(dp pmetric.HistogramDataPoint, raw bool) {
 		}
 		first = false
 		e.w.bytes(values.text(bounds, i))
+	}
+	e.w.raw(`]}`)
+}
+
+// writeHistogramBuckets is writeHistogram without raw, for at most 64 buckets: the walk over the
+// counts notes the non-empty buckets, so that the values need not read the counts again.
+func (e *Encoder) writeHistogramBuckets(bounds pcommon.Float64Slice, counts pcommon.UInt64Slice) {
+	var used uint64
+	e.w.raw(`{"counts":[`)
+	for i, c := range counts.All() {
+		if c == 0 {
+			continue
+		}
+		if used != 0 {
+			e.w.byte(',')
+		}
+		used |= 1 << uint(i)
+		e.w.uint(capCount(c))
+	}
+	e.w.raw(`],"values":[`)
+	values := e.metrics.bucketValues.lookup(bounds, false)
+	for rest := used; rest != 0; rest &= rest - 1 {
+		if rest != used {
+			e.w.byte(',')
+		}
+		e.w.bytes(values.text(bounds, bits.TrailingZeros64(rest)))
 	}
 	e.w.raw(`]}`)
 }
