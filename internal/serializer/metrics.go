@@ -6,6 +6,7 @@ package serializer // import "github.com/otelcol-es/elasticsearchexporter/intern
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -97,6 +98,18 @@ type MetricsSink interface {
 type metricTarget struct {
 	index string
 	ds    DataStream
+	hash  uint64 // of index
+}
+
+// metricInfo is what the points of one metric share, worked out once per metric.
+type metricInfo struct {
+	metric  pmetric.Metric
+	name    string // as written: invalid UTF-8 repaired
+	path    string // "metrics.<name>", set on first use in otel mode, with key
+	key     string // the name as a JSON member name, with its colon
+	unit    string
+	typ     pmetric.MetricType
+	counter bool // a monotonic cumulative sum
 }
 
 type envelopeRef struct {
@@ -110,24 +123,29 @@ type envelopeRef struct {
 }
 
 type metricPoint struct {
-	metric     pmetric.Metric
 	attrs      pcommon.Map
+	metric     int32 // index into metricsState.metrics
 	idx        int32 // data point index within the metric
 	res, scope int32 // indices into metricsState.resources / scopes
 	target     int32 // index into metricsState.targets
-	next       int32 // the next point of the same group, or -1
+	group      int32 // index into metricsState.groups, in order of first appearance
 	hash       uint64
 	// The times that group points: in milliseconds in otel mode; in ecs mode ts is in
 	// nanoseconds and start is 0, as the start time is not written.
 	ts, start int64
 	shape     attrShape // of attrs
 	hints     hintSet
+	// Gauges and sums: the value, read with the rest of the point so that writing does not
+	// go back to the data point.
+	numType pmetric.NumberDataPointValueType
+	num     uint64 // the int64 or the float64 bits
 }
 
-// pointGroup is one group of points, linked from first to last through metricPoint.next.
+// pointGroup is one group of points: its hash, its first point, and its number of points.
 type pointGroup struct {
-	hash        uint64
-	first, last int32
+	hash         uint64
+	first, count int32
+	id           int32 // the index of the group in order of first appearance
 }
 
 // groupSlot is one slot of the group table: a group's hash and its index plus one, 0 when the
@@ -140,6 +158,7 @@ type groupSlot struct {
 // metricsState is the reusable scratch state of EncodeMetrics.
 type metricsState struct {
 	points         []metricPoint
+	metrics        []metricInfo
 	groups         []pointGroup
 	table          []groupSlot // open addressing, a power of two long, at most half full
 	resources      []envelopeRef
@@ -147,11 +166,16 @@ type metricsState struct {
 	targets        []metricTarget
 	frags          []byte
 	group, pending []int32
+	order          []int32 // the indices of the points, group after group in the order written
+	rank           []int32 // by group id: the group's place in the order written
 	deferred       []int32
 	names          []string
+	docMetrics     []int32 // the metrics of the document being written, in order
+	lastMetrics    []int32 // the metrics of the last document whose names hash was computed
+	lastNamesHash  uint64
 	templates      []DynamicTemplate
 	quantiles      []int32
-	paths          map[string]string            // metric name -> "metrics.<name>"
+	paths          map[string]metricPathEntry   // by metric name
 	quantilePaths  map[string]map[string]string // metric name -> quantile key -> path
 	bucketValues   bucketValueCache
 	nameSet        keySet
@@ -169,6 +193,9 @@ const maxPathCache = 4096
 func (s *metricsState) reset() {
 	clear(s.points)
 	s.points = s.points[:0]
+	clear(s.metrics)
+	s.metrics = s.metrics[:0]
+	s.lastMetrics = s.lastMetrics[:0]
 	clear(s.resources)
 	s.resources = s.resources[:0]
 	clear(s.scopes)
@@ -226,11 +253,23 @@ func (e *Encoder) EncodeMetrics(buf *[]byte, md pmetric.Metrics, route MetricRou
 		}
 		return cmp.Compare(a.first, b.first)
 	})
+	// A counting sort lays out the points of each group in the order of the groups, each
+	// group's points in their order of appearance.
+	m.rank = slices.Grow(m.rank[:0], len(m.groups))[:len(m.groups)]
+	off := int32(0)
+	for gi := range m.groups {
+		g := &m.groups[gi]
+		m.rank[g.id] = int32(gi)
+		g.first, off = off, off+g.count // first now starts the group in m.order
+	}
+	m.order = slices.Grow(m.order[:0], len(m.points))[:len(m.points)]
+	for i := range m.points {
+		g := &m.groups[m.rank[m.points[i].group]]
+		m.order[g.first] = int32(i)
+		g.first++
+	}
 	for _, g := range m.groups {
-		m.group = m.group[:0]
-		for i := g.first; i >= 0; i = m.points[i].next {
-			m.group = append(m.group, i)
-		}
+		m.group = m.order[g.first-g.count : g.first]
 		e.writeGroup(buf, sink)
 	}
 	return m.report
@@ -260,7 +299,8 @@ func (e *Encoder) groupPoints() {
 		for s := p.hash & mask; ; s = (s + 1) & mask {
 			slot := &m.table[s]
 			if slot.group == 0 {
-				m.groups = append(m.groups, pointGroup{hash: p.hash, first: int32(i), last: int32(i)})
+				p.group = int32(len(m.groups))
+				m.groups = append(m.groups, pointGroup{hash: p.hash, first: int32(i), count: 1, id: p.group})
 				*slot = groupSlot{hash: p.hash, group: int32(len(m.groups))}
 				break
 			}
@@ -268,8 +308,8 @@ func (e *Encoder) groupPoints() {
 				continue
 			}
 			if g := &m.groups[slot.group-1]; e.samePointGroup(&m.points[g.first], p) {
-				m.points[g.last].next = int32(i)
-				g.last = int32(i)
+				p.group = slot.group - 1
+				g.count++
 				break
 			}
 		}
@@ -329,10 +369,17 @@ func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, r
 	}
 	unitHash := xxhash.Sum64String(metric.Unit())
 	base := mix(m.resources[resIdx].hash, m.scopes[scopeIdx].hash)
+	mi := int32(len(m.metrics))
+	info := metricInfo{metric: metric, name: metricName(metric), unit: metric.Unit(), typ: metric.Type()}
+	if info.typ == pmetric.MetricTypeSum {
+		sum := metric.Sum()
+		info.counter = sum.IsMonotonic() && sum.AggregationTemporality() == pmetric.AggregationTemporalityCumulative
+	}
+	m.metrics = append(m.metrics, info)
 	for i := range n {
 		p := pointOf(metric, i)
 		attrs := p.attrs
-		pointHints := hintsOf(attrs)
+		ah, shape, pointHints := hashPointAttrs(attrs)
 		if pointHints&hasNoIndex != 0 {
 			m.report.NoIndex++
 			continue
@@ -346,26 +393,26 @@ func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, r
 			continue
 		}
 		target := e.metricTarget(index, ds)
-		ah, shape := hashAttrs(attrs)
 		var h uint64
 		var ts, start int64
 		if e.mode == ModeECS {
 			// The ECS grouping: the index, the time and the resource and data point attributes
 			// merged; not the scope, the unit or the start time.
 			ts = int64(p.ts)
-			h = mix(xxhash.Sum64String(index), uint64(ts))
+			h = mix(m.targets[target].hash, uint64(ts))
 			h = mix(h, m.ecsMergedHash(&m.resources[resIdx], attrs, ah, shape))
 		} else {
 			ts, start = int64(uint64(p.ts)/1e6), int64(uint64(p.start)/1e6)
-			h = mix(base, xxhash.Sum64String(index))
+			h = mix(base, m.targets[target].hash)
 			h = mix(h, ah)
 			h = mix(h, unitHash)
 			h = mix(h, uint64(ts))
 			h = mix(h, uint64(start))
 		}
 		m.points = append(m.points, metricPoint{
-			metric: metric, attrs: attrs, idx: int32(i), res: resIdx, scope: scopeIdx, target: target,
-			next: -1, hash: h, ts: ts, start: start, shape: shape, hints: pointHints,
+			metric: mi, attrs: attrs, idx: int32(i), res: resIdx, scope: scopeIdx, target: target,
+			hash: h, ts: ts, start: start, shape: shape, hints: pointHints,
+			numType: p.numType, num: p.num,
 		})
 	}
 }
@@ -381,7 +428,7 @@ func (e *Encoder) metricTarget(index string, ds DataStream) int32 {
 			return int32(i)
 		}
 	}
-	m.targets = append(m.targets, metricTarget{index: index, ds: ds})
+	m.targets = append(m.targets, metricTarget{index: index, ds: ds, hash: xxhash.Sum64String(index)})
 	return int32(len(m.targets) - 1)
 }
 
@@ -389,25 +436,36 @@ func (e *Encoder) metricTarget(index string, ds DataStream) int32 {
 type pointView struct {
 	attrs     pcommon.Map
 	ts, start pcommon.Timestamp
+	numType   pmetric.NumberDataPointValueType // gauges and sums
+	num       uint64
+}
+
+func numberPointView(dp pmetric.NumberDataPoint) pointView {
+	v := pointView{attrs: dp.Attributes(), ts: dp.Timestamp(), start: dp.StartTimestamp(), numType: dp.ValueType()}
+	switch v.numType {
+	case pmetric.NumberDataPointValueTypeInt:
+		v.num = uint64(dp.IntValue())
+	case pmetric.NumberDataPointValueTypeDouble:
+		v.num = math.Float64bits(dp.DoubleValue())
+	}
+	return v
 }
 
 func pointOf(metric pmetric.Metric, i int) pointView {
 	switch metric.Type() {
 	case pmetric.MetricTypeGauge:
-		dp := metric.Gauge().DataPoints().At(i)
-		return pointView{dp.Attributes(), dp.Timestamp(), dp.StartTimestamp()}
+		return numberPointView(metric.Gauge().DataPoints().At(i))
 	case pmetric.MetricTypeSum:
-		dp := metric.Sum().DataPoints().At(i)
-		return pointView{dp.Attributes(), dp.Timestamp(), dp.StartTimestamp()}
+		return numberPointView(metric.Sum().DataPoints().At(i))
 	case pmetric.MetricTypeHistogram:
 		dp := metric.Histogram().DataPoints().At(i)
-		return pointView{dp.Attributes(), dp.Timestamp(), dp.StartTimestamp()}
+		return pointView{attrs: dp.Attributes(), ts: dp.Timestamp(), start: dp.StartTimestamp()}
 	case pmetric.MetricTypeExponentialHistogram:
 		dp := metric.ExponentialHistogram().DataPoints().At(i)
-		return pointView{dp.Attributes(), dp.Timestamp(), dp.StartTimestamp()}
+		return pointView{attrs: dp.Attributes(), ts: dp.Timestamp(), start: dp.StartTimestamp()}
 	case pmetric.MetricTypeSummary:
 		dp := metric.Summary().DataPoints().At(i)
-		return pointView{dp.Attributes(), dp.Timestamp(), dp.StartTimestamp()}
+		return pointView{attrs: dp.Attributes(), ts: dp.Timestamp(), start: dp.StartTimestamp()}
 	}
 	return pointView{attrs: pcommon.NewMap()}
 }
@@ -421,7 +479,8 @@ func (e *Encoder) samePointGroup(a, b *metricPoint) bool {
 	if e.mode == ModeECS {
 		return a.target == b.target && a.ts == b.ts && m.sameECSAttrs(a, b)
 	}
-	if a.target != b.target || a.ts != b.ts || a.start != b.start || a.metric.Unit() != b.metric.Unit() {
+	if a.target != b.target || a.ts != b.ts || a.start != b.start ||
+		a.metric != b.metric && m.metrics[a.metric].unit != m.metrics[b.metric].unit {
 		return false
 	}
 	if a.res != b.res && !equalAttrs(m.resources[a.res].attrs, m.resources[b.res].attrs) {
@@ -556,6 +615,35 @@ func hashAttrs(m pcommon.Map) (uint64, attrShape) {
 	return h, shape
 }
 
+// hashPointAttrs is hashAttrs of a data point's attributes with the point's mapping hints (see
+// hintsOf), read in the same walk.
+func hashPointAttrs(m pcommon.Map) (uint64, attrShape, hintSet) {
+	if m.Len() > linearMax {
+		h, shape := hashAttrs(m)
+		return h, shape, hintsOf(m)
+	}
+	var h uint64
+	var shape attrShape
+	var hints hintSet
+	hintsSeen := false
+	for k, v := range m.All() {
+		if !grouped(k) {
+			if k == routing.MappingHintsAttribute && !hintsSeen {
+				hintsSeen = true // the first value counts, as Get finds it
+				hints = hintsOfValue(v)
+			}
+			continue
+		}
+		if first, _ := m.Get(k); first != v {
+			shape.repeats = true
+			continue
+		}
+		shape.grouped++
+		h += mix(xxhash.Sum64String(k), hashValue(v))
+	}
+	return h, shape, hints
+}
+
 func hashValue(v pcommon.Value) uint64 {
 	switch v.Type() {
 	case pcommon.ValueTypeStr:
@@ -622,7 +710,15 @@ func NoIndex(attrs pcommon.Map) bool { return hintsOf(attrs)&hasNoIndex != 0 }
 // hintsOf reads the mapping hints attribute once; unknown hints are ignored.
 func hintsOf(attrs pcommon.Map) hintSet {
 	v, ok := attrs.Get(routing.MappingHintsAttribute)
-	if !ok || v.Type() != pcommon.ValueTypeSlice {
+	if !ok {
+		return 0
+	}
+	return hintsOfValue(v)
+}
+
+// hintsOfValue reads the hints of the value of the mapping hints attribute.
+func hintsOfValue(v pcommon.Value) hintSet {
+	if v.Type() != pcommon.ValueTypeSlice {
 		return 0
 	}
 	var h hintSet
@@ -653,6 +749,7 @@ func (e *Encoder) writeGroup(buf *[]byte, sink MetricsSink) {
 	for len(m.pending) > 0 {
 		m.deferred = m.deferred[:0]
 		m.names = m.names[:0]
+		m.docMetrics = m.docMetrics[:0]
 		m.nameSet.reset()
 		m.templates = m.templates[:0]
 		m.quantiles = m.quantiles[:0]
@@ -690,7 +787,7 @@ func (e *Encoder) writeOTelMetricsDocument(buf *[]byte, sink MetricsSink) {
 		e.w.raw(`,"start_timestamp":`)
 		e.w.int(leader.start)
 	}
-	if u := leader.metric.Unit(); u != "" {
+	if u := m.metrics[leader.metric].unit; u != "" {
 		e.w.raw(`,"unit":`)
 		e.w.str(u)
 	}
@@ -708,7 +805,8 @@ func (e *Encoder) writeOTelMetricsDocument(buf *[]byte, sink MetricsSink) {
 	var docCount uint64
 	for _, pi := range m.pending {
 		p := &m.points[pi]
-		name := metricName(p.metric)
+		info := &m.metrics[p.metric]
+		name := info.name
 		if !m.takeName(pi, name) {
 			continue
 		}
@@ -716,20 +814,23 @@ func (e *Encoder) writeOTelMetricsDocument(buf *[]byte, sink MetricsSink) {
 		if len(m.names) > 0 {
 			e.w.byte(',')
 		}
-		e.w.str(name)
-		e.w.byte(':')
-		tpl, count, hinted := e.writeMetricValue(p, name)
+		if info.path == "" {
+			info.path, info.key = e.metricPath(name)
+		}
+		e.w.raw(info.key)
+		tpl, count, hinted := e.writeMetricValue(p, info)
 		if tpl == "" {
 			e.w.buf = e.w.buf[:mark]
 			m.nameSet.remove(name)
 			continue
 		}
 		m.names = append(m.names, name)
-		m.templates = append(m.templates, DynamicTemplate{Path: e.metricPath(name), Template: tpl})
+		m.docMetrics = append(m.docMetrics, p.metric)
+		m.templates = append(m.templates, DynamicTemplate{Path: info.path, Template: tpl})
 		if hinted {
 			docCount = count
 		}
-		if p.metric.Type() == pmetric.MetricTypeSummary && p.metric.Summary().DataPoints().At(int(p.idx)).QuantileValues().Len() > 0 {
+		if info.typ == pmetric.MetricTypeSummary && info.metric.Summary().DataPoints().At(int(p.idx)).QuantileValues().Len() > 0 {
 			m.quantiles = append(m.quantiles, pi)
 		}
 	}
@@ -744,13 +845,25 @@ func (e *Encoder) writeOTelMetricsDocument(buf *[]byte, sink MetricsSink) {
 		e.w.uint(capDocCount(docCount))
 	}
 	e.w.raw(`,"_metric_names_hash":"`)
-	e.w.buf = strconv.AppendUint(e.w.buf, metricNamesHash(m.names), 16)
+	e.w.buf = strconv.AppendUint(e.w.buf, m.namesHash(), 16)
 	e.w.byte('"')
 	if res.repaired || scope.repaired {
 		e.w.invalidUTF8++
 	}
 	*buf = e.finish()
 	sink.AddMetricsDocument(start, target.index, target.ds, m.templates)
+}
+
+// namesHash returns metricNamesHash of the document's names. Documents of one push mostly hold
+// the same metrics in the same order, so the hash of the last document is reused when its
+// metrics were the same.
+func (s *metricsState) namesHash() uint64 {
+	if len(s.lastMetrics) > 0 && slices.Equal(s.docMetrics, s.lastMetrics) {
+		return s.lastNamesHash
+	}
+	s.lastMetrics = append(s.lastMetrics[:0], s.docMetrics...)
+	s.lastNamesHash = metricNamesHash(s.names)
+	return s.lastNamesHash
 }
 
 // metricNamesHash is XXH64 (seed 0) of the names sorted and concatenated with no separator.
@@ -765,47 +878,44 @@ func metricNamesHash(names []string) uint64 {
 	return d.Sum64()
 }
 
-// metricPath returns "metrics.<name>", cached so that the steady state does not allocate.
-func (e *Encoder) metricPath(name string) string {
+// metricPath returns "metrics.<name>" and name written as a JSON member name with its colon,
+// cached so that the steady state does not allocate. name is valid UTF-8.
+func (e *Encoder) metricPath(name string) (path, key string) {
 	m := &e.metrics
 	if p, ok := m.paths[name]; ok {
-		return p
+		return p.path, p.key
 	}
 	if m.paths == nil || len(m.paths) >= maxPathCache {
-		m.paths = make(map[string]string, 64)
+		m.paths = make(map[string]metricPathEntry, 64)
 	}
-	p := "metrics." + name
+	k, _ := appendString(nil, name)
+	p := metricPathEntry{path: "metrics." + name, key: string(append(k, ':'))}
 	m.paths[name] = p
-	return p
+	return p.path, p.key
 }
+
+type metricPathEntry struct{ path, key string }
 
 // writeMetricValue writes the value of one data point and returns its dynamic template, or
 // "" when the point is skipped (the caller then removes what was written), and the point's
 // document count with whether it carries the _doc_count hint.
-func (e *Encoder) writeMetricValue(p *metricPoint, name string) (tpl string, count uint64, hinted bool) {
+func (e *Encoder) writeMetricValue(p *metricPoint, info *metricInfo) (tpl string, count uint64, hinted bool) {
 	rep := &e.metrics.report
 	i := int(p.idx)
-	switch p.metric.Type() {
+	name := info.name
+	switch info.typ {
 	case pmetric.MetricTypeGauge, pmetric.MetricTypeSum:
-		var dp pmetric.NumberDataPoint
-		counter := false
-		if p.metric.Type() == pmetric.MetricTypeGauge {
-			dp = p.metric.Gauge().DataPoints().At(i)
-		} else {
-			sum := p.metric.Sum()
-			dp = sum.DataPoints().At(i)
-			counter = sum.IsMonotonic() && sum.AggregationTemporality() == pmetric.AggregationTemporalityCumulative
-		}
+		counter := info.counter
 		hinted = p.hints&hasDocCount != 0
-		switch dp.ValueType() {
+		switch p.numType {
 		case pmetric.NumberDataPointValueTypeInt:
-			e.w.int(dp.IntValue())
+			e.w.int(int64(p.num))
 			if counter {
 				return "counter_long", 1, hinted
 			}
 			return "gauge_long", 1, hinted
 		case pmetric.NumberDataPointValueTypeDouble:
-			v := dp.DoubleValue()
+			v := math.Float64frombits(p.num)
 			if !finite(v) {
 				rep.nonFinite(name)
 				return "", 0, false
@@ -819,7 +929,7 @@ func (e *Encoder) writeMetricValue(p *metricPoint, name string) (tpl string, cou
 		rep.reject(rejectIndex(RejectNoValue), name)
 		return "", 0, false
 	case pmetric.MetricTypeHistogram:
-		dp := p.metric.Histogram().DataPoints().At(i)
+		dp := info.metric.Histogram().DataPoints().At(i)
 		hinted = p.hints&hasDocCount != 0
 		bounds, counts := dp.ExplicitBounds(), dp.BucketCounts()
 		if bounds.Len() > 0 && counts.Len() != bounds.Len()+1 || bounds.Len() == 0 && counts.Len() > 1 {
@@ -833,7 +943,7 @@ func (e *Encoder) writeMetricValue(p *metricPoint, name string) (tpl string, cou
 		e.writeHistogram(dp, p.hints&hasHistogramRaw != 0)
 		return "histogram", dp.Count(), hinted
 	case pmetric.MetricTypeExponentialHistogram:
-		dp := p.metric.ExponentialHistogram().DataPoints().At(i)
+		dp := info.metric.ExponentialHistogram().DataPoints().At(i)
 		hinted = p.hints&hasDocCount != 0
 		if s := dp.Scale(); s < -10 || s > 20 {
 			rep.reject(rejectIndex(RejectScaleOutOfRange), name)
@@ -846,7 +956,7 @@ func (e *Encoder) writeMetricValue(p *metricPoint, name string) (tpl string, cou
 		e.writeExponentialHistogram(dp)
 		return "histogram", dp.Count(), hinted
 	case pmetric.MetricTypeSummary:
-		dp := p.metric.Summary().DataPoints().At(i)
+		dp := info.metric.Summary().DataPoints().At(i)
 		hinted = p.hints&hasDocCount != 0
 		e.writeSumCount(dp.Sum(), dp.Count())
 		return "summary", dp.Count(), hinted
@@ -900,6 +1010,10 @@ func (e *Encoder) writeHistogram(dp pmetric.HistogramDataPoint, raw bool) {
 		return
 	}
 	n := counts.Len()
+	if !raw && n <= 64 {
+		e.writeHistogramBuckets(bounds, counts)
+		return
+	}
 	// Counts first, then values, from the same walk over the buckets.
 	e.w.raw(`{"counts":[`)
 	first := true
@@ -936,6 +1050,32 @@ func (e *Encoder) writeHistogram(dp pmetric.HistogramDataPoint, raw bool) {
 		}
 		first = false
 		e.w.bytes(values.text(bounds, i))
+	}
+	e.w.raw(`]}`)
+}
+
+// writeHistogramBuckets is writeHistogram without raw, for at most 64 buckets: the walk over the
+// counts notes the non-empty buckets, so that the values need not read the counts again.
+func (e *Encoder) writeHistogramBuckets(bounds pcommon.Float64Slice, counts pcommon.UInt64Slice) {
+	var used uint64
+	e.w.raw(`{"counts":[`)
+	for i, c := range counts.All() {
+		if c == 0 {
+			continue
+		}
+		if used != 0 {
+			e.w.byte(',')
+		}
+		used |= 1 << uint(i)
+		e.w.uint(capCount(c))
+	}
+	e.w.raw(`],"values":[`)
+	values := e.metrics.bucketValues.lookup(bounds, false)
+	for rest := used; rest != 0; rest &= rest - 1 {
+		if rest != used {
+			e.w.byte(',')
+		}
+		e.w.bytes(values.text(bounds, bits.TrailingZeros64(rest)))
 	}
 	e.w.raw(`]}`)
 }
@@ -1101,13 +1241,14 @@ func (e *Encoder) writeQuantiles() {
 	e.w.raw(`,"summary_quantiles":{`)
 	for i, pi := range m.quantiles {
 		p := &m.points[pi]
-		name := metricName(p.metric)
+		info := &m.metrics[p.metric]
+		name := info.name
 		if i > 0 {
 			e.w.byte(',')
 		}
 		e.w.str(name)
 		e.w.raw(`:{`)
-		qs := p.metric.Summary().DataPoints().At(int(p.idx)).QuantileValues()
+		qs := info.metric.Summary().DataPoints().At(int(p.idx)).QuantileValues()
 		first := true
 		for j := range qs.Len() {
 			q := qs.At(j)
@@ -1376,13 +1517,14 @@ func (e *Encoder) writeECSMetricsDocument(buf *[]byte, sink MetricsSink) {
 	var docCount uint64
 	for _, pi := range m.pending {
 		p := &m.points[pi]
-		name := metricName(p.metric)
+		info := &m.metrics[p.metric]
+		name := info.name
 		if !m.takeName(pi, name) {
 			continue
 		}
 		mark := len(m.values)
 		e.w.buf, m.values = m.values, e.w.buf
-		tpl, count, hinted := e.writeMetricValue(p, name)
+		tpl, count, hinted := e.writeMetricValue(p, info)
 		e.w.buf, m.values = m.values, e.w.buf
 		if tpl == "" {
 			m.values = m.values[:mark]
@@ -1396,7 +1538,7 @@ func (e *Encoder) writeECSMetricsDocument(buf *[]byte, sink MetricsSink) {
 		// views as they are.
 		d.add(entry{key: name, kind: kindJSON, s: arenaString(m.values[mark:]), n: int64(len(m.ecsTpls))})
 		m.ecsTpls = append(m.ecsTpls, ecsTemplate{name: name, template: ecsTemplateName(tpl)})
-		if p.metric.Type() == pmetric.MetricTypeSummary {
+		if info.typ == pmetric.MetricTypeSummary {
 			e.addECSQuantiles(d, p, name)
 		}
 	}
@@ -1445,7 +1587,7 @@ func (e *Encoder) writeECSMetricsDocument(buf *[]byte, sink MetricsSink) {
 // written once (the first wins).
 func (e *Encoder) addECSQuantiles(d *flatDoc, p *metricPoint, name string) {
 	m := &e.metrics
-	qs := p.metric.Summary().DataPoints().At(int(p.idx)).QuantileValues()
+	qs := e.metrics.metrics[p.metric].metric.Summary().DataPoints().At(int(p.idx)).QuantileValues()
 	for j := range qs.Len() {
 		q := qs.At(j)
 		if !finite(q.Value()) || !finite(q.Quantile()) {

@@ -667,10 +667,14 @@ func TestSamePointGroup(t *testing.T) {
 	var e Encoder
 	e.metrics.resources = []envelopeRef{{attrs: res1}, {attrs: res1}, {attrs: res2}}
 	e.metrics.scopes = []envelopeRef{{attrs: scope, name: "s"}, {attrs: scope, name: "t"}}
+	for i := range ms.Len() {
+		m := ms.At(i)
+		e.metrics.metrics = append(e.metrics.metrics, metricInfo{metric: m, name: m.Name(), unit: m.Unit(), typ: m.Type()})
+	}
 	point := func(metric int, change func(p *metricPoint)) *metricPoint {
 		attrs := ms.At(metric).Gauge().DataPoints().At(0).Attributes()
 		_, shape := hashAttrs(attrs)
-		p := &metricPoint{metric: ms.At(metric), attrs: attrs, shape: shape, hash: 42, ts: 1, start: 1}
+		p := &metricPoint{metric: int32(metric), attrs: attrs, shape: shape, hash: 42, ts: 1, start: 1}
 		if change != nil {
 			change(p)
 		}
