@@ -299,9 +299,10 @@ type FlowControlConfig struct {
 	// encoded documents, sent or waiting to be sent or retried, and their
 	// request buffers. A push that does not fit waits (it takes room before
 	// encoding, from an estimate, and corrects it after), which blocks its
-	// sending-queue consumer and so pushes back on the pipeline; its data is
-	// never dropped for it. A push larger than the cap runs alone. 0 turns
-	// the cap off. Default: 67108864 (64 MiB).
+	// sending-queue consumer and so pushes back on the pipeline; a push whose
+	// context ends while it waits returns a non-permanent error and sends
+	// nothing. A push larger than the cap runs alone. 0 turns the cap off.
+	// Default: 67108864 (64 MiB).
 	MaxInflightBytes int64 `mapstructure:"max_inflight_bytes"`
 
 	// MaxConcurrentRequests caps the bulk requests in flight at once. 0 (the
