@@ -282,3 +282,67 @@ func TestMetricsHistogramAndSummaryWithoutTemplates(t *testing.T) {
 		assert.Contains(t, item.Error.Reason, want)
 	}
 }
+
+// TestMetricsECSRoundTrip writes the same metrics in mapping mode ecs to a data stream whose
+// template has the number dynamic templates of Elasticsearch's metrics@mappings
+// (long_metrics, double_metrics; the archive has no built-in metrics@mappings) and reads the
+// documents back: ECS fields and the data point attributes at the root, each metric under its
+// own name, the data stream without the .otel suffix, and each number mapped by the template
+// the bulk item named.
+func TestMetricsECSRoundTrip(t *testing.T) {
+	s := newSuite(t)
+	name := s.id + "-metrics-ecs"
+	number := func(template, typ string) map[string]any {
+		return map[string]any{template: map[string]any{"mapping": map[string]any{"type": typ, "meta": map[string]any{"template": template}}}}
+	}
+	s.es.MustDo(t, http.MethodPut, "/_index_template/"+name, map[string]any{
+		"index_patterns": []string{"metrics-" + s.id + "-*"},
+		"data_stream":    map[string]any{},
+		"priority":       900,
+		"template": map[string]any{
+			"settings": map[string]any{"number_of_replicas": 0, "number_of_shards": 1},
+			"mappings": map[string]any{
+				"dynamic_templates": []any{
+					number("long_metrics", "long"), number("double_metrics", "double"),
+					map[string]any{"strings_as_keyword": map[string]any{
+						"match_mapping_type": "string",
+						"mapping":            map[string]any{"type": "keyword", "ignore_above": 1024},
+					}},
+				},
+			},
+		},
+	})
+	t.Cleanup(func() { _, _, _ = s.es.Do(http.MethodDelete, "/_index_template/"+name, nil) })
+	index := "metrics-" + s.id + "-default"
+
+	cfg := s.config()
+	cfg.Mapping.Mode = "ecs"
+	exp := s.metricsExporter(t, cfg)
+	require.NoError(t, exp.ConsumeMetrics(context.Background(), s.metricsData()))
+
+	docs := s.search(t, index, s.id)
+	require.Len(t, docs, 2, "one document per host and time")
+	assert.Equal(t, int64(2), s.docs(t, "indexed"))
+	for i, d := range docs {
+		assert.Equal(t, fmt.Sprintf("2023-11-14T22:13:%02d.123456789Z", 20+i), d["@timestamp"], "RFC 3339 with nanoseconds")
+		assert.Equal(t, []string{"h1", "h2"}[i], d["host"], "data point attributes at the root")
+		assert.Equal(t, "checkout", get(d, "service.name"))
+		assert.InDelta(t, 42+i, get(d, "g.long"), 0)
+		assert.InDelta(t, 0.25+float64(i), get(d, "g.double"), 0)
+		assert.InDelta(t, 1234+i, get(d, "c.long"), 0)
+		assert.InDelta(t, 2048+i, get(d, "c.double"), 0)
+		assert.InDelta(t, -3-i, get(d, "s.updown"), 0)
+		assert.Equal(t, map[string]any{"type": "metrics", "dataset": s.id, "namespace": "default"}, d["data_stream"])
+		assert.Nil(t, d["metrics"], "no otel metrics object")
+		assert.Nil(t, d["_metric_names_hash"], "no names hash in ecs")
+	}
+	for field, want := range map[string]string{
+		"g.long":   `{"type":"long","meta":{"template":"long_metrics"}}`,
+		"g.double": `{"type":"double","meta":{"template":"double_metrics"}}`,
+		"c.long":   `{"type":"long","meta":{"template":"long_metrics"}}`,
+		"c.double": `{"type":"double","meta":{"template":"double_metrics"}}`,
+		"s.updown": `{"type":"long","meta":{"template":"long_metrics"}}`,
+	} {
+		assert.JSONEq(t, want, fieldMapping(t, s, index, field), field)
+	}
+}
