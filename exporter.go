@@ -65,6 +65,10 @@ type esExporter struct {
 	// versionRetry is the wait between two version checks while the server does not answer.
 	versionRetry time.Duration
 
+	// allowedModes and defaultMode are mapping::allowed_modes and mapping::mode, parsed once.
+	allowedModes [len(modeList)]bool
+	defaultMode  serializer.Mode
+
 	// invalidRouteLog limits the log lines about documents that could not be routed.
 	invalidRouteLog *bulk.LogLimiter
 
@@ -108,6 +112,7 @@ func newExporter(cfg *Config, set exporter.Settings) (*esExporter, error) {
 		versionRetry:    30 * time.Second,
 		budget:          bulk.NewByteBudget(cfg.FlowControl.MaxInflightBytes),
 	}
+	e.allowedModes, e.defaultMode = parseModes(cfg)
 	// Check the routing settings now, so that a bad static index or date format fails at
 	// creation with a clear message.
 	if _, err := e.newPushState(); err != nil {
@@ -477,8 +482,7 @@ func (e *esExporter) pushLogs(ctx context.Context, ld plog.Logs) error {
 			for k := range recs.Len() {
 				rec := recs.At(k)
 				keys := routing.ScanRecord(rec.Attributes())
-				if keys&routing.RecordMappingHints != 0 && serializer.NoIndex(rec.Attributes()) {
-					st.noIndex++
+				if st.skipNoIndex(keys, rec.Attributes()) {
 					continue
 				}
 				ts := rec.Timestamp()
@@ -569,9 +573,7 @@ func (st *pushState) setScope(modes *modes, res pcommon.Resource, resSchema stri
 // appendSpan adds a span and then each of its events to the batch; the routers are set to the
 // span's scope.
 func (e *esExporter) appendSpan(st *pushState, span ptrace.Span) {
-	if keys := routing.ScanRecord(span.Attributes()); keys&routing.RecordMappingHints != 0 && serializer.NoIndex(span.Attributes()) {
-		st.noIndex++
-	} else {
+	if keys := routing.ScanRecord(span.Attributes()); !st.skipNoIndex(keys, span.Attributes()) {
 		e.appendSpanDocument(st, span, keys)
 	}
 	if !st.mode.SeparateSpanEvents() {
@@ -581,8 +583,7 @@ func (e *esExporter) appendSpan(st *pushState, span ptrace.Span) {
 	for i := range events.Len() {
 		ev := events.At(i)
 		keys := routing.ScanRecord(ev.Attributes())
-		if keys&routing.RecordMappingHints != 0 && serializer.NoIndex(ev.Attributes()) {
-			st.noIndex++
+		if st.skipNoIndex(keys, ev.Attributes()) {
 			continue
 		}
 		t, err := st.events.RouteRecord(keys, ev.Attributes(), ev.Timestamp())
@@ -814,6 +815,16 @@ func (st *pushState) reject(errorType string, n int, err error) {
 	}
 }
 
+// skipNoIndex reports whether a record (log record, span or span event) with the attribute
+// keys found by routing.ScanRecord carries the _noindex hint, and counts it as skipped.
+func (st *pushState) skipNoIndex(keys routing.RecordKeys, attrs pcommon.Map) bool {
+	if keys&routing.RecordMappingHints == 0 || !serializer.NoIndex(attrs) {
+		return false
+	}
+	st.noIndex++
+	return true
+}
+
 // rejectMode counts n records rejected because their mapping mode cannot be used; the push
 // then returns a permanent error.
 func (st *pushState) rejectMode(err error, n int) {
@@ -833,7 +844,11 @@ func (st *pushState) rejectedByEncoder(start int) bool {
 		return false
 	}
 	st.batch.Buf = st.batch.Buf[:start]
-	st.reject(reason, 1, fmt.Errorf("mapping mode %s cannot write the record: %s", st.mode, reason))
+	var err error // only the first error of a type is logged: made once per push
+	if _, ok := st.firstRejection[reason]; !ok {
+		err = fmt.Errorf("mapping mode %s cannot write the record: %s", st.mode, reason)
+	}
+	st.reject(reason, 1, err)
 	return true
 }
 

@@ -48,15 +48,21 @@ var modeList = [...]serializer.Mode{
 	serializer.ModeOTel, serializer.ModeECS, serializer.ModeNone, serializer.ModeRaw, serializer.ModeBodyMap,
 }
 
-// newModes reads the request's mode from the client metadata of ctx.
-func (e *esExporter) newModes(ctx context.Context, signal string) modes {
-	m := modes{signal: signal}
-	for _, name := range e.cfg.Mapping.AllowedModes {
+// parseModes returns the modes listed in mapping::allowed_modes and mapping::mode, which
+// Validate has checked.
+func parseModes(cfg *Config) (allowed [len(modeList)]bool, defaultMode serializer.Mode) {
+	for _, name := range cfg.Mapping.AllowedModes {
 		if mode, ok := serializer.ParseMode(name); ok {
-			m.allowed[mode] = true
+			allowed[mode] = true
 		}
 	}
-	m.request, _ = serializer.ParseMode(e.cfg.Mapping.Mode)
+	defaultMode, _ = serializer.ParseMode(cfg.Mapping.Mode)
+	return allowed, defaultMode
+}
+
+// newModes reads the request's mode from the client metadata of ctx.
+func (e *esExporter) newModes(ctx context.Context, signal string) modes {
+	m := modes{signal: signal, allowed: e.allowedModes, request: e.defaultMode}
 	values := client.FromContext(ctx).Metadata.Get(mappingModeMetadataKey)
 	switch len(values) {
 	case 0:
