@@ -428,6 +428,13 @@ service:
       receivers: [otlp]
       exporters: [%[3]s]
 `, grpcAddr, httpAddr, typ, auth, tlsCfg)
+	return writeCollectorYAML(t, yaml)
+}
+
+// writeCollectorYAML writes a collector configuration into a temporary folder and returns
+// its path.
+func writeCollectorYAML(t *testing.T, yaml string) string {
+	t.Helper()
 	p := filepath.Join(t.TempDir(), "collector.yaml")
 	require.NoError(t, os.WriteFile(p, []byte(yaml), 0o600))
 	return p

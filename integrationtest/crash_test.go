@@ -289,9 +289,7 @@ service:
       receivers: [otlp]
       exporters: [%[3]s]
 `, dir, httpAddr, typ, auth, tlsCfg, prometheusTelemetryYAML(t, metricsAddr))
-	p := filepath.Join(t.TempDir(), "collector.yaml")
-	require.NoError(t, os.WriteFile(p, []byte(yaml), 0o600))
-	return p
+	return writeCollectorYAML(t, yaml)
 }
 
 // prometheusTelemetryYAML is the service::telemetry section of a collector configuration that
