@@ -900,6 +900,7 @@ func (e *esExporter) send(ctx context.Context, st *pushState) error {
 	}
 	release, err := e.holdInflight(ctx, len(st.batch.Buf))
 	if err != nil {
+		e.countWaitGivenUp(ctx, st.batch.Len())
 		return err
 	}
 	defer release()

@@ -816,3 +816,34 @@ func TestNoIndexHintSkipsRecords(t *testing.T) {
 	assert.Equal(t, int64(3), counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("skipped"),
 		attribute.String("error.type", "_noindex")))
 }
+
+// TestPushGivingUpWaitingForRoomIsCounted holds the whole in-flight byte cap with a push that
+// retries through an outage, and sends a second push whose context ends while it waits for
+// room: it returns a non-permanent error, sends nothing, and its records are counted as a
+// retryable failure. The first push is indexed once the outage ends.
+func TestPushGivingUpWaitingForRoomIsCounted(t *testing.T) {
+	srv := fakees.New(t)
+	set, tel := withTelemetry(t)
+	cfg := newTestConfig(srv.URL)
+	cfg.FlowControl.MaxInflightBytes = 1 // the first push runs alone; any other waits
+	cfg.Retry.MaxRetries = -1
+	exp := newLogsExporter(t, cfg, set)
+
+	srv.StartOutage(time.Hour)
+	first := make(chan error, 1)
+	go func() { first <- exp.ConsumeLogs(context.Background(), testLogs(3)) }()
+	require.Eventually(t, func() bool { return counterSum(t, tel, "otelcol_elasticsearch.inflight.bytes") > 0 },
+		10*time.Second, time.Millisecond, "the first push holds its room and is sending")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	err := exp.ConsumeLogs(ctx, testLogs(5))
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.False(t, consumererror.IsPermanent(err), "the caller may send the records again")
+	assert.Equal(t, int64(5), counterSum(t, tel, "otelcol_elasticsearch.docs.processed",
+		outcome("retryable"), attribute.String("error.type", "inflight_bytes_wait")))
+
+	srv.StartOutage(0)
+	require.NoError(t, <-first)
+	assert.Len(t, srv.Accepted(), 3, "only the first push was sent")
+}

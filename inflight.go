@@ -10,6 +10,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
 )
 
 // The in-flight byte cap (flow_control::max_inflight_bytes) bounds the memory that pushes hold
@@ -84,6 +86,7 @@ func (e *esExporter) admit(ctx context.Context, signal, records int, push func(c
 	}
 	a := &admission{signal: signal, records: records, held: int64(records) * perRecord}
 	if err := e.budget.Acquire(ctx, a.held); err != nil {
+		e.countWaitGivenUp(ctx, records)
 		return err
 	}
 	defer func() { e.budget.Release(a.held) }()
@@ -99,7 +102,7 @@ func (e *esExporter) holdInflight(ctx context.Context, encoded int) (func(), err
 	a, ok := ctx.Value(admissionKey{}).(*admission)
 	if !ok {
 		if err := e.budget.Acquire(ctx, need); err != nil {
-			return nil, err
+			return nil, err // the caller counts its documents
 		}
 		return func() { e.budget.Release(need) }, nil
 	}
@@ -114,4 +117,15 @@ func (e *esExporter) holdInflight(ctx context.Context, encoded int) (func(), err
 		e.estimates[a.signal].Store(max(1, need/int64(a.records)))
 	}
 	return func() {}, nil
+}
+
+// errorTypeInflightWait is the error.type of records handed back because their push gave up
+// waiting for room under the in-flight byte cap.
+const errorTypeInflightWait = "inflight_bytes_wait"
+
+// countWaitGivenUp counts n records handed back to the caller, with a non-permanent error,
+// because their push's context ended while it waited for room: a retryable failure, nothing
+// was sent.
+func (e *esExporter) countWaitGivenUp(ctx context.Context, n int) {
+	e.countUnsent(context.WithoutCancel(ctx), bulk.OutcomeRetryable, errorTypeInflightWait, n)
 }
