@@ -18,6 +18,8 @@ import (
 	"io"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
 // Item describes one encoded document of a Batch.
@@ -43,9 +45,7 @@ type Batch struct {
 }
 
 // DynamicTemplate is one entry of a bulk item's dynamic_templates.
-type DynamicTemplate struct {
-	Path, Template string
-}
+type DynamicTemplate = serializer.DynamicTemplate
 
 // Reset empties the batch and keeps its memory.
 func (b *Batch) Reset() {
@@ -85,10 +85,10 @@ func (b *Batch) Document(i int) []byte { return b.Buf[b.items[i].start:b.items[i
 // Item returns the metadata of document i.
 func (b *Batch) Item(i int) Item { return b.items[i] }
 
-// docReader hands one document to BulkIndexer.Add without allocating a reader per document.
-type docReader struct{ b []byte }
+// bodyReader hands a request body to BulkIndexer.Add without allocating a reader per request.
+type bodyReader struct{ b []byte }
 
-func (r *docReader) WriteTo(w io.Writer) (int64, error) {
+func (r *bodyReader) WriteTo(w io.Writer) (int64, error) {
 	n, err := w.Write(r.b)
 	return int64(n), err
 }

@@ -199,21 +199,14 @@ func (ix *Indexer) SetIncludeSourceOnError(v docappender.Value) {
 }
 
 // newSession returns a session with its own bulk indexer, made with the Indexer's settings of
-// generation gen. The bulk indexer does not compress: the session's gzipClient compresses each
-// whole request body instead (see gzipClient).
+// generation gen.
 func (ix *Indexer) newSession(gen uint64) (*session, error) {
 	s := &session{gen: gen}
-	var client elastictransport.Interface = &compactClient{next: ix.cfg.Client}
-	if ix.cfg.CompressionLevel != 0 {
-		gz, err := newGzipClient(client, ix.cfg.CompressionLevel)
-		if err != nil {
-			return nil, err
-		}
-		s.gz, client = gz, gz
-	}
+	s.client = compactClient{next: ix.cfg.Client}
 	bi, err := docappender.NewBulkIndexer(docappender.BulkIndexerConfig{
-		Client:               client,
+		Client:               &s.client,
 		MaxDocumentRetries:   0, // retries are ours, see the package doc
+		CompressionLevel:     ix.cfg.CompressionLevel,
 		Pipeline:             ix.cfg.Pipeline,
 		IncludeSourceOnError: docappender.Value(ix.includeSource.Load()),
 	})
@@ -225,10 +218,13 @@ func (ix *Indexer) newSession(gen uint64) (*session, error) {
 }
 
 type session struct {
-	bi           *docappender.BulkIndexer
-	gz           *gzipClient // compresses bi's requests; nil without compression
-	reader       docReader
-	templates    map[string]string // dynamic templates of the item being added
+	bi     *docappender.BulkIndexer
+	client compactClient // bi's client
+	// body holds the request body that follows the first action line (see add); reader
+	// hands it to bi.
+	body         []byte
+	reader       bodyReader
+	templates    map[string]string // dynamic templates of the first document of a request
 	chunk, retry []int
 	failures     failureSummary
 	result       Result
@@ -254,6 +250,9 @@ func (ix *Indexer) getSession() (*session, error) {
 func (ix *Indexer) putSession(s *session) {
 	s.bi.Reset()
 	s.reader.b = nil
+	if cap(s.body) > maxPooledBody {
+		s.body = nil
+	}
 	s.chunk, s.retry = s.chunk[:0], s.retry[:0]
 	s.failures.reset()
 	s.result = Result{}
@@ -418,8 +417,8 @@ func (s *session) outcome(o string) string {
 	return o
 }
 
-// itemOverhead returns the bytes an item adds to a request besides its document: the action
-// line docappender writes and the two newlines. Names that need JSON escaping make it a little
+// itemOverhead returns the bytes an item adds to a request besides its document: its action
+// line and the two newlines. Names that need JSON escaping make it a little
 // larger; the cut is meant to be close, not exact.
 func itemOverhead(it *Item) int {
 	n := len(`{"create":{}}`) + 2
@@ -438,37 +437,77 @@ func itemOverhead(it *Item) int {
 	return n
 }
 
+// maxPooledBody is the largest request body buffer a pooled session keeps.
+const maxPooledBody = 16 << 20
+
+// add hands the documents pending of b to the bulk indexer as the body of one request.
+//
+// docappender's Add writes an action line, the document and a newline into its buffer, or its
+// gzip writer, in three writes, and allocates the newline: with one Add per document, small
+// documents cost about a tenth of the push path's CPU there, and one allocation each. add
+// calls Add once per request instead: with the first document's metadata, and a body that
+// holds the first document followed by the action line and the document of each other one,
+// assembled in the session's buffer and written by docappender in one piece (one large write
+// into gzip costs far less than three small ones per document). The response still has one
+// item per document, in order, which is what docappender decodes and classify reads; the
+// session's client sends the real number of documents in X-Elastic-Event-Count, since
+// docappender counts one item.
+func (s *session) add(b *Batch, pending []int) error {
+	first := &b.items[pending[0]]
+	s.body = append(s.body[:0], b.Buf[first.start:first.end]...)
+	// Documents without an id or dynamic templates often share their action line with the
+	// previous document: it is then copied instead of written again.
+	var last *Item
+	lastStart, lastEnd := 0, 0
+	for _, i := range pending[1:] {
+		it := &b.items[i]
+		s.body = append(s.body, '\n')
+		if plain := it.DocumentID == "" && it.tplEnd == it.tplStart; plain && last != nil &&
+			it.Index == last.Index && it.Pipeline == last.Pipeline && it.RequireDataStream == last.RequireDataStream {
+			s.body = append(s.body, s.body[lastStart:lastEnd]...)
+		} else {
+			start := len(s.body)
+			s.body = serializer.AppendAction(s.body, it.Index, it.DocumentID, it.Pipeline, b.Templates(i), it.RequireDataStream)
+			last, lastStart, lastEnd = nil, 0, 0
+			if plain {
+				last, lastStart, lastEnd = it, start, len(s.body)
+			}
+		}
+		s.body = append(s.body, '\n')
+		s.body = append(s.body, b.Buf[it.start:it.end]...)
+	}
+	s.reader.b = s.body
+	s.client.docs = len(pending)
+	var templates map[string]string
+	if first.tplEnd > first.tplStart {
+		// docappender reads the map while Add writes the action line, so one map serves
+		// every request.
+		if s.templates == nil {
+			s.templates = make(map[string]string)
+		}
+		clear(s.templates)
+		for _, t := range b.Templates(pending[0]) {
+			s.templates[t.Path] = t.Template
+		}
+		templates = s.templates
+	}
+	return s.bi.Add(docappender.BulkIndexerItem{
+		Index:             first.Index,
+		DocumentID:        first.DocumentID,
+		Pipeline:          first.Pipeline,
+		Body:              &s.reader,
+		DynamicTemplates:  templates,
+		RequireDataStream: first.RequireDataStream,
+	})
+}
+
 // sendChunk sends the documents s.chunk of b, retrying what is retryable, and counts every
 // document's outcome.
 func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending []int) error {
 	for attempt := 0; ; attempt++ {
-		for _, i := range pending {
-			it := &b.items[i]
-			s.reader.b = b.Buf[it.start:it.end]
-			var templates map[string]string
-			if it.tplEnd > it.tplStart {
-				// docappender reads the map while Add writes the action line, so one map
-				// serves every item.
-				if s.templates == nil {
-					s.templates = make(map[string]string)
-				}
-				clear(s.templates)
-				for _, t := range b.Templates(i) {
-					s.templates[t.Path] = t.Template
-				}
-				templates = s.templates
-			}
-			if err := s.bi.Add(docappender.BulkIndexerItem{
-				Index:             it.Index,
-				DocumentID:        it.DocumentID,
-				Pipeline:          it.Pipeline,
-				Body:              &s.reader,
-				DynamicTemplates:  templates,
-				RequireDataStream: it.RequireDataStream,
-			}); err != nil {
-				s.bi.Reset()
-				return fmt.Errorf("adding a document to the bulk request: %w", err)
-			}
+		if err := s.add(b, pending); err != nil {
+			s.bi.Reset()
+			return fmt.Errorf("adding documents to the bulk request: %w", err)
 		}
 		stat, status, retryAfter, err := ix.flush(ctx, s)
 		if err != nil {
@@ -609,9 +648,6 @@ func (ix *Indexer) flush(ctx context.Context, s *session) (docappender.BulkIndex
 		}
 	} else {
 		flushed := bi.BytesFlushed()
-		if s.gz != nil {
-			flushed = s.gz.sent
-		}
 		ix.cfg.Telemetry.FlushedBytes.Add(ctx, int64(flushed))
 		ix.cfg.Telemetry.FlushedUncompressedBytes.Add(ctx, int64(bi.BytesUncompressedFlushed()))
 		ix.sizes.observe(flushed, bi.BytesUncompressedFlushed())

@@ -7,12 +7,16 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"strconv"
 
 	"github.com/elastic/elastic-transport-go/v8/elastictransport"
+	"github.com/elastic/go-docappender/v2"
 )
 
-// compactClient shortens each item of a bulk response that says only "created" before
-// docappender decodes it.
+// compactClient is the client of a session's bulk indexer. It sends the real number of
+// documents of each request in X-Elastic-Event-Count (docappender counts the one item the
+// session adds, see session.add), and it shortens each item of a bulk response that says only
+// "created" before docappender decodes it.
 //
 // docappender decodes every item of a bulk response with jsoniter, which makes a new string of
 // each key and of each index name: four allocations per document, and close to a fifth of the
@@ -24,13 +28,16 @@ import (
 // expected shape is handed on untouched. Each session has its own compactClient, used by one
 // request at a time.
 type compactClient struct {
-	next    elastictransport.Interface
+	next elastictransport.Interface
+	// docs is the number of documents of the request being sent.
+	docs    int
 	in, out []byte
 	body    bytes.Reader
 }
 
 // Perform sends req and compacts a successful bulk response.
 func (c *compactClient) Perform(req *http.Request) (*http.Response, error) {
+	req.Header.Set(docappender.HeaderEventCount, strconv.Itoa(c.docs))
 	resp, err := c.next.Perform(req)
 	if err != nil || resp.StatusCode != http.StatusOK || resp.Body == nil {
 		return resp, err
@@ -107,28 +114,35 @@ func compactBulkResponse(dst, src []byte) ([]byte, bool) {
 			dst = append(dst, ',')
 			i++
 		}
+		if end := createdEnd(src, i); end > 0 {
+			dst = append(dst, compactedItem...)
+			i = end
+			continue
+		}
 		end := objectEnd(src, i)
 		if end < 0 {
 			return dst, false
 		}
-		if item := src[i:end]; created(item) {
-			dst = append(dst, compactedItem...)
-		} else {
-			dst = append(dst, item...)
-		}
+		dst = append(dst, src[i:end]...)
 		i = end
 	}
 }
 
-// created reports whether item is exactly {"create":{"_index":"<name>","status":201}} with a
-// name free of quotes and escapes (Elasticsearch index names cannot hold them).
-func created(item []byte) bool {
-	if len(item) < len(createdPrefix)+len(createdSuffix) ||
-		!bytes.HasPrefix(item, []byte(createdPrefix)) || !bytes.HasSuffix(item, []byte(createdSuffix)) {
-		return false
+// createdEnd returns the index just past the item at src[i] when it is exactly
+// {"create":{"_index":"<name>","status":201}} with a name free of quotes and escapes
+// (Elasticsearch index names cannot hold them), and -1 otherwise. It reads the item once, the
+// name with IndexByte, instead of scanning it byte by byte as objectEnd does.
+func createdEnd(src []byte, i int) int {
+	rest := src[i:]
+	if !bytes.HasPrefix(rest, []byte(createdPrefix)) {
+		return -1
 	}
-	name := item[len(createdPrefix) : len(item)-len(createdSuffix)]
-	return bytes.IndexByte(name, '"') < 0 && bytes.IndexByte(name, '\\') < 0
+	name := rest[len(createdPrefix):]
+	q := bytes.IndexByte(name, '"')
+	if q < 0 || bytes.IndexByte(name[:q], '\\') >= 0 || !bytes.HasPrefix(name[q:], []byte(createdSuffix)) {
+		return -1
+	}
+	return i + len(createdPrefix) + q + len(createdSuffix)
 }
 
 // objectEnd returns the index just past the JSON object that starts at src[i], or -1 when
