@@ -4,6 +4,7 @@
 package elasticsearchexporter
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/klauspost/compress/gzip"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
@@ -25,8 +27,9 @@ import (
 )
 
 // bulkServer starts a server that answers GET / with a version and each bulk request with
-// answer, given the number of documents the request holds; the body is not decoded.
-func bulkServer(tb testing.TB, answer func(w http.ResponseWriter, n int)) string {
+// answer, given the number of documents the request holds. The body is not decoded, unless
+// received functions are given: each bulk request's body is then handed to them uncompressed.
+func bulkServer(tb testing.TB, answer func(w http.ResponseWriter, n int), received ...func(body []byte)) string {
 	tb.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Elastic-Product", "Elasticsearch")
@@ -34,7 +37,27 @@ func bulkServer(tb testing.TB, answer func(w http.ResponseWriter, n int)) string
 			_, _ = io.WriteString(w, `{"version":{"number":"9.1.0"}}`)
 			return
 		}
-		_, _ = io.Copy(io.Discard, r.Body)
+		if len(received) == 0 {
+			_, _ = io.Copy(io.Discard, r.Body)
+		} else {
+			var body io.Reader = r.Body
+			if r.Header.Get("Content-Encoding") == "gzip" {
+				zr, err := gzip.NewReader(r.Body)
+				if err != nil {
+					http.Error(w, err.Error(), http.StatusBadRequest)
+					return
+				}
+				body = zr
+			}
+			raw, err := io.ReadAll(body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			for _, f := range received {
+				f(raw)
+			}
+		}
 		n, _ := strconv.Atoi(r.Header.Get("X-Elastic-Event-Count"))
 		answer(w, n)
 	}))
@@ -287,8 +310,10 @@ func startBenchmarkExporter(tb testing.TB, exp any) {
 // BenchmarkPush measures, per signal and number of records per push, the whole push path of the
 // factory-built exporter (impl=push: encoding, gzip at level 1, the HTTP round trip to a
 // loopback sink, reading the bulk response), and in the same run, on the same data, the
-// serializer alone into a reused buffer (impl=serializer) and pdata's OTLP JSON and OTLP
-// protobuf marshalers (impl=otlpjson, impl=otlpproto). events/s counts records (log records,
+// serializer alone into a reused buffer (impl=serializer), gzip at level 1 alone over the
+// request bodies the push sends (impl=gzip: action lines and documents, one pass per request,
+// as the push compresses them) and pdata's OTLP JSON and OTLP protobuf marshalers
+// (impl=otlpjson, impl=otlpproto). events/s counts records (log records,
 // spans, data points) per second; cpu-ns/event is the process's CPU time per record.
 // internal/cmd/benchtable turns the output into ratios.
 func BenchmarkPush(b *testing.B) { benchmarkPush(b, false) }
@@ -354,6 +379,29 @@ func benchmarkPush(b *testing.B, parallel bool) {
 					}
 				})
 			})
+			b.Run(prefix+"/impl=gzip", func(b *testing.B) {
+				bodies := requestBodies(b, sig, data)
+				run(b, func() func() error {
+					var out bytes.Buffer
+					zw, err := gzip.NewWriterLevel(&out, 1)
+					return func() error {
+						if err != nil {
+							return err
+						}
+						for _, body := range bodies {
+							out.Reset()
+							zw.Reset(&out)
+							if _, err := zw.Write(body); err != nil {
+								return err
+							}
+							if err := zw.Close(); err != nil {
+								return err
+							}
+						}
+						return nil
+					}
+				})
+			})
 			b.Run(prefix+"/impl=otlpjson", func(b *testing.B) {
 				run(b, func() func() error {
 					return func() error {
@@ -372,6 +420,24 @@ func benchmarkPush(b *testing.B, parallel bool) {
 			})
 		}
 	}
+}
+
+// requestBodies pushes data once through a new exporter of sig and returns the bodies of the
+// bulk requests it sent, uncompressed: action lines and documents, as the server reads them.
+func requestBodies(tb testing.TB, sig benchmarkSignal, data any) [][]byte {
+	tb.Helper()
+	var mu sync.Mutex
+	var bodies [][]byte
+	url := bulkServer(tb, func(w http.ResponseWriter, n int) {
+		_, _ = io.WriteString(w, `{"items":[`+strings.TrimSuffix(strings.Repeat(`{"create":{"_index":"`+sinkIndex+`","status":201}},`, n), ",")+`]}`)
+	}, func(body []byte) {
+		mu.Lock()
+		bodies = append(bodies, body)
+		mu.Unlock()
+	})
+	require.NoError(tb, sig.push(context.Background(), sig.create(tb, url), data))
+	require.NotEmpty(tb, bodies)
+	return bodies
 }
 
 // TestBenchmarkData keeps the push benchmarks honest: each signal's data reaches the sink as
