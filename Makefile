@@ -33,7 +33,8 @@ FUZZ_TARGETS := \
 	./internal/serializer:FuzzEncodeSpansModes \
 	./internal/serializer:FuzzEncodeMetrics \
 	./internal/routing:FuzzRouteDataStream \
-	./internal/routing:FuzzRouteRecord
+	./internal/routing:FuzzRouteRecord \
+	./internal/bulk:FuzzCompactBulkResponse
 FUZZTIME ?= 10s
 
 # Time per benchmark of the push matrix that `make bench` runs (3 signals x 4 sizes x

@@ -749,7 +749,10 @@ func Wait(ctx context.Context, d time.Duration) error {
 // classify counts the outcome of each document of a successful request and returns the
 // documents to retry, written over the front of pending.
 func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat docappender.BulkIndexerResponseStat, pending []int) ([]int, error) {
-	got := int(stat.Indexed) + len(stat.FailedDocs)
+	// The items that only said created were counted by the session's client, not by
+	// docappender, which numbered the others in the order it read them.
+	indexed := int(stat.Indexed) + s.client.created
+	got := indexed + len(stat.FailedDocs)
 	if got != len(pending) {
 		// The server answered for other documents than those sent: their fate is unknown,
 		// and resending would risk duplicates.
@@ -758,9 +761,9 @@ func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat doca
 		return nil, consumererror.NewPermanent(fmt.Errorf(
 			"bulk response has %d items for %d documents sent; their outcome is unknown", got, len(pending)))
 	}
-	if stat.Indexed > 0 {
-		s.result.Indexed += int(stat.Indexed)
-		ix.recordDocs(ctx, s.outcome(OutcomeIndexed), "", http.StatusCreated, int(stat.Indexed))
+	if indexed > 0 {
+		s.result.Indexed += indexed
+		ix.recordDocs(ctx, s.outcome(OutcomeIndexed), "", http.StatusCreated, indexed)
 	}
 	if fs := int(stat.FailureStoreDocs.Used); fs > 0 {
 		s.result.FailureStore += fs
@@ -768,10 +771,11 @@ func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat doca
 	}
 	retry := s.retry[:0]
 	for _, f := range stat.FailedDocs {
-		if f.Position < 0 || f.Position >= len(pending) {
+		p := s.client.position(f.Position)
+		if p < 0 || p >= len(pending) {
 			continue
 		}
-		i := pending[f.Position]
+		i := pending[p]
 		switch {
 		case f.Status == http.StatusConflict:
 			s.result.Duplicate++

@@ -15,28 +15,33 @@ import (
 
 // compactClient is the client of a session's bulk indexer. It sends the real number of
 // documents of each request in X-Elastic-Event-Count (docappender counts the one item the
-// session adds, see session.add), and it shortens each item of a bulk response that says only
-// "created" before docappender decodes it.
+// session adds, see session.add), and it hands docappender only the items of a bulk response
+// that say more than "created".
 //
 // docappender decodes every item of a bulk response with jsoniter, which makes a new string of
-// each key and of each index name: four allocations per document, and close to a fifth of the
-// push path's CPU, although an item that only says {"create":{"_index":...,"status":201}} tells
-// nothing but "indexed". compactClient reads the response of a 200 answer and writes each such
-// item as {"c":{}}, which docappender counts as indexed, at its position, without allocating.
-// Every other item (an error, a failure store status, anything unexpected) is kept byte for
-// byte, so docappender sees it as before, at the same position. A response that is not of the
-// expected shape is handed on untouched. Each session has its own compactClient, used by one
-// request at a time.
+// each key and of each index name: four allocations per document and close to a fifth of the
+// push path's CPU, although an item that only says {"create":{"_index":...,"status":201}}
+// tells nothing but "indexed". compactClient reads the response of a 200 answer, counts such
+// items and leaves them out; every other item (an error, a failure store status, anything
+// unexpected) is kept byte for byte, and its position in the response is remembered, since
+// docappender numbers the items it reads. A response that is not of the expected shape is
+// handed on untouched. Each session has its own compactClient, used by one request at a time.
 type compactClient struct {
 	next elastictransport.Interface
 	// docs is the number of documents of the request being sent.
-	docs    int
-	in, out []byte
-	body    bytes.Reader
+	docs int
+	// compacted tells that the last response was compacted: created items of it were left
+	// out, and kept holds the position in the response of each item docappender read.
+	compacted bool
+	created   int
+	kept      []int
+	in, out   []byte
+	body      bytes.Reader
 }
 
 // Perform sends req and compacts a successful bulk response.
 func (c *compactClient) Perform(req *http.Request) (*http.Response, error) {
+	c.compacted, c.created, c.kept = false, 0, c.kept[:0]
 	req.Header.Set(docappender.HeaderEventCount, strconv.Itoa(c.docs))
 	resp, err := c.next.Perform(req)
 	if err != nil || resp.StatusCode != http.StatusOK || resp.Body == nil {
@@ -50,13 +55,26 @@ func (c *compactClient) Perform(req *http.Request) (*http.Response, error) {
 		return resp, nil
 	}
 	body := c.in
-	if out, ok := compactBulkResponse(c.out[:0], c.in); ok {
-		c.out, body = out, out
+	if out, kept, created, ok := compactBulkResponse(c.out[:0], c.kept, c.in); ok {
+		c.out, c.kept, body = out, kept, out
+		c.compacted, c.created = true, created
 	}
 	c.body.Reset(body)
 	resp.Body = io.NopCloser(&c.body)
 	resp.ContentLength = int64(len(body))
 	return resp, nil
+}
+
+// position returns the position in the last response of the item docappender read at
+// position p.
+func (c *compactClient) position(p int) int {
+	if !c.compacted {
+		return p
+	}
+	if p < 0 || p >= len(c.kept) {
+		return -1
+	}
+	return c.kept[p]
 }
 
 type errReader struct{ err error }
@@ -84,46 +102,49 @@ const (
 	itemsPrefix    = `{"items":[`
 	createdPrefix  = `{"create":{"_index":"`
 	createdSuffix  = `","status":201}}`
-	compactedItem  = `{"c":{}}`
 	itemsEnd       = `]}`
 	maxItemNesting = 64
 )
 
-// compactBulkResponse appends src to dst with every item that only says created
-// ({"create":{"_index":"<name>","status":201}}) written as {"c":{}}, and reports whether src
-// had the shape of docappender's filtered bulk response, {"items":[...]}; when it did not, dst
-// is of no use.
-func compactBulkResponse(dst, src []byte) ([]byte, bool) {
+// compactBulkResponse appends src to dst without the items that only say created
+// ({"create":{"_index":"<name>","status":201}}), appends the position of each item it keeps to
+// kept, and counts the items left out. It reports whether src had the shape of docappender's
+// filtered bulk response, {"items":[...]}; when it did not, dst and kept are of no use.
+func compactBulkResponse(dst []byte, kept []int, src []byte) ([]byte, []int, int, bool) {
 	src = bytes.TrimSpace(src)
 	if !bytes.HasPrefix(src, []byte(itemsPrefix)) {
-		return dst, false
+		return dst, kept, 0, false
 	}
 	dst = append(dst, itemsPrefix...)
 	i := len(itemsPrefix)
-	for first := true; ; first = false {
+	created := 0
+	for pos := 0; ; pos++ {
 		if i < len(src) && src[i] == ']' {
 			if string(src[i:]) != itemsEnd {
-				return dst, false
+				return dst, kept, 0, false
 			}
-			return append(dst, itemsEnd...), true
+			return append(dst, itemsEnd...), kept, created, true
 		}
-		if !first {
+		if pos > 0 {
 			if i >= len(src) || src[i] != ',' {
-				return dst, false
+				return dst, kept, 0, false
 			}
-			dst = append(dst, ',')
 			i++
 		}
 		if end := createdEnd(src, i); end > 0 {
-			dst = append(dst, compactedItem...)
+			created++
 			i = end
 			continue
 		}
 		end := objectEnd(src, i)
 		if end < 0 {
-			return dst, false
+			return dst, kept, 0, false
+		}
+		if len(kept) > 0 {
+			dst = append(dst, ',')
 		}
 		dst = append(dst, src[i:end]...)
+		kept = append(kept, pos)
 		i = end
 	}
 }

@@ -6,6 +6,7 @@ package bulk
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -20,27 +21,36 @@ import (
 
 func TestCompactBulkResponse(t *testing.T) {
 	const ok = `{"create":{"_index":".ds-logs-generic.otel-default-2026.11.30-000001","status":201}}`
+	const rejected = `{"create":{"_index":"i","status":400,"error":{"type":"document_parsing_exception","reason":"a \"quoted\" } reason"}}}`
 	tests := []struct {
 		name, in, want string
+		kept           []int
+		created        int
 		shaped         bool
 	}{
 		{name: "empty", in: `{"items":[]}`, want: `{"items":[]}`, shaped: true},
-		{name: "created", in: `{"items":[` + ok + `,` + ok + `]}`, want: `{"items":[{"c":{}},{"c":{}}]}`, shaped: true},
-		{name: "trailing newline", in: `{"items":[` + ok + `]}` + "\n", want: `{"items":[{"c":{}}]}`, shaped: true},
+		{name: "created", in: `{"items":[` + ok + `,` + ok + `]}`, want: `{"items":[]}`, created: 2, shaped: true},
+		{name: "trailing newline", in: `{"items":[` + ok + `]}` + "\n", want: `{"items":[]}`, created: 1, shaped: true},
 		{
-			name: "errors kept in place", shaped: true,
-			in:   `{"items":[` + ok + `,{"create":{"_index":"i","status":400,"error":{"type":"document_parsing_exception","reason":"a \"quoted\" } reason"}}},` + ok + `]}`,
-			want: `{"items":[{"c":{}},{"create":{"_index":"i","status":400,"error":{"type":"document_parsing_exception","reason":"a \"quoted\" } reason"}}},{"c":{}}]}`,
+			name: "errors kept with their positions", shaped: true,
+			in:   `{"items":[` + ok + `,` + rejected + `,` + ok + `,` + ok + `,` + rejected + `]}`,
+			want: `{"items":[` + rejected + `,` + rejected + `]}`, kept: []int{1, 4}, created: 3,
 		},
+		{name: "only errors", in: `{"items":[` + rejected + `,` + rejected + `]}`, want: `{"items":[` + rejected + `,` + rejected + `]}`, kept: []int{0, 1}, shaped: true},
 		{
 			name: "failure store kept", shaped: true,
 			in:   `{"items":[{"create":{"_index":"i","status":201,"failure_store":"used"}}]}`,
-			want: `{"items":[{"create":{"_index":"i","status":201,"failure_store":"used"}}]}`,
+			want: `{"items":[{"create":{"_index":"i","status":201,"failure_store":"used"}}]}`, kept: []int{0},
 		},
 		{
 			name: "other status kept", shaped: true,
 			in:   `{"items":[{"create":{"_index":"i","status":200}},{"index":{"_index":"i","status":201}}]}`,
-			want: `{"items":[{"create":{"_index":"i","status":200}},{"index":{"_index":"i","status":201}}]}`,
+			want: `{"items":[{"create":{"_index":"i","status":200}},{"index":{"_index":"i","status":201}}]}`, kept: []int{0, 1},
+		},
+		{
+			name: "escaped name kept", shaped: true,
+			in:   `{"items":[{"create":{"_index":"a\\b","status":201}}]}`,
+			want: `{"items":[{"create":{"_index":"a\\b","status":201}}]}`, kept: []int{0},
 		},
 		{name: "other top level", in: `{"errors":false,"items":[` + ok + `]}`},
 		{name: "truncated", in: `{"items":[` + ok + `,{"create":{"_index":"i"`},
@@ -52,18 +62,21 @@ func TestCompactBulkResponse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, shaped := compactBulkResponse(nil, []byte(tt.in))
+			got, kept, created, shaped := compactBulkResponse(nil, nil, []byte(tt.in))
 			require.Equal(t, tt.shaped, shaped)
 			if shaped {
 				assert.Equal(t, tt.want, string(got))
+				assert.Equal(t, tt.kept, kept)
+				assert.Equal(t, tt.created, created)
 			}
 		})
 	}
 }
 
 // TestCompactedResponseKeepsOutcomes sends documents through docappender with and without
-// compaction of the answer and checks that docappender reports the same: indexed count, failed
-// documents with their positions, statuses and reasons, failure store use.
+// compaction of the answer and checks that, with the items the client counted and the
+// positions it maps back, the outcome is the same: indexed count, failed documents with their
+// positions, statuses and reasons, failure store use.
 func TestCompactedResponseKeepsOutcomes(t *testing.T) {
 	answer := `{"items":[` +
 		`{"create":{"_index":"a","status":201}},` +
@@ -76,8 +89,9 @@ func TestCompactedResponseKeepsOutcomes(t *testing.T) {
 		var client interface {
 			Perform(*http.Request) (*http.Response, error)
 		} = okClient(answer)
+		c := &compactClient{next: okClient(answer)}
 		if compact {
-			client = &compactClient{next: okClient(answer)}
+			client = c
 		}
 		bi, err := docappender.NewBulkIndexer(docappender.BulkIndexerConfig{Client: client, IncludeSourceOnError: docappender.True})
 		require.NoError(t, err)
@@ -86,6 +100,13 @@ func TestCompactedResponseKeepsOutcomes(t *testing.T) {
 		}
 		s, err := bi.Flush(context.Background())
 		require.NoError(t, err)
+		if compact {
+			require.True(t, c.compacted)
+			s.Indexed += int64(c.created)
+			for i := range s.FailedDocs {
+				s.FailedDocs[i].Position = c.position(s.FailedDocs[i].Position)
+			}
+		}
 		return s
 	}
 	plain, compacted := stat(false), stat(true)
@@ -126,3 +147,45 @@ func stubStatus(status int, body string) clientFunc {
 }
 
 func okClient(body string) clientFunc { return stubStatus(http.StatusOK, body) }
+
+// FuzzCompactBulkResponse checks that a compacted response says what the original said: each
+// item of a valid response is either counted as created, when it is exactly such an item, or
+// kept byte for byte with its position, and what docappender reads is valid JSON.
+func FuzzCompactBulkResponse(f *testing.F) {
+	f.Add([]byte(`{"items":[{"create":{"_index":"a","status":201}},{"create":{"_index":"a","status":429,"error":{"type":"x","reason":"y"}}}]}`))
+	f.Add([]byte(`{"items":[{"create":{"_index":"a\"b","status":201}},{"create":{"_index":"a","status":201,"failure_store":"used"}}]}`))
+	f.Add([]byte(`{"items":[]}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		out, kept, created, shaped := compactBulkResponse(nil, nil, in)
+		var orig struct {
+			Items []json.RawMessage `json:"items"`
+		}
+		if !shaped || json.Unmarshal(in, &orig) != nil {
+			return
+		}
+		require.True(t, json.Valid(out), "compacted: %s", out)
+		var compacted struct {
+			Items []json.RawMessage `json:"items"`
+		}
+		require.NoError(t, json.Unmarshal(out, &compacted))
+		require.Len(t, compacted.Items, len(kept))
+		require.Equal(t, len(orig.Items), created+len(kept))
+		isKept := map[int]bool{}
+		for k, p := range kept {
+			require.Equal(t, string(orig.Items[p]), string(compacted.Items[k]))
+			isKept[p] = true
+		}
+		for p, item := range orig.Items {
+			if isKept[p] {
+				continue
+			}
+			var c map[string]map[string]json.RawMessage
+			require.NoError(t, json.Unmarshal(item, &c))
+			require.Len(t, c, 1)
+			require.Len(t, c["create"], 2, "item %d: %s", p, item)
+			require.Equal(t, "201", string(c["create"]["status"]))
+			var name string
+			require.NoError(t, json.Unmarshal(c["create"]["_index"], &name))
+		}
+	})
+}
