@@ -218,12 +218,9 @@ func (ix *Indexer) newSession(gen uint64) (*session, error) {
 }
 
 type session struct {
-	bi     *docappender.BulkIndexer
-	client compactClient // bi's client
-	// body holds the request body that follows the first action line (see add); reader
-	// hands it to bi.
-	body         []byte
-	reader       bodyReader
+	bi           *docappender.BulkIndexer
+	client       compactClient     // bi's client
+	body         requestBody       // what bi writes after the first action line (see add)
 	templates    map[string]string // dynamic templates of the first document of a request
 	chunk, retry []int
 	failures     failureSummary
@@ -249,10 +246,7 @@ func (ix *Indexer) getSession() (*session, error) {
 
 func (ix *Indexer) putSession(s *session) {
 	s.bi.Reset()
-	s.reader.b = nil
-	if cap(s.body) > maxPooledBody {
-		s.body = nil
-	}
+	s.body.batch, s.body.pending = nil, nil
 	s.chunk, s.retry = s.chunk[:0], s.retry[:0]
 	s.failures.reset()
 	s.result = Result{}
@@ -437,46 +431,19 @@ func itemOverhead(it *Item) int {
 	return n
 }
 
-// maxPooledBody is the largest request body buffer a pooled session keeps.
-const maxPooledBody = 16 << 20
-
 // add hands the documents pending of b to the bulk indexer as the body of one request.
 //
 // docappender's Add writes an action line, the document and a newline into its buffer, or its
 // gzip writer, in three writes, and allocates the newline: with one Add per document, small
 // documents cost about a tenth of the push path's CPU there, and one allocation each. add
-// calls Add once per request instead: with the first document's metadata, and a body that
-// holds the first document followed by the action line and the document of each other one,
-// assembled in the session's buffer and written by docappender in one piece (one large write
-// into gzip costs far less than three small ones per document). The response still has one
-// item per document, in order, which is what docappender decodes and classify reads; the
-// session's client sends the real number of documents in X-Elastic-Event-Count, since
-// docappender counts one item.
+// calls Add once per request instead, with the first document's metadata and a body that
+// writes the first document followed by the action line and the document of each other one
+// (see requestBody). The response still has one item per document, in order, which is what
+// classify reads; the session's client sends the real number of documents in
+// X-Elastic-Event-Count, since docappender counts one item.
 func (s *session) add(b *Batch, pending []int) error {
 	first := &b.items[pending[0]]
-	s.body = append(s.body[:0], b.Buf[first.start:first.end]...)
-	// Documents without an id or dynamic templates often share their action line with the
-	// previous document: it is then copied instead of written again.
-	var last *Item
-	lastStart, lastEnd := 0, 0
-	for _, i := range pending[1:] {
-		it := &b.items[i]
-		s.body = append(s.body, '\n')
-		if plain := it.DocumentID == "" && it.tplEnd == it.tplStart; plain && last != nil &&
-			it.Index == last.Index && it.Pipeline == last.Pipeline && it.RequireDataStream == last.RequireDataStream {
-			s.body = append(s.body, s.body[lastStart:lastEnd]...)
-		} else {
-			start := len(s.body)
-			s.body = serializer.AppendAction(s.body, it.Index, it.DocumentID, it.Pipeline, b.Templates(i), it.RequireDataStream)
-			last, lastStart, lastEnd = nil, 0, 0
-			if plain {
-				last, lastStart, lastEnd = it, start, len(s.body)
-			}
-		}
-		s.body = append(s.body, '\n')
-		s.body = append(s.body, b.Buf[it.start:it.end]...)
-	}
-	s.reader.b = s.body
+	s.body.batch, s.body.pending = b, pending
 	s.client.docs = len(pending)
 	var templates map[string]string
 	if first.tplEnd > first.tplStart {
@@ -495,7 +462,7 @@ func (s *session) add(b *Batch, pending []int) error {
 		Index:             first.Index,
 		DocumentID:        first.DocumentID,
 		Pipeline:          first.Pipeline,
-		Body:              &s.reader,
+		Body:              &s.body,
 		DynamicTemplates:  templates,
 		RequireDataStream: first.RequireDataStream,
 	})

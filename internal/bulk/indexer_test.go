@@ -68,7 +68,7 @@ func docappenderActionLine(t *testing.T, item docappender.BulkIndexerItem) strin
 	c := &recordingClient{t: t}
 	bi, err := docappender.NewBulkIndexer(docappender.BulkIndexerConfig{Client: c})
 	require.NoError(t, err)
-	item.Body = &bodyReader{b: []byte(`{}`)}
+	item.Body = strings.NewReader(`{}`)
 	require.NoError(t, bi.Add(item))
 	_, err = bi.Flush(context.Background())
 	require.NoError(t, err)
@@ -175,5 +175,35 @@ func TestRequestBody(t *testing.T) {
 			assert.Equal(t, "2", c.requests[1].events)
 			assert.Equal(t, pairs(2, 7), c.requests[1].lines)
 		})
+	}
+}
+
+// A body larger than a piece, with a document larger than a piece, arrives whole and in order.
+func TestRequestBodyInPieces(t *testing.T) {
+	var b Batch
+	var want []string
+	for i := range 400 {
+		start := len(b.Buf)
+		size := 1000
+		if i == 150 {
+			size = 3 * bodyPiece
+		}
+		doc := `{"n":` + strconv.Itoa(i) + `,"pad":"` + strings.Repeat("x", size) + `"}`
+		b.Buf = append(b.Buf, doc...)
+		index := "logs-" + strconv.Itoa(i/7)
+		b.Add(start, Item{Index: index})
+		want = append(want, `{"create":{"_index":"`+index+`"}}`, doc)
+	}
+	c := &recordingClient{t: t}
+	ix, err := New(Config{Client: c, CompressionLevel: 1, MaxBulkBytes: 64 << 20})
+	require.NoError(t, err)
+	res, err := ix.Send(context.Background(), &b)
+	require.NoError(t, err)
+	assert.Equal(t, 400, res.Indexed)
+	require.Len(t, c.requests, 1)
+	assert.Equal(t, "400", c.requests[0].events)
+	require.Len(t, c.requests[0].lines, len(want))
+	for i := range want {
+		require.Equal(t, want[i], c.requests[0].lines[i], "line %d", i)
 	}
 }
