@@ -38,7 +38,7 @@ FUZZ_TARGETS := \
 FUZZTIME ?= 10s
 
 # Time per benchmark of the push matrix that `make bench` runs (3 signals x 4 sizes x
-# 4 implementations, serial and parallel).
+# 5 implementations, serial and parallel).
 PUSH_BENCHTIME ?= 500ms
 
 # Length of the Elasticsearch outage that the fault-injection suite rides out.
