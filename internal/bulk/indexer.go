@@ -203,6 +203,16 @@ func (ix *Indexer) SetIncludeSourceOnError(v docappender.Value) {
 func (ix *Indexer) newSession(gen uint64) (*session, error) {
 	s := &session{gen: gen}
 	s.client = compactClient{next: ix.cfg.Client}
+	if err := ix.newBulkIndexer(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// newBulkIndexer gives s a new bulk indexer. It is also how a session drops documents it added
+// but will not send: docappender cannot forget them (its Reset only zeroes counters), and its
+// next Flush would send them with the next request's.
+func (ix *Indexer) newBulkIndexer(s *session) error {
 	bi, err := docappender.NewBulkIndexer(docappender.BulkIndexerConfig{
 		Client:               &s.client,
 		MaxDocumentRetries:   0, // retries are ours, see the package doc
@@ -211,10 +221,10 @@ func (ix *Indexer) newSession(gen uint64) (*session, error) {
 		IncludeSourceOnError: docappender.Value(ix.includeSource.Load()),
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	s.bi = bi
-	return s, nil
+	return nil
 }
 
 type session struct {
@@ -473,8 +483,11 @@ func (s *session) add(b *Batch, pending []int) error {
 func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending []int) error {
 	for attempt := 0; ; attempt++ {
 		if err := s.add(b, pending); err != nil {
-			s.bi.Reset()
-			return fmt.Errorf("adding documents to the bulk request: %w", err)
+			err = fmt.Errorf("adding documents to the bulk request: %w", err)
+			if nerr := ix.newBulkIndexer(s); nerr != nil {
+				err = errors.Join(err, nerr)
+			}
+			return ix.giveUp(ctx, s, pending, 0, attempt, err)
 		}
 		stat, status, retryAfter, err := ix.flush(ctx, s)
 		if err != nil {
@@ -582,8 +595,12 @@ func (ix *Indexer) split(ctx context.Context, s *session, b *Batch, pending []in
 func (ix *Indexer) flush(ctx context.Context, s *session) (docappender.BulkIndexerResponseStat, int, time.Duration, error) {
 	bi := s.bi
 	if err := ix.requests.acquire(ctx); err != nil {
-		bi.Reset() // the documents added are not sent; the next attempt adds them again
-		return docappender.BulkIndexerResponseStat{}, 0, 0, fmt.Errorf("waiting for a bulk request slot: %w", err)
+		err = fmt.Errorf("waiting for a bulk request slot: %w", err)
+		// The documents added are not sent; a later attempt adds them again.
+		if nerr := ix.newBulkIndexer(s); nerr != nil {
+			err = errors.Join(err, nerr)
+		}
+		return docappender.BulkIndexerResponseStat{}, 0, 0, err
 	}
 	reqCtx := ctx
 	if ix.cfg.RequestTimeout > 0 {

@@ -207,3 +207,32 @@ func TestRequestBodyInPieces(t *testing.T) {
 		require.Equal(t, want[i], c.requests[0].lines[i], "line %d", i)
 	}
 }
+
+// A push that gives up waiting for a request slot leaves nothing behind in its session's bulk
+// indexer: docappender would send those documents with the session's next request, whose
+// answer would then not match what it sent.
+func TestGivingUpWaitingForSlotDropsAddedDocuments(t *testing.T) {
+	c := &recordingClient{t: t}
+	ix, err := New(Config{Client: c, MaxBulkBytes: 1 << 20, Concurrency: ConcurrencyConfig{Max: 1}})
+	require.NoError(t, err)
+	require.NoError(t, ix.requests.acquire(context.Background())) // the only slot is taken
+	var b Batch
+	b.Buf = append(b.Buf, `{"n":1}`...)
+	b.Add(0, Item{Index: "logs-a"})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := ix.Send(ctx, &b)
+	require.Error(t, err)
+	assert.Equal(t, 1, res.Dropped)
+	ix.requests.release(0, false, false)
+
+	// The next push, most likely on the same pooled session, sends its own document only.
+	b.Reset()
+	b.Buf = append(b.Buf, `{"n":2}`...)
+	b.Add(0, Item{Index: "logs-a"})
+	res, err = ix.Send(context.Background(), &b)
+	require.NoError(t, err)
+	assert.Equal(t, 1, res.Indexed)
+	require.Len(t, c.requests, 1)
+	assert.Equal(t, []string{`{"create":{"_index":"logs-a"}}`, `{"n":2}`}, c.requests[0].lines)
+}
