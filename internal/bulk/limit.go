@@ -392,12 +392,13 @@ func (ix *Indexer) ConcurrencyLimit() int { return ix.requests.Limit() }
 
 // RequestBufferBytes returns the memory a Send of n bytes of encoded documents needs for its
 // request body: one request of at most MaxBulkBytes, compressed by the ratio of the last
-// request sent (none before the first). The exporter counts it in its ByteBudget.
+// request sent (none before the first), and the piece it is assembled in (see requestBody).
+// The exporter counts it in its ByteBudget.
 func (ix *Indexer) RequestBufferBytes(n int) int {
 	if ix.cfg.MaxBulkBytes > 0 {
 		n = min(n, ix.cfg.MaxBulkBytes)
 	}
-	return ix.sizes.compressed(n)
+	return ix.sizes.compressed(n) + min(n, bodyPiece)
 }
 
 // requestSizes tracks the compression ratio of request bodies. It is safe for concurrent use.

@@ -312,9 +312,13 @@ func TestByteBudgetNoCap(t *testing.T) {
 }
 
 func TestRequestBufferBytes(t *testing.T) {
+	// The compressed request, and the piece its body is assembled in (at most bodyPiece).
 	ix := &Indexer{cfg: Config{MaxBulkBytes: 1000}}
-	assert.Equal(t, 500, ix.RequestBufferBytes(500), "uncompressed before the first request")
-	assert.Equal(t, 1000, ix.RequestBufferBytes(5000), "one request at a time")
+	assert.Equal(t, 500+500, ix.RequestBufferBytes(500), "uncompressed before the first request")
+	assert.Equal(t, 1000+1000, ix.RequestBufferBytes(5000), "one request at a time")
 	ix.sizes.observe(100, 1000)
-	assert.Equal(t, 100, ix.RequestBufferBytes(5000), "compressed like the last request")
+	assert.Equal(t, 100+1000, ix.RequestBufferBytes(5000), "compressed like the last request")
+	ix = &Indexer{cfg: Config{MaxBulkBytes: 5 << 20}}
+	ix.sizes.observe(100, 1000)
+	assert.Equal(t, (5<<20)/10+bodyPiece, ix.RequestBufferBytes(10<<20), "a piece is at most bodyPiece")
 }
