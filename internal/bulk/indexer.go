@@ -291,9 +291,11 @@ func (ix *Indexer) Send(ctx context.Context, b *Batch) (Result, error) {
 
 	sendErr := ix.sendAll(ctx, s, b)
 	if len(s.dead) > 0 && ix.cfg.DeadLetterIndex != "" && ix.stopCtx.Err() == nil {
-		if ix.deadLetter(ctx, s, b) && sendErr != nil {
+		if ix.deadLetter(ctx, s, b) {
 			// Every document left without an outcome is now in the dead-letter index.
 			sendErr = nil
+		} else if sendErr == nil {
+			sendErr = errors.New("documents rejected for good could not be written to the dead-letter index")
 		}
 	}
 	ix.logFailures(s)
@@ -360,9 +362,11 @@ func (ix *Indexer) deadLetter(ctx context.Context, s *session, b *Batch) bool {
 	s.deadLettering = true
 	err := ix.sendAll(ctx, s, &s.dlq)
 	s.deadLettering = false
-	stored := s.result.Indexed - before.Indexed
+	// A 409 means the same dead letter (content-derived id) is already stored, e.g. by an
+	// attempt whose answer was lost.
+	stored := s.result.Indexed - before.Indexed + s.result.Duplicate - before.Duplicate
 	// The dead letters are not the push's documents: keep the push's counts.
-	s.result.Indexed, s.result.Rejected, s.result.Dropped = before.Indexed, before.Rejected, before.Dropped
+	s.result = before
 	s.result.DeadLettered += stored
 	if err != nil || stored != len(s.dead) {
 		ix.cfg.Logger.Error("Documents could not be written to the dead-letter index",
@@ -413,9 +417,9 @@ func (s *session) outcome(o string) string {
 		return o
 	}
 	switch o {
-	case OutcomeIndexed:
+	case OutcomeIndexed, OutcomeDuplicate:
 		return OutcomeDeadLettered
-	case OutcomeRejected, OutcomeDropped, OutcomeDuplicate:
+	case OutcomeRejected, OutcomeDropped:
 		return OutcomeDropped
 	}
 	return o
@@ -737,13 +741,23 @@ func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat doca
 	// docappender, which numbered the others in the order it read them.
 	indexed := int(stat.Indexed) + s.client.created
 	got := indexed + len(stat.FailedDocs)
-	if got != len(pending) {
+	mismatch := got != len(pending) ||
+		(s.client.compacted && int(stat.Indexed)+len(stat.FailedDocs) != len(s.client.kept))
+	for _, f := range stat.FailedDocs {
+		if p := s.client.position(f.Position); p < 0 || p >= len(pending) {
+			mismatch = true
+		}
+	}
+	if mismatch {
 		// The server answered for other documents than those sent: their fate is unknown,
 		// and resending would risk duplicates.
 		ix.recordDocs(ctx, s.outcome(OutcomeDropped), "response_mismatch", http.StatusOK, len(pending))
 		s.result.Dropped += len(pending)
-		return nil, consumererror.NewPermanent(fmt.Errorf(
-			"bulk response has %d items for %d documents sent; their outcome is unknown", got, len(pending)))
+		err := fmt.Errorf("bulk response has %d items for %d documents sent; their outcome is unknown", got, len(pending))
+		for _, i := range pending {
+			s.toDead(i, http.StatusOK, "response_mismatch", err.Error())
+		}
+		return nil, consumererror.NewPermanent(err)
 	}
 	if indexed > 0 {
 		s.result.Indexed += indexed
@@ -755,11 +769,7 @@ func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat doca
 	}
 	retry := s.retry[:0]
 	for _, f := range stat.FailedDocs {
-		p := s.client.position(f.Position)
-		if p < 0 || p >= len(pending) {
-			continue
-		}
-		i := pending[p]
+		i := pending[s.client.position(f.Position)] // checked above
 		switch {
 		case f.Status == http.StatusConflict:
 			s.result.Duplicate++
