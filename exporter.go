@@ -93,7 +93,7 @@ type pushState struct {
 	rejected       map[string]int
 	firstRejection map[string]error
 	// modeRejected tells that records were rejected for their mapping mode: the push then
-	// returns a permanent error.
+	// returns an error that says so, permanent unless the rest of the push failed otherwise.
 	modeRejected error
 
 	// mode and resource are what the encoder and the routers were last set up for.
@@ -431,17 +431,30 @@ func userAgent(b component.BuildInfo) string {
 	return cmd + "/" + b.Version + " elasticsearchexporter"
 }
 
-// stopRetries makes pushes give up retrying, and those waiting for room under the in-flight
-// byte cap go on to be given up too; shutdown has begun.
-func (e *esExporter) stopRetries() {
+// stopRetries begins the shutdown: pushes stop retrying (each gives up what is left after
+// its current attempt, and a push that starts now makes one attempt), and those waiting for
+// room under the in-flight byte cap go on. If ctx ends before the returned function is called,
+// the requests in flight are canceled too.
+func (e *esExporter) stopRetries(ctx context.Context) (done func()) {
 	if idx := e.indexer; idx != nil {
 		idx.Stop()
+	}
+	e.budget.Stop()
+	stop := context.AfterFunc(ctx, e.abortSends)
+	return func() { stop() }
+}
+
+// abortSends cancels the requests in flight and makes later pushes give up at once.
+func (e *esExporter) abortSends() {
+	if idx := e.indexer; idx != nil {
+		idx.Abort()
 	}
 	e.budget.Stop()
 }
 
 func (e *esExporter) shutdown(ctx context.Context) error {
-	e.stopRetries()
+	// The sending queues have drained: nothing is sent any more.
+	e.abortSends()
 	if e.cancel != nil {
 		e.cancel()
 	}
@@ -908,8 +921,13 @@ func (e *esExporter) send(ctx context.Context, st *pushState) error {
 	e.telemetry.ElasticsearchInflightBytes.Add(ctx, inflight)
 	defer e.telemetry.ElasticsearchInflightBytes.Add(context.WithoutCancel(ctx), -inflight)
 	_, err = e.indexer.Send(ctx, &st.batch)
-	if err == nil && st.modeRejected != nil {
+	switch {
+	case st.modeRejected == nil:
+	case err == nil:
 		err = consumererror.NewPermanent(st.modeRejected)
+	default:
+		// The error of the rest of the push decides whether it may be sent again.
+		err = fmt.Errorf("%w; and %w", err, st.modeRejected)
 	}
 	return err
 }

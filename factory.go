@@ -261,16 +261,18 @@ func (h *signalRef) options(cfg *Config) []exporterhelper.Option {
 
 // The exporters returned by the factory tell the shared exporter that shutdown has begun
 // before exporterhelper drains the sending queue: retries happen inside the push, and a drain
-// that kept retrying through an outage would not end within the shutdown deadline. The queue
-// then drains with one attempt per batch; what fails is counted and logged as dropped, or kept
-// by a persistent queue.
+// that kept retrying through an outage would not end. From then on each push makes one attempt
+// (a push under way finishes its current one), so the queue's remaining batches are sent once;
+// what fails is counted and logged as dropped. A persistent queue does not keep such a batch:
+// it keeps only what exporterhelper's own shutdown error hands back, which the exporter cannot
+// make. If the shutdown's context ends before the drain, the requests in flight are canceled.
 type stoppingLogs struct {
 	exporter.Logs
 	exp *esExporter
 }
 
 func (s stoppingLogs) Shutdown(ctx context.Context) error {
-	s.exp.stopRetries()
+	defer s.exp.stopRetries(ctx)()
 	return s.Logs.Shutdown(ctx)
 }
 
@@ -280,7 +282,7 @@ type stoppingTraces struct {
 }
 
 func (s stoppingTraces) Shutdown(ctx context.Context) error {
-	s.exp.stopRetries()
+	defer s.exp.stopRetries(ctx)()
 	return s.Traces.Shutdown(ctx)
 }
 
@@ -290,6 +292,6 @@ type stoppingMetrics struct {
 }
 
 func (s stoppingMetrics) Shutdown(ctx context.Context) error {
-	s.exp.stopRetries()
+	defer s.exp.stopRetries(ctx)()
 	return s.Metrics.Shutdown(ctx)
 }

@@ -42,12 +42,12 @@ const (
 )
 
 // initialBytesPerRecord are the estimates before a signal's first push: about one log
-// document, one span with an event, one data point's share of a metric document, with room
-// for the request buffer.
+// document, one span or span event document, one data point's share of a metric document,
+// with room for the request buffer.
 var initialBytesPerRecord = [numSignals]int64{
 	signalLogs:    2 << 10,
 	signalMetrics: 1 << 10,
-	signalTraces:  4 << 10,
+	signalTraces:  2 << 10,
 }
 
 // inflightEstimates holds, per signal, the bytes per record of the last push.
@@ -72,9 +72,16 @@ func (e *esExporter) pushMetricsAdmitted(ctx context.Context, md pmetric.Metrics
 	return e.admit(ctx, signalMetrics, md.DataPointCount(), func(ctx context.Context) error { return e.pushMetrics(ctx, md) })
 }
 
-// pushTracesAdmitted is pushTraces under the in-flight byte cap.
+// pushTracesAdmitted is pushTraces under the in-flight byte cap. Its records are spans and
+// span events, which are documents of their own.
 func (e *esExporter) pushTracesAdmitted(ctx context.Context, td ptrace.Traces) error {
-	return e.admit(ctx, signalTraces, td.SpanCount(), func(ctx context.Context) error { return e.pushTraces(ctx, td) })
+	n := 0
+	for _, rs := range td.ResourceSpans().All() {
+		for _, ss := range rs.ScopeSpans().All() {
+			n += spanDocuments(ss.Spans())
+		}
+	}
+	return e.admit(ctx, signalTraces, n, func(ctx context.Context) error { return e.pushTraces(ctx, td) })
 }
 
 // admit takes room for records of signal, from the estimate, runs push, and gives the room

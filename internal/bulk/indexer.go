@@ -141,9 +141,10 @@ type Indexer struct {
 	limiter    *LogLimiter
 	docLimiter *LogLimiter
 
-	// stopCtx ends when Stop is called: retries stop and requests in flight are canceled.
-	stopCtx context.Context
-	stop    context.CancelFunc
+	// stopCtx ends when Stop is called: no more retries. abortCtx ends when Abort is called:
+	// requests in flight are canceled too.
+	stopCtx, abortCtx context.Context
+	stop, abort       context.CancelFunc
 
 	// includeSource and gen let SetIncludeSourceOnError change the bulk indexers' settings
 	// while sends run: sessions made under an older generation are not pooled again.
@@ -175,6 +176,7 @@ func New(cfg Config) (*Indexer, error) {
 	cfg.Telemetry.fillDefaults()
 	ix := &Indexer{cfg: cfg, limiter: NewLogLimiter(cfg.LogRateLimit), docLimiter: NewLogLimiter(cfg.LogRateLimit)}
 	ix.stopCtx, ix.stop = context.WithCancel(context.Background())
+	ix.abortCtx, ix.abort = context.WithCancel(context.Background())
 	ix.includeSource.Store(int32(cfg.IncludeSourceOnError))
 	ix.requests = newConcurrencyLimiter(cfg.Concurrency)
 	if _, err := ix.newSession(0); err != nil {
@@ -183,11 +185,20 @@ func New(cfg Config) (*Indexer, error) {
 	return ix, nil
 }
 
-// Stop makes every Send give up: no more retries, and requests in flight are canceled. The
-// documents without a final outcome are counted as dropped and Send returns a retryable error,
-// so that a persistent queue keeps them. The exporter calls it when shutdown begins, before
-// the sending queue drains, so that a shutdown during an outage ends within its deadline.
+// Stop ends retries: each Send gives up what is left without an outcome after its current
+// attempt, and a wait before a retry ends at once; requests in flight finish (within
+// RequestTimeout), and a Send that starts after Stop makes one attempt. The documents given up
+// are counted as dropped and Send returns a retryable error. The exporter calls it when
+// shutdown begins, before the sending queue drains: the queue's batches are sent once, and a
+// shutdown during an outage does not wait for the outage to end.
 func (ix *Indexer) Stop() { ix.stop() }
+
+// Abort is Stop that also cancels the requests in flight and makes every later Send give up
+// at once. The exporter calls it when the shutdown's context ends before the drain does.
+func (ix *Indexer) Abort() {
+	ix.stop()
+	ix.abort()
+}
 
 // SetIncludeSourceOnError changes the include_source_on_error parameter of the requests sent
 // from now on. The exporter sets False once it knows the server supports it, so that error
@@ -287,10 +298,10 @@ func (ix *Indexer) Send(ctx context.Context, b *Batch) (Result, error) {
 	defer ix.putSession(s)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	defer context.AfterFunc(ix.stopCtx, cancel)()
+	defer context.AfterFunc(ix.abortCtx, cancel)()
 
 	sendErr := ix.sendAll(ctx, s, b)
-	if len(s.dead) > 0 && ix.cfg.DeadLetterIndex != "" && ix.stopCtx.Err() == nil {
+	if len(s.dead) > 0 && ix.cfg.DeadLetterIndex != "" && ix.abortCtx.Err() == nil {
 		if ix.deadLetter(ctx, s, b) {
 			// Every document left without an outcome is now in the dead-letter index.
 			sendErr = nil
@@ -525,8 +536,8 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 			err = fmt.Errorf("%d documents failed with a retryable status", len(pending))
 		}
 		if ix.canRetry(attempt) && ctx.Err() == nil {
-			ix.cfg.Telemetry.Retried.Add(ctx, int64(len(pending)))
-			if Wait(ctx, max(ix.backoff(attempt), retryAfter)) == nil {
+			if ix.wait(ctx, max(ix.backoff(attempt), retryAfter)) == nil {
+				ix.cfg.Telemetry.Retried.Add(ctx, int64(len(pending)))
 				continue
 			}
 		}
@@ -697,7 +708,21 @@ func (ix *Indexer) retryableDocument(status int) bool {
 
 func (ix *Indexer) canRetry(attempt int) bool {
 	r := ix.cfg.Retry
-	return r.Enabled && (r.MaxRetries < 0 || attempt < r.MaxRetries)
+	return r.Enabled && ix.stopCtx.Err() == nil && (r.MaxRetries < 0 || attempt < r.MaxRetries)
+}
+
+// wait is Wait that also ends when Stop is called.
+func (ix *Indexer) wait(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-ix.stopCtx.Done():
+		return errStopped
+	case <-t.C:
+		return nil
+	}
 }
 
 // backoff returns the wait before retry attempt+1: exponential from InitialInterval, capped at

@@ -1,0 +1,117 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package elasticsearchexporter
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
+)
+
+// A graceful shutdown with a healthy server loses nothing: the records still in the sending
+// queue's batcher are sent once while the queue drains.
+func TestShutdownDrainSendsRemainingBatch(t *testing.T) {
+	srv := fakees.New(t)
+	set, tel := withTelemetry(t)
+	cfg := createDefaultConfig().(*Config) // memory queue on, batching on
+	cfg.Endpoints = []string{srv.URL}
+	cfg.QueueBatchConfig.Get().Batch.Get().FlushTimeout = time.Hour // held until shutdown
+	exp, err := NewFactory().CreateLogs(context.Background(), set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
+	require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(50)))
+	require.NoError(t, exp.Shutdown(context.Background()))
+	assert.Len(t, srv.Accepted(), 50)
+	assert.Equal(t, int64(50), counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("indexed")))
+	assert.Zero(t, counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("dropped")))
+}
+
+// A request in flight when shutdown begins is answered and counted, not canceled.
+func TestShutdownLetsRequestsInFlightFinish(t *testing.T) {
+	srv := fakees.New(t)
+	srv.SetFaults(fakees.Faults{SlowResponse: 500 * time.Millisecond})
+	set, tel := withTelemetry(t)
+	cfg := createDefaultConfig().(*Config)
+	cfg.Endpoints = []string{srv.URL}
+	cfg.QueueBatchConfig.Get().Batch.Get().FlushTimeout = 10 * time.Millisecond
+	exp, err := NewFactory().CreateLogs(context.Background(), set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
+	require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(50)))
+	require.Eventually(t, func() bool { return srv.Requests() >= 1 }, 10*time.Second, time.Millisecond, "a request in flight")
+	require.NoError(t, exp.Shutdown(context.Background()))
+	assert.Len(t, srv.Accepted(), 50)
+	assert.Zero(t, counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("dropped")))
+}
+
+// When the shutdown's context ends before the drain, as when a server hangs, the requests in
+// flight are canceled: shutdown ends, and what was not sent is counted as dropped.
+func TestShutdownDeadlineCancelsRequestsInFlight(t *testing.T) {
+	srv := fakees.New(t)
+	srv.SetFaults(fakees.Faults{SlowResponse: time.Hour})
+	set, tel := withTelemetry(t)
+	cfg := createDefaultConfig().(*Config)
+	cfg.Endpoints = []string{srv.URL}
+	cfg.QueueBatchConfig.Get().Batch.Get().FlushTimeout = 10 * time.Millisecond
+	exp, err := NewFactory().CreateLogs(context.Background(), set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
+	require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(50)))
+	require.Eventually(t, func() bool { return srv.Requests() >= 1 }, 10*time.Second, time.Millisecond, "a request in flight")
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_ = exp.Shutdown(ctx) // exporterhelper may report the deadline
+	assert.Less(t, time.Since(start), 5*time.Second, "shutdown does not wait for the hung request")
+	assert.Empty(t, srv.Accepted())
+	assert.Eventually(t, func() bool {
+		return counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("dropped")) == 50
+	}, 5*time.Second, 10*time.Millisecond)
+}
+
+// A traces push that gives up waiting for room under the in-flight byte cap counts its span
+// events with its spans: each is a document of its own.
+func TestWaitGivenUpCountsSpanEvents(t *testing.T) {
+	srv := fakees.New(t)
+	set, tel := withTelemetry(t)
+	cfg := newTestConfig(srv.URL)
+	cfg.FlowControl.MaxInflightBytes = 1
+	cfg.Retry.MaxRetries = -1
+	f := NewFactory()
+	logsExp, err := f.CreateLogs(context.Background(), set, cfg)
+	require.NoError(t, err)
+	startExporter(t, logsExp)
+	tracesExp, err := f.CreateTraces(context.Background(), set, cfg)
+	require.NoError(t, err)
+	startExporter(t, tracesExp)
+
+	// A logs push holds the whole cap through an outage.
+	srv.StartOutage(time.Hour)
+	first := make(chan error, 1)
+	go func() { first <- logsExp.ConsumeLogs(context.Background(), testLogs(3)) }()
+	require.Eventually(t, func() bool { return counterSum(t, tel, "otelcol_elasticsearch.inflight.bytes") > 0 },
+		10*time.Second, time.Millisecond)
+
+	td := ptrace.NewTraces()
+	span := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	span.SetName("op")
+	span.Events().AppendEmpty().SetName("e1")
+	span.Events().AppendEmpty().SetName("e2")
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	require.Error(t, tracesExp.ConsumeTraces(ctx, td))
+	assert.Equal(t, int64(3), counterSum(t, tel, "otelcol_elasticsearch.docs.processed",
+		outcome("retryable"), attribute.String("error.type", "inflight_bytes_wait")),
+		"one span and two span events")
+	srv.StartOutage(0)
+	require.NoError(t, <-first)
+}
