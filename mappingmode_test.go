@@ -120,6 +120,25 @@ func TestModeSelectionRejections(t *testing.T) {
 	}
 }
 
+// When the rest of the push fails with an error that lets it be sent again (nothing of it was
+// indexed), the push returns that error, which also names the mode rejection.
+func TestModeRejectionInAPushThatFailsOtherwise(t *testing.T) {
+	srv := fakees.New(t)
+	srv.StartOutage(time.Hour)
+	set, tel := withTelemetry(t)
+	cfg := newTestConfig(srv.URL)
+	cfg.Retry.MaxRetries = 1
+	cfg.Retry.InitialInterval = time.Millisecond
+	exp := newLogsExporter(t, cfg, set)
+	err := exp.ConsumeLogs(context.Background(), scopedLogs("", "nope"))
+	require.Error(t, err)
+	assert.False(t, consumererror.IsPermanent(err), "nothing was indexed: %v", err)
+	require.ErrorContains(t, err, `names mapping mode "nope", which does not exist`)
+	assert.Equal(t, int64(1), counterSum(t, tel, "otelcol_elasticsearch.docs.processed",
+		outcome("rejected"), attribute.String("error.type", "invalid_mapping_mode")))
+	assert.Equal(t, int64(1), counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("dropped")))
+}
+
 func TestModeMustSupportTheSignal(t *testing.T) {
 	cfg := newTestConfig("http://127.0.0.1:1")
 	cfg.Mapping.Mode = "bodymap"
