@@ -912,6 +912,12 @@ func (c *Config) checkModeSupports(signal string) error {
 // of a batch into a context that keeps only the partition keys, so a key
 // that is not one is lost before the push reads it. The Config itself is
 // not modified.
+// persistentQueue tells whether the sending queue keeps its batches in a storage extension.
+func (c *Config) persistentQueue() bool {
+	q := c.QueueBatchConfig.Get()
+	return q != nil && q.StorageID != nil
+}
+
 func (c *Config) queueBatchConfig() configoptional.Optional[exporterhelper.QueueBatchConfig] {
 	qc := c.QueueBatchConfig
 	q := qc.Get()

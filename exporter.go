@@ -247,6 +247,7 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 		LogRateLimit:       e.cfg.Telemetry.LogFailedDocsInputRateLimit,
 		LogFailedDocsInput: e.cfg.Telemetry.LogFailedDocsInput,
 		DeadLetterIndex:    e.deadLetterIndex(),
+		HandBackOnStop:     e.cfg.persistentQueue(),
 		Concurrency: bulk.ConcurrencyConfig{
 			Max:      e.cfg.maxConcurrentRequests(),
 			Adaptive: e.cfg.FlowControl.AdaptiveConcurrency.Enabled,
@@ -920,7 +921,7 @@ func (e *esExporter) send(ctx context.Context, st *pushState) error {
 	inflight := int64(len(st.batch.Buf))
 	e.telemetry.ElasticsearchInflightBytes.Add(ctx, inflight)
 	defer e.telemetry.ElasticsearchInflightBytes.Add(context.WithoutCancel(ctx), -inflight)
-	_, err = e.indexer.Send(ctx, &st.batch)
+	res, err := e.indexer.Send(ctx, &st.batch)
 	switch {
 	case st.modeRejected == nil:
 	case err == nil:
@@ -928,6 +929,11 @@ func (e *esExporter) send(ctx context.Context, st *pushState) error {
 	default:
 		// The error of the rest of the push decides whether it may be sent again.
 		err = fmt.Errorf("%w; and %w", err, st.modeRejected)
+	}
+	if err != nil && e.cfg.persistentQueue() && res.HandedBack == 0 && !consumererror.IsPermanent(err) {
+		// Only a push handed back at shutdown may reach exporterhelper's retry as
+		// retryable (see signalRef.options): every other failure is final, as without it.
+		err = consumererror.NewPermanent(err)
 	}
 	return err
 }

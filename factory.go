@@ -246,15 +246,25 @@ func (h *signalRef) options(cfg *Config) []exporterhelper.Option {
 	// Request and document retries happen inside the push (`retry`), which
 	// knows which documents failed; retrying the whole push would duplicate
 	// the documents that were indexed.
-	noRetry := configretry.NewDefaultBackOffConfig()
-	noRetry.Enabled = false
+	retry := configretry.NewDefaultBackOffConfig()
+	retry.Enabled = false
+	if cfg.persistentQueue() {
+		// With a persistent queue, a batch given up at shutdown is handed back: the push
+		// returns it as retryable (bulk.Config.HandBackOnStop; any other failure is
+		// permanent), and exporterhelper's retry, which is shut down before the queue
+		// drains, turns that into the shutdown error on which the queue keeps the batch
+		// for after the restart. It sees nothing retryable before shutdown begins; until its
+		// own shutdown (another signal's exporter may stop first) it sends such a push again.
+		retry.Enabled = true
+		retry.MaxElapsedTime = 0
+	}
 
 	return []exporterhelper.Option{
 		exporterhelper.WithStart(h.start),
 		exporterhelper.WithShutdown(h.shutdown),
 		exporterhelper.WithCapabilities(consumer.Capabilities{MutatesData: false}),
 		exporterhelper.WithTimeout(noTimeout),
-		exporterhelper.WithRetry(noRetry),
+		exporterhelper.WithRetry(retry),
 		exporterhelper.WithQueue(cfg.queueBatchConfig()),
 	}
 }
@@ -263,9 +273,9 @@ func (h *signalRef) options(cfg *Config) []exporterhelper.Option {
 // before exporterhelper drains the sending queue: retries happen inside the push, and a drain
 // that kept retrying through an outage would not end. From then on each push makes one attempt
 // (a push under way finishes its current one), so the queue's remaining batches are sent once;
-// what fails is counted and logged as dropped. A persistent queue does not keep such a batch:
-// it keeps only what exporterhelper's own shutdown error hands back, which the exporter cannot
-// make. If the shutdown's context ends before the drain, the requests in flight are canceled.
+// what fails is counted and logged as dropped, or, with a persistent queue and nothing of the
+// batch written yet, handed back to the queue, which keeps it (see options). If the shutdown's
+// context ends before the drain, the requests in flight are canceled.
 type stoppingLogs struct {
 	exporter.Logs
 	exp *esExporter

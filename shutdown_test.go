@@ -115,3 +115,36 @@ func TestWaitGivenUpCountsSpanEvents(t *testing.T) {
 	srv.StartOutage(0)
 	require.NoError(t, <-first)
 }
+
+// With a persistent queue, a graceful shutdown during an outage hands the batch being retried
+// back to the queue, which keeps it: after the restart it is sent. Its records are counted as
+// retryable (error.type shutdown), not dropped, and no dead letter is written for them.
+func TestPersistentQueueKeepsBatchGivenUpAtShutdown(t *testing.T) {
+	srv := fakees.New(t)
+	cfg, host := queuedConfig(srv.URL, 10*time.Millisecond)
+	cfg.Retry.MaxRetries = -1
+	cfg.DeadLetter.Enabled = true
+	set, tel := withTelemetry(t)
+	exp, err := NewFactory().CreateLogs(context.Background(), set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, exp.Start(context.Background(), host))
+	srv.StartOutage(time.Hour)
+	require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(5)))
+	require.Eventually(t, func() bool { return srv.Stats().OutageAnswers >= 2 }, 10*time.Second, 5*time.Millisecond, "retrying")
+	require.NoError(t, exp.Shutdown(context.Background()))
+	assert.Equal(t, int64(5), counterSum(t, tel, "otelcol_elasticsearch.docs.processed",
+		outcome("retryable"), attribute.String("error.type", "shutdown")))
+	assert.Zero(t, counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("dropped")))
+
+	srv.StartOutage(0)
+	restarted := *cfg // a new *Config: a new shared instance, as after a restart
+	exp2, err := NewFactory().CreateLogs(context.Background(), testSettings(), &restarted)
+	require.NoError(t, err)
+	require.NoError(t, exp2.Start(context.Background(), host))
+	defer func() { require.NoError(t, exp2.Shutdown(context.Background())) }()
+	require.Eventually(t, func() bool { return len(srv.Accepted()) == 5 }, 10*time.Second, 10*time.Millisecond,
+		"the kept batch is sent after the restart")
+	for _, it := range srv.Accepted() {
+		assert.NotEqual(t, "otel-dead-letters", it.Index(), "no dead letter for a batch handed back")
+	}
+}

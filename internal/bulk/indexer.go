@@ -82,6 +82,11 @@ type Config struct {
 	DeadLetterIndex string
 	// Concurrency limits the bulk requests in flight at once, over every Send (see limit.go).
 	Concurrency ConcurrencyConfig
+	// HandBackOnStop hands a Send given up because of Stop back to its caller when none of
+	// its documents has an outcome yet: they are counted as retryable (error.type shutdown),
+	// not dropped nor dead-lettered, and Result.HandedBack says so. The exporter sets it with
+	// a persistent sending queue, which keeps such a batch for after the restart.
+	HandBackOnStop bool
 }
 
 // RetryConfig is the retry policy, applied inside Send to whole requests and to documents.
@@ -160,9 +165,10 @@ type Indexer struct {
 	sizes    requestSizes
 }
 
-// Result counts the final outcome of the documents of one Send.
+// Result counts the final outcome of the documents of one Send. HandedBack counts the
+// documents handed back to the caller at shutdown (see Config.HandBackOnStop).
 type Result struct {
-	Indexed, Duplicate, Rejected, Dropped, FailureStore, DeadLettered int
+	Indexed, Duplicate, Rejected, Dropped, FailureStore, DeadLettered, HandedBack int
 }
 
 // New validates cfg and returns an Indexer.
@@ -301,7 +307,7 @@ func (ix *Indexer) Send(ctx context.Context, b *Batch) (Result, error) {
 	defer context.AfterFunc(ix.abortCtx, cancel)()
 
 	sendErr := ix.sendAll(ctx, s, b)
-	if len(s.dead) > 0 && ix.cfg.DeadLetterIndex != "" && ix.abortCtx.Err() == nil {
+	if len(s.dead) > 0 && ix.cfg.DeadLetterIndex != "" && ix.abortCtx.Err() == nil && s.result.HandedBack == 0 {
 		if ix.deadLetter(ctx, s, b) {
 			// Every document left without an outcome is now in the dead-letter index.
 			sendErr = nil
@@ -341,8 +347,7 @@ func (ix *Indexer) sendAll(ctx context.Context, s *session, b *Batch) error {
 			// Documents after a failed request are not attempted: the same failure
 			// would meet them.
 			rest := b.Len() - next
-			s.result.Dropped += rest
-			ix.recordDocs(ctx, s.outcome(OutcomeDropped), "", 0, rest)
+			ix.unsent(ctx, s, 0, rest)
 			for i := next; i < b.Len(); i++ {
 				s.toDead(i, 0, "not_attempted", "an earlier request of the same push failed: "+err.Error())
 			}
@@ -549,8 +554,7 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 // that says why: the retries are spent, the push was canceled, or the exporter is shutting
 // down.
 func (ix *Indexer) giveUp(ctx context.Context, s *session, pending []int, status, attempts int, err error) error {
-	ix.recordDocs(context.WithoutCancel(ctx), s.outcome(OutcomeDropped), "", status, len(pending))
-	s.result.Dropped += len(pending)
+	ix.unsent(context.WithoutCancel(ctx), s, status, len(pending))
 	defer func() {
 		for _, i := range pending {
 			st, reason := status, err.Error()
@@ -568,9 +572,29 @@ func (ix *Indexer) giveUp(ctx context.Context, s *session, pending []int, status
 	default:
 		err = fmt.Errorf("%d documents not sent after %d attempts: %w", len(pending), attempts, err)
 	}
+	if s.result.HandedBack > 0 {
+		ix.cfg.Logger.Warn("Handing documents back to the persistent queue: shutting down", zap.Int("documents", len(pending)),
+			zap.Int("attempts", attempts), zap.Error(err))
+		return err
+	}
 	ix.cfg.Logger.Error("Dropping documents: retries exhausted", zap.Int("documents", len(pending)),
 		zap.Int("attempts", attempts), zap.Error(err))
 	return err
+}
+
+// unsent counts n documents of s's batch left without an outcome: dropped, unless they are
+// handed back (see Config.HandBackOnStop): the exporter is shutting down and no document of
+// the batch has an outcome yet, so that the caller may keep the whole batch.
+func (ix *Indexer) unsent(ctx context.Context, s *session, status, n int) {
+	r := s.result
+	if ix.cfg.HandBackOnStop && ix.stopCtx.Err() != nil && !s.deadLettering &&
+		r.Indexed+r.Duplicate+r.Rejected+r.FailureStore+r.Dropped+r.DeadLettered == 0 {
+		s.result.HandedBack += n
+		ix.recordDocs(ctx, OutcomeRetryable, "shutdown", status, n)
+		return
+	}
+	s.result.Dropped += n
+	ix.recordDocs(ctx, s.outcome(OutcomeDropped), "", status, n)
 }
 
 // split handles 413 Request Entity Too Large, which Elasticsearch or a proxy in front of it
@@ -594,8 +618,7 @@ func (ix *Indexer) split(ctx context.Context, s *session, b *Batch, pending []in
 	second := append([]int(nil), pending[half:]...)
 	ix.cfg.Logger.Debug("Bulk request too large; sending it in halves", zap.Int("documents", len(pending)))
 	if err := ix.sendChunk(ctx, s, b, first); err != nil {
-		ix.recordDocs(ctx, s.outcome(OutcomeDropped), "", 0, len(second))
-		s.result.Dropped += len(second)
+		ix.unsent(ctx, s, 0, len(second))
 		for _, i := range second {
 			s.toDead(i, 0, "not_attempted", "the other half of a split request failed: "+err.Error())
 		}

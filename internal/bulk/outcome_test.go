@@ -10,9 +10,11 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/consumer/consumererror"
 )
 
 // scriptedClient reads each request and answers the n-th (from 0) with answer(n).
@@ -128,4 +130,49 @@ func TestResponseItemWithTwoActions(t *testing.T) {
 	res, err := ix.Send(context.Background(), batchOf(`{"n":0}`, `{"n":1}`, `{"n":2}`))
 	t.Logf("result %+v, err %v", res, err)
 	assert.Equal(t, 3, res.Indexed+res.Rejected+res.Dropped+res.Duplicate)
+}
+
+// At Stop, a Send none of whose documents has an outcome yet is handed back with
+// HandBackOnStop: retryable, no dead letter. One that already indexed some documents drops
+// the rest (resending the batch would store those twice), which then get their dead letter.
+func TestHandBackOnStop(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		first    []string // the answer to the first request
+		want     Result
+		requests int
+		handBack bool
+	}{
+		{name: "nothing written", first: []string{itemBusy, itemBusy}, want: Result{HandedBack: 2}, requests: 1, handBack: true},
+		{name: "one indexed", first: []string{itemCreated, itemBusy}, want: Result{Indexed: 1, Dropped: 1, DeadLettered: 1}, requests: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			requests := make(chan int, 10)
+			c := &scriptedClient{answer: func(n int) (*http.Response, error) {
+				requests <- n
+				if n > 0 {
+					return answerItems(itemCreated) // a dead letter
+				}
+				return answerItems(tc.first...)
+			}}
+			ix, err := New(Config{
+				Client: c, MaxBulkBytes: 1 << 20, HandBackOnStop: true, DeadLetterIndex: "d",
+				Retry: RetryConfig{Enabled: true, MaxRetries: -1, InitialInterval: time.Hour, MaxInterval: time.Hour},
+			})
+			require.NoError(t, err)
+			go func() {
+				<-requests
+				ix.Stop()
+			}()
+			res, err := ix.Send(context.Background(), batchOf(`{"n":0}`, `{"n":1}`))
+			assert.Equal(t, tc.want, res)
+			assert.Equal(t, tc.requests, c.n)
+			if tc.handBack {
+				require.Error(t, err)
+				assert.False(t, consumererror.IsPermanent(err), "%v", err)
+			} else {
+				assert.NoError(t, err, "every document is indexed or dead-lettered")
+			}
+		})
+	}
 }
