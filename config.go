@@ -906,18 +906,18 @@ func (c *Config) checkModeSupports(signal string) error {
 	return fmt.Errorf("`mapping::mode` %s does not support %s; choose a mode that does for this pipeline", c.Mapping.Mode, signal)
 }
 
-// queueBatchConfig returns the sending queue settings to hand to
-// exporterhelper: sending_queue with the batch partitioned by metadata_keys
-// and always by x-elastic-mapping-mode. exporterhelper merges the requests
-// of a batch into a context that keeps only the partition keys, so a key
-// that is not one is lost before the push reads it. The Config itself is
-// not modified.
 // persistentQueue tells whether the sending queue keeps its batches in a storage extension.
 func (c *Config) persistentQueue() bool {
 	q := c.QueueBatchConfig.Get()
 	return q != nil && q.StorageID != nil
 }
 
+// queueBatchConfig returns the sending queue settings to hand to
+// exporterhelper: sending_queue with the batch partitioned by metadata_keys
+// and always by x-elastic-mapping-mode. exporterhelper merges the requests
+// of a batch into a context that keeps only the partition keys, so a key
+// that is not one is lost before the push reads it. The Config itself is
+// not modified.
 func (c *Config) queueBatchConfig() configoptional.Optional[exporterhelper.QueueBatchConfig] {
 	qc := c.QueueBatchConfig
 	q := qc.Get()

@@ -194,7 +194,8 @@ func New(cfg Config) (*Indexer, error) {
 // Stop ends retries: each Send gives up what is left without an outcome after its current
 // attempt, and a wait before a retry ends at once; requests in flight finish (within
 // RequestTimeout), and a Send that starts after Stop makes one attempt. The documents given up
-// are counted as dropped and Send returns a retryable error. The exporter calls it when
+// are counted as dropped (or handed back, see Config.HandBackOnStop) and Send returns a
+// retryable error when none of its documents was written. The exporter calls it when
 // shutdown begins, before the sending queue drains: the queue's batches are sent once, and a
 // shutdown during an outage does not wait for the outage to end.
 func (ix *Indexer) Stop() { ix.stop() }
