@@ -65,12 +65,8 @@ unit: ## Unit tests with the race detector (the fault suite holds a 60 s outage,
 	$(GO) test -count=1 -run '^TestMemoryBound$$' .
 
 .PHONY: fuzz
-fuzz: ## A short fuzz pass, FUZZTIME (10s) per target
-	@for t in $(FUZZ_TARGETS); do \
-		pkg=$${t%%:*}; name=$${t##*:}; \
-		echo "fuzz $$pkg $$name"; \
-		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s $$pkg || exit 1; \
-	done
+fuzz: ## A short fuzz pass, FUZZTIME (10s) per target (scripts/fuzz.sh)
+	GO="$(GO)" scripts/fuzz.sh $(FUZZTIME) $(FUZZ_TARGETS)
 
 .PHONY: integration
 integration: build ## The integration module against a real Elasticsearch (started by scripts/es.sh unless ES_ENDPOINT is set)
