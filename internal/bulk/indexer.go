@@ -589,7 +589,7 @@ func (ix *Indexer) giveUp(ctx context.Context, s *session, pending []int, status
 func (ix *Indexer) unsent(ctx context.Context, s *session, status, n int) {
 	r := s.result
 	if ix.cfg.HandBackOnStop && ix.stopCtx.Err() != nil && !s.deadLettering &&
-		r.Indexed+r.Duplicate+r.Rejected+r.FailureStore+r.Dropped+r.DeadLettered == 0 {
+		r.Indexed+r.Duplicate+r.Rejected+r.FailureStore+r.Dropped == 0 {
 		s.result.HandedBack += n
 		ix.recordDocs(ctx, OutcomeRetryable, "shutdown", status, n)
 		return
@@ -737,16 +737,7 @@ func (ix *Indexer) canRetry(attempt int) bool {
 
 // wait is Wait that also ends when Stop is called.
 func (ix *Indexer) wait(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-ix.stopCtx.Done():
-		return errStopped
-	case <-t.C:
-		return nil
-	}
+	return waitUnless(ctx, ix.stopCtx.Done(), d)
 }
 
 // backoff returns the wait before retry attempt+1: exponential from InitialInterval, capped at
@@ -772,12 +763,18 @@ func (ix *Indexer) backoff(attempt int) time.Duration {
 }
 
 // Wait waits for d, or returns ctx's error when ctx ends first.
-func Wait(ctx context.Context, d time.Duration) error {
+func Wait(ctx context.Context, d time.Duration) error { return waitUnless(ctx, nil, d) }
+
+// waitUnless waits for d; it returns ctx's error when ctx ends first, and errStopped when stop
+// is closed first (a nil stop never is).
+func waitUnless(ctx context.Context, stop <-chan struct{}, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-stop:
+		return errStopped
 	case <-t.C:
 		return nil
 	}
