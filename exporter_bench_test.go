@@ -23,6 +23,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
@@ -40,16 +41,7 @@ func bulkServer(tb testing.TB, answer func(w http.ResponseWriter, n int), receiv
 		if len(received) == 0 {
 			_, _ = io.Copy(io.Discard, r.Body)
 		} else {
-			var body io.Reader = r.Body
-			if r.Header.Get("Content-Encoding") == "gzip" {
-				zr, err := gzip.NewReader(r.Body)
-				if err != nil {
-					http.Error(w, err.Error(), http.StatusBadRequest)
-					return
-				}
-				body = zr
-			}
-			raw, err := io.ReadAll(body)
+			raw, err := fakees.ReadBody(r)
 			if err != nil {
 				http.Error(w, err.Error(), http.StatusBadRequest)
 				return

@@ -14,10 +14,10 @@ import (
 	"testing"
 
 	"github.com/elastic/go-docappender/v2"
-	"github.com/klauspost/compress/gzip"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
@@ -37,13 +37,7 @@ type recordingClient struct {
 }
 
 func (c *recordingClient) Perform(req *http.Request) (*http.Response, error) {
-	var body io.Reader = req.Body
-	if req.Header.Get("Content-Encoding") == "gzip" {
-		zr, err := gzip.NewReader(req.Body)
-		require.NoError(c.t, err)
-		body = zr
-	}
-	raw, err := io.ReadAll(body)
+	raw, err := fakees.ReadBody(req)
 	require.NoError(c.t, err)
 	require.True(c.t, bytes.HasSuffix(raw, []byte("\n")), "an NDJSON body ends with a newline")
 	lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")

@@ -30,11 +30,9 @@ func (c *scriptedClient) Perform(req *http.Request) (*http.Response, error) {
 	return c.answer(n)
 }
 
+// answerItems answers 200 with a bulk response of the given items.
 func answerItems(items ...string) (*http.Response, error) {
-	return &http.Response{
-		StatusCode: http.StatusOK, Header: http.Header{},
-		Body: io.NopCloser(strings.NewReader(`{"items":[` + strings.Join(items, ",") + `]}`)),
-	}, nil
+	return okClient(`{"items":[` + strings.Join(items, ",") + `]}`)(nil)
 }
 
 const (

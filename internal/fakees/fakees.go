@@ -406,19 +406,28 @@ func wait(r *http.Request, d time.Duration) bool {
 	}
 }
 
-func (s *Server) bulk(w http.ResponseWriter, r *http.Request) {
+// ReadBody returns the body of a bulk request, decompressed when it is gzipped.
+func ReadBody(r *http.Request) ([]byte, error) {
 	var body io.Reader = r.Body
 	if r.Header.Get("Content-Encoding") == "gzip" {
 		gz, err := gzip.NewReader(r.Body)
 		if err != nil {
-			http.Error(w, `{"error":{"type":"parse_exception","reason":"bad gzip"}}`, http.StatusBadRequest)
-			return
+			return nil, fmt.Errorf("bad gzip: %w", err)
 		}
 		body = gz
 	}
 	raw, err := io.ReadAll(body)
 	if err != nil {
-		http.Error(w, `{"error":{"type":"parse_exception","reason":"bad body"}}`, http.StatusBadRequest)
+		return nil, fmt.Errorf("bad body: %w", err)
+	}
+	return raw, nil
+}
+
+func (s *Server) bulk(w http.ResponseWriter, r *http.Request) {
+	raw, err := ReadBody(r)
+	if err != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"error":{"type":"parse_exception","reason":%q}}`, err.Error())
 		return
 	}
 	items, err := parseBulk(raw, r.URL.Query())
