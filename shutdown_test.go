@@ -11,24 +11,33 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 )
 
-// A graceful shutdown with a healthy server loses nothing: the records still in the sending
-// queue's batcher are sent once while the queue drains.
-func TestShutdownDrainSendsRemainingBatch(t *testing.T) {
-	srv := fakees.New(t)
+// queuedLogs starts a logs exporter with the default sending queue (in memory, batching) whose
+// batches are flushed after flush, pointed at srv, and hands it 50 log records.
+func queuedLogs(t *testing.T, srv *fakees.Server, flush time.Duration) (exporter.Logs, *componenttest.Telemetry) {
+	t.Helper()
 	set, tel := withTelemetry(t)
-	cfg := createDefaultConfig().(*Config) // memory queue on, batching on
+	cfg := createDefaultConfig().(*Config)
 	cfg.Endpoints = []string{srv.URL}
-	cfg.QueueBatchConfig.Get().Batch.Get().FlushTimeout = time.Hour // held until shutdown
+	cfg.QueueBatchConfig.Get().Batch.Get().FlushTimeout = flush
 	exp, err := NewFactory().CreateLogs(context.Background(), set, cfg)
 	require.NoError(t, err)
 	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
 	require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(50)))
+	return exp, tel
+}
+
+// A graceful shutdown with a healthy server loses nothing: the records still in the sending
+// queue's batcher are sent once while the queue drains.
+func TestShutdownDrainSendsRemainingBatch(t *testing.T) {
+	srv := fakees.New(t)
+	exp, tel := queuedLogs(t, srv, time.Hour) // held in the batcher until shutdown
 	require.NoError(t, exp.Shutdown(context.Background()))
 	assert.Len(t, srv.Accepted(), 50)
 	assert.Equal(t, int64(50), counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("indexed")))
@@ -39,14 +48,7 @@ func TestShutdownDrainSendsRemainingBatch(t *testing.T) {
 func TestShutdownLetsRequestsInFlightFinish(t *testing.T) {
 	srv := fakees.New(t)
 	srv.SetFaults(fakees.Faults{SlowResponse: 500 * time.Millisecond})
-	set, tel := withTelemetry(t)
-	cfg := createDefaultConfig().(*Config)
-	cfg.Endpoints = []string{srv.URL}
-	cfg.QueueBatchConfig.Get().Batch.Get().FlushTimeout = 10 * time.Millisecond
-	exp, err := NewFactory().CreateLogs(context.Background(), set, cfg)
-	require.NoError(t, err)
-	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
-	require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(50)))
+	exp, tel := queuedLogs(t, srv, 10*time.Millisecond)
 	require.Eventually(t, func() bool { return srv.Requests() >= 1 }, 10*time.Second, time.Millisecond, "a request in flight")
 	require.NoError(t, exp.Shutdown(context.Background()))
 	assert.Len(t, srv.Accepted(), 50)
@@ -58,14 +60,7 @@ func TestShutdownLetsRequestsInFlightFinish(t *testing.T) {
 func TestShutdownDeadlineCancelsRequestsInFlight(t *testing.T) {
 	srv := fakees.New(t)
 	srv.SetFaults(fakees.Faults{SlowResponse: time.Hour})
-	set, tel := withTelemetry(t)
-	cfg := createDefaultConfig().(*Config)
-	cfg.Endpoints = []string{srv.URL}
-	cfg.QueueBatchConfig.Get().Batch.Get().FlushTimeout = 10 * time.Millisecond
-	exp, err := NewFactory().CreateLogs(context.Background(), set, cfg)
-	require.NoError(t, err)
-	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
-	require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(50)))
+	exp, tel := queuedLogs(t, srv, 10*time.Millisecond)
 	require.Eventually(t, func() bool { return srv.Requests() >= 1 }, 10*time.Second, time.Millisecond, "a request in flight")
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
