@@ -4,19 +4,24 @@
 //go:generate make generate
 
 // Package elasticsearchexporter implements an OpenTelemetry Collector exporter,
-// of component type "elasticsearch", that writes logs and traces to
-// Elasticsearch through the _bulk API. Metrics follow later.
+// of component type "elasticsearch", that writes logs, spans, span events and
+// metrics to Elasticsearch through the _bulk API.
 //
 // Each pdata record is serialized straight into the NDJSON body of a bulk
 // request by a handwritten encoder: there is no intermediate document model,
 // no map[string]any and no reflection between pdata and the bytes on the wire.
-// The first mapping mode is "otel", which keeps the OpenTelemetry data model
+// The default mapping mode, "otel", keeps the OpenTelemetry data model
 // (resource, scope, attributes) as Elasticsearch's OTel-native data streams
-// expect it; other mapping modes (ECS, raw, bodymap) are not goals for now.
+// expect it; the modes "ecs", "none", "raw" and "bodymap" write the layouts of
+// the contrib exporter's modes of the same names.
 //
-// Queueing, batching, timeouts and retries of whole requests are left to
-// exporterhelper, configured through the usual sending_queue, timeout and
-// retry_on_failure settings. The exporter records its own telemetry
+// Queueing and batching are left to exporterhelper, configured through the
+// usual sending_queue settings. Retries are not: the exporter retries inside
+// the push, resending only the documents that have no final outcome yet (the
+// retry settings), so exporterhelper's retry_on_failure is not offered; timeout
+// bounds each bulk request. The exporter records its own telemetry
 // (elasticsearch.bulk_requests.*, elasticsearch.docs.*,
-// elasticsearch.flushed.*) as described in documentation.md.
+// elasticsearch.flushed.*, elasticsearch.inflight.bytes) as described in
+// documentation.md. The configuration is described in docs/configuration.md,
+// the code's layout in docs/architecture.md.
 package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexporter"
