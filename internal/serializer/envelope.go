@@ -12,7 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
+	"github.com/otelcol-es/elasticsearchexporter/internal/controlattr"
 )
 
 // Repair names what the encoder changed in a document to make it valid. The exporter counts
@@ -305,7 +305,7 @@ func (e *Encoder) writeObject(m pcommon.Map, depth int, top bool, extra string) 
 	e.w.byte('{')
 	first := true
 	for k, v := range m.All() {
-		if top && routing.IsControlAttribute(k) {
+		if top && controlattr.Is(k) {
 			continue
 		}
 		if !utf8.ValidString(k) {

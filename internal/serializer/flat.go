@@ -14,7 +14,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
+	"github.com/otelcol-es/elasticsearchexporter/internal/controlattr"
 )
 
 // The ecs, none and raw mapping modes write a document as a set of dotted keys: nested maps are
@@ -191,7 +191,7 @@ func (d *flatDoc) addValue(key string, v pcommon.Value) {
 // addMap flattens m below prefix. Control attributes are left out of a top-level attribute map.
 func (d *flatDoc) addMap(prefix string, m pcommon.Map, attributes bool) {
 	for k, v := range m.All() {
-		if attributes && routing.IsControlAttribute(k) {
+		if attributes && controlattr.Is(k) {
 			continue
 		}
 		d.addValue(d.key(prefix, k), v)

@@ -15,7 +15,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
-	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
+	"github.com/otelcol-es/elasticsearchexporter/internal/controlattr"
 )
 
 // Metric data points become one document per group: the points of one push that share the
@@ -25,14 +25,6 @@ import (
 // open-addressing table of groups keyed by hash. A point joins a group only when it equals the
 // group's first point, so that two different groups never merge on a collision; the steady
 // state does not allocate. Only the groups are sorted, by hash, then by first appearance.
-
-// Mapping hints, from the data point attribute elasticsearch.mapping.hints.
-const (
-	hintAggregateMetricDouble = "aggregate_metric_double"
-	hintDocCount              = "_doc_count"
-	hintHistogramRaw          = "histogram:raw"
-	hintNoIndex               = "_noindex"
-)
 
 // Reasons a data point is not written, reported in MetricsReport.
 const (
@@ -554,7 +546,7 @@ func equalPointAttrs(a, b pcommon.Map, sa, sb attrShape) bool {
 
 // grouped reports whether an attribute takes part in grouping and is written: routing
 // attributes and the mapping hints do not.
-func grouped(k string) bool { return !routing.IsControlAttribute(k) }
+func grouped(k string) bool { return !controlattr.Is(k) }
 
 // equalAttrs compares two attribute maps as sets of grouped keys, in any order. A repeated
 // key counts once, with its first value, as it is written. Small maps are compared in place;
@@ -658,7 +650,7 @@ func hashPointAttrs(m pcommon.Map) (uint64, attrShape, hintSet) {
 	hintsSeen := false
 	for k, v := range m.All() {
 		if !grouped(k) {
-			if k == routing.MappingHintsAttribute && !hintsSeen {
+			if k == controlattr.MappingHints && !hintsSeen {
 				hintsSeen = true // the first value counts, as Get finds it
 				hints = hintsOfValue(v)
 			}
@@ -739,7 +731,7 @@ func NoIndex(attrs pcommon.Map) bool { return hintsOf(attrs)&hasNoIndex != 0 }
 
 // hintsOf reads the mapping hints attribute once; unknown hints are ignored.
 func hintsOf(attrs pcommon.Map) hintSet {
-	v, ok := attrs.Get(routing.MappingHintsAttribute)
+	v, ok := attrs.Get(controlattr.MappingHints)
 	if !ok {
 		return 0
 	}
@@ -756,13 +748,13 @@ func hintsOfValue(v pcommon.Value) hintSet {
 	for i := range s.Len() {
 		if hv := s.At(i); hv.Type() == pcommon.ValueTypeStr {
 			switch hv.Str() {
-			case hintAggregateMetricDouble:
+			case controlattr.HintAggregateMetricDouble:
 				h |= hasAggregateMetricDouble
-			case hintDocCount:
+			case controlattr.HintDocCount:
 				h |= hasDocCount
-			case hintHistogramRaw:
+			case controlattr.HintHistogramRaw:
 				h |= hasHistogramRaw
-			case hintNoIndex:
+			case controlattr.HintNoIndex:
 				h |= hasNoIndex
 			}
 		}
