@@ -3,9 +3,12 @@
 
 package serializer // import "github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 
-import (
-	"go.opentelemetry.io/collector/pdata/pcommon"
-)
+import "go.opentelemetry.io/collector/pdata/pcommon"
+
+// The envelope of a document is its resource and its scope. Each is worked out once per
+// SetResource / SetScope, not once per document: in otel mode encoded as an object that every
+// document copies as bytes, in the ecs, none and raw modes flattened into sorted entries that
+// every document merges with its own (flat.go).
 
 // SetResource encodes the resource once; its object is copied into every document written until
 // the next call. In the ecs, none and raw modes, its entries are flattened, converted and
@@ -19,7 +22,8 @@ func (e *Encoder) SetResource(r pcommon.Resource, schemaURL string) {
 }
 
 // SetScope encodes the instrumentation scope once; its object is copied into every document
-// written until the next call.
+// written until the next call. In the ecs, none and raw modes, its entries are flattened,
+// converted and sorted once instead, and merged with the resource's.
 func (e *Encoder) SetScope(s pcommon.InstrumentationScope, schemaURL string) {
 	if e.mode != ModeOTel {
 		e.setScopeFlat(s)
@@ -79,10 +83,48 @@ func (e *Encoder) writeResourceScope() {
 	e.writeFragment(e.scope)
 }
 
+// writeFragment writes an encoded resource or scope object, {} when it is empty.
 func (e *Encoder) writeFragment(b []byte) {
 	if len(b) == 0 {
 		e.w.raw("{}")
 		return
 	}
 	e.w.bytes(b)
+}
+
+// setResourceFlat flattens the resource in the mode's layout, once per resource.
+func (e *Encoder) setResourceFlat(r pcommon.Resource) {
+	e.res.reset()
+	e.res.layer(layerResource)
+	switch e.mode {
+	case ModeECS:
+		e.res.addECS(r.Attributes(), ecsResourceRule)
+		e.agent = deriveECSAgent(&e.res, r.Attributes())
+	case ModeNone, ModeRaw:
+		e.res.addMap("Resource", r.Attributes(), true)
+	}
+	sortEntries(e.res.entries)
+	e.resourceRepair = e.res.invalid > 0
+	e.sc.reset()
+	e.scopeRepair = false
+	e.env = append(e.env[:0], e.res.entries...)
+}
+
+// setScopeFlat flattens the scope in the mode's layout, once per scope, and merges it with the
+// resource.
+func (e *Encoder) setScopeFlat(s pcommon.InstrumentationScope) {
+	e.sc.reset()
+	e.sc.layer(layerScope)
+	switch e.mode {
+	case ModeECS:
+		e.sc.addECS(s.Attributes(), ecsScopeRule)
+	case ModeNone, ModeRaw:
+		e.sc.addMap("Scope", s.Attributes(), true)
+		// Written even when empty, and over attributes of these names, as contrib does.
+		e.sc.add(entry{key: "Scope.name", kind: kindStr, s: s.Name()})
+		e.sc.add(entry{key: "Scope.version", kind: kindStr, s: s.Version()})
+	}
+	sortEntries(e.sc.entries)
+	e.scopeRepair = e.sc.invalid > 0
+	e.env = mergeEntries(e.env[:0], e.res.entries, e.sc.entries)
 }

@@ -1346,7 +1346,7 @@ func appendQuantileKey(dst []byte, q float64) []byte {
 // The ecs mapping mode writes metric documents as the contrib exporter's ECS mode does: the
 // resource attributes converted through the ECS resource table, @timestamp (RFC 3339 with
 // nanoseconds), the data point attributes at the root, data_stream.*, and each metric under
-// its own name at the root, all de-dotted into objects together (flat.go). Dynamic templates
+// its own name at the root, all de-dotted into objects together (flat_write.go). Dynamic templates
 // take the names of Elasticsearch's metrics@mappings that the APM pipeline uses:
 // double_metrics, long_metrics, histogram_metrics and summary_metrics, with the metric's name as
 // the path. There is no _metric_names_hash; _doc_count follows the _doc_count hint as in otel
