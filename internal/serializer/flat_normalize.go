@@ -4,11 +4,12 @@
 package serializer // import "github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 
 import (
-	"slices" // isChild reports whether key lies below parent ("parent.x").
+	"slices"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
 
+// isChild reports whether key lies below parent ("parent.x").
 func isChild(key, parent string) bool {
 	return len(key) > len(parent) && key[len(parent)] == '.' && key[:len(parent)] == parent
 }
