@@ -1,7 +1,9 @@
 // Copyright The OpenTelemetry Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Package serializer writes pdata logs, spans and span events as Elasticsearch documents.
+// Package serializer writes pdata logs, spans, span events and metrics as Elasticsearch
+// documents in every mapping mode, the action lines of their bulk items, and the dead-letter
+// documents of those Elasticsearch rejects.
 //
 // The JSON is written by hand, straight from pdata into a caller-owned []byte: no intermediate
 // document model, no maps, no reflection. The writer departs from encoding/json on purpose:
