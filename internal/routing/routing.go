@@ -28,7 +28,7 @@
 // Out of scope: the legacy elasticsearch.index.prefix and elasticsearch.index.suffix attributes,
 // and writing documents. Routing never mutates pdata: instead of setting the
 // data_stream.* attributes on the record, it returns them in a [Target], and the serializer
-// leaves out every attribute for which [IsControlAttribute] is true.
+// leaves out every attribute for which [controlattr.Is] is true.
 package routing // import "github.com/otelcol-es/elasticsearchexporter/internal/routing"
 
 import (
@@ -36,6 +36,8 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/controlattr"
 )
 
 // Signal-level document types. They are the type part of a data stream name.
@@ -246,14 +248,14 @@ func (r *Router) Route(typ string, record, scope, resource pcommon.Map, scopeNam
 	}
 
 	for _, m := range levels {
-		v, ok := m.Get(IndexAttribute)
+		v, ok := m.Get(controlattr.Index)
 		if !ok {
 			continue
 		}
 		buf = appendAsString(buf, v)
 		if reason := indexNameProblemBytes(buf); reason != "" {
 			r.buf = buf[:0]
-			return Target{}, &InvalidIndexNameError{Name: string(buf), Source: "attribute " + IndexAttribute, Reason: reason}
+			return Target{}, &InvalidIndexNameError{Name: string(buf), Source: "attribute " + controlattr.Index, Reason: reason}
 		}
 		return r.plainIndex(buf, ts)
 	}
@@ -266,14 +268,14 @@ func (r *Router) Route(typ string, record, scope, resource pcommon.Map, scopeNam
 	datasetStart := len(buf)
 	maxDataset := maxDataStreamPartBytes - len(r.suffix)
 	var found bool
-	if buf, found = appendNamePart(buf, levels, DataStreamDatasetAttribute, true, maxDataset); !found {
+	if buf, found = appendNamePart(buf, levels, controlattr.DataStreamDataset, true, maxDataset); !found {
 		buf = appendName(buf, derivedDataset(scope, scopeName), true, maxDataset)
 	}
 	buf = append(buf, r.suffix...)
 	datasetEnd := len(buf)
 	buf = append(buf, '-')
 	namespaceStart := len(buf)
-	if buf, found = appendNamePart(buf, levels, DataStreamNamespaceAttribute, false, maxDataStreamPartBytes); !found {
+	if buf, found = appendNamePart(buf, levels, controlattr.DataStreamNamespace, false, maxDataStreamPartBytes); !found {
 		buf = append(buf, DefaultNamespace...)
 	}
 
@@ -301,7 +303,7 @@ func (r *Router) Route(typ string, record, scope, resource pcommon.Map, scopeNam
 // "metrics", else typ.
 func typeAttribute(levels [3]pcommon.Map, typ string) string {
 	for _, m := range levels {
-		v, ok := m.Get(DataStreamTypeAttribute)
+		v, ok := m.Get(controlattr.DataStreamType)
 		if !ok {
 			continue
 		}

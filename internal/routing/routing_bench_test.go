@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/controlattr"
 )
 
 func BenchmarkRoute(b *testing.B) {
@@ -17,9 +19,9 @@ func BenchmarkRoute(b *testing.B) {
 	})
 	resource := attrs(b, map[string]any{
 		"service.name": "checkout", "host.name": "host-1", "k8s.namespace.name": "shop",
-		DataStreamDatasetAttribute: "Checkout-Service", DataStreamNamespaceAttribute: "prod",
+		controlattr.DataStreamDataset: "Checkout-Service", controlattr.DataStreamNamespace: "prod",
 	})
-	other := attrs(b, map[string]any{DataStreamDatasetAttribute: "other"})
+	other := attrs(b, map[string]any{controlattr.DataStreamDataset: "other"})
 	const receiverScope = "github.com/open-telemetry/opentelemetry-collector-contrib/receiver/hostmetricsreceiver/internal/scraper/cpuscraper"
 
 	benchmarks := []struct {
@@ -32,7 +34,7 @@ func BenchmarkRoute(b *testing.B) {
 		{name: "data_stream_default", records: []pcommon.Map{empty}, resource: empty},
 		{name: "data_stream_attributes", records: []pcommon.Map{record}, resource: resource},
 		{name: "data_stream_receiver_scope", records: []pcommon.Map{record}, resource: empty, scopeName: receiverScope},
-		{name: "elasticsearch_index", records: []pcommon.Map{attrs(b, map[string]any{IndexAttribute: "my-index"})}, resource: resource},
+		{name: "elasticsearch_index", records: []pcommon.Map{attrs(b, map[string]any{controlattr.Index: "my-index"})}, resource: resource},
 		{name: "static", settings: Settings{StaticIndex: "static-index"}, records: []pcommon.Map{record}, resource: resource},
 		{name: "logstash", settings: Settings{LogstashFormat: true}, records: []pcommon.Map{record}, resource: resource},
 		// Alternating targets defeat the one-entry cache: each call builds a new name.

@@ -15,6 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/controlattr"
 )
 
 // attrs builds a pcommon.Map from raw values (int, float64, bool, string, []byte, map, slice).
@@ -99,88 +101,88 @@ func TestRoutePrecedence(t *testing.T) {
 		},
 		{
 			name:     "dataset record over scope over resource",
-			record:   map[string]any{DataStreamDatasetAttribute: "rec"},
-			scope:    map[string]any{DataStreamDatasetAttribute: "scope"},
-			resource: map[string]any{DataStreamDatasetAttribute: "res"},
+			record:   map[string]any{controlattr.DataStreamDataset: "rec"},
+			scope:    map[string]any{controlattr.DataStreamDataset: "scope"},
+			resource: map[string]any{controlattr.DataStreamDataset: "res"},
 			want:     dataStream("logs", "rec.otel", "default"),
 		},
 		{
 			name:     "dataset scope over resource",
-			scope:    map[string]any{DataStreamDatasetAttribute: "scope"},
-			resource: map[string]any{DataStreamDatasetAttribute: "res"},
+			scope:    map[string]any{controlattr.DataStreamDataset: "scope"},
+			resource: map[string]any{controlattr.DataStreamDataset: "res"},
 			want:     dataStream("logs", "scope.otel", "default"),
 		},
 		{
 			name:     "dataset from resource",
-			resource: map[string]any{DataStreamDatasetAttribute: "res"},
+			resource: map[string]any{controlattr.DataStreamDataset: "res"},
 			want:     dataStream("logs", "res.otel", "default"),
 		},
 		{
 			name:     "namespace record over scope over resource",
-			record:   map[string]any{DataStreamNamespaceAttribute: "rec"},
-			scope:    map[string]any{DataStreamNamespaceAttribute: "scope"},
-			resource: map[string]any{DataStreamNamespaceAttribute: "res"},
+			record:   map[string]any{controlattr.DataStreamNamespace: "rec"},
+			scope:    map[string]any{controlattr.DataStreamNamespace: "scope"},
+			resource: map[string]any{controlattr.DataStreamNamespace: "res"},
 			want:     dataStream("logs", "generic.otel", "rec"),
 		},
 		{
 			name:     "namespace scope over resource",
-			scope:    map[string]any{DataStreamNamespaceAttribute: "scope"},
-			resource: map[string]any{DataStreamNamespaceAttribute: "res"},
+			scope:    map[string]any{controlattr.DataStreamNamespace: "scope"},
+			resource: map[string]any{controlattr.DataStreamNamespace: "res"},
 			want:     dataStream("logs", "generic.otel", "scope"),
 		},
 		{
 			name:     "namespace from resource",
-			resource: map[string]any{DataStreamNamespaceAttribute: "res"},
+			resource: map[string]any{controlattr.DataStreamNamespace: "res"},
 			want:     dataStream("logs", "generic.otel", "res"),
 		},
 		{
 			name:     "dataset and namespace looked up independently",
-			record:   map[string]any{DataStreamNamespaceAttribute: "prod"},
-			resource: map[string]any{DataStreamDatasetAttribute: "nginx"},
+			record:   map[string]any{controlattr.DataStreamNamespace: "prod"},
+			resource: map[string]any{controlattr.DataStreamDataset: "nginx"},
 			want:     dataStream("logs", "nginx.otel", "prod"),
 		},
 		{
 			name:   "data_stream.type attribute is ignored",
 			typ:    TypeMetrics,
-			record: map[string]any{DataStreamTypeAttribute: "logs"},
+			record: map[string]any{controlattr.DataStreamType: "logs"},
 			want:   dataStream("metrics", "generic.otel", "default"),
 		},
 		{
 			name:   "elasticsearch.index on record",
-			record: map[string]any{IndexAttribute: "my-index"},
+			record: map[string]any{controlattr.Index: "my-index"},
 			want:   index("my-index"),
 		},
 		{
 			name:     "elasticsearch.index record over scope over resource",
-			record:   map[string]any{IndexAttribute: "rec"},
-			scope:    map[string]any{IndexAttribute: "scope"},
-			resource: map[string]any{IndexAttribute: "res"},
+			record:   map[string]any{controlattr.Index: "rec"},
+			scope:    map[string]any{controlattr.Index: "scope"},
+			resource: map[string]any{controlattr.Index: "res"},
 			want:     index("rec"),
 		},
 		{
 			name:     "elasticsearch.index scope over resource",
-			scope:    map[string]any{IndexAttribute: "scope"},
-			resource: map[string]any{IndexAttribute: "res"},
+			scope:    map[string]any{controlattr.Index: "scope"},
+			resource: map[string]any{controlattr.Index: "res"},
 			want:     index("scope"),
 		},
 		{
 			name:     "elasticsearch.index on resource wins over data_stream on record",
-			record:   map[string]any{DataStreamDatasetAttribute: "rec", DataStreamNamespaceAttribute: "rec"},
-			scope:    map[string]any{DataStreamDatasetAttribute: "scope"},
-			resource: map[string]any{IndexAttribute: "res-index"},
+			record:   map[string]any{controlattr.DataStreamDataset: "rec", controlattr.DataStreamNamespace: "rec"},
+			scope:    map[string]any{controlattr.DataStreamDataset: "scope"},
+			resource: map[string]any{controlattr.Index: "res-index"},
 			want:     index("res-index"),
 		},
 		{
 			name:      "elasticsearch.index wins over scope-derived dataset",
-			scope:     map[string]any{IndexAttribute: "scope-index", EncodingFormatAttribute: "aws.vpcflow"},
+			scope:     map[string]any{controlattr.Index: "scope-index", EncodingFormatAttribute: "aws.vpcflow"},
 			scopeName: "go.opentelemetry.io/collector/service",
 			want:      index("scope-index"),
 		},
 		{
 			name:     "static index wins over every attribute",
 			settings: Settings{StaticIndex: "static"},
-			record:   map[string]any{IndexAttribute: "rec", DataStreamDatasetAttribute: "rec"},
-			resource: map[string]any{IndexAttribute: "res"},
+			record:   map[string]any{controlattr.Index: "rec", controlattr.DataStreamDataset: "rec"},
+			resource: map[string]any{controlattr.Index: "res"},
 			want:     index("static"),
 		},
 		{
@@ -200,42 +202,42 @@ func TestRouteEmptyValues(t *testing.T) {
 	runRouteCases(t, []routeCase{
 		{
 			name:   "empty dataset on record falls through to scope",
-			record: map[string]any{DataStreamDatasetAttribute: ""},
-			scope:  map[string]any{DataStreamDatasetAttribute: "scope"},
+			record: map[string]any{controlattr.DataStreamDataset: ""},
+			scope:  map[string]any{controlattr.DataStreamDataset: "scope"},
 			want:   dataStream("logs", "scope.otel", "default"),
 		},
 		{
 			name:      "empty dataset everywhere derives from the scope",
-			record:    map[string]any{DataStreamDatasetAttribute: ""},
-			resource:  map[string]any{DataStreamDatasetAttribute: ""},
+			record:    map[string]any{controlattr.DataStreamDataset: ""},
+			resource:  map[string]any{controlattr.DataStreamDataset: ""},
 			scopeName: "example.com/receiver/otlpreceiver",
 			want:      dataStream("logs", "otlpreceiver.otel", "default"),
 		},
 		{
 			name:   "empty bytes dataset counts as absent",
-			record: map[string]any{DataStreamDatasetAttribute: []byte{}},
+			record: map[string]any{controlattr.DataStreamDataset: []byte{}},
 			want:   dataStream("logs", "generic.otel", "default"),
 		},
 		{
 			name:   "empty value dataset counts as absent",
-			record: map[string]any{DataStreamDatasetAttribute: nil},
+			record: map[string]any{controlattr.DataStreamDataset: nil},
 			want:   dataStream("logs", "generic.otel", "default"),
 		},
 		{
 			name:     "empty namespace on record falls through to resource",
-			record:   map[string]any{DataStreamNamespaceAttribute: ""},
-			resource: map[string]any{DataStreamNamespaceAttribute: "res"},
+			record:   map[string]any{controlattr.DataStreamNamespace: ""},
+			resource: map[string]any{controlattr.DataStreamNamespace: "res"},
 			want:     dataStream("logs", "generic.otel", "res"),
 		},
 		{
 			name:   "empty namespace everywhere is the default",
-			record: map[string]any{DataStreamNamespaceAttribute: ""},
+			record: map[string]any{controlattr.DataStreamNamespace: ""},
 			want:   dataStream("logs", "generic.otel", "default"),
 		},
 		{
 			name:     "empty elasticsearch.index is an error, not a fall-through",
-			record:   map[string]any{IndexAttribute: ""},
-			resource: map[string]any{IndexAttribute: "res"},
+			record:   map[string]any{controlattr.Index: ""},
+			resource: map[string]any{controlattr.Index: "res"},
 			wantErr:  `invalid index name "" from attribute elasticsearch.index: must not be empty`,
 		},
 	})
@@ -243,42 +245,42 @@ func TestRouteEmptyValues(t *testing.T) {
 
 func TestRouteNonStringValues(t *testing.T) {
 	runRouteCases(t, []routeCase{
-		{name: "int dataset", record: map[string]any{DataStreamDatasetAttribute: 42}, want: dataStream("logs", "42.otel", "default")},
-		{name: "negative int dataset replaces the minus", record: map[string]any{DataStreamDatasetAttribute: -7}, want: dataStream("logs", "_7.otel", "default")},
-		{name: "negative int namespace keeps the minus", record: map[string]any{DataStreamNamespaceAttribute: -7}, want: dataStream("logs", "generic.otel", "-7")},
-		{name: "bool dataset", record: map[string]any{DataStreamDatasetAttribute: true}, want: dataStream("logs", "true.otel", "default")},
-		{name: "bool namespace", record: map[string]any{DataStreamNamespaceAttribute: false}, want: dataStream("logs", "generic.otel", "false")},
-		{name: "double dataset", record: map[string]any{DataStreamDatasetAttribute: 1.5}, want: dataStream("logs", "1.5.otel", "default")},
-		{name: "integral double dataset", record: map[string]any{DataStreamDatasetAttribute: 2.0}, want: dataStream("logs", "2.otel", "default")},
-		{name: "large double dataset", record: map[string]any{DataStreamDatasetAttribute: 1e21}, want: dataStream("logs", "1e+21.otel", "default")},
-		{name: "small double dataset replaces the minus", record: map[string]any{DataStreamDatasetAttribute: 1e-7}, want: dataStream("logs", "1e_7.otel", "default")},
-		{name: "small double namespace", record: map[string]any{DataStreamNamespaceAttribute: 1e-7}, want: dataStream("logs", "generic.otel", "1e-7")},
+		{name: "int dataset", record: map[string]any{controlattr.DataStreamDataset: 42}, want: dataStream("logs", "42.otel", "default")},
+		{name: "negative int dataset replaces the minus", record: map[string]any{controlattr.DataStreamDataset: -7}, want: dataStream("logs", "_7.otel", "default")},
+		{name: "negative int namespace keeps the minus", record: map[string]any{controlattr.DataStreamNamespace: -7}, want: dataStream("logs", "generic.otel", "-7")},
+		{name: "bool dataset", record: map[string]any{controlattr.DataStreamDataset: true}, want: dataStream("logs", "true.otel", "default")},
+		{name: "bool namespace", record: map[string]any{controlattr.DataStreamNamespace: false}, want: dataStream("logs", "generic.otel", "false")},
+		{name: "double dataset", record: map[string]any{controlattr.DataStreamDataset: 1.5}, want: dataStream("logs", "1.5.otel", "default")},
+		{name: "integral double dataset", record: map[string]any{controlattr.DataStreamDataset: 2.0}, want: dataStream("logs", "2.otel", "default")},
+		{name: "large double dataset", record: map[string]any{controlattr.DataStreamDataset: 1e21}, want: dataStream("logs", "1e+21.otel", "default")},
+		{name: "small double dataset replaces the minus", record: map[string]any{controlattr.DataStreamDataset: 1e-7}, want: dataStream("logs", "1e_7.otel", "default")},
+		{name: "small double namespace", record: map[string]any{controlattr.DataStreamNamespace: 1e-7}, want: dataStream("logs", "generic.otel", "1e-7")},
 		{
 			name:   "map dataset is its JSON, sanitized",
-			record: map[string]any{DataStreamDatasetAttribute: map[string]any{"a": "B"}},
+			record: map[string]any{controlattr.DataStreamDataset: map[string]any{"a": "B"}},
 			want:   dataStream("logs", "{_a___b_}.otel", "default"),
 		},
 		{
 			name:   "slice namespace is its JSON, sanitized",
-			record: map[string]any{DataStreamNamespaceAttribute: []any{"x", 1}},
+			record: map[string]any{controlattr.DataStreamNamespace: []any{"x", 1}},
 			want:   dataStream("logs", "generic.otel", "[_x__1]"),
 		},
 		{
 			name:   "bytes dataset is its base64, sanitized",
-			record: map[string]any{DataStreamDatasetAttribute: []byte{0xff}},
+			record: map[string]any{controlattr.DataStreamDataset: []byte{0xff}},
 			want:   dataStream("logs", "_w==.otel", "default"),
 		},
-		{name: "int elasticsearch.index", record: map[string]any{IndexAttribute: 42}, want: index("42")},
-		{name: "bool elasticsearch.index", resource: map[string]any{IndexAttribute: true}, want: index("true")},
-		{name: "double elasticsearch.index", scope: map[string]any{IndexAttribute: 1.5}, want: index("1.5")},
+		{name: "int elasticsearch.index", record: map[string]any{controlattr.Index: 42}, want: index("42")},
+		{name: "bool elasticsearch.index", resource: map[string]any{controlattr.Index: true}, want: index("true")},
+		{name: "double elasticsearch.index", scope: map[string]any{controlattr.Index: 1.5}, want: index("1.5")},
 		{
 			name:    "negative int elasticsearch.index",
-			record:  map[string]any{IndexAttribute: -1},
+			record:  map[string]any{controlattr.Index: -1},
 			wantErr: `invalid index name "-1" from attribute elasticsearch.index: must not start with "-", "_" or "+"`,
 		},
 		{
 			name:    "map elasticsearch.index",
-			record:  map[string]any{IndexAttribute: map[string]any{"a": 1}},
+			record:  map[string]any{controlattr.Index: map[string]any{"a": 1}},
 			wantErr: `invalid index name "{\"a\":1}" from attribute elasticsearch.index: must not contain '"'`,
 		},
 	})
@@ -308,7 +310,7 @@ func TestRouteScopeDerivedDataset(t *testing.T) {
 		{
 			name:      "dataset attribute wins over collector telemetry",
 			scopeName: "go.opentelemetry.io/collector/service",
-			resource:  map[string]any{DataStreamDatasetAttribute: "mine"},
+			resource:  map[string]any{controlattr.DataStreamDataset: "mine"},
 			want:      dataStream("logs", "mine.otel", "default"),
 		},
 		{
@@ -346,7 +348,7 @@ func TestRouteScopeDerivedDataset(t *testing.T) {
 		},
 		{
 			name:      "dataset attribute wins over encoding.format",
-			record:    map[string]any{DataStreamDatasetAttribute: "mine"},
+			record:    map[string]any{controlattr.DataStreamDataset: "mine"},
 			scope:     map[string]any{EncodingFormatAttribute: "aws.vpcflow"},
 			want:      dataStream("logs", "mine.otel", "default"),
 			scopeName: contribReceiver + "awss3receiver",
@@ -373,13 +375,13 @@ func TestRouteScopeDerivedDataset(t *testing.T) {
 		{name: "receiver name is sanitized", scopeName: "example.com/receiver/Foo-Barreceiver", want: dataStream("logs", "foo_barreceiver.otel", "default")},
 		{
 			name:      "dataset attribute wins over receiver segment",
-			scope:     map[string]any{DataStreamDatasetAttribute: "mine"},
+			scope:     map[string]any{controlattr.DataStreamDataset: "mine"},
 			scopeName: contribReceiver + "filelogreceiver",
 			want:      dataStream("logs", "mine.otel", "default"),
 		},
 		{
 			name:      "namespace attribute still applies to a derived dataset",
-			resource:  map[string]any{DataStreamNamespaceAttribute: "prod"},
+			resource:  map[string]any{controlattr.DataStreamNamespace: "prod"},
 			scopeName: contribReceiver + "filelogreceiver",
 			want:      dataStream("logs", "filelogreceiver.otel", "prod"),
 		},
@@ -392,7 +394,7 @@ func TestRouteSanitizing(t *testing.T) {
 	for _, c := range `-\/*?"<>| ,#:` {
 		tests = append(tests, routeCase{
 			name:   "dataset replaces " + string(c),
-			record: map[string]any{DataStreamDatasetAttribute: "a" + string(c) + "b"},
+			record: map[string]any{controlattr.DataStreamDataset: "a" + string(c) + "b"},
 			want:   dataStream("logs", "a_b.otel", "default"),
 		})
 		wantNamespace := "a_b"
@@ -401,52 +403,52 @@ func TestRouteSanitizing(t *testing.T) {
 		}
 		tests = append(tests, routeCase{
 			name:   "namespace sanitizes " + string(c),
-			record: map[string]any{DataStreamNamespaceAttribute: "a" + string(c) + "b"},
+			record: map[string]any{controlattr.DataStreamNamespace: "a" + string(c) + "b"},
 			want:   dataStream("logs", "generic.otel", wantNamespace),
 		})
 	}
 	tests = append(tests, []routeCase{
 		{
 			name:   "characters Elasticsearch accepts are kept",
-			record: map[string]any{DataStreamDatasetAttribute: "a.b_c+d=e!f%g@h", DataStreamNamespaceAttribute: "a.b_c+d=e!f%g@h"},
+			record: map[string]any{controlattr.DataStreamDataset: "a.b_c+d=e!f%g@h", controlattr.DataStreamNamespace: "a.b_c+d=e!f%g@h"},
 			want:   dataStream("logs", "a.b_c+d=e!f%g@h.otel", "a.b_c+d=e!f%g@h"),
 		},
 		{
 			name:   "ASCII lower-casing",
-			record: map[string]any{DataStreamDatasetAttribute: "NGINX.Access", DataStreamNamespaceAttribute: "PROD"},
+			record: map[string]any{controlattr.DataStreamDataset: "NGINX.Access", controlattr.DataStreamNamespace: "PROD"},
 			want:   dataStream("logs", "nginx.access.otel", "prod"),
 		},
 		{
 			name:   "Unicode lower-casing",
-			record: map[string]any{DataStreamDatasetAttribute: "ÄBC", DataStreamNamespaceAttribute: "ÖSTERREICH"},
+			record: map[string]any{controlattr.DataStreamDataset: "ÄBC", controlattr.DataStreamNamespace: "ÖSTERREICH"},
 			want:   dataStream("logs", "äbc.otel", "österreich"),
 		},
 		{
 			// Go's unicode.ToLower maps U+0130 to a plain "i" (one byte shorter). Java's
 			// Locale.ROOT lower-casing would give "i" plus U+0307; both are valid names.
 			name:   "Turkish dotted capital I becomes a plain i",
-			record: map[string]any{DataStreamDatasetAttribute: "İSTANBUL"},
+			record: map[string]any{controlattr.DataStreamDataset: "İSTANBUL"},
 			want:   dataStream("logs", "istanbul.otel", "default"),
 		},
 		{
 			// unicode.ToLower works rune by rune, so there is no final-sigma rule.
 			name:   "Greek capital sigma always becomes medial sigma",
-			record: map[string]any{DataStreamDatasetAttribute: "ΣΑΣ"},
+			record: map[string]any{controlattr.DataStreamDataset: "ΣΑΣ"},
 			want:   dataStream("logs", "σασ.otel", "default"),
 		},
 		{
 			name:   "capital sharp s and Kelvin sign",
-			record: map[string]any{DataStreamNamespaceAttribute: "ẞ\u212a"},
+			record: map[string]any{controlattr.DataStreamNamespace: "ẞ\u212a"},
 			want:   dataStream("logs", "generic.otel", "ßk"),
 		},
 		{
 			name:   "invalid UTF-8 bytes become underscores",
-			record: map[string]any{DataStreamDatasetAttribute: "a\xffb\xc3", DataStreamNamespaceAttribute: "\xe2\x82x"},
+			record: map[string]any{controlattr.DataStreamDataset: "a\xffb\xc3", controlattr.DataStreamNamespace: "\xe2\x82x"},
 			want:   dataStream("logs", "a_b_.otel", "__x"),
 		},
 		{
 			name:   "a valid replacement character is kept",
-			record: map[string]any{DataStreamDatasetAttribute: "a\ufffdb"},
+			record: map[string]any{controlattr.DataStreamDataset: "a\ufffdb"},
 			want:   dataStream("logs", "a\ufffdb.otel", "default"),
 		},
 	}...)
@@ -458,70 +460,70 @@ func TestRouteTruncation(t *testing.T) {
 	runRouteCases(t, []routeCase{
 		{
 			name:   "dataset of 95 bytes is kept",
-			record: map[string]any{DataStreamDatasetAttribute: a(95)},
+			record: map[string]any{controlattr.DataStreamDataset: a(95)},
 			want:   dataStream("logs", a(95)+".otel", "default"),
 		},
 		{
 			name:   "dataset of 96 bytes is cut to 95",
-			record: map[string]any{DataStreamDatasetAttribute: a(96)},
+			record: map[string]any{controlattr.DataStreamDataset: a(96)},
 			want:   dataStream("logs", a(95)+".otel", "default"),
 		},
 		{
 			name:   "dataset ending with a two-byte character at 95 bytes is kept",
-			record: map[string]any{DataStreamDatasetAttribute: a(93) + "é"},
+			record: map[string]any{controlattr.DataStreamDataset: a(93) + "é"},
 			want:   dataStream("logs", a(93)+"é.otel", "default"),
 		},
 		{
 			name:   "two-byte character straddling the dataset cut is dropped whole",
-			record: map[string]any{DataStreamDatasetAttribute: a(94) + "é"},
+			record: map[string]any{controlattr.DataStreamDataset: a(94) + "é"},
 			want:   dataStream("logs", a(94)+".otel", "default"),
 		},
 		{
 			name:   "three-byte character straddling the dataset cut is dropped whole",
-			record: map[string]any{DataStreamDatasetAttribute: a(93) + "€b"},
+			record: map[string]any{controlattr.DataStreamDataset: a(93) + "€b"},
 			want:   dataStream("logs", a(93)+".otel", "default"),
 		},
 		{
 			// U+023A is two bytes, its lower case U+2C65 three: the budget counts the output.
 			name:   "character that grows when lower-cased is measured after lower-casing",
-			record: map[string]any{DataStreamDatasetAttribute: a(93) + "\u023a"},
+			record: map[string]any{controlattr.DataStreamDataset: a(93) + "\u023a"},
 			want:   dataStream("logs", a(93)+".otel", "default"),
 		},
 		{
 			// U+0130 is two bytes and lower-cases to one.
 			name:   "character that shrinks when lower-cased leaves room",
-			record: map[string]any{DataStreamDatasetAttribute: a(93) + "İİ"},
+			record: map[string]any{controlattr.DataStreamDataset: a(93) + "İİ"},
 			want:   dataStream("logs", a(93)+"ii.otel", "default"),
 		},
 		{
 			name:   "long non-string dataset is cut too",
-			record: map[string]any{DataStreamDatasetAttribute: map[string]any{"k": a(120)}},
+			record: map[string]any{controlattr.DataStreamDataset: map[string]any{"k": a(120)}},
 			want:   dataStream("logs", `{_k___`+a(89)+".otel", "default"),
 		},
 		{
 			name:   "namespace of 100 bytes is kept",
-			record: map[string]any{DataStreamNamespaceAttribute: a(100)},
+			record: map[string]any{controlattr.DataStreamNamespace: a(100)},
 			want:   dataStream("logs", "generic.otel", a(100)),
 		},
 		{
 			name:   "namespace of 101 bytes is cut to 100",
-			record: map[string]any{DataStreamNamespaceAttribute: a(101)},
+			record: map[string]any{controlattr.DataStreamNamespace: a(101)},
 			want:   dataStream("logs", "generic.otel", a(100)),
 		},
 		{
 			name:   "two-byte character straddling the namespace cut is dropped whole",
-			record: map[string]any{DataStreamNamespaceAttribute: a(99) + "ü"},
+			record: map[string]any{controlattr.DataStreamNamespace: a(99) + "ü"},
 			want:   dataStream("logs", "generic.otel", a(99)),
 		},
 		{
 			name:   "four-byte character straddling the namespace cut is dropped whole",
-			record: map[string]any{DataStreamNamespaceAttribute: a(97) + "😀"},
+			record: map[string]any{controlattr.DataStreamNamespace: a(97) + "😀"},
 			want:   dataStream("logs", "generic.otel", a(97)),
 		},
 		{
 			name:   "longest data stream name",
 			typ:    TypeMetrics,
-			record: map[string]any{DataStreamDatasetAttribute: a(200), DataStreamNamespaceAttribute: a(200)},
+			record: map[string]any{controlattr.DataStreamDataset: a(200), controlattr.DataStreamNamespace: a(200)},
 			want:   dataStream("metrics", a(95)+".otel", a(100)),
 		},
 	})
@@ -529,21 +531,21 @@ func TestRouteTruncation(t *testing.T) {
 
 func TestRouteInvalidIndexAttribute(t *testing.T) {
 	tests := []routeCase{
-		{name: "empty", record: map[string]any{IndexAttribute: ""}, wantErr: `"" from attribute elasticsearch.index: must not be empty`},
-		{name: "upper-case ASCII", record: map[string]any{IndexAttribute: "Logs"}, wantErr: `"Logs" from attribute elasticsearch.index: must be lower case`},
-		{name: "upper-case Unicode", resource: map[string]any{IndexAttribute: "logs-Ä"}, wantErr: `"logs-Ä" from attribute elasticsearch.index: must be lower case`},
-		{name: "starts with minus", record: map[string]any{IndexAttribute: "-logs"}, wantErr: `"-logs" from attribute elasticsearch.index: must not start with "-", "_" or "+"`},
-		{name: "starts with underscore", record: map[string]any{IndexAttribute: "_logs"}, wantErr: `must not start with "-", "_" or "+"`},
-		{name: "starts with plus", record: map[string]any{IndexAttribute: "+logs"}, wantErr: `must not start with "-", "_" or "+"`},
-		{name: "dot", record: map[string]any{IndexAttribute: "."}, wantErr: `"." from attribute elasticsearch.index: must not be "." or ".."`},
-		{name: "dot dot", record: map[string]any{IndexAttribute: ".."}, wantErr: `must not be "." or ".."`},
-		{name: "256 bytes", record: map[string]any{IndexAttribute: strings.Repeat("a", 256)}, wantErr: "must not be longer than 255 bytes"},
-		{name: "invalid UTF-8", record: map[string]any{IndexAttribute: "logs\xff"}, wantErr: `"logs\xff" from attribute elasticsearch.index: must be valid UTF-8`},
+		{name: "empty", record: map[string]any{controlattr.Index: ""}, wantErr: `"" from attribute elasticsearch.index: must not be empty`},
+		{name: "upper-case ASCII", record: map[string]any{controlattr.Index: "Logs"}, wantErr: `"Logs" from attribute elasticsearch.index: must be lower case`},
+		{name: "upper-case Unicode", resource: map[string]any{controlattr.Index: "logs-Ä"}, wantErr: `"logs-Ä" from attribute elasticsearch.index: must be lower case`},
+		{name: "starts with minus", record: map[string]any{controlattr.Index: "-logs"}, wantErr: `"-logs" from attribute elasticsearch.index: must not start with "-", "_" or "+"`},
+		{name: "starts with underscore", record: map[string]any{controlattr.Index: "_logs"}, wantErr: `must not start with "-", "_" or "+"`},
+		{name: "starts with plus", record: map[string]any{controlattr.Index: "+logs"}, wantErr: `must not start with "-", "_" or "+"`},
+		{name: "dot", record: map[string]any{controlattr.Index: "."}, wantErr: `"." from attribute elasticsearch.index: must not be "." or ".."`},
+		{name: "dot dot", record: map[string]any{controlattr.Index: ".."}, wantErr: `must not be "." or ".."`},
+		{name: "256 bytes", record: map[string]any{controlattr.Index: strings.Repeat("a", 256)}, wantErr: "must not be longer than 255 bytes"},
+		{name: "invalid UTF-8", record: map[string]any{controlattr.Index: "logs\xff"}, wantErr: `"logs\xff" from attribute elasticsearch.index: must be valid UTF-8`},
 	}
 	for _, c := range `\/*?"<>|,#: ` {
 		tests = append(tests, routeCase{
 			name:    "contains " + string(c),
-			scope:   map[string]any{IndexAttribute: "a" + string(c) + "b"},
+			scope:   map[string]any{controlattr.Index: "a" + string(c) + "b"},
 			wantErr: strconv.Quote("a"+string(c)+"b") + " from attribute elasticsearch.index: must not contain " + strconv.QuoteRune(c),
 		})
 	}
@@ -552,7 +554,7 @@ func TestRouteInvalidIndexAttribute(t *testing.T) {
 	t.Run("error type", func(t *testing.T) {
 		r, err := NewRouter(Settings{})
 		require.NoError(t, err)
-		_, err = r.Route(TypeLogs, attrs(t, map[string]any{IndexAttribute: "A"}), pcommon.NewMap(), pcommon.NewMap(), "", 0)
+		_, err = r.Route(TypeLogs, attrs(t, map[string]any{controlattr.Index: "A"}), pcommon.NewMap(), pcommon.NewMap(), "", 0)
 		var invalid *InvalidIndexNameError
 		require.ErrorAs(t, err, &invalid)
 		assert.Equal(t, InvalidIndexNameError{Name: "A", Source: "attribute elasticsearch.index", Reason: reasonUpper}, *invalid)
@@ -561,11 +563,11 @@ func TestRouteInvalidIndexAttribute(t *testing.T) {
 
 func TestRouteValidIndexAttribute(t *testing.T) {
 	runRouteCases(t, []routeCase{
-		{name: "hidden index", record: map[string]any{IndexAttribute: ".hidden"}, want: index(".hidden")},
-		{name: "dots inside", record: map[string]any{IndexAttribute: "a..b"}, want: index("a..b")},
-		{name: "lower-case Unicode", record: map[string]any{IndexAttribute: "logs-äbc"}, want: index("logs-äbc")},
-		{name: "255 bytes", record: map[string]any{IndexAttribute: strings.Repeat("a", 255)}, want: index(strings.Repeat("a", 255))},
-		{name: "other punctuation", record: map[string]any{IndexAttribute: "a+b=c!d%e@f&g"}, want: index("a+b=c!d%e@f&g")},
+		{name: "hidden index", record: map[string]any{controlattr.Index: ".hidden"}, want: index(".hidden")},
+		{name: "dots inside", record: map[string]any{controlattr.Index: "a..b"}, want: index("a..b")},
+		{name: "lower-case Unicode", record: map[string]any{controlattr.Index: "logs-äbc"}, want: index("logs-äbc")},
+		{name: "255 bytes", record: map[string]any{controlattr.Index: strings.Repeat("a", 255)}, want: index(strings.Repeat("a", 255))},
+		{name: "other punctuation", record: map[string]any{controlattr.Index: "a+b=c!d%e@f&g"}, want: index("a+b=c!d%e@f&g")},
 	})
 }
 
@@ -594,14 +596,14 @@ func TestRouteLogstashFormat(t *testing.T) {
 		{
 			name:     "data stream name becomes a plain index",
 			settings: logstash(Settings{}),
-			record:   map[string]any{DataStreamDatasetAttribute: "nginx"},
+			record:   map[string]any{controlattr.DataStreamDataset: "nginx"},
 			ts:       ts2023,
 			want:     index("logs-nginx.otel-default-2023.12.02"),
 		},
 		{
 			name:     "elasticsearch.index",
 			settings: logstash(Settings{}),
-			resource: map[string]any{IndexAttribute: "app"},
+			resource: map[string]any{controlattr.Index: "app"},
 			ts:       ts2023,
 			want:     index("app-2023.12.02"),
 		},
@@ -674,7 +676,7 @@ func TestRouteLogstashFormat(t *testing.T) {
 		{
 			name:     "invalid elasticsearch.index is reported before the date",
 			settings: logstash(Settings{}),
-			record:   map[string]any{IndexAttribute: "A"},
+			record:   map[string]any{controlattr.Index: "A"},
 			ts:       ts2023,
 			wantErr:  `invalid index name "A" from attribute elasticsearch.index: must be lower case`,
 		},
@@ -727,10 +729,10 @@ func TestRouteCache(t *testing.T) {
 	route := func(record pcommon.Map) (Target, error) {
 		return r.Route(TypeLogs, record, empty, empty, "", 0)
 	}
-	nginx := attrs(t, map[string]any{DataStreamDatasetAttribute: "nginx"})
-	apache := attrs(t, map[string]any{DataStreamDatasetAttribute: "apache"})
-	sameName := attrs(t, map[string]any{IndexAttribute: "logs-nginx.otel-default"})
-	invalid := attrs(t, map[string]any{IndexAttribute: "Bad"})
+	nginx := attrs(t, map[string]any{controlattr.DataStreamDataset: "nginx"})
+	apache := attrs(t, map[string]any{controlattr.DataStreamDataset: "apache"})
+	sameName := attrs(t, map[string]any{controlattr.Index: "logs-nginx.otel-default"})
+	invalid := attrs(t, map[string]any{controlattr.Index: "Bad"})
 
 	first, err := route(nginx)
 	require.NoError(t, err)
@@ -778,13 +780,13 @@ func TestRouteAllocs(t *testing.T) {
 		{name: "data stream defaults", record: empty, scope: empty, resource: empty},
 		{
 			name:     "data stream from attributes",
-			record:   attrs(t, map[string]any{"http.method": "GET", DataStreamNamespaceAttribute: "Prod"}),
+			record:   attrs(t, map[string]any{"http.method": "GET", controlattr.DataStreamNamespace: "Prod"}),
 			scope:    empty,
-			resource: attrs(t, map[string]any{"service.name": "svc", DataStreamDatasetAttribute: "NGINX-Access"}),
+			resource: attrs(t, map[string]any{"service.name": "svc", controlattr.DataStreamDataset: "NGINX-Access"}),
 		},
 		{
 			name:     "data stream from non-string attributes",
-			record:   attrs(t, map[string]any{DataStreamDatasetAttribute: 42, DataStreamNamespaceAttribute: 1.5}),
+			record:   attrs(t, map[string]any{controlattr.DataStreamDataset: 42, controlattr.DataStreamNamespace: 1.5}),
 			scope:    empty,
 			resource: empty,
 		},
@@ -810,7 +812,7 @@ func TestRouteAllocs(t *testing.T) {
 		},
 		{
 			name:     "elasticsearch.index",
-			record:   attrs(t, map[string]any{IndexAttribute: "my-index"}),
+			record:   attrs(t, map[string]any{controlattr.Index: "my-index"}),
 			scope:    empty,
 			resource: empty,
 		},
@@ -848,8 +850,8 @@ func FuzzRouteDataStream(f *testing.F) {
 		r, err := NewRouter(Settings{})
 		require.NoError(t, err)
 		record := pcommon.NewMap()
-		record.PutStr(DataStreamDatasetAttribute, dataset)
-		record.PutStr(DataStreamNamespaceAttribute, namespace)
+		record.PutStr(controlattr.DataStreamDataset, dataset)
+		record.PutStr(controlattr.DataStreamNamespace, namespace)
 		got, err := r.Route(TypeMetrics, record, pcommon.NewMap(), pcommon.NewMap(), scopeName, 0)
 		require.NoError(t, err)
 		requireScopedRoute(t, Settings{}, TypeMetrics, record, pcommon.NewMap(), pcommon.NewMap(), scopeName, 0)

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/controlattr"
 )
 
 // RecordKeys is the set of control attributes found on a record's attributes by [ScanRecord].
@@ -32,19 +34,20 @@ const (
 func ScanRecord(record pcommon.Map) RecordKeys {
 	var keys RecordKeys
 	for k := range record.All() {
-		// Every control attribute starts with "data_stream." or "elasticsearch."; the first
-		// byte rules out most other keys before the switch compares whole strings.
-		if len(k) < len(DataStreamTypeAttribute) || (k[0] != 'd' && k[0] != 'e') {
+		// The control attributes a record carries start with "data_stream." or
+		// "elasticsearch.", data_stream.type being the shortest; the length and the first
+		// byte rule out most other keys before the switch compares whole strings.
+		if len(k) < len(controlattr.DataStreamType) || (k[0] != 'd' && k[0] != 'e') {
 			continue
 		}
 		switch k {
-		case DataStreamTypeAttribute, DataStreamDatasetAttribute, DataStreamNamespaceAttribute, IndexAttribute:
+		case controlattr.DataStreamType, controlattr.DataStreamDataset, controlattr.DataStreamNamespace, controlattr.Index:
 			keys |= RecordRoutes
-		case DocumentIDAttribute:
+		case controlattr.DocumentID:
 			keys |= RecordDocumentID
-		case IngestPipelineAttribute, DocumentPipelineAttribute:
+		case controlattr.IngestPipeline, controlattr.DocumentPipeline:
 			keys |= RecordPipeline
-		case MappingHintsAttribute:
+		case controlattr.MappingHints:
 			keys |= RecordMappingHints
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/controlattr"
 )
 
 // requireScopedRoute checks that RouteRecord, DocumentID and Pipeline of a Router set to the
@@ -57,16 +59,16 @@ func TestScanRecord(t *testing.T) {
 		{record: nil, want: 0},
 		{record: map[string]any{"service.name": "a", "data_stream": "x", "elasticsearch": "y", "event.dataset": "z"}, want: 0},
 		{record: map[string]any{"data_stream.dataset.x": "a", "elasticsearch.indexes": "b", "d": 1, "e": 2}, want: 0},
-		{record: map[string]any{DataStreamTypeAttribute: "logs"}, want: RecordRoutes},
-		{record: map[string]any{DataStreamDatasetAttribute: ""}, want: RecordRoutes},
-		{record: map[string]any{DataStreamNamespaceAttribute: 1}, want: RecordRoutes},
-		{record: map[string]any{IndexAttribute: "i", "a": "b"}, want: RecordRoutes},
-		{record: map[string]any{DocumentIDAttribute: "id"}, want: RecordDocumentID},
-		{record: map[string]any{IngestPipelineAttribute: "p"}, want: RecordPipeline},
-		{record: map[string]any{DocumentPipelineAttribute: "p"}, want: RecordPipeline},
-		{record: map[string]any{MappingHintsAttribute: []any{"_doc_count"}}, want: RecordMappingHints},
+		{record: map[string]any{controlattr.DataStreamType: "logs"}, want: RecordRoutes},
+		{record: map[string]any{controlattr.DataStreamDataset: ""}, want: RecordRoutes},
+		{record: map[string]any{controlattr.DataStreamNamespace: 1}, want: RecordRoutes},
+		{record: map[string]any{controlattr.Index: "i", "a": "b"}, want: RecordRoutes},
+		{record: map[string]any{controlattr.DocumentID: "id"}, want: RecordDocumentID},
+		{record: map[string]any{controlattr.IngestPipeline: "p"}, want: RecordPipeline},
+		{record: map[string]any{controlattr.DocumentPipeline: "p"}, want: RecordPipeline},
+		{record: map[string]any{controlattr.MappingHints: []any{"_doc_count"}}, want: RecordMappingHints},
 		{
-			record: map[string]any{IndexAttribute: "i", DocumentIDAttribute: "id", DocumentPipelineAttribute: "p", MappingHintsAttribute: "h"},
+			record: map[string]any{controlattr.Index: "i", controlattr.DocumentID: "id", controlattr.DocumentPipeline: "p", controlattr.MappingHints: "h"},
 			want:   RecordRoutes | RecordDocumentID | RecordPipeline | RecordMappingHints,
 		},
 	}
@@ -87,7 +89,7 @@ func TestRouteRecordScopeAndMode(t *testing.T) {
 	r, err := NewRouter(Settings{})
 	require.NoError(t, err)
 	empty := pcommon.NewMap()
-	resource := attrs(t, map[string]any{DataStreamDatasetAttribute: "app", DocumentIDAttribute: "id-1"})
+	resource := attrs(t, map[string]any{controlattr.DataStreamDataset: "app", controlattr.DocumentID: "id-1"})
 
 	r.SetScope(TypeLogs, empty, resource, "")
 	got, err := r.RouteRecord(0, empty, 0)
@@ -101,8 +103,8 @@ func TestRouteRecordScopeAndMode(t *testing.T) {
 	assert.Equal(t, dataStream("logs", "app", "default"), got)
 
 	// The same maps with new contents: SetScope forgets what was resolved.
-	resource.PutStr(DataStreamDatasetAttribute, "other")
-	resource.PutStr(DocumentIDAttribute, "id-2")
+	resource.PutStr(controlattr.DataStreamDataset, "other")
+	resource.PutStr(controlattr.DocumentID, "id-2")
 	r.SetScope(TypeMetrics, empty, resource, "")
 	got, err = r.RouteRecord(0, empty, 0)
 	require.NoError(t, err)
@@ -161,7 +163,7 @@ func TestRouteRecordAllocs(t *testing.T) {
 	r, err := NewRouter(Settings{})
 	require.NoError(t, err)
 	record := attrs(t, map[string]any{"http.method": "GET", "http.status_code": 200})
-	resource := attrs(t, map[string]any{"service.name": "checkout", DocumentIDAttribute: "id"})
+	resource := attrs(t, map[string]any{"service.name": "checkout", controlattr.DocumentID: "id"})
 	r.SetScope(TypeLogs, pcommon.NewMap(), resource, "example.com/receiver/fooreceiver")
 	allocs := testing.AllocsPerRun(100, func() {
 		keys := ScanRecord(record)
@@ -190,12 +192,12 @@ func FuzzRouteRecord(f *testing.F) {
 				levels[l].PutStr(key, value)
 			}
 		}
-		put(0, DataStreamDatasetAttribute, dataset)
-		put(2, DataStreamNamespaceAttribute, namespace)
-		put(4, IndexAttribute, index)
-		put(6, DocumentIDAttribute, id)
-		put(8, DocumentPipelineAttribute, id)
-		put(10, DataStreamTypeAttribute, namespace)
+		put(0, controlattr.DataStreamDataset, dataset)
+		put(2, controlattr.DataStreamNamespace, namespace)
+		put(4, controlattr.Index, index)
+		put(6, controlattr.DocumentID, id)
+		put(8, controlattr.DocumentPipeline, id)
+		put(10, controlattr.DataStreamType, namespace)
 		levels[0].PutStr("http.method", "GET")
 		levels[1].PutStr(EncodingFormatAttribute, dataset)
 		settings := Settings{LogstashFormat: flags&(1<<12) != 0}

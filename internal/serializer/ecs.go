@@ -8,7 +8,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
+	"github.com/otelcol-es/elasticsearchexporter/internal/controlattr"
 )
 
 // The conversion of OpenTelemetry semantic convention names to Elastic Common Schema (ECS)
@@ -197,7 +197,7 @@ func (d *flatDoc) addECS(m pcommon.Map, rule func(string) (string, ecsRule)) {
 func ecsAttributes(m pcommon.Map, rule func(string) (string, ecsRule)) iter.Seq2[string, pcommon.Value] {
 	return func(yield func(string, pcommon.Value) bool) {
 		for k, v := range m.All() {
-			if routing.IsControlAttribute(k) {
+			if controlattr.Is(k) {
 				continue
 			}
 			to, r := rule(k)

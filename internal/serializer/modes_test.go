@@ -5,11 +5,9 @@ package serializer
 
 import (
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -40,89 +38,6 @@ func checkDoc(t *testing.T, got []byte, want string) {
 	checkDocument(t, got)
 	if string(got) != want {
 		t.Errorf("document\n got %s\nwant %s", got, want)
-	}
-}
-
-func TestParseMode(t *testing.T) {
-	tests := []struct {
-		in   string
-		want Mode
-		ok   bool
-	}{
-		{in: "otel", want: ModeOTel, ok: true},
-		{in: "ecs", want: ModeECS, ok: true},
-		{in: "none", want: ModeNone, ok: true},
-		{in: "no", want: ModeNone, ok: true},
-		{in: "raw", want: ModeRaw, ok: true},
-		{in: "bodymap", want: ModeBodyMap, ok: true},
-		{in: "ECS", want: ModeOTel},
-		{in: "", want: ModeOTel},
-		{in: "dedot", want: ModeOTel},
-	}
-	for _, tt := range tests {
-		got, ok := ParseMode(tt.in)
-		if got != tt.want || ok != tt.ok {
-			t.Errorf("ParseMode(%q) = %v, %v, want %v, %v", tt.in, got, ok, tt.want, tt.ok)
-		}
-		if ok && tt.in != "no" && got.String() != tt.in {
-			t.Errorf("ParseMode(%q).String() = %q", tt.in, got.String())
-		}
-	}
-	if s := Mode(200).String(); s != "unknown" {
-		t.Errorf("Mode(200).String() = %q, want unknown", s)
-	}
-}
-
-func TestModeSupports(t *testing.T) {
-	tests := []struct {
-		mode                   Mode
-		logs, traces, metrics  bool
-		separateSpanEventsDocs bool
-	}{
-		{mode: ModeOTel, logs: true, traces: true, metrics: true, separateSpanEventsDocs: true},
-		{mode: ModeECS, logs: true, traces: true, metrics: true, separateSpanEventsDocs: true},
-		{mode: ModeNone, logs: true, traces: true},
-		{mode: ModeRaw, logs: true, traces: true},
-		{mode: ModeBodyMap, logs: true},
-	}
-	for _, tt := range tests {
-		for signal, want := range map[string]bool{"logs": tt.logs, "traces": tt.traces, "metrics": tt.metrics, "profiles": false} {
-			if got := tt.mode.Supports(signal); got != want {
-				t.Errorf("%v.Supports(%q) = %v, want %v", tt.mode, signal, got, want)
-			}
-		}
-		if got := tt.mode.SeparateSpanEvents(); got != tt.separateSpanEventsDocs {
-			t.Errorf("%v.SeparateSpanEvents() = %v, want %v", tt.mode, got, tt.separateSpanEventsDocs)
-		}
-	}
-}
-
-func TestAppendRFC3339Nano(t *testing.T) {
-	tests := []struct {
-		ns   int64
-		want string
-	}{
-		{ns: 0, want: epochZero},
-		{ns: 1, want: `"1970-01-01T00:00:00.000000001Z"`},
-		{ns: 1_700_000_000_123_456_789, want: `"2023-11-14T22:13:20.123456789Z"`},
-		{ns: 951_782_400_000_000_000, want: `"2000-02-29T00:00:00.000000000Z"`},
-		{ns: -1, want: `"1969-12-31T23:59:59.999999999Z"`},
-		{ns: math.MaxInt64, want: `"2262-04-11T23:47:16.854775807Z"`},
-		{ns: math.MinInt64, want: `"1677-09-21T00:12:43.145224192Z"`},
-	}
-	for _, tt := range tests {
-		if got := string(appendRFC3339Nano(nil, tt.ns)); got != tt.want {
-			t.Errorf("appendRFC3339Nano(nil, %d) = %s, want %s", tt.ns, got, tt.want)
-		}
-	}
-	// Against the time package, over the whole range.
-	r := rand.New(rand.NewPCG(1, 2))
-	for range 100000 {
-		ns := int64(r.Uint64())
-		want := `"` + time.Unix(0, ns).UTC().Format("2006-01-02T15:04:05.000000000Z") + `"`
-		if got := string(appendRFC3339Nano(nil, ns)); got != want {
-			t.Fatalf("appendRFC3339Nano(nil, %d) = %s, want %s", ns, got, want)
-		}
 	}
 }
 

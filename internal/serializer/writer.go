@@ -1,7 +1,9 @@
 // Copyright The OpenTelemetry Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Package serializer writes pdata logs, spans and span events as Elasticsearch documents.
+// Package serializer writes pdata logs, spans, span events and metrics as Elasticsearch
+// documents in every mapping mode, the action lines of their bulk items, and the dead-letter
+// documents of those Elasticsearch rejects.
 //
 // The JSON is written by hand, straight from pdata into a caller-owned []byte: no intermediate
 // document model, no maps, no reflection. The writer departs from encoding/json on purpose:
@@ -22,6 +24,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -348,3 +351,21 @@ func civilDate(days int64) (year, month, day int64) {
 
 // rfc3339Nano writes a nanosecond timestamp as appendRFC3339Nano does.
 func (w *writer) rfc3339Nano(ns int64) { w.buf = appendRFC3339Nano(w.buf, ns) }
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// repairUTF8 returns s with each byte of invalid UTF-8 replaced by U+FFFD, as the writer
+// writes it. It allocates, but only for strings that are not valid UTF-8.
+func repairUTF8(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteString("\ufffd")
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}

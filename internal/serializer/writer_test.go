@@ -7,9 +7,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // stringTests is shared by TestAppendString and the seeds of FuzzAppendString.
@@ -389,5 +391,34 @@ func TestAppendFloatShortDecimals(t *testing.T) {
 		check((shortFloatMax - 1) / pow)
 		check(math.Pow10(k))
 		check(math.Pow10(-k))
+	}
+}
+
+func TestAppendRFC3339Nano(t *testing.T) {
+	tests := []struct {
+		ns   int64
+		want string
+	}{
+		{ns: 0, want: epochZero},
+		{ns: 1, want: `"1970-01-01T00:00:00.000000001Z"`},
+		{ns: 1_700_000_000_123_456_789, want: `"2023-11-14T22:13:20.123456789Z"`},
+		{ns: 951_782_400_000_000_000, want: `"2000-02-29T00:00:00.000000000Z"`},
+		{ns: -1, want: `"1969-12-31T23:59:59.999999999Z"`},
+		{ns: math.MaxInt64, want: `"2262-04-11T23:47:16.854775807Z"`},
+		{ns: math.MinInt64, want: `"1677-09-21T00:12:43.145224192Z"`},
+	}
+	for _, tt := range tests {
+		if got := string(appendRFC3339Nano(nil, tt.ns)); got != tt.want {
+			t.Errorf("appendRFC3339Nano(nil, %d) = %s, want %s", tt.ns, got, tt.want)
+		}
+	}
+	// Against the time package, over the whole range.
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 100000 {
+		ns := int64(r.Uint64())
+		want := `"` + time.Unix(0, ns).UTC().Format("2006-01-02T15:04:05.000000000Z") + `"`
+		if got := string(appendRFC3339Nano(nil, ns)); got != want {
+			t.Fatalf("appendRFC3339Nano(nil, %d) = %s, want %s", ns, got, want)
+		}
 	}
 }

@@ -1,0 +1,134 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package serializer // import "github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+
+import (
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// Repair names what the encoder changed in a document to make it valid. The exporter counts
+// documents by repair.
+type Repair string
+
+const (
+	// RepairNone means the document was written as it came.
+	RepairNone Repair = ""
+	// RepairInvalidUTF8 means bytes of invalid UTF-8 were replaced by U+FFFD.
+	RepairInvalidUTF8 Repair = "invalid_utf8"
+	// RepairNegativeDuration means a span ended before it started; its duration was written as 0.
+	RepairNegativeDuration Repair = "negative_duration"
+)
+
+// DataStream is the resolved data stream of a document. The zero value means the document
+// goes to a plain index and carries no data_stream object.
+type DataStream struct {
+	Type, Dataset, Namespace string
+}
+
+// Reasons an Append method wrote nothing, as Rejection reports them.
+const (
+	// RejectionBodyNotAMap: in bodymap mode, a log record whose body is not a map.
+	RejectionBodyNotAMap = "bodymap_body_not_a_map"
+	// RejectionUnsupported: the mode does not write this kind of document (spans in bodymap
+	// mode; span event documents in none and raw, which write events inside the span).
+	RejectionUnsupported = "unsupported_by_mode"
+)
+
+// Encoder writes documents of one signal. It holds the encoded resource and scope of the
+// records being written, and scratch state that is reused from one document to the next, so
+// that the steady state does not allocate. An Encoder is not safe for concurrent use.
+type Encoder struct {
+	w writer
+
+	resource, scope             []byte // encoded "resource" and "scope" objects
+	resourceRepair, scopeRepair bool   // invalid UTF-8 seen in the resource or the scope
+	repair                      Repair // repair of the last document written
+	seen                        []keySet
+
+	// flatMaps writes map-valued attributes as JSON strings (pdata's AsString form), as metric
+	// documents need so that dimensions stay flat.
+	flatMaps bool
+	metrics  metricsState
+
+	mode      Mode
+	rejection string // why the last Append wrote nothing, or ""
+
+	// The ecs, none and raw modes (flat.go): the resource's and the scope's entries in the
+	// mode's layout, each sorted once per SetResource / SetScope, and the two merged (env).
+	res, sc flatDoc
+	env     []entry
+	agent   ecsAgent    // fields the ecs mode derives from the resource
+	flat    []*flatDoc  // scratch per depth: the document, then objects inside arrays
+	merged  []entry     // the document's entries merged with env
+	links   []byte      // scratch for the none and raw modes' Link string
+	span    ptrace.Span // the span being written, for its links
+}
+
+// SetMode selects the layout of the documents written from now on. Call it before SetResource
+// and SetScope; the zero value of an Encoder writes ModeOTel.
+func (e *Encoder) SetMode(m Mode) { e.mode = m }
+
+// Rejection returns "" when the last Append wrote a document, or the reason it wrote nothing
+// (RejectionBodyNotAMap, RejectionUnsupported), in which case it returned dst unchanged.
+func (e *Encoder) Rejection() string { return e.rejection }
+
+// Repair returns what was repaired in the last document written, or RepairNone.
+func (e *Encoder) Repair() Repair { return e.repair }
+
+// begin starts a document at the end of dst.
+func (e *Encoder) begin(dst []byte) {
+	e.rejection = ""
+	e.w.buf = dst
+	e.w.invalidUTF8 = 0
+	e.repair = RepairNone
+}
+
+// finish closes a document and records its repair.
+func (e *Encoder) finish() []byte {
+	e.w.byte('}')
+	return e.done()
+}
+
+// done records the repair of the document written and returns the buffer.
+func (e *Encoder) done() []byte {
+	if e.repair == RepairNone && (e.w.invalidUTF8 > 0 || e.resourceRepair || e.scopeRepair) {
+		e.repair = RepairInvalidUTF8
+	}
+	out := e.w.buf
+	e.w.buf = nil
+	return out
+}
+
+// reject records why an Append wrote nothing and returns dst unchanged.
+func (e *Encoder) reject(dst []byte, reason string) []byte {
+	e.rejection = reason
+	e.repair = RepairNone
+	return dst
+}
+
+// writeTraceIDs writes trace_id and span_id as lower-case hex, each only when it is set.
+func (e *Encoder) writeTraceIDs(traceID pcommon.TraceID, spanID pcommon.SpanID) {
+	if !traceID.IsEmpty() {
+		e.w.raw(`,"trace_id":`)
+		e.w.hex(traceID[:])
+	}
+	if !spanID.IsEmpty() {
+		e.w.raw(`,"span_id":`)
+		e.w.hex(spanID[:])
+	}
+}
+
+func (e *Encoder) writeDataStream(ds DataStream) {
+	if ds.Type == "" {
+		return
+	}
+	e.w.raw(`,"data_stream":{"type":`)
+	e.w.str(ds.Type)
+	e.w.raw(`,"dataset":`)
+	e.w.str(ds.Dataset)
+	e.w.raw(`,"namespace":`)
+	e.w.str(ds.Namespace)
+	e.w.byte('}')
+}

@@ -1,0 +1,150 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package serializer // import "github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/cespare/xxhash/v2"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+)
+
+// encodeMetricEnvelope encodes a resource or scope object into the fragment arena.
+func (e *Encoder) encodeMetricEnvelope(schemaURL, name, version string, attrs pcommon.Map, dropped uint32) envelopeRef {
+	m := &e.metrics
+	start := len(m.frags)
+	var repaired bool
+	m.frags, repaired = e.encodeEnvelope(m.frags, schemaURL, name, version, attrs, dropped)
+	h, _ := hashAttrs(attrs)
+	if name != "" {
+		h = mix(h, xxhash.Sum64String(name))
+	}
+	return envelopeRef{hash: h, start: start, end: len(m.frags), attrs: attrs, name: name, repaired: repaired}
+}
+
+// writeOTelMetricsDocument writes the otel document of the points in e.metrics.pending whose
+// names are free, deferring the others.
+func (e *Encoder) writeOTelMetricsDocument(buf *[]byte, sink MetricsSink) {
+	m := &e.metrics
+	leader := &m.points[m.pending[0]]
+	target := m.targets[leader.target]
+
+	e.begin(*buf)
+	start := len(e.w.buf)
+	e.w.raw(`{"@timestamp":`)
+	e.w.int(leader.ts)
+	if leader.start != 0 {
+		e.w.raw(`,"start_timestamp":`)
+		e.w.int(leader.start)
+	}
+	if u := m.metrics[leader.metric].unit; u != "" {
+		e.w.raw(`,"unit":`)
+		e.w.str(u)
+	}
+	e.writeDataStream(target.ds)
+	if leader.attrs.Len() > 0 {
+		e.w.raw(`,"attributes":`)
+		e.writeAttributes(leader.attrs, "")
+	}
+	res, scope := m.resources[leader.res], m.scopes[leader.scope]
+	e.w.raw(`,"resource":`)
+	e.w.bytes(m.frags[res.start:res.end])
+	e.w.raw(`,"scope":`)
+	e.w.bytes(m.frags[scope.start:scope.end])
+	e.w.raw(`,"metrics":{`)
+	var docCount uint64
+	for _, pi := range m.pending {
+		p := &m.points[pi]
+		info := &m.metrics[p.metric]
+		name := info.name
+		if !m.takeName(pi, name) {
+			continue
+		}
+		mark := len(e.w.buf)
+		if len(m.names) > 0 {
+			e.w.byte(',')
+		}
+		if info.path == "" {
+			info.path, info.key = e.metricPath(name)
+		}
+		e.w.raw(info.key)
+		tpl, count, hinted := e.writeMetricValue(p, info)
+		if tpl == "" {
+			e.w.buf = e.w.buf[:mark]
+			m.nameSet.remove(name)
+			continue
+		}
+		m.names = append(m.names, name)
+		m.docMetrics = append(m.docMetrics, p.metric)
+		m.templates = append(m.templates, DynamicTemplate{Path: info.path, Template: tpl})
+		if hinted {
+			docCount = count
+		}
+		if info.typ == pmetric.MetricTypeSummary && info.metric.Summary().DataPoints().At(int(p.idx)).QuantileValues().Len() > 0 {
+			m.quantiles = append(m.quantiles, pi)
+		}
+	}
+	e.w.byte('}')
+	if len(m.names) == 0 {
+		e.dropMetricsDocument(buf, start) // every value of the group was skipped
+		return
+	}
+	e.writeQuantiles()
+	if docCount > 0 {
+		e.w.raw(`,"_doc_count":`)
+		e.w.uint(capDocCount(docCount))
+	}
+	e.w.raw(`,"_metric_names_hash":"`)
+	e.w.buf = strconv.AppendUint(e.w.buf, m.namesHash(), 16)
+	e.w.byte('"')
+	if res.repaired || scope.repaired {
+		e.w.invalidUTF8++
+	}
+	*buf = e.finish()
+	sink.AddMetricsDocument(start, target.index, target.ds, m.templates)
+}
+
+// namesHash returns metricNamesHash of the document's names. Documents of one push mostly hold
+// the same metrics in the same order, so the hash of the last document is reused when its
+// metrics were the same.
+func (s *metricsState) namesHash() uint64 {
+	if len(s.lastMetrics) > 0 && slices.Equal(s.docMetrics, s.lastMetrics) {
+		return s.lastNamesHash
+	}
+	s.lastMetrics = append(s.lastMetrics[:0], s.docMetrics...)
+	s.lastNamesHash = metricNamesHash(s.names)
+	return s.lastNamesHash
+}
+
+// metricNamesHash is XXH64 (seed 0) of the names sorted and concatenated with no separator.
+// It sorts names in place.
+func metricNamesHash(names []string) uint64 {
+	slices.Sort(names)
+	var d xxhash.Digest
+	d.Reset()
+	for _, n := range names {
+		_, _ = d.WriteString(n)
+	}
+	return d.Sum64()
+}
+
+// metricPath returns "metrics.<name>" and name written as a JSON member name with its colon,
+// cached so that the steady state does not allocate. name is valid UTF-8.
+func (e *Encoder) metricPath(name string) (path, key string) {
+	m := &e.metrics
+	if p, ok := m.paths[name]; ok {
+		return p.path, p.key
+	}
+	if m.paths == nil || len(m.paths) >= maxPathCache {
+		m.paths = make(map[string]metricPathEntry, 64)
+	}
+	k, _ := appendString(nil, name)
+	p := metricPathEntry{path: "metrics." + name, key: string(append(k, ':'))}
+	m.paths[name] = p
+	return p.path, p.key
+}
+
+type metricPathEntry struct{ path, key string }

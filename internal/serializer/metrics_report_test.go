@@ -1,0 +1,210 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package serializer
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+)
+
+// TestMetricsBadInput feeds data that a well-behaved SDK does not send. Every document written
+// must still be valid; what cannot be written is counted.
+func TestMetricsBadInput(t *testing.T) {
+	rejected := func(reason string, n int) [numRejectReasons]int {
+		var r [numRejectReasons]int
+		r[rejectIndex(reason)] = n
+		return r
+	}
+	tests := []struct {
+		name         string
+		md           func() pmetric.Metrics
+		wantDocs     int
+		wantRejected [numRejectReasons]int
+		wantNames    string // the first name rejected
+		check        func(t *testing.T, docs []metricDoc)
+	}{
+		{name: "empty metrics", md: pmetric.NewMetrics},
+		{
+			name: "resource and scope without metrics",
+			md: func() pmetric.Metrics {
+				md := pmetric.NewMetrics()
+				md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty()
+				md.ResourceMetrics().AppendEmpty()
+				return md
+			},
+		},
+		{
+			name: "metric of type empty",
+			md: func() pmetric.Metrics {
+				md, ms := newMetrics()
+				ms.AppendEmpty().SetName("empty")
+				gaugeInt(ms, "ok", 1)
+				return md
+			},
+			wantDocs:     1,
+			wantRejected: rejected(RejectUnsupportedType, 1),
+			wantNames:    "empty",
+		},
+		{
+			name: "data points without a value",
+			md: func() pmetric.Metrics {
+				md, ms := newMetrics()
+				gauge(ms, "novalue", "k", "v")
+				sum(ms, "novalue.sum", true, pmetric.AggregationTemporalityCumulative, "k", "v")
+				gaugeInt(ms, "ok", 1, "k", "v")
+				gauge(ms, "alone", "k", "w")
+				return md
+			},
+			wantDocs:     1,
+			wantRejected: rejected(RejectNoValue, 3),
+			wantNames:    "novalue",
+			check: func(t *testing.T, docs []metricDoc) {
+				t.Helper()
+				assert.Equal(t, "1", docs[0].metric(t, "ok"))
+				assert.Len(t, docs[0].templates, 1)
+			},
+		},
+		{
+			name: "histogram bucket counts that do not match the bounds",
+			md: func() pmetric.Metrics {
+				md, ms := newMetrics()
+				histogram(ms, "short", 3, 1, []float64{1, 2, 3}, []uint64{1, 2})
+				histogram(ms, "long", 3, 1, []float64{1}, []uint64{1, 1, 1})
+				histogram(ms, "nobounds", 3, 1, nil, []uint64{1, 2})
+				histogram(ms, "nocounts", 3, 1, []float64{1}, nil)
+				histogram(ms, "aggregate", 3, 1, []float64{1}, nil, "elasticsearch.mapping.hints", hints("aggregate_metric_double"))
+				return md
+			},
+			wantRejected: rejected(RejectBucketMismatch, 5),
+			wantNames:    "short",
+		},
+		{
+			name: "exponential histogram scale out of range",
+			md: func() pmetric.Metrics {
+				md, ms := newMetrics()
+				expHistogram(ms, "high", 21, 1, expBuckets{}, expBuckets{})
+				expHistogram(ms, "low", -11, 1, expBuckets{}, expBuckets{})
+				expHistogram(ms, "max", 20, 1, expBuckets{}, expBuckets{}, "k", "max")
+				expHistogram(ms, "min", -10, 1, expBuckets{}, expBuckets{}, "k", "min")
+				return md
+			},
+			wantDocs:     2,
+			wantRejected: rejected(RejectScaleOutOfRange, 2),
+			wantNames:    "high",
+		},
+		{
+			name: "unroutable data point",
+			md: func() pmetric.Metrics {
+				md, ms := newMetrics()
+				gaugeInt(ms, "bad", 1, "elasticsearch.index", "BAD")
+				gaugeInt(ms, "good", 1)
+				return md
+			},
+			wantDocs:     1,
+			wantRejected: rejected(RejectInvalidIndexName, 1),
+			wantNames:    "bad",
+		},
+		{
+			name: "zero timestamps",
+			md: func() pmetric.Metrics {
+				md, ms := newMetrics()
+				gaugeInt(ms, "m", 1).SetTimestamp(0)
+				return md
+			},
+			wantDocs: 1,
+			check: func(t *testing.T, docs []metricDoc) {
+				t.Helper()
+				f := docs[0].fields(t)
+				assert.Equal(t, "0", string(f["@timestamp"]))
+				assert.NotContains(t, f, "start_timestamp")
+			},
+		},
+		{
+			name: "ten thousand attributes on one point",
+			md: func() pmetric.Metrics {
+				md, ms := newMetrics()
+				dp := gaugeInt(ms, "m", 1)
+				dp.Attributes().EnsureCapacity(10_000)
+				for i := range 10_000 {
+					dp.Attributes().PutInt("attr."+strconv.Itoa(i), int64(i))
+				}
+				gaugeInt(ms, "n", 2).Attributes().EnsureCapacity(10_000)
+				dp.Attributes().CopyTo(ms.At(1).Gauge().DataPoints().At(0).Attributes())
+				return md
+			},
+			wantDocs: 1,
+			check: func(t *testing.T, docs []metricDoc) {
+				t.Helper()
+				keys, err := objectKeys(docs[0].fields(t)["attributes"])
+				require.NoError(t, err)
+				assert.Len(t, keys, 10_000)
+			},
+		},
+		{
+			name: "map-valued attributes are JSON strings",
+			md: func() pmetric.Metrics {
+				md, ms := newMetrics()
+				res := md.ResourceMetrics().At(0).Resource().Attributes()
+				k8s := res.PutEmptyMap("k8s")
+				k8s.PutStr("pod", "p-1")
+				k8s.PutStr("node", "n-1")
+				scope := md.ResourceMetrics().At(0).ScopeMetrics().At(0).Scope().Attributes()
+				scope.PutEmptyMap("lib").PutBool("ok", true)
+				dp := gaugeInt(ms, "m", 1)
+				m := dp.Attributes().PutEmptyMap("labels")
+				m.PutInt("z", 1)
+				m.PutEmptyBytes("b").FromRaw([]byte{1, 2, 0xff})
+				m.PutEmptyMap("inner").PutStr("a", "x\"y")
+				dp.Attributes().PutEmptySlice("list").AppendEmpty().SetEmptyMap().PutStr("k", "v")
+				return md
+			},
+			wantDocs: 1,
+			check: func(t *testing.T, docs []metricDoc) {
+				t.Helper()
+				f := docs[0].fields(t)
+				assert.JSONEq(t, `{"labels":"{\"b\":\"AQL/\",\"inner\":{\"a\":\"x\\\"y\"},\"z\":1}","list":["{\"k\":\"v\"}"]}`, string(f["attributes"]))
+				assert.JSONEq(t, `{"attributes":{"service.name":"checkout","k8s":"{\"node\":\"n-1\",\"pod\":\"p-1\"}"}}`, string(f["resource"]))
+				assert.JSONEq(t, `{"name":"test","attributes":{"lib":"{\"ok\":true}"}}`, string(f["scope"]))
+			},
+		},
+		{
+			name: "map-valued attributes in another key order group together",
+			md: func() pmetric.Metrics {
+				md, ms := newMetrics()
+				for i, keys := range [][]string{{"a", "b"}, {"b", "a"}} {
+					m := gaugeInt(ms, "m"+strconv.Itoa(i), 1).Attributes().PutEmptyMap("labels")
+					for _, k := range keys {
+						m.PutStr(k, k)
+					}
+				}
+				return md
+			},
+			wantDocs: 1,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			docs, rep := encodeMetrics(t, tt.md())
+			require.Len(t, docs, tt.wantDocs, "documents: %s", docsText(docs))
+			assert.Equal(t, tt.wantRejected, rep.Rejected)
+			for i, n := range rep.Rejected {
+				if n > 0 {
+					assert.Equal(t, tt.wantNames, rep.RejectedNames[i])
+				}
+			}
+			if tt.wantRejected[rejectIndex(RejectInvalidIndexName)] > 0 {
+				require.ErrorIs(t, rep.FirstError, errBadIndex)
+			} else {
+				require.NoError(t, rep.FirstError)
+			}
+			if tt.check != nil {
+				tt.check(t, docs)
+			}
+		})
+	}
+}

@@ -1,0 +1,98 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package serializer // import "github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+
+import (
+	"math"
+
+	"go.opentelemetry.io/collector/pdata/pmetric"
+)
+
+// writeMetricValue writes the value of one data point and returns its dynamic template, or
+// "" when the point is skipped (the caller then removes what was written), and the point's
+// document count with whether it carries the _doc_count hint.
+func (e *Encoder) writeMetricValue(p *metricPoint, info *metricInfo) (tpl string, count uint64, hinted bool) {
+	rep := &e.metrics.report
+	i := int(p.idx)
+	name := info.name
+	switch info.typ {
+	case pmetric.MetricTypeGauge, pmetric.MetricTypeSum:
+		counter := info.counter
+		hinted = p.hints&hasDocCount != 0
+		switch p.numType {
+		case pmetric.NumberDataPointValueTypeInt:
+			e.w.int(int64(p.num))
+			if counter {
+				return "counter_long", 1, hinted
+			}
+			return "gauge_long", 1, hinted
+		case pmetric.NumberDataPointValueTypeDouble:
+			v := math.Float64frombits(p.num)
+			if !finite(v) {
+				rep.nonFinite(name)
+				return "", 0, false
+			}
+			e.w.float(v)
+			if counter {
+				return "counter_double", 1, hinted
+			}
+			return "gauge_double", 1, hinted
+		}
+		rep.reject(rejectIndex(RejectNoValue), name)
+		return "", 0, false
+	case pmetric.MetricTypeHistogram:
+		dp := info.metric.Histogram().DataPoints().At(i)
+		hinted = p.hints&hasDocCount != 0
+		bounds, counts := dp.ExplicitBounds(), dp.BucketCounts()
+		if bounds.Len() > 0 && counts.Len() != bounds.Len()+1 || bounds.Len() == 0 && counts.Len() > 1 {
+			rep.reject(rejectIndex(RejectBucketMismatch), name)
+			return "", 0, false
+		}
+		if p.hints&hasAggregateMetricDouble != 0 {
+			e.writeSumCount(dp.Sum(), dp.Count())
+			return "summary", dp.Count(), hinted
+		}
+		e.writeHistogram(dp, p.hints&hasHistogramRaw != 0)
+		return "histogram", dp.Count(), hinted
+	case pmetric.MetricTypeExponentialHistogram:
+		dp := info.metric.ExponentialHistogram().DataPoints().At(i)
+		hinted = p.hints&hasDocCount != 0
+		if s := dp.Scale(); s < -10 || s > 20 {
+			rep.reject(rejectIndex(RejectScaleOutOfRange), name)
+			return "", 0, false
+		}
+		if p.hints&hasAggregateMetricDouble != 0 {
+			e.writeSumCount(dp.Sum(), dp.Count())
+			return "summary", dp.Count(), hinted
+		}
+		e.writeExponentialHistogram(dp)
+		return "histogram", dp.Count(), hinted
+	case pmetric.MetricTypeSummary:
+		dp := info.metric.Summary().DataPoints().At(i)
+		hinted = p.hints&hasDocCount != 0
+		e.writeSumCount(dp.Sum(), dp.Count())
+		return "summary", dp.Count(), hinted
+	}
+	return "", 0, false
+}
+
+// writeSumCount writes {"sum": x, "value_count": n}, the aggregate_metric_double form. A NaN
+// sum is written as null.
+func (e *Encoder) writeSumCount(sum float64, count uint64) {
+	e.w.raw(`{"sum":`)
+	e.w.float(sum)
+	e.w.raw(`,"value_count":`)
+	e.w.uint(capCount(count))
+	e.w.byte('}')
+}
+
+// capCount keeps counts within the long Elasticsearch stores.
+func capCount(c uint64) uint64 {
+	return min(c, math.MaxInt64)
+}
+
+// capDocCount keeps a _doc_count within the integer Elasticsearch's _doc_count field takes.
+func capDocCount(c uint64) uint64 {
+	return min(c, math.MaxInt32)
+}

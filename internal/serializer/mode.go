@@ -1,0 +1,61 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package serializer // import "github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+
+// Mode is a mapping mode: the layout of the documents an Encoder writes. Every mode is written
+// by the same writer; a mode differs only in the fields it emits.
+type Mode uint8
+
+const (
+	// ModeOTel writes the documents of Elasticsearch's OTel-native data streams. The zero Mode.
+	ModeOTel Mode = iota
+	// ModeECS writes Elastic Common Schema fields, de-dotted into nested objects.
+	ModeECS
+	// ModeNone writes the legacy flat layout, record attributes below "Attributes.".
+	ModeNone
+	// ModeRaw writes the legacy flat layout, record attributes at the top level.
+	ModeRaw
+	// ModeBodyMap writes the map body of a log record as the whole document.
+	ModeBodyMap
+)
+
+var modeNames = [...]string{ModeOTel: "otel", ModeECS: "ecs", ModeNone: "none", ModeRaw: "raw", ModeBodyMap: "bodymap"}
+
+// ParseMode returns the mode of a lower-case name: otel, ecs, none (or its alias no), raw or
+// bodymap.
+func ParseMode(s string) (Mode, bool) {
+	if s == "no" {
+		return ModeNone, true
+	}
+	for m, name := range modeNames {
+		if s == name {
+			return Mode(m), true
+		}
+	}
+	return ModeOTel, false
+}
+
+func (m Mode) String() string {
+	if int(m) < len(modeNames) {
+		return modeNames[m]
+	}
+	return "unknown"
+}
+
+// SeparateSpanEvents reports whether span events are documents of their own (AppendSpanEvent),
+// as in otel and ecs; none and raw write them inside the span's document.
+func (m Mode) SeparateSpanEvents() bool { return m == ModeOTel || m == ModeECS }
+
+// Supports reports whether the mode writes the signal "logs", "traces" or "metrics".
+func (m Mode) Supports(signal string) bool {
+	switch m {
+	case ModeOTel, ModeECS:
+		return signal == "logs" || signal == "traces" || signal == "metrics"
+	case ModeNone, ModeRaw:
+		return signal == "logs" || signal == "traces"
+	case ModeBodyMap:
+		return signal == "logs"
+	}
+	return false
+}
