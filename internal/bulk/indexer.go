@@ -8,9 +8,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -87,23 +85,6 @@ type Config struct {
 	// not dropped nor dead-lettered, and Result.HandedBack says so. The exporter sets it with
 	// a persistent sending queue, which keeps such a batch for after the restart.
 	HandBackOnStop bool
-}
-
-// RetryConfig is the retry policy, applied inside Send to whole requests and to documents.
-type RetryConfig struct {
-	Enabled bool
-	// MaxRetries is the number of retries after the first attempt; negative means no limit.
-	MaxRetries      int
-	InitialInterval time.Duration
-	MaxInterval     time.Duration
-	// RetryOnStatus lists the HTTP statuses of whole requests that are retried.
-	RetryOnStatus []int
-	// RetryOnDocumentStatus lists the HTTP statuses of single documents that are retried; nil
-	// means those of RetryOnStatus and any 5xx.
-	RetryOnDocumentStatus []int
-	// AuthGracePeriod is how long whole requests answered 401 or 403 are retried, from the
-	// first such answer after a success.
-	AuthGracePeriod time.Duration
 }
 
 // Telemetry holds the instruments the Indexer records to. Nil instruments record nothing.
@@ -683,101 +664,6 @@ func (ix *Indexer) flush(ctx context.Context, s *session) (docappender.BulkIndex
 	ix.cfg.Telemetry.Requests.Add(ctx, 1, attrs)
 	ix.cfg.Telemetry.Latency.Record(ctx, elapsed, attrs)
 	return stat, status, ra.wait, err
-}
-
-// retryableRequest tells whether a failed request is worth sending again.
-func (ix *Indexer) retryableRequest(status int, err error) bool {
-	switch status {
-	case 0:
-		// Network errors and timeouts, but not our own cancellation, and not a server
-		// certificate that cannot be verified: waiting does not fix that.
-		var certErr *tls.CertificateVerificationError
-		return !errors.Is(err, context.Canceled) && !errors.As(err, &certErr)
-	case http.StatusUnauthorized, http.StatusForbidden:
-		return ix.authGrace()
-	}
-	return slices.Contains(ix.cfg.Retry.RetryOnStatus, status)
-}
-
-// authGrace tells whether a request answered 401 or 403 is still within the grace period that
-// covers credentials being rotated. The period starts at the first such answer after a
-// success (see noteSuccess).
-func (ix *Indexer) authGrace() bool {
-	if ix.cfg.Retry.AuthGracePeriod <= 0 {
-		return false
-	}
-	now := time.Now().UnixNano()
-	first := ix.authFailingSince.Load()
-	if first == 0 {
-		ix.authFailingSince.CompareAndSwap(0, now)
-		return true
-	}
-	return time.Duration(now-first) < ix.cfg.Retry.AuthGracePeriod
-}
-
-// noteSuccess ends an authentication grace period.
-func (ix *Indexer) noteSuccess() {
-	if ix.authFailingSince.Load() != 0 {
-		ix.authFailingSince.Store(0)
-	}
-}
-
-// retryableDocument tells whether a document that failed with status is worth sending again.
-func (ix *Indexer) retryableDocument(status int) bool {
-	if ix.cfg.Retry.RetryOnDocumentStatus != nil {
-		return slices.Contains(ix.cfg.Retry.RetryOnDocumentStatus, status)
-	}
-	return status >= 500 || slices.Contains(ix.cfg.Retry.RetryOnStatus, status)
-}
-
-func (ix *Indexer) canRetry(attempt int) bool {
-	r := ix.cfg.Retry
-	return r.Enabled && ix.stopCtx.Err() == nil && (r.MaxRetries < 0 || attempt < r.MaxRetries)
-}
-
-// wait is Wait that also ends when Stop is called.
-func (ix *Indexer) wait(ctx context.Context, d time.Duration) error {
-	return waitUnless(ctx, ix.stopCtx.Done(), d)
-}
-
-// backoff returns the wait before retry attempt+1: exponential from InitialInterval, capped at
-// MaxInterval, with jitter over its upper half.
-func (ix *Indexer) backoff(attempt int) time.Duration {
-	d := ix.cfg.Retry.InitialInterval
-	if d <= 0 {
-		d = 100 * time.Millisecond
-	}
-	maxInterval := ix.cfg.Retry.MaxInterval
-	if maxInterval <= 0 {
-		maxInterval = time.Minute
-	}
-	for range attempt {
-		d *= 2
-		if d >= maxInterval {
-			d = maxInterval
-			break
-		}
-	}
-	half := d / 2
-	return half + rand.N(half+1) //nolint:gosec // jitter needs no cryptographic randomness
-}
-
-// Wait waits for d, or returns ctx's error when ctx ends first.
-func Wait(ctx context.Context, d time.Duration) error { return waitUnless(ctx, nil, d) }
-
-// waitUnless waits for d; it returns ctx's error when ctx ends first, and errStopped when stop
-// is closed first (a nil stop never is).
-func waitUnless(ctx context.Context, stop <-chan struct{}, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-stop:
-		return errStopped
-	case <-t.C:
-		return nil
-	}
 }
 
 // classify counts the outcome of each document of a successful request and returns the
