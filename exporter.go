@@ -243,16 +243,8 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 		Concurrency: bulk.ConcurrencyConfig{
 			Max:      e.cfg.maxConcurrentRequests(),
 			Adaptive: e.cfg.FlowControl.AdaptiveConcurrency.Enabled,
-			Limit:    e.telemetry.ElasticsearchBulkRequestsConcurrencyLimit,
 		},
-		Telemetry: bulk.Telemetry{
-			Requests:                 e.telemetry.ElasticsearchBulkRequestsCount,
-			Latency:                  e.telemetry.ElasticsearchBulkRequestsLatency,
-			Documents:                e.telemetry.ElasticsearchDocsProcessed,
-			Retried:                  e.telemetry.ElasticsearchDocsRetried,
-			FlushedBytes:             e.telemetry.ElasticsearchFlushedBytes,
-			FlushedUncompressedBytes: e.telemetry.ElasticsearchFlushedUncompressedBytes,
-		},
+		Telemetry: e.telemetry,
 	})
 	if err != nil {
 		return err

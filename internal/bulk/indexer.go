@@ -17,12 +17,14 @@ import (
 
 	"github.com/elastic/elastic-transport-go/v8/elastictransport"
 	"github.com/elastic/go-docappender/v2"
+	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/metric/noop"
 	"go.uber.org/zap"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
@@ -69,7 +71,10 @@ type Config struct {
 	RequestTimeout time.Duration
 	Retry          RetryConfig
 	Logger         *zap.Logger
-	Telemetry      Telemetry
+	// Telemetry holds the instruments the Indexer records to: bulk requests, their latency,
+	// documents by outcome, retries, bytes flushed and the concurrency limit. Nil records
+	// nothing.
+	Telemetry *metadata.TelemetryBuilder
 	// LogRateLimit is the least time between two log lines about rejected documents.
 	LogRateLimit time.Duration
 	// LogFailedDocsInput logs the source of each document rejected for good, at most one
@@ -85,38 +90,6 @@ type Config struct {
 	// not dropped nor dead-lettered, and Result.HandedBack says so. The exporter sets it with
 	// a persistent sending queue, which keeps such a batch for after the restart.
 	HandBackOnStop bool
-}
-
-// Telemetry holds the instruments the Indexer records to. Nil instruments record nothing.
-type Telemetry struct {
-	Requests                 metric.Int64Counter
-	Latency                  metric.Float64Histogram
-	Documents                metric.Int64Counter
-	Retried                  metric.Int64Counter
-	FlushedBytes             metric.Int64Counter
-	FlushedUncompressedBytes metric.Int64Counter
-}
-
-func (t *Telemetry) fillDefaults() {
-	m := noop.Meter{}
-	if t.Requests == nil {
-		t.Requests, _ = m.Int64Counter("")
-	}
-	if t.Latency == nil {
-		t.Latency, _ = m.Float64Histogram("")
-	}
-	if t.Documents == nil {
-		t.Documents, _ = m.Int64Counter("")
-	}
-	if t.Retried == nil {
-		t.Retried, _ = m.Int64Counter("")
-	}
-	if t.FlushedBytes == nil {
-		t.FlushedBytes, _ = m.Int64Counter("")
-	}
-	if t.FlushedUncompressedBytes == nil {
-		t.FlushedUncompressedBytes, _ = m.Int64Counter("")
-	}
 }
 
 // Indexer sends batches. It is safe for concurrent use: each Send takes its own
@@ -160,12 +133,18 @@ func New(cfg Config) (*Indexer, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = zap.NewNop()
 	}
-	cfg.Telemetry.fillDefaults()
+	if cfg.Telemetry == nil {
+		tb, err := metadata.NewTelemetryBuilder(component.TelemetrySettings{MeterProvider: noop.NewMeterProvider()})
+		if err != nil {
+			return nil, err
+		}
+		cfg.Telemetry = tb
+	}
 	ix := &Indexer{cfg: cfg, limiter: NewLogLimiter(cfg.LogRateLimit), docLimiter: NewLogLimiter(cfg.LogRateLimit)}
 	ix.stopCtx, ix.stop = context.WithCancel(context.Background())
 	ix.abortCtx, ix.abort = context.WithCancel(context.Background())
 	ix.includeSource.Store(int32(cfg.IncludeSourceOnError))
-	ix.requests = newConcurrencyLimiter(cfg.Concurrency)
+	ix.requests = newConcurrencyLimiter(cfg.Concurrency, cfg.Telemetry.ElasticsearchBulkRequestsConcurrencyLimit)
 	if _, err := ix.newSession(0); err != nil {
 		return nil, err
 	}
@@ -524,7 +503,7 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 		}
 		if ix.canRetry(attempt) && ctx.Err() == nil {
 			if ix.wait(ctx, max(ix.backoff(attempt), retryAfter)) == nil {
-				ix.cfg.Telemetry.Retried.Add(ctx, int64(len(pending)))
+				ix.cfg.Telemetry.ElasticsearchDocsRetried.Add(ctx, int64(len(pending)))
 				continue
 			}
 		}
@@ -652,8 +631,8 @@ func (ix *Indexer) flush(ctx context.Context, s *session) (docappender.BulkIndex
 		}
 	} else {
 		flushed := bi.BytesFlushed()
-		ix.cfg.Telemetry.FlushedBytes.Add(ctx, int64(flushed))
-		ix.cfg.Telemetry.FlushedUncompressedBytes.Add(ctx, int64(bi.BytesUncompressedFlushed()))
+		ix.cfg.Telemetry.ElasticsearchFlushedBytes.Add(ctx, int64(flushed))
+		ix.cfg.Telemetry.ElasticsearchFlushedUncompressedBytes.Add(ctx, int64(bi.BytesUncompressedFlushed()))
 		ix.sizes.observe(flushed, bi.BytesUncompressedFlushed())
 	}
 	ix.requests.release(time.Since(start), requestBackpressure(status, &stat, err, ctx.Err()), err == nil)
@@ -661,8 +640,8 @@ func (ix *Indexer) flush(ctx context.Context, s *session) (docappender.BulkIndex
 		attribute.String("outcome", outcome),
 		attribute.Int("http.response.status_code", status),
 	))
-	ix.cfg.Telemetry.Requests.Add(ctx, 1, attrs)
-	ix.cfg.Telemetry.Latency.Record(ctx, elapsed, attrs)
+	ix.cfg.Telemetry.ElasticsearchBulkRequestsCount.Add(ctx, 1, attrs)
+	ix.cfg.Telemetry.ElasticsearchBulkRequestsLatency.Record(ctx, elapsed, attrs)
 	return stat, status, ra.wait, err
 }
 
@@ -737,7 +716,7 @@ func (ix *Indexer) recordDocs(ctx context.Context, outcome, errorType string, st
 	if n == 0 {
 		return
 	}
-	ix.cfg.Telemetry.Documents.Add(ctx, int64(n), metric.WithAttributeSet(attribute.NewSet(
+	ix.cfg.Telemetry.ElasticsearchDocsProcessed.Add(ctx, int64(n), metric.WithAttributeSet(attribute.NewSet(
 		attribute.String("outcome", outcome),
 		attribute.String("error.type", errorType),
 		attribute.Int("http.response.status_code", status),

@@ -194,8 +194,6 @@ type ConcurrencyConfig struct {
 	// Adaptive lets the limit move between 1 and Max (see adaptLocked); otherwise it stays at
 	// Max.
 	Adaptive bool
-	// Limit, when set, records the current limit.
-	Limit metric.Int64Gauge
 	// now is the clock; nil means time.Now. Tests set it.
 	now func() time.Time
 }
@@ -250,8 +248,9 @@ type concurrencyLimiter struct {
 	inFlight     int
 }
 
-func newConcurrencyLimiter(cfg ConcurrencyConfig) *concurrencyLimiter {
-	l := &concurrencyLimiter{adaptive: cfg.Adaptive && cfg.Max > 0, max: cfg.Max, gauge: cfg.Limit, now: cfg.now}
+// newConcurrencyLimiter returns a limiter that records its limit to gauge, when not nil.
+func newConcurrencyLimiter(cfg ConcurrencyConfig, gauge metric.Int64Gauge) *concurrencyLimiter {
+	l := &concurrencyLimiter{adaptive: cfg.Adaptive && cfg.Max > 0, max: cfg.Max, gauge: gauge, now: cfg.now}
 	if l.now == nil {
 		l.now = time.Now
 	}

@@ -22,7 +22,7 @@ func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
 
 func newTestLimiter(maxRequests int, adaptive bool) (*concurrencyLimiter, *fakeClock) {
 	clock := &fakeClock{t: time.Unix(1_700_000_000, 0)}
-	return newConcurrencyLimiter(ConcurrencyConfig{Max: maxRequests, Adaptive: adaptive, now: clock.now}), clock
+	return newConcurrencyLimiter(ConcurrencyConfig{Max: maxRequests, Adaptive: adaptive, now: clock.now}, nil), clock
 }
 
 // round sends n requests at once that each take rtt (the clock moves by rtt), and ends them
