@@ -146,14 +146,20 @@ func (ix *Indexer) wait(ctx context.Context, d time.Duration) error {
 	return waitUnless(ctx, ix.stopCtx.Done(), d)
 }
 
-// backoff returns the wait before retry attempt+1: exponential from InitialInterval, capped at
-// MaxInterval, with jitter over its upper half.
+// backoff returns the wait before retry attempt+1: the interval of the schedule (see
+// RetryConfig.interval) with jitter over its upper half.
 func (ix *Indexer) backoff(attempt int) time.Duration {
-	d := ix.cfg.Retry.InitialInterval
+	return jitter(ix.cfg.Retry.interval(attempt))
+}
+
+// interval returns the nominal wait before retry attempt+1: InitialInterval (100ms when not
+// set) doubled attempt times, capped at MaxInterval (1m when not set).
+func (r *RetryConfig) interval(attempt int) time.Duration {
+	d := r.InitialInterval
 	if d <= 0 {
 		d = 100 * time.Millisecond
 	}
-	maxInterval := ix.cfg.Retry.MaxInterval
+	maxInterval := r.MaxInterval
 	if maxInterval <= 0 {
 		maxInterval = time.Minute
 	}
@@ -164,6 +170,12 @@ func (ix *Indexer) backoff(attempt int) time.Duration {
 			break
 		}
 	}
+	return d
+}
+
+// jitter returns a random wait between d/2 and d, so that pushes that failed together do not
+// retry together.
+func jitter(d time.Duration) time.Duration {
 	half := d / 2
 	return half + rand.N(half+1) //nolint:gosec // jitter needs no cryptographic randomness
 }
