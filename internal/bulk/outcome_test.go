@@ -40,9 +40,18 @@ func TestHandBackOnStop(t *testing.T) {
 		want     Result
 		requests int
 		handBack bool
+		wantDocs map[string]int64
 	}{
-		{name: "nothing written", first: []string{itemBusy, itemBusy}, want: Result{HandedBack: 2}, requests: 1, handBack: true},
-		{name: "one indexed", first: []string{itemCreated, itemBusy}, want: Result{Indexed: 1, Dropped: 1, DeadLettered: 1}, requests: 2},
+		{
+			name: "nothing written", first: []string{itemBusy, itemBusy}, want: Result{HandedBack: 2}, requests: 1, handBack: true,
+			wantDocs: map[string]int64{"retryable unavailable_shards_exception 503": 2, "retryable shutdown 200": 2},
+		},
+		{
+			name: "one indexed", first: []string{itemCreated, itemBusy}, want: Result{Indexed: 1, Dropped: 1, DeadLettered: 1}, requests: 2,
+			wantDocs: map[string]int64{
+				"indexed  201": 1, "retryable unavailable_shards_exception 503": 1, "dropped  200": 1, "dead_lettered  201": 1,
+			},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			requests := make(chan int, 10)
@@ -53,8 +62,9 @@ func TestHandBackOnStop(t *testing.T) {
 				}
 				return answerItems(tc.first...)
 			}}
+			tb, tel := newTelemetry(t)
 			ix, err := New(Config{
-				Client: c, MaxBulkBytes: 1 << 20, HandBackOnStop: true, DeadLetterIndex: "d",
+				Client: c, MaxBulkBytes: 1 << 20, HandBackOnStop: true, DeadLetterIndex: "d", Telemetry: tb,
 				Retry: RetryConfig{Enabled: true, MaxRetries: -1, InitialInterval: time.Hour, MaxInterval: time.Hour},
 			})
 			require.NoError(t, err)
@@ -65,6 +75,7 @@ func TestHandBackOnStop(t *testing.T) {
 			res, err := ix.Send(context.Background(), batchOf(`{"n":0}`, `{"n":1}`))
 			assert.Equal(t, tc.want, res)
 			assert.Equal(t, tc.requests, c.n)
+			assert.Equal(t, tc.wantDocs, docCounts(t, tel))
 			if tc.handBack {
 				require.Error(t, err)
 				assert.False(t, consumererror.IsPermanent(err), "%v", err)
@@ -264,6 +275,14 @@ func TestSendOutcomes(t *testing.T) {
 			want:         Result{Indexed: 3},
 			wantDocs:     map[string]int64{"indexed  201": 3},
 			wantRequests: map[string]int64{"failed_client 413": 1, "success 200": 2},
+		},
+		{
+			name: "request 413, and the first half fails", docs: 2,
+			answers: answers{status(413), status(400)},
+			want:    Result{Rejected: 1, Dropped: 1},
+			wantErr: "bulk request answered HTTP 400 (1 documents)", wantPermanent: true,
+			wantDocs:     map[string]int64{"rejected request 400": 1, "dropped  0": 1},
+			wantRequests: map[string]int64{"failed_client 413": 1, "failed_client 400": 1},
 		},
 		{
 			name: "request 413 for a single document", docs: 1, answers: answers{status(413)},

@@ -8,6 +8,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"testing"
 	"time"
@@ -260,4 +261,30 @@ func TestRetryConfigCheck(t *testing.T) {
 			assert.Equal(t, tt.wants, got)
 		})
 	}
+}
+
+// A retry waits for the longer of the backoff and the server's Retry-After.
+func TestRetryWaitsForRetryAfter(t *testing.T) {
+	requests := 0
+	transport := RetryAfterTransport{Next: roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		_, _ = io.Copy(io.Discard, req.Body)
+		requests++
+		if requests == 1 {
+			resp, err := answerStatus(http.StatusTooManyRequests)
+			resp.Header.Set("Retry-After", "1")
+			return resp, err
+		}
+		return answerItems(itemCreated)
+	})}
+	ix, err := New(Config{
+		Client: clientFunc(transport.RoundTrip), MaxBulkBytes: 1 << 20,
+		Retry: RetryConfig{Enabled: true, MaxRetries: 1, InitialInterval: time.Millisecond, RetryOnStatus: []int{429}},
+	})
+	require.NoError(t, err)
+	start := time.Now()
+	res, err := ix.Send(context.Background(), batchOf(`{"n":0}`))
+	require.NoError(t, err)
+	assert.Equal(t, Result{Indexed: 1}, res)
+	assert.Equal(t, 2, requests)
+	assert.GreaterOrEqual(t, time.Since(start), time.Second, "the retry waited for Retry-After, not the 1ms backoff")
 }
