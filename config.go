@@ -23,6 +23,7 @@ import (
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 	"go.uber.org/zap"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
@@ -252,44 +253,10 @@ type MappingConfig struct {
 	_ struct{}
 }
 
-// RetryConfig controls retries of bulk requests and of single documents.
-type RetryConfig struct {
-	// Enabled turns retries on. Default: true.
-	Enabled bool `mapstructure:"enabled"`
-
-	// MaxRetries is the number of retries after the first attempt; -1 retries
-	// without limit. Default: 30, which with the default intervals keeps
-	// retrying through an outage of at least 10 minutes (about 16 minutes
-	// on average) before documents are given up.
-	MaxRetries int `mapstructure:"max_retries"`
-
-	// InitialInterval is the wait before the first retry; later waits grow
-	// exponentially. Default: 100ms.
-	InitialInterval time.Duration `mapstructure:"initial_interval"`
-
-	// MaxInterval caps the wait between retries. Default: 1m.
-	MaxInterval time.Duration `mapstructure:"max_interval"`
-
-	// RetryOnStatus lists the HTTP statuses of a whole bulk response that are
-	// retried, and, while retry_on_document_status is not set, those of a
-	// single document too. Default: 429, 502, 503, 504.
-	RetryOnStatus []int `mapstructure:"retry_on_status"`
-
-	// RetryOnDocumentStatus lists the HTTP statuses of a single document in a
-	// bulk response that are retried. Not set (the default): the statuses of
-	// retry_on_status and any 5xx.
-	RetryOnDocumentStatus []int `mapstructure:"retry_on_document_status"`
-
-	// AuthGracePeriod is how long a whole request answered 401 or 403 is
-	// retried, counted from the first such answer after a success, while
-	// credentials are being rotated; then the failure is permanent. 0 makes
-	// it permanent at once. A single document's 401 or 403 is always
-	// permanent. Default: 1m.
-	AuthGracePeriod time.Duration `mapstructure:"auth_grace_period"`
-
-	// prevent unkeyed literal initialization
-	_ struct{}
-}
+// RetryConfig controls retries of bulk requests and of single documents. The
+// type lives in the bulk package, which applies it; see bulk.RetryConfig for
+// the keys.
+type RetryConfig = bulk.RetryConfig
 
 // FlowControlConfig bounds the exporter's memory in flight and its bulk
 // requests in flight. Both limits are shared by the logs, metrics and traces
@@ -710,31 +677,8 @@ func (c *Config) Validate() error {
 	}
 
 	// Retry.
-	r := c.Retry
-	if r.MaxRetries < -1 {
-		add("`retry::max_retries` must be 0 or more, or -1 for no limit, got %d", r.MaxRetries)
-	}
-	if r.AuthGracePeriod < 0 {
-		add("`retry::auth_grace_period` must be 0 or more, got %s", r.AuthGracePeriod)
-	}
-	if r.InitialInterval < 0 {
-		add("`retry::initial_interval` must be 0 or more, got %s", r.InitialInterval)
-	}
-	if r.MaxInterval < 0 {
-		add("`retry::max_interval` must be 0 or more, got %s", r.MaxInterval)
-	}
-	if r.InitialInterval > r.MaxInterval && r.MaxInterval >= 0 {
-		add("`retry::initial_interval` (%s) must not exceed `retry::max_interval` (%s)", r.InitialInterval, r.MaxInterval)
-	}
-	for _, code := range r.RetryOnStatus {
-		if code < 100 || code > 599 {
-			add("`retry::retry_on_status` entry %d is not an HTTP status; use codes between 100 and 599", code)
-		}
-	}
-	for _, code := range r.RetryOnDocumentStatus {
-		if code < 100 || code > 599 {
-			add("`retry::retry_on_document_status` entry %d is not an HTTP status; use codes between 100 and 599", code)
-		}
+	if err := c.Retry.Check(); err != nil {
+		errs = append(errs, err)
 	}
 
 	// Sending queue batch.

@@ -4,229 +4,115 @@
 package bulk
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
-	"strconv"
-	"strings"
 	"testing"
+	"time"
 
 	"github.com/elastic/go-docappender/v2"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
-	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+	"go.opentelemetry.io/collector/consumer/consumererror"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 )
 
-// capturedRequest is a bulk request as the server receives it: the event count header and the
-// decompressed NDJSON lines.
-type capturedRequest struct {
-	events string
-	lines  []string
+func TestNewNeedsAClient(t *testing.T) {
+	_, err := New(Config{})
+	require.EqualError(t, err, "bulk: no client")
 }
 
-// recordingClient records each bulk request and answers it with answer(i) for its i-th
-// document, or 201 when answer is nil.
-type recordingClient struct {
-	t        *testing.T
-	requests []capturedRequest
-	answer   func(request, doc int) string
-}
-
-func (c *recordingClient) Perform(req *http.Request) (*http.Response, error) {
-	raw, err := fakees.ReadBody(req)
-	require.NoError(c.t, err)
-	require.True(c.t, bytes.HasSuffix(raw, []byte("\n")), "an NDJSON body ends with a newline")
-	lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
-	for _, l := range lines {
-		require.True(c.t, json.Valid([]byte(l)), "line %q", l)
-	}
-	c.requests = append(c.requests, capturedRequest{events: req.Header.Get(docappender.HeaderEventCount), lines: lines})
-	items := make([]string, len(lines)/2)
-	for i := range items {
-		items[i] = `{"create":{"_index":".ds-a-000001","status":201}}`
-		if c.answer != nil {
-			items[i] = c.answer(len(c.requests)-1, i)
-		}
-	}
-	resp := `{"items":[` + strings.Join(items, ",") + `]}`
-	return &http.Response{StatusCode: http.StatusOK, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(resp))}, nil
-}
-
-// docappenderActionLine returns the action line docappender's Add writes for item.
-func docappenderActionLine(t *testing.T, item docappender.BulkIndexerItem) string {
-	t.Helper()
+// include_source_on_error follows SetIncludeSourceOnError from the next request on.
+func TestSetIncludeSourceOnError(t *testing.T) {
 	c := &recordingClient{t: t}
-	bi, err := docappender.NewBulkIndexer(docappender.BulkIndexerConfig{Client: c})
+	ix, err := New(Config{Client: c, MaxBulkBytes: 1 << 20})
 	require.NoError(t, err)
-	item.Body = strings.NewReader(`{}`)
-	require.NoError(t, bi.Add(item))
-	_, err = bi.Flush(context.Background())
-	require.NoError(t, err)
-	require.Len(t, c.requests, 1)
-	return c.requests[0].lines[0]
-}
-
-// The session writes the action lines of every document of a request but the first, which
-// docappender writes: the two must say the same.
-func TestAppendActionMatchesDocappender(t *testing.T) {
-	for _, tc := range []struct {
-		name              string
-		index, id, pipe   string
-		templates         []DynamicTemplate
-		requireDataStream bool
-	}{
-		{name: "index", index: "logs-generic.otel-default"},
-		{name: "nothing"},
-		{
-			name: "all", index: "metrics-a.otel-b", id: "abc", pipe: "p1",
-			templates: []DynamicTemplate{{Path: "metrics.x", Template: "counter_long"}}, requireDataStream: true,
-		},
-		{name: "id and pipeline", id: "x", pipe: "p"},
-		{name: "require data stream only", requireDataStream: true},
-		{name: "escaping", index: "a\"b\\c\u00e9\x01", id: "\n\t\u2028", pipe: "<p>&"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var templates map[string]string
-			if len(tc.templates) > 0 {
-				templates = map[string]string{}
-				for _, dt := range tc.templates {
-					templates[dt.Path] = dt.Template
-				}
-			}
-			want := docappenderActionLine(t, docappender.BulkIndexerItem{
-				Index: tc.index, DocumentID: tc.id, Pipeline: tc.pipe, DynamicTemplates: templates,
-				RequireDataStream: tc.requireDataStream,
-			})
-			got := serializer.AppendAction(nil, tc.index, tc.id, tc.pipe, tc.templates, tc.requireDataStream)
-			assert.JSONEq(t, want, string(got))
-			if !strings.ContainsAny(tc.index+tc.id+tc.pipe, "\"\\\u00e9\x01\n\t\u2028<&") {
-				assert.Equal(t, want, string(got), "byte for byte")
-			}
-		})
-	}
-}
-
-// One request holds each document after its own action line, whatever the documents share,
-// and tells the server how many documents it holds; a retry resends only the documents that
-// failed, each after its own action line.
-func TestRequestBody(t *testing.T) {
-	var b Batch
-	add := func(doc string, it Item, templates ...DynamicTemplate) {
-		start := len(b.Buf)
-		b.Buf = append(b.Buf, doc...)
-		for _, dt := range templates {
-			b.AddTemplate(dt.Path, dt.Template)
+	send := func() string {
+		t.Helper()
+		res, err := ix.Send(context.Background(), batchOf(`{"n":0}`))
+		require.NoError(t, err)
+		require.Equal(t, Result{Indexed: 1}, res)
+		q := c.requests[len(c.requests)-1].query
+		if !q.Has("include_source_on_error") {
+			return "unset"
 		}
-		b.Add(start, it)
+		return q.Get("include_source_on_error")
 	}
-	add(`{"n":0}`, Item{Index: "logs-a", RequireDataStream: true})
-	add(`{"n":1}`, Item{Index: "logs-a", RequireDataStream: true})
-	add(`{"n":2}`, Item{Index: "logs-a", RequireDataStream: true})
-	add(`{"n":3}`, Item{Index: "logs-b", RequireDataStream: true})
-	add(`{"n":4}`, Item{Index: "logs-b", DocumentID: "id4", DerivedID: true})
-	add(`{"n":5}`, Item{Index: "logs-b"})
-	add(`{"n":6}`, Item{Index: "logs-b", Pipeline: "p"})
-	add(`{"n":7}`, Item{Index: "metrics-c"}, DynamicTemplate{Path: "m.1", Template: "gauge_double"})
-	add(`{"n":8}`, Item{Index: "metrics-c"}, DynamicTemplate{Path: "m.2", Template: "gauge_long"})
-	wantAction := []string{
-		`{"create":{"_index":"logs-a","require_data_stream":true}}`,
-		`{"create":{"_index":"logs-a","require_data_stream":true}}`,
-		`{"create":{"_index":"logs-a","require_data_stream":true}}`,
-		`{"create":{"_index":"logs-b","require_data_stream":true}}`,
-		`{"create":{"_id":"id4","_index":"logs-b"}}`,
-		`{"create":{"_index":"logs-b"}}`,
-		`{"create":{"_index":"logs-b","pipeline":"p"}}`,
-		`{"create":{"_index":"metrics-c","dynamic_templates":{"m.1":"gauge_double"}}}`,
-		`{"create":{"_index":"metrics-c","dynamic_templates":{"m.2":"gauge_long"}}}`,
-	}
-	pairs := func(docs ...int) []string {
-		var lines []string
-		for _, d := range docs {
-			lines = append(lines, wantAction[d], `{"n":`+strconv.Itoa(d)+`}`)
-		}
-		return lines
-	}
-	for _, level := range []int{0, 1} {
-		t.Run("gzip="+strconv.Itoa(level), func(t *testing.T) {
-			c := &recordingClient{t: t, answer: func(request, doc int) string {
-				if request == 0 && (doc == 2 || doc == 7) {
-					return `{"create":{"_index":".ds-a-000001","status":429,"error":{"type":"es_rejected_execution_exception","reason":"busy"}}}`
-				}
-				return `{"create":{"_index":".ds-a-000001","status":201}}`
-			}}
-			ix, err := New(Config{Client: c, CompressionLevel: level, MaxBulkBytes: 1 << 20, Retry: RetryConfig{Enabled: true, MaxRetries: 2, RetryOnStatus: []int{http.StatusTooManyRequests}}})
-			require.NoError(t, err)
-			res, err := ix.Send(context.Background(), &b)
-			require.NoError(t, err)
-			assert.Equal(t, 9, res.Indexed)
-			require.Len(t, c.requests, 2)
-			assert.Equal(t, "9", c.requests[0].events)
-			assert.Equal(t, pairs(0, 1, 2, 3, 4, 5, 6, 7, 8), c.requests[0].lines)
-			assert.Equal(t, "2", c.requests[1].events)
-			assert.Equal(t, pairs(2, 7), c.requests[1].lines)
-		})
-	}
+	assert.Equal(t, "unset", send())
+	ix.SetIncludeSourceOnError(docappender.False)
+	assert.Equal(t, "false", send(), "a pooled session of the older settings is not used again")
+	assert.Equal(t, "false", send())
+	ix.SetIncludeSourceOnError(docappender.True)
+	assert.Equal(t, "true", send())
 }
 
-// A body larger than a piece, with a document larger than a piece, arrives whole and in order.
-func TestRequestBodyInPieces(t *testing.T) {
-	var b Batch
-	var want []string
-	for i := range 400 {
-		start := len(b.Buf)
-		size := 1000
-		if i == 150 {
-			size = 3 * bodyPiece
+// At Stop, a Send waiting to retry gives up at once: its documents are dropped (no hand-back
+// asked), the error is retryable and says the exporter is shutting down.
+func TestStopEndsRetries(t *testing.T) {
+	started := make(chan struct{})
+	c := &scriptedClient{answer: func(n int) (*http.Response, error) {
+		if n == 0 {
+			close(started)
 		}
-		doc := `{"n":` + strconv.Itoa(i) + `,"pad":"` + strings.Repeat("x", size) + `"}`
-		b.Buf = append(b.Buf, doc...)
-		index := "logs-" + strconv.Itoa(i/7)
-		b.Add(start, Item{Index: index})
-		want = append(want, `{"create":{"_index":"`+index+`"}}`, doc)
-	}
-	c := &recordingClient{t: t}
-	ix, err := New(Config{Client: c, CompressionLevel: 1, MaxBulkBytes: 64 << 20})
+		return answerStatus(http.StatusServiceUnavailable)
+	}}
+	core, logs := observer.New(zapcore.InfoLevel)
+	ix, err := New(Config{
+		Client: c, MaxBulkBytes: 1 << 20, Logger: zap.New(core),
+		Retry: RetryConfig{Enabled: true, MaxRetries: -1, InitialInterval: time.Hour, MaxInterval: time.Hour, RetryOnStatus: []int{503}},
+	})
 	require.NoError(t, err)
-	res, err := ix.Send(context.Background(), &b)
-	require.NoError(t, err)
-	assert.Equal(t, 400, res.Indexed)
-	require.Len(t, c.requests, 1)
-	assert.Equal(t, "400", c.requests[0].events)
-	require.Len(t, c.requests[0].lines, len(want))
-	for i := range want {
-		require.Equal(t, want[i], c.requests[0].lines[i], "line %d", i)
-	}
+	go func() {
+		<-started
+		ix.Stop()
+	}()
+	start := time.Now()
+	res, err := ix.Send(context.Background(), batchOf(`{"n":0}`, `{"n":1}`))
+	assert.Less(t, time.Since(start), time.Minute, "the wait of an hour ended at Stop")
+	assert.Equal(t, Result{Dropped: 2}, res)
+	assert.Equal(t, 1, c.n)
+	require.ErrorIs(t, err, errStopped)
+	assert.False(t, consumererror.IsPermanent(err))
+	assert.Contains(t, err.Error(), "2 documents not sent: the exporter is shutting down: bulk request answered HTTP 503")
+	dropped := logs.FilterMessage("Dropping documents: retries exhausted").All()
+	require.Len(t, dropped, 1)
+	assert.Equal(t, int64(2), dropped[0].ContextMap()["documents"])
+
+	// A Send after Stop makes one attempt.
+	res, err = ix.Send(context.Background(), batchOf(`{"n":2}`))
+	assert.Equal(t, Result{Dropped: 1}, res)
+	assert.Equal(t, 2, c.n)
+	require.ErrorIs(t, err, errStopped)
 }
 
-// A push that gives up waiting for a request slot leaves nothing behind in its session's bulk
-// indexer: docappender would send those documents with the session's next request, whose
-// answer would then not match what it sent.
-func TestGivingUpWaitingForSlotDropsAddedDocuments(t *testing.T) {
-	c := &recordingClient{t: t}
-	ix, err := New(Config{Client: c, MaxBulkBytes: 1 << 20, Concurrency: ConcurrencyConfig{Max: 1}})
+// Abort cancels the request in flight, and every later Send gives up at once: its one request
+// has its context canceled.
+func TestAbortCancelsRequestsInFlight(t *testing.T) {
+	inFlight := make(chan struct{}, 1)
+	requests := 0
+	c := clientFunc(func(req *http.Request) (*http.Response, error) {
+		requests++
+		inFlight <- struct{}{}
+		<-req.Context().Done()
+		return nil, req.Context().Err()
+	})
+	ix, err := New(Config{Client: c, MaxBulkBytes: 1 << 20, Retry: RetryConfig{Enabled: true, MaxRetries: -1, InitialInterval: 1}})
 	require.NoError(t, err)
-	require.NoError(t, ix.requests.acquire(context.Background())) // the only slot is taken
-	var b Batch
-	b.Buf = append(b.Buf, `{"n":1}`...)
-	b.Add(0, Item{Index: "logs-a"})
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	res, err := ix.Send(ctx, &b)
-	require.Error(t, err)
-	assert.Equal(t, 1, res.Dropped)
-	ix.requests.release(0, false, false)
+	go func() {
+		<-inFlight
+		ix.Abort()
+	}()
+	res, err := ix.Send(context.Background(), batchOf(`{"n":0}`))
+	assert.Equal(t, Result{Dropped: 1}, res)
+	assert.Equal(t, 1, requests)
+	require.ErrorIs(t, err, errStopped)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.False(t, consumererror.IsPermanent(err))
 
-	// The next push, most likely on the same pooled session, sends its own document only.
-	b.Reset()
-	b.Buf = append(b.Buf, `{"n":2}`...)
-	b.Add(0, Item{Index: "logs-a"})
-	res, err = ix.Send(context.Background(), &b)
-	require.NoError(t, err)
-	assert.Equal(t, 1, res.Indexed)
-	require.Len(t, c.requests, 1)
-	assert.Equal(t, []string{`{"create":{"_index":"logs-a"}}`, `{"n":2}`}, c.requests[0].lines)
+	res, err = ix.Send(context.Background(), batchOf(`{"n":1}`))
+	assert.Equal(t, Result{Dropped: 1}, res)
+	require.ErrorIs(t, err, errStopped)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, 2, requests, "handed to the client with its context canceled: a transport fails it at once")
 }

@@ -5,10 +5,11 @@ package bulk
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
-	"io"
+	"fmt"
 	"net/http"
-	"strings"
+	"strconv"
 	"testing"
 	"time"
 
@@ -16,107 +17,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/consumer/consumererror"
 )
-
-// scriptedClient reads each request and answers the n-th (from 0) with answer(n).
-type scriptedClient struct {
-	n      int
-	answer func(n int) (*http.Response, error)
-}
-
-func (c *scriptedClient) Perform(req *http.Request) (*http.Response, error) {
-	_, _ = io.Copy(io.Discard, req.Body)
-	n := c.n
-	c.n++
-	return c.answer(n)
-}
-
-// answerItems answers 200 with a bulk response of the given items.
-func answerItems(items ...string) (*http.Response, error) {
-	return okClient(`{"items":[` + strings.Join(items, ",") + `]}`)(nil)
-}
-
-const (
-	itemCreated  = `{"create":{"_index":"i","status":201}}`
-	itemRejected = `{"create":{"_index":"i","status":400,"error":{"type":"mapper_parsing_exception","reason":"x"}}}`
-	itemBusy     = `{"create":{"_index":"i","status":503,"error":{"type":"unavailable_shards_exception","reason":"x"}}}`
-	itemConflict = `{"create":{"_index":"d","status":409,"error":{"type":"version_conflict_engine_exception","reason":"x"}}}`
-)
-
-func batchOf(docs ...string) *Batch {
-	var b Batch
-	for _, d := range docs {
-		start := len(b.Buf)
-		b.Buf = append(b.Buf, d...)
-		b.Add(start, Item{Index: "logs-a"})
-	}
-	return &b
-}
-
-// A dead letter whose first request's answer is lost is stored; its resend is answered 409
-// (content-derived id): it counts as dead-lettered, not as a duplicate of the push, and the
-// push succeeds.
-func TestDeadLetterResentAfterLostAnswer(t *testing.T) {
-	c := &scriptedClient{answer: func(n int) (*http.Response, error) {
-		switch n {
-		case 0, 1: // the push's document: 503 twice, given up
-			return answerItems(itemBusy)
-		case 2: // the dead letter: stored, but the answer is lost
-			return nil, errors.New("connection reset by peer")
-		default: // resent dead letter: already there
-			return answerItems(itemConflict)
-		}
-	}}
-	ix, err := New(Config{
-		Client: c, MaxBulkBytes: 1 << 20, DeadLetterIndex: "d",
-		Retry: RetryConfig{Enabled: true, MaxRetries: 1, InitialInterval: 1},
-	})
-	require.NoError(t, err)
-	res, err := ix.Send(context.Background(), batchOf(`{"n":1}`))
-	assert.Equal(t, 4, c.n)
-	assert.Equal(t, 0, res.Duplicate, "the dead letter is not a duplicate of the push")
-	assert.Equal(t, 1, res.DeadLettered)
-	assert.NoError(t, err, "every document is dead-lettered")
-}
-
-// The documents of a response that does not match the request are dropped and dead-lettered;
-// the push fails (a dead letter stored for another of its documents must not hide the drop).
-func TestMismatchedResponseIsDeadLettered(t *testing.T) {
-	c := &scriptedClient{answer: func(n int) (*http.Response, error) {
-		switch n {
-		case 0:
-			return answerItems(itemRejected, itemBusy) // doc 0 rejected (dead letter), doc 1 retried
-		case 1:
-			return answerItems(itemCreated, itemCreated) // 2 items for the 1 document resent
-		default:
-			return answerItems(itemCreated) // the dead letter
-		}
-	}}
-	ix, err := New(Config{
-		Client: c, MaxBulkBytes: 1 << 20, DeadLetterIndex: "d",
-		Retry: RetryConfig{Enabled: true, MaxRetries: 3, InitialInterval: 1},
-	})
-	require.NoError(t, err)
-	res, err := ix.Send(context.Background(), batchOf(`{"n":0}`, `{"n":1}`))
-	t.Logf("result %+v, err %v", res, err)
-	assert.Equal(t, 1, res.Dropped)
-	assert.Error(t, err, "document 1 is dropped and not dead-lettered")
-}
-
-// A dead letter that cannot be written fails the push, also when its document was rejected
-// for good.
-func TestDeadLetterFailureFailsThePush(t *testing.T) {
-	c := &scriptedClient{answer: func(n int) (*http.Response, error) {
-		if n == 0 {
-			return answerItems(itemRejected)
-		}
-		return &http.Response{StatusCode: http.StatusForbidden, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(`{}`))}, nil
-	}}
-	ix, err := New(Config{Client: c, MaxBulkBytes: 1 << 20, DeadLetterIndex: "d"})
-	require.NoError(t, err)
-	res, err := ix.Send(context.Background(), batchOf(`{"n":0}`))
-	t.Logf("result %+v, err %v", res, err)
-	assert.Error(t, err, "the dead letter could not be written")
-}
 
 // An item with two actions counts twice for docappender but once for compactClient: the
 // response is taken as not matching the request, and every document still gets an outcome.
@@ -140,9 +40,18 @@ func TestHandBackOnStop(t *testing.T) {
 		want     Result
 		requests int
 		handBack bool
+		wantDocs map[string]int64
 	}{
-		{name: "nothing written", first: []string{itemBusy, itemBusy}, want: Result{HandedBack: 2}, requests: 1, handBack: true},
-		{name: "one indexed", first: []string{itemCreated, itemBusy}, want: Result{Indexed: 1, Dropped: 1, DeadLettered: 1}, requests: 2},
+		{
+			name: "nothing written", first: []string{itemBusy, itemBusy}, want: Result{HandedBack: 2}, requests: 1, handBack: true,
+			wantDocs: map[string]int64{"retryable unavailable_shards_exception 503": 2, "retryable shutdown 200": 2},
+		},
+		{
+			name: "one indexed", first: []string{itemCreated, itemBusy}, want: Result{Indexed: 1, Dropped: 1, DeadLettered: 1}, requests: 2,
+			wantDocs: map[string]int64{
+				"indexed  201": 1, "retryable unavailable_shards_exception 503": 1, "dropped  200": 1, "dead_lettered  201": 1,
+			},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			requests := make(chan int, 10)
@@ -153,8 +62,9 @@ func TestHandBackOnStop(t *testing.T) {
 				}
 				return answerItems(tc.first...)
 			}}
+			tb, tel := newTelemetry(t)
 			ix, err := New(Config{
-				Client: c, MaxBulkBytes: 1 << 20, HandBackOnStop: true, DeadLetterIndex: "d",
+				Client: c, MaxBulkBytes: 1 << 20, HandBackOnStop: true, DeadLetterIndex: "d", Telemetry: tb,
 				Retry: RetryConfig{Enabled: true, MaxRetries: -1, InitialInterval: time.Hour, MaxInterval: time.Hour},
 			})
 			require.NoError(t, err)
@@ -165,12 +75,323 @@ func TestHandBackOnStop(t *testing.T) {
 			res, err := ix.Send(context.Background(), batchOf(`{"n":0}`, `{"n":1}`))
 			assert.Equal(t, tc.want, res)
 			assert.Equal(t, tc.requests, c.n)
+			assert.Equal(t, tc.wantDocs, docCounts(t, tel))
 			if tc.handBack {
 				require.Error(t, err)
 				assert.False(t, consumererror.IsPermanent(err), "%v", err)
 			} else {
 				assert.NoError(t, err, "every document is indexed or dead-lettered")
 			}
+		})
+	}
+}
+
+// Every document of a Send gets one final outcome, counted in the Result and in the documents
+// metric, and the error says whether the batch may be sent again whole.
+func TestSendOutcomes(t *testing.T) {
+	certErr := fmt.Errorf("tls: %w", &tls.CertificateVerificationError{Err: errors.New("unknown authority")})
+	type answers = []func() (*http.Response, error)
+	tests := []struct {
+		name    string
+		docs    int
+		retry   func(*RetryConfig) // changes to the default policy: 2 retries, no grace
+		maxBulk int
+		answers answers
+		want    Result
+		// wantErr is what the error says, "" for none.
+		wantErr       string
+		wantPermanent bool
+		wantDocs      map[string]int64 // documents by "outcome error.type status"
+		wantRequests  map[string]int64 // bulk requests by "outcome status"
+		wantRetried   int64
+	}{
+		// Document outcomes.
+		{
+			name: "indexed", docs: 2, answers: answers{items(itemCreated, itemCreated)},
+			want:         Result{Indexed: 2},
+			wantDocs:     map[string]int64{"indexed  201": 2},
+			wantRequests: map[string]int64{"success 200": 1},
+		},
+		{
+			name: "duplicate", docs: 2, answers: answers{items(itemCreated, itemConflict)},
+			want:         Result{Indexed: 1, Duplicate: 1},
+			wantDocs:     map[string]int64{"indexed  201": 1, "duplicate version_conflict_engine_exception 409": 1},
+			wantRequests: map[string]int64{"success 200": 1},
+		},
+		{
+			name: "rejected for good", docs: 2, answers: answers{items(itemRejected, itemCreated)},
+			want:         Result{Indexed: 1, Rejected: 1},
+			wantDocs:     map[string]int64{"indexed  201": 1, "rejected mapper_parsing_exception 400": 1},
+			wantRequests: map[string]int64{"success 200": 1},
+		},
+		{
+			name: "failure store", docs: 2, answers: answers{items(itemStored, itemCreated)},
+			want:         Result{Indexed: 2, FailureStore: 1},
+			wantDocs:     map[string]int64{"indexed  201": 2, "failure_store  201": 1},
+			wantRequests: map[string]int64{"success 200": 1},
+		},
+		{
+			name: "item 429 retried (retry_on_status)", docs: 2, answers: answers{items(itemCreated, item429), items(itemCreated)},
+			want:         Result{Indexed: 2},
+			wantDocs:     map[string]int64{"indexed  201": 2, "retryable es_rejected_execution_exception 429": 1},
+			wantRequests: map[string]int64{"success 200": 2},
+			wantRetried:  1,
+		},
+		{
+			name: "item 500 retried (any 5xx)", docs: 1, answers: answers{items(item500), items(itemCreated)},
+			want:         Result{Indexed: 1},
+			wantDocs:     map[string]int64{"indexed  201": 1, "retryable illegal_state_exception 500": 1},
+			wantRequests: map[string]int64{"success 200": 2},
+			wantRetried:  1,
+		},
+		{
+			name: "item 401 is final", docs: 1, answers: answers{items(item401)},
+			want:         Result{Rejected: 1},
+			wantDocs:     map[string]int64{"rejected security_exception 401": 1},
+			wantRequests: map[string]int64{"success 200": 1},
+		},
+		{
+			name: "item 403 is final", docs: 1, answers: answers{items(item403)},
+			want:         Result{Rejected: 1},
+			wantDocs:     map[string]int64{"rejected security_exception 403": 1},
+			wantRequests: map[string]int64{"success 200": 1},
+		},
+		{
+			name: "retry_on_document_status set: listed status retried", docs: 1,
+			retry:        func(r *RetryConfig) { r.RetryOnDocumentStatus = []int{503} },
+			answers:      answers{items(itemBusy), items(itemCreated)},
+			want:         Result{Indexed: 1},
+			wantDocs:     map[string]int64{"indexed  201": 1, "retryable unavailable_shards_exception 503": 1},
+			wantRequests: map[string]int64{"success 200": 2},
+			wantRetried:  1,
+		},
+		{
+			name: "retry_on_document_status set: 429 of retry_on_status is final", docs: 1,
+			retry:        func(r *RetryConfig) { r.RetryOnDocumentStatus = []int{503} },
+			answers:      answers{items(item429)},
+			want:         Result{Rejected: 1},
+			wantDocs:     map[string]int64{"rejected es_rejected_execution_exception 429": 1},
+			wantRequests: map[string]int64{"success 200": 1},
+		},
+		{
+			name: "retry_on_document_status set: other 5xx is final", docs: 1,
+			retry:        func(r *RetryConfig) { r.RetryOnDocumentStatus = []int{503} },
+			answers:      answers{items(item500)},
+			want:         Result{Rejected: 1},
+			wantDocs:     map[string]int64{"rejected illegal_state_exception 500": 1},
+			wantRequests: map[string]int64{"success 200": 1},
+		},
+		{
+			name: "item retries exhausted after some were indexed", docs: 2,
+			answers: answers{items(itemCreated, itemBusy), items(itemBusy), items(itemBusy)},
+			want:    Result{Indexed: 1, Dropped: 1},
+			wantErr: "1 documents not sent after 3 attempts: 1 documents failed with a retryable status", wantPermanent: true,
+			wantDocs: map[string]int64{
+				"indexed  201": 1, "retryable unavailable_shards_exception 503": 3, "dropped  200": 1,
+			},
+			wantRequests: map[string]int64{"success 200": 3},
+			wantRetried:  2,
+		},
+		{
+			name: "item retries exhausted, nothing indexed", docs: 1,
+			answers:      repeat(3, items(itemBusy)),
+			want:         Result{Dropped: 1},
+			wantErr:      "1 documents not sent after 3 attempts",
+			wantDocs:     map[string]int64{"retryable unavailable_shards_exception 503": 3, "dropped  200": 1},
+			wantRequests: map[string]int64{"success 200": 3},
+			wantRetried:  2,
+		},
+
+		// Whole requests.
+		{
+			name: "request 503 retried", docs: 2, answers: answers{status(503), items(itemCreated, itemCreated)},
+			want:         Result{Indexed: 2},
+			wantDocs:     map[string]int64{"indexed  201": 2},
+			wantRequests: map[string]int64{"failed_server 503": 1, "success 200": 1},
+			wantRetried:  2,
+		},
+		{
+			name: "request 429 retried", docs: 1, answers: answers{status(429), status(429), items(itemCreated)},
+			want:         Result{Indexed: 1},
+			wantDocs:     map[string]int64{"indexed  201": 1},
+			wantRequests: map[string]int64{"too_many 429": 2, "success 200": 1},
+			wantRetried:  2,
+		},
+		{
+			name: "request 503 retries exhausted", docs: 1, answers: repeat(3, status(503)),
+			want:         Result{Dropped: 1},
+			wantErr:      "1 documents not sent after 3 attempts: bulk request answered HTTP 503 (1 documents)",
+			wantDocs:     map[string]int64{"dropped  503": 1},
+			wantRequests: map[string]int64{"failed_server 503": 3},
+			wantRetried:  2,
+		},
+		{
+			name: "request 500 not in retry_on_status", docs: 2, answers: answers{status(500)},
+			want:    Result{Rejected: 2},
+			wantErr: "bulk request answered HTTP 500 (2 documents)", wantPermanent: true,
+			wantDocs:     map[string]int64{"rejected request 500": 2},
+			wantRequests: map[string]int64{"failed_server 500": 1},
+		},
+		{
+			name: "request 400", docs: 2, answers: answers{status(400)},
+			want:    Result{Rejected: 2},
+			wantErr: "bulk request answered HTTP 400 (2 documents)", wantPermanent: true,
+			wantDocs:     map[string]int64{"rejected request 400": 2},
+			wantRequests: map[string]int64{"failed_client 400": 1},
+		},
+		{
+			name: "request 302", docs: 1, answers: answers{status(302)},
+			want:    Result{Rejected: 1},
+			wantErr: "bulk request answered HTTP 302", wantPermanent: true,
+			wantDocs:     map[string]int64{"rejected request 302": 1},
+			wantRequests: map[string]int64{"failed_client 302": 1},
+		},
+		{
+			name: "request 401 without grace", docs: 1, answers: answers{status(401)},
+			want:    Result{Rejected: 1},
+			wantErr: "bulk request answered HTTP 401: check user/password or api_key (1 documents)", wantPermanent: true,
+			wantDocs:     map[string]int64{"rejected request 401": 1},
+			wantRequests: map[string]int64{"failed_client 401": 1},
+		},
+		{
+			name: "request 403 without grace", docs: 1, answers: answers{status(403)},
+			want:    Result{Rejected: 1},
+			wantErr: "bulk request answered HTTP 403: the credentials lack the privilege to write to these indices", wantPermanent: true,
+			wantDocs:     map[string]int64{"rejected request 403": 1},
+			wantRequests: map[string]int64{"failed_client 403": 1},
+		},
+		{
+			name: "request 401 and 403 within the grace period", docs: 1,
+			retry:        func(r *RetryConfig) { r.AuthGracePeriod = time.Minute },
+			answers:      answers{status(401), status(403), items(itemCreated)},
+			want:         Result{Indexed: 1},
+			wantDocs:     map[string]int64{"indexed  201": 1},
+			wantRequests: map[string]int64{"failed_client 401": 1, "failed_client 403": 1, "success 200": 1},
+			wantRetried:  2,
+		},
+		{
+			name: "request 413 sent again in halves", docs: 3,
+			answers:      answers{status(413), items(itemCreated), items(itemCreated, itemCreated)},
+			want:         Result{Indexed: 3},
+			wantDocs:     map[string]int64{"indexed  201": 3},
+			wantRequests: map[string]int64{"failed_client 413": 1, "success 200": 2},
+		},
+		{
+			name: "request 413, and the first half fails", docs: 2,
+			answers: answers{status(413), status(400)},
+			want:    Result{Rejected: 1, Dropped: 1},
+			wantErr: "bulk request answered HTTP 400 (1 documents)", wantPermanent: true,
+			wantDocs:     map[string]int64{"rejected request 400": 1, "dropped  0": 1},
+			wantRequests: map[string]int64{"failed_client 413": 1, "failed_client 400": 1},
+		},
+		{
+			name: "request 413 for a single document", docs: 1, answers: answers{status(413)},
+			want:         Result{Rejected: 1},
+			wantDocs:     map[string]int64{"rejected request_entity_too_large 413": 1},
+			wantRequests: map[string]int64{"failed_client 413": 1},
+		},
+		{
+			name: "network error retried", docs: 1, answers: answers{fail(errConnection), items(itemCreated)},
+			want:         Result{Indexed: 1},
+			wantDocs:     map[string]int64{"indexed  201": 1},
+			wantRequests: map[string]int64{"failed_network 0": 1, "success 200": 1},
+			wantRetried:  1,
+		},
+		{
+			name: "network error retries exhausted", docs: 1, answers: repeat(3, fail(errConnection)),
+			want:         Result{Dropped: 1},
+			wantErr:      "1 documents not sent after 3 attempts: failed to execute the request: connection reset by peer",
+			wantDocs:     map[string]int64{"dropped  0": 1},
+			wantRequests: map[string]int64{"failed_network 0": 3},
+			wantRetried:  2,
+		},
+		{
+			name: "unverifiable certificate", docs: 1, answers: answers{fail(certErr)},
+			want:    Result{Rejected: 1},
+			wantErr: "bulk request failed (1 documents): the server's TLS certificate cannot be verified; check tls::ca_file", wantPermanent: true,
+			wantDocs:     map[string]int64{"rejected request 0": 1},
+			wantRequests: map[string]int64{"failed_network 0": 1},
+		},
+		{
+			name: "response not JSON", docs: 1, answers: repeat(3, body("<html>gateway says hello</html>")),
+			want:         Result{Dropped: 1},
+			wantErr:      "1 documents not sent after 3 attempts",
+			wantDocs:     map[string]int64{"dropped  0": 1},
+			wantRequests: map[string]int64{"failed_network 0": 3},
+			wantRetried:  2,
+		},
+		{
+			name: "response with fewer items than documents", docs: 2, answers: answers{items(itemCreated)},
+			want:    Result{Dropped: 2},
+			wantErr: "bulk response has 1 items for 2 documents sent; their outcome is unknown", wantPermanent: true,
+			wantDocs:     map[string]int64{"dropped response_mismatch 200": 2},
+			wantRequests: map[string]int64{"success 200": 1},
+		},
+		{
+			name: "a failed request ends the push", docs: 3, maxBulk: 1, // one document per request
+			answers: answers{items(itemCreated), status(400)},
+			want:    Result{Indexed: 1, Rejected: 1, Dropped: 1},
+			wantErr: "bulk request answered HTTP 400 (1 documents)", wantPermanent: true,
+			wantDocs:     map[string]int64{"indexed  201": 1, "rejected request 400": 1, "dropped  0": 1},
+			wantRequests: map[string]int64{"success 200": 1, "failed_client 400": 1},
+		},
+
+		// The retry budget.
+		{
+			name: "retries disabled", docs: 1, retry: func(r *RetryConfig) { r.Enabled = false },
+			answers:      answers{status(503)},
+			want:         Result{Dropped: 1},
+			wantErr:      "1 documents not sent after 1 attempts",
+			wantDocs:     map[string]int64{"dropped  503": 1},
+			wantRequests: map[string]int64{"failed_server 503": 1},
+		},
+		{
+			name: "max_retries 0", docs: 1, retry: func(r *RetryConfig) { r.MaxRetries = 0 },
+			answers:      answers{items(itemBusy)},
+			want:         Result{Dropped: 1},
+			wantErr:      "1 documents not sent after 1 attempts",
+			wantDocs:     map[string]int64{"retryable unavailable_shards_exception 503": 1, "dropped  200": 1},
+			wantRequests: map[string]int64{"success 200": 1},
+		},
+		{
+			name: "max_retries -1", docs: 1, retry: func(r *RetryConfig) { r.MaxRetries = -1 },
+			answers:      append(repeat(6, status(503)), items(itemCreated)),
+			want:         Result{Indexed: 1},
+			wantDocs:     map[string]int64{"indexed  201": 1},
+			wantRequests: map[string]int64{"failed_server 503": 6, "success 200": 1},
+			wantRetried:  6,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			retry := RetryConfig{Enabled: true, MaxRetries: 2, InitialInterval: 1, RetryOnStatus: []int{429, 502, 503, 504}}
+			if tt.retry != nil {
+				tt.retry(&retry)
+			}
+			maxBulk := tt.maxBulk
+			if maxBulk == 0 {
+				maxBulk = 1 << 20
+			}
+			tb, tel := newTelemetry(t)
+			c := script(t, tt.answers...)
+			ix, err := New(Config{Client: c, MaxBulkBytes: maxBulk, Retry: retry, Telemetry: tb})
+			require.NoError(t, err)
+			var docs []string
+			for i := range tt.docs {
+				docs = append(docs, `{"n":`+strconv.Itoa(i)+`}`)
+			}
+			res, err := ix.Send(context.Background(), batchOf(docs...))
+			assert.Equal(t, tt.want, res)
+			assert.Equal(t, len(tt.answers), c.n, "requests sent")
+			if tt.wantErr == "" {
+				require.NoError(t, err)
+			} else {
+				require.ErrorContains(t, err, tt.wantErr)
+				assert.Equal(t, tt.wantPermanent, consumererror.IsPermanent(err), "permanent: %v", err)
+			}
+			assert.Equal(t, tt.wantDocs, docCounts(t, tel))
+			assert.Equal(t, tt.wantRequests, requestCounts(t, tel))
+			assert.Equal(t, tt.wantRetried, retried(t, tel))
 		})
 	}
 }

@@ -1,0 +1,98 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package bulk // import "github.com/otelcol-es/elasticsearchexporter/internal/bulk"
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+)
+
+// deadLetter sends a dead-letter document for each document in s.dead and reports whether
+// all of them were stored.
+func (ix *Indexer) deadLetter(ctx context.Context, s *session, b *Batch) bool {
+	now := time.Now()
+	for _, d := range s.dead {
+		start := len(s.dlq.Buf)
+		doc := b.Document(d.item)
+		if d.status == http.StatusRequestEntityTooLarge {
+			// The whole document would be too large again: keep its beginning.
+			doc = serializer.TruncateUTF8(doc, maxTooLargeSource)
+		}
+		s.dlq.Buf = serializer.AppendDeadLetter(s.dlq.Buf, doc, b.items[d.item].Index,
+			d.status, d.errorType, d.reason, now)
+		// A content-derived id makes a dead letter sent again after a lost answer a 409,
+		// not a second copy.
+		s.dlq.Add(start, Item{Index: ix.cfg.DeadLetterIndex, DocumentID: ContentID(s.dlq.Buf[start:]), DerivedID: true})
+	}
+	before := s.result
+	s.deadLettering = true
+	err := ix.sendAll(ctx, s, &s.dlq)
+	s.deadLettering = false
+	// A 409 means the same dead letter (content-derived id) is already stored, e.g. by an
+	// attempt whose answer was lost.
+	stored := s.result.Indexed - before.Indexed + s.result.Duplicate - before.Duplicate
+	// The dead letters are not the push's documents: keep the push's counts.
+	s.result = before
+	s.result.DeadLettered += stored
+	if err != nil || stored != len(s.dead) {
+		ix.cfg.Logger.Error("Documents could not be written to the dead-letter index",
+			zap.String("index", ix.cfg.DeadLetterIndex), zap.Int("documents", len(s.dead)-stored), zap.Error(err))
+		return false
+	}
+	return true
+}
+
+type itemFailure struct {
+	status    int
+	errorType string
+}
+
+// noteFailure remembers the retryable failure of document i of b.
+func (s *session) noteFailure(b *Batch, i, status int, errorType string) {
+	if s.deadLettering {
+		return
+	}
+	if len(s.lastFailure) < b.Len() {
+		s.lastFailure = append(s.lastFailure, make([]itemFailure, b.Len()-len(s.lastFailure))...)
+	}
+	s.lastFailure[i] = itemFailure{status: status, errorType: errorType}
+}
+
+// maxTooLargeSource is how much of a document too large for the server its dead letter keeps.
+const maxTooLargeSource = 1024
+
+// deadLetter is a document rejected for good or given up, waiting for the dead-letter index.
+type deadLetter struct {
+	item              int
+	status            int
+	errorType, reason string
+}
+
+// toDead records document i for the dead-letter index, unless the dead letters themselves are
+// being sent.
+func (s *session) toDead(i, status int, errorType, reason string) {
+	if !s.deadLettering {
+		s.dead = append(s.dead, deadLetter{item: i, status: status, errorType: errorType, reason: reason})
+	}
+}
+
+// outcome returns the outcome to record for the documents being sent: while dead letters are
+// sent, indexed means dead-lettered and any failure means the original is dropped.
+func (s *session) outcome(o string) string {
+	if !s.deadLettering {
+		return o
+	}
+	switch o {
+	case OutcomeIndexed, OutcomeDuplicate:
+		return OutcomeDeadLettered
+	case OutcomeRejected, OutcomeDropped:
+		return OutcomeDropped
+	}
+	return o
+}

@@ -1,0 +1,236 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package bulk
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/elastic/go-docappender/v2"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A dead letter whose first request's answer is lost is stored; its resend is answered 409
+// (content-derived id): it counts as dead-lettered, not as a duplicate of the push, and the
+// push succeeds.
+func TestDeadLetterResentAfterLostAnswer(t *testing.T) {
+	c := &scriptedClient{answer: func(n int) (*http.Response, error) {
+		switch n {
+		case 0, 1: // the push's document: 503 twice, given up
+			return answerItems(itemBusy)
+		case 2: // the dead letter: stored, but the answer is lost
+			return nil, errors.New("connection reset by peer")
+		default: // resent dead letter: already there
+			return answerItems(itemConflict)
+		}
+	}}
+	ix, err := New(Config{
+		Client: c, MaxBulkBytes: 1 << 20, DeadLetterIndex: "d",
+		Retry: RetryConfig{Enabled: true, MaxRetries: 1, InitialInterval: 1},
+	})
+	require.NoError(t, err)
+	res, err := ix.Send(context.Background(), batchOf(`{"n":1}`))
+	assert.Equal(t, 4, c.n)
+	assert.Equal(t, 0, res.Duplicate, "the dead letter is not a duplicate of the push")
+	assert.Equal(t, 1, res.DeadLettered)
+	assert.NoError(t, err, "every document is dead-lettered")
+}
+
+// The documents of a response that does not match the request are dropped and dead-lettered;
+// the push fails (a dead letter stored for another of its documents must not hide the drop).
+func TestMismatchedResponseIsDeadLettered(t *testing.T) {
+	c := &scriptedClient{answer: func(n int) (*http.Response, error) {
+		switch n {
+		case 0:
+			return answerItems(itemRejected, itemBusy) // doc 0 rejected (dead letter), doc 1 retried
+		case 1:
+			return answerItems(itemCreated, itemCreated) // 2 items for the 1 document resent
+		default:
+			return answerItems(itemCreated) // the dead letter
+		}
+	}}
+	ix, err := New(Config{
+		Client: c, MaxBulkBytes: 1 << 20, DeadLetterIndex: "d",
+		Retry: RetryConfig{Enabled: true, MaxRetries: 3, InitialInterval: 1},
+	})
+	require.NoError(t, err)
+	res, err := ix.Send(context.Background(), batchOf(`{"n":0}`, `{"n":1}`))
+	t.Logf("result %+v, err %v", res, err)
+	assert.Equal(t, 1, res.Dropped)
+	assert.Error(t, err, "document 1 is dropped and not dead-lettered")
+}
+
+// A dead letter that cannot be written fails the push, also when its document was rejected
+// for good.
+func TestDeadLetterFailureFailsThePush(t *testing.T) {
+	c := &scriptedClient{answer: func(n int) (*http.Response, error) {
+		if n == 0 {
+			return answerItems(itemRejected)
+		}
+		return &http.Response{StatusCode: http.StatusForbidden, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(`{}`))}, nil
+	}}
+	ix, err := New(Config{Client: c, MaxBulkBytes: 1 << 20, DeadLetterIndex: "d"})
+	require.NoError(t, err)
+	res, err := ix.Send(context.Background(), batchOf(`{"n":0}`))
+	t.Logf("result %+v, err %v", res, err)
+	assert.Error(t, err, "the dead letter could not be written")
+}
+
+// deadLetterDoc is the dead-letter document as Elasticsearch would store it.
+type deadLetterDoc struct {
+	Timestamp string `json:"@timestamp"`
+	Document  string `json:"document"`
+	Index     string `json:"index"`
+	HTTP      struct {
+		Response struct {
+			StatusCode int `json:"status_code"`
+		} `json:"response"`
+	} `json:"http"`
+	Error struct{ Type, Reason string } `json:"error"`
+}
+
+// Each document rejected for good or given up gets one dead letter, in the dead-letter index,
+// with a content-derived id, its original document (the beginning of it when it was too
+// large), the index it was meant for, and why it was not indexed.
+func TestDeadLetterDocuments(t *testing.T) {
+	big := `{"n":1,"pad":"` + strings.Repeat("é", 2000) + `"}`
+	tests := []struct {
+		name    string
+		docs    []string
+		maxBulk int
+		retries int
+		status  func(request int) int         // whole-request answers, 0 for items
+		answer  func(request, doc int) string // item answers of the push's requests
+		want    []deadLetterDoc               // Timestamp not compared
+		result  Result
+	}{
+		{
+			name: "rejected for good", docs: []string{`{"n":0}`, `{"n":1}`},
+			answer: func(_, doc int) string {
+				if doc == 1 {
+					return itemRejected
+				}
+				return itemCreated
+			},
+			want:   []deadLetterDoc{letter(`{"n":1}`, 400, "mapper_parsing_exception", "x")},
+			result: Result{Indexed: 1, Rejected: 1, DeadLettered: 1},
+		},
+		{
+			name: "retries exhausted: the last failure", docs: []string{`{"n":0}`}, retries: 1,
+			answer: func(int, int) string { return itemBusy },
+			want: []deadLetterDoc{letter(`{"n":0}`, 503, "not_delivered",
+				"unavailable_shards_exception: 1 documents not sent after 2 attempts: 1 documents failed with a retryable status")},
+			result: Result{Dropped: 1, DeadLettered: 1},
+		},
+		{
+			name: "request rejected", docs: []string{`{"n":0}`},
+			status: func(request int) int {
+				if request == 0 {
+					return http.StatusBadRequest
+				}
+				return 0
+			},
+			want: []deadLetterDoc{letter(`{"n":0}`, 400, "request_rejected",
+				`bulk request answered HTTP 400 (1 documents): {"error":{"type":"fake_exception","reason":"injected 400"},"status":400}`)},
+			result: Result{Rejected: 1, DeadLettered: 1},
+		},
+		{
+			name: "not attempted after a failed request", docs: []string{`{"n":0}`, `{"n":1}`}, maxBulk: 1,
+			status: func(request int) int {
+				if request == 0 {
+					return http.StatusBadRequest
+				}
+				return 0
+			},
+			want: []deadLetterDoc{
+				letter(`{"n":0}`, 400, "request_rejected",
+					`bulk request answered HTTP 400 (1 documents): {"error":{"type":"fake_exception","reason":"injected 400"},"status":400}`),
+				letter(`{"n":1}`, 0, "not_attempted",
+					// The reason carries consumererror's "Permanent error: " prefix.
+					`an earlier request of the same push failed: Permanent error: bulk request answered HTTP 400 (1 documents): {"error":{"type":"fake_exception","reason":"injected 400"},"status":400}`),
+			},
+			result: Result{Rejected: 1, Dropped: 1, DeadLettered: 2},
+		},
+		{
+			name: "too large alone: the beginning of it", docs: []string{big},
+			status: func(request int) int {
+				if request == 0 {
+					return http.StatusRequestEntityTooLarge
+				}
+				return 0
+			},
+			want: []deadLetterDoc{letter(big[:maxTooLargeSource], 413, "request_entity_too_large",
+				"a single document of 4016 bytes is over the server's request size limit")},
+			result: Result{Rejected: 1, DeadLettered: 1},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &recordingClient{t: t, status: tt.status}
+			c.answer = func(request, doc int) string {
+				if tt.answer == nil || isDeadLetters(c.requests[request]) {
+					return itemCreated
+				}
+				return tt.answer(request, doc)
+			}
+			maxBulk := tt.maxBulk
+			if maxBulk == 0 {
+				maxBulk = 1 << 20
+			}
+			tb, tel := newTelemetry(t)
+			ix, err := New(Config{
+				Client: c, MaxBulkBytes: maxBulk, DeadLetterIndex: "dlq", Telemetry: tb,
+				IncludeSourceOnError: docappender.False, // error reasons are kept (see docappender)
+				Retry:                RetryConfig{Enabled: true, MaxRetries: tt.retries, InitialInterval: 1, RetryOnStatus: []int{503}},
+			})
+			require.NoError(t, err)
+			b := batchOf(tt.docs...)
+			res, err := ix.Send(context.Background(), b)
+			require.NoError(t, err, "every document is indexed or dead-lettered")
+			assert.Equal(t, tt.result, res)
+
+			// The dead letters are sent once every document of the push has an outcome.
+			var lines []string
+			for i, r := range c.requests {
+				if isDeadLetters(r) {
+					lines = append(lines, r.lines...)
+				} else {
+					require.Empty(t, lines, "request %d of the push after dead letters", i)
+				}
+			}
+			require.Len(t, lines, 2*len(tt.want))
+			for i, want := range tt.want {
+				var action map[string]map[string]string
+				require.NoError(t, json.Unmarshal([]byte(lines[2*i]), &action))
+				assert.Equal(t, "dlq", action["create"]["_index"])
+				assert.Equal(t, ContentID([]byte(lines[2*i+1])), action["create"]["_id"], "a content-derived id")
+				var got deadLetterDoc
+				require.NoError(t, json.Unmarshal([]byte(lines[2*i+1]), &got))
+				assert.NotEmpty(t, got.Timestamp)
+				got.Timestamp = ""
+				assert.Equal(t, want, got)
+			}
+			assert.Equal(t, int64(len(tt.want)), docCounts(t, tel)["dead_lettered  201"])
+		})
+	}
+}
+
+// letter returns the dead letter expected for doc, meant for batchOf's index.
+func letter(doc string, status int, errorType, reason string) deadLetterDoc {
+	var d deadLetterDoc
+	d.Document, d.Index, d.HTTP.Response.StatusCode = doc, "logs-a", status
+	d.Error.Type, d.Error.Reason = errorType, reason
+	return d
+}
+
+// isDeadLetters tells whether r sends dead letters.
+func isDeadLetters(r capturedRequest) bool {
+	return strings.Contains(r.lines[0], `"_index":"dlq"`)
+}

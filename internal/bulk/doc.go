@@ -1,0 +1,30 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+// Package bulk sends encoded documents to Elasticsearch with go-docappender's synchronous
+// BulkIndexer and gives every document a final outcome.
+//
+// The documents of one push are encoded once into a Batch: one buffer plus the offsets and
+// metadata of each document. The Indexer cuts the batch into bulk requests of at most
+// MaxBulkBytes of uncompressed NDJSON, sends them one after the other, and classifies each
+// item of each response. Retries resend bytes from the batch, never re-encode, and resend only
+// the documents that have no final outcome yet. docappender's own document retries are off
+// (MaxDocumentRetries 0) because its item positions refer to its last flush, not to the batch.
+//
+// The files, one concern each:
+//
+//   - batch.go: the Batch of encoded documents and their metadata; content-derived ids.
+//   - indexer.go: the Indexer, its Config, Stop and Abort.
+//   - send.go: Send and its loop: requests of at most MaxBulkBytes, retries, 413 splits.
+//   - session.go: the per-Send state around a docappender BulkIndexer, pooled; flushing a
+//     request and its telemetry.
+//   - request.go: assembling a request body from the batch.
+//   - response.go: compacting bulk responses before docappender decodes them.
+//   - outcome.go: the final outcome of each document: classifying response items, counting,
+//     giving up and handing back.
+//   - retry.go: the retry settings, which failures are retried, and the backoff.
+//   - retryafter.go: the server's Retry-After wait.
+//   - deadletter.go: documents rejected for good or given up, sent to the dead-letter index.
+//   - failurelog.go: the rate-limited log line about failed documents.
+//   - gate.go, budget.go, concurrency.go: the limits on bytes and requests in flight.
+package bulk // import "github.com/otelcol-es/elasticsearchexporter/internal/bulk"

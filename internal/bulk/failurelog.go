@@ -1,0 +1,120 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package bulk // import "github.com/otelcol-es/elasticsearchexporter/internal/bulk"
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/elastic/go-docappender/v2"
+	"go.uber.org/zap"
+)
+
+// logFailures writes one Warn line per Send that had rejected or failed documents, with
+// counts, error types, a reason and the indices. Lines are rate-limited; the number of
+// suppressed lines is reported on the next one.
+func (ix *Indexer) logFailures(s *session) {
+	if len(s.failures.entries) == 0 {
+		return
+	}
+	suppressed, ok := ix.limiter.Allow()
+	if !ok {
+		return
+	}
+	var sb strings.Builder
+	for i, e := range s.failures.entries {
+		if i > 0 {
+			sb.WriteString("; ")
+		}
+		sb.WriteString(strconv.Itoa(e.count))
+		sb.WriteString(" ")
+		sb.WriteString(e.outcome)
+		sb.WriteString(" (")
+		sb.WriteString(strconv.Itoa(e.status))
+		sb.WriteString(" ")
+		sb.WriteString(e.errorType)
+		if e.reason != "" {
+			sb.WriteString(": ")
+			sb.WriteString(e.reason)
+		}
+		sb.WriteString(") in ")
+		sb.WriteString(e.index)
+	}
+	fields := []zap.Field{
+		zap.String("failures", sb.String()),
+		zap.Int("indexed", s.result.Indexed), zap.Int("rejected", s.result.Rejected),
+		zap.Int("duplicate", s.result.Duplicate), zap.Int("dropped", s.result.Dropped),
+	}
+	if suppressed > 0 {
+		fields = append(fields, zap.Int("suppressed_log_lines", suppressed))
+	}
+	ix.cfg.Logger.Warn("Documents not indexed", fields...)
+}
+
+// failureSummary groups failed documents by outcome, status, error type and index.
+type failureSummary struct {
+	entries []failureEntry
+}
+
+type failureEntry struct {
+	outcome, errorType, reason, index string
+	status, count                     int
+}
+
+const maxFailureEntries = 16
+
+func (f *failureSummary) addItem(item docappender.BulkIndexerResponseItem, outcome string) {
+	f.add(outcome, item.Status, item.Error.Type, item.Error.Reason, item.Index)
+}
+
+func (f *failureSummary) add(outcome string, status int, errorType, reason, index string) {
+	for i := range f.entries {
+		e := &f.entries[i]
+		if e.outcome == outcome && e.status == status && e.errorType == errorType && e.index == index {
+			e.count++
+			return
+		}
+	}
+	if len(f.entries) == maxFailureEntries {
+		return
+	}
+	f.entries = append(f.entries, failureEntry{
+		outcome: outcome, errorType: errorType, reason: reason,
+		index: index, status: status, count: 1,
+	})
+}
+
+func (f *failureSummary) reset() {
+	clear(f.entries)
+	f.entries = f.entries[:0]
+}
+
+// LogLimiter lets one log line through per period and counts the lines it held back. It is
+// safe for concurrent use.
+type LogLimiter struct {
+	mu         sync.Mutex
+	every      time.Duration
+	last       time.Time
+	suppressed int
+}
+
+// NewLogLimiter returns a LogLimiter that allows one line per period; 0 allows every line.
+func NewLogLimiter(every time.Duration) *LogLimiter { return &LogLimiter{every: every} }
+
+// Allow reports whether a line may be logged now, and how many were held back since the last
+// one that was.
+func (l *LogLimiter) Allow() (int, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := time.Now()
+	if !l.last.IsZero() && now.Sub(l.last) < l.every {
+		l.suppressed++
+		return 0, false
+	}
+	n := l.suppressed
+	l.last, l.suppressed = now, 0
+	return n, true
+}

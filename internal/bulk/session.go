@@ -1,0 +1,161 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package bulk // import "github.com/otelcol-es/elasticsearchexporter/internal/bulk"
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/elastic/go-docappender/v2"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+)
+
+// session is the state of one Send: a docappender bulk indexer of its own (they are not safe
+// for concurrent use), its client, the scratch of its requests, and the outcomes counted so far.
+// The Indexer pools sessions; putSession clears one for the next Send.
+type session struct {
+	bi           *docappender.BulkIndexer
+	client       compactClient     // bi's client
+	body         requestBody       // what bi writes after the first action line (see add)
+	templates    map[string]string // dynamic templates of the first document of a request
+	chunk, retry []int
+	failures     failureSummary
+	result       Result
+	// dead lists the documents rejected for good or given up, for the dead-letter index;
+	// deadLettering is set while the dead-letter batch itself is sent.
+	dead          []deadLetter
+	deadLettering bool
+	// lastFailure holds, per document of the batch, its last retryable failure, for the
+	// dead letter of a document whose retries run out.
+	lastFailure []itemFailure
+	dlq         Batch
+	gen         uint64 // the Indexer's settings generation the bulk indexer was made with
+}
+
+// getSession takes a session from the pool, or makes a new one when the pool is empty or the
+// session it gave was made with older settings.
+func (ix *Indexer) getSession() (*session, error) {
+	gen := ix.gen.Load()
+	if s, ok := ix.pool.Get().(*session); ok && s.gen == gen {
+		return s, nil
+	}
+	return ix.newSession(gen)
+}
+
+// putSession clears s and pools it again, unless the settings changed since it was made.
+func (ix *Indexer) putSession(s *session) {
+	s.bi.Reset()
+	s.body.batch, s.body.pending = nil, nil
+	s.chunk, s.retry = s.chunk[:0], s.retry[:0]
+	s.failures.reset()
+	s.result = Result{}
+	clear(s.dead)
+	s.dead = s.dead[:0]
+	clear(s.lastFailure)
+	s.lastFailure = s.lastFailure[:0]
+	s.deadLettering = false
+	s.dlq.Reset()
+	if s.gen == ix.gen.Load() {
+		ix.pool.Put(s)
+	}
+}
+
+// newSession returns a session with its own bulk indexer, made with the Indexer's settings of
+// generation gen.
+func (ix *Indexer) newSession(gen uint64) (*session, error) {
+	s := &session{gen: gen}
+	s.client = compactClient{next: ix.cfg.Client}
+	if err := ix.newBulkIndexer(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// newBulkIndexer gives s a new bulk indexer. It is also how a session drops documents it added
+// but will not send: docappender cannot forget them (its Reset only zeroes counters), and its
+// next Flush would send them with the next request's.
+func (ix *Indexer) newBulkIndexer(s *session) error {
+	bi, err := docappender.NewBulkIndexer(docappender.BulkIndexerConfig{
+		Client:               &s.client,
+		MaxDocumentRetries:   0, // retries are ours, see the package doc
+		CompressionLevel:     ix.cfg.CompressionLevel,
+		Pipeline:             ix.cfg.Pipeline,
+		IncludeSourceOnError: docappender.Value(ix.includeSource.Load()),
+	})
+	if err != nil {
+		return err
+	}
+	s.bi = bi
+	return nil
+}
+
+// Outcomes of a bulk request.
+const (
+	requestSuccess       = "success"
+	requestFailedClient  = "failed_client"
+	requestFailedServer  = "failed_server"
+	requestFailedNetwork = "failed_network"
+	requestTooMany       = "too_many"
+)
+
+// flush sends what the bulk indexer holds and records the request's telemetry. It returns the
+// HTTP status of a failed request, 0 for a network failure, and the wait the server asked for
+// with Retry-After.
+func (ix *Indexer) flush(ctx context.Context, s *session) (docappender.BulkIndexerResponseStat, int, time.Duration, error) {
+	bi := s.bi
+	if err := ix.requests.acquire(ctx); err != nil {
+		err = fmt.Errorf("waiting for a bulk request slot: %w", err)
+		// The documents added are not sent; a later attempt adds them again.
+		if nerr := ix.newBulkIndexer(s); nerr != nil {
+			err = errors.Join(err, nerr)
+		}
+		return docappender.BulkIndexerResponseStat{}, 0, 0, err
+	}
+	reqCtx := ctx
+	if ix.cfg.RequestTimeout > 0 {
+		var cancel context.CancelFunc
+		reqCtx, cancel = context.WithTimeout(ctx, ix.cfg.RequestTimeout)
+		defer cancel()
+	}
+	var ra retryAfter
+	reqCtx = context.WithValue(reqCtx, retryAfterKey{}, &ra)
+	start := time.Now()
+	stat, err := bi.Flush(reqCtx)
+	elapsed := time.Since(start).Seconds()
+
+	status := http.StatusOK
+	outcome := requestSuccess
+	if err != nil {
+		status = 0
+		outcome = requestFailedNetwork
+		if ff, ok := errors.AsType[docappender.ErrorFlushFailed](err); ok {
+			status = ff.StatusCode()
+			switch {
+			case status == http.StatusTooManyRequests:
+				outcome = requestTooMany
+			case status >= 500:
+				outcome = requestFailedServer
+			default:
+				outcome = requestFailedClient
+			}
+		}
+	} else {
+		flushed := bi.BytesFlushed()
+		ix.cfg.Telemetry.ElasticsearchFlushedBytes.Add(ctx, int64(flushed))
+		ix.cfg.Telemetry.ElasticsearchFlushedUncompressedBytes.Add(ctx, int64(bi.BytesUncompressedFlushed()))
+		ix.sizes.observe(flushed, bi.BytesUncompressedFlushed())
+	}
+	ix.requests.release(time.Since(start), requestBackpressure(status, &stat, err, ctx.Err()), err == nil)
+	attrs := metric.WithAttributeSet(attribute.NewSet(
+		attribute.String("outcome", outcome),
+		attribute.Int("http.response.status_code", status),
+	))
+	ix.cfg.Telemetry.ElasticsearchBulkRequestsCount.Add(ctx, 1, attrs)
+	ix.cfg.Telemetry.ElasticsearchBulkRequestsLatency.Record(ctx, elapsed, attrs)
+	return stat, status, ra.wait, err
+}

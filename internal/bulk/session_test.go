@@ -1,0 +1,110 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package bulk
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A push that gives up waiting for a request slot leaves nothing behind in its session's bulk
+// indexer: docappender would send those documents with the session's next request, whose
+// answer would then not match what it sent.
+func TestGivingUpWaitingForSlotDropsAddedDocuments(t *testing.T) {
+	c := &recordingClient{t: t}
+	ix, err := New(Config{Client: c, MaxBulkBytes: 1 << 20, Concurrency: ConcurrencyConfig{Max: 1}})
+	require.NoError(t, err)
+	require.NoError(t, ix.requests.acquire(context.Background())) // the only slot is taken
+	var b Batch
+	b.Buf = append(b.Buf, `{"n":1}`...)
+	b.Add(0, Item{Index: "logs-a"})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := ix.Send(ctx, &b)
+	require.Error(t, err)
+	assert.Equal(t, 1, res.Dropped)
+	ix.requests.release(0, false, false)
+
+	// The next push, most likely on the same pooled session, sends its own document only.
+	b.Reset()
+	b.Buf = append(b.Buf, `{"n":2}`...)
+	b.Add(0, Item{Index: "logs-a"})
+	res, err = ix.Send(context.Background(), &b)
+	require.NoError(t, err)
+	assert.Equal(t, 1, res.Indexed)
+	require.Len(t, c.requests, 1)
+	assert.Equal(t, []string{`{"create":{"_index":"logs-a"}}`, `{"n":2}`}, c.requests[0].lines)
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// The wait a server asks for with Retry-After on a 429 or 503 reaches the flush that sent the
+// request, through RetryAfterTransport; other answers ask for none.
+func TestFlushReturnsRetryAfter(t *testing.T) {
+	tests := []struct {
+		name       string
+		status     int
+		retryAfter string
+		want       time.Duration
+	}{
+		{name: "429", status: http.StatusTooManyRequests, retryAfter: "7", want: 7 * time.Second},
+		{name: "503", status: http.StatusServiceUnavailable, retryAfter: "2", want: 2 * time.Second},
+		{name: "503 without header", status: http.StatusServiceUnavailable},
+		{name: "502 ignores it", status: http.StatusBadGateway, retryAfter: "7"},
+		{name: "capped", status: http.StatusTooManyRequests, retryAfter: "3600", want: maxRetryAfter},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			transport := RetryAfterTransport{Next: roundTripFunc(func(req *http.Request) (*http.Response, error) {
+				_, _ = io.Copy(io.Discard, req.Body)
+				resp, err := answerStatus(tt.status)
+				resp.Header.Set("Retry-After", tt.retryAfter)
+				return resp, err
+			})}
+			ix, err := New(Config{Client: clientFunc(transport.RoundTrip), MaxBulkBytes: 1 << 20})
+			require.NoError(t, err)
+			s, err := ix.getSession()
+			require.NoError(t, err)
+			defer ix.putSession(s)
+			require.NoError(t, s.add(batchOf(`{"n":0}`), []int{0}))
+			_, status, wait, err := ix.flush(context.Background(), s)
+			require.Error(t, err)
+			assert.Equal(t, tt.status, status)
+			assert.Equal(t, tt.want, wait)
+		})
+	}
+}
+
+// A request sent counts its compressed and uncompressed bytes, and teaches the Indexer the
+// compression ratio that RequestBufferBytes uses.
+func TestFlushCountsBytes(t *testing.T) {
+	var sent int64
+	client := clientFunc(func(req *http.Request) (*http.Response, error) {
+		sent, _ = io.Copy(io.Discard, req.Body)
+		return answerItems(itemCreated, itemCreated)
+	})
+	tb, tel := newTelemetry(t)
+	ix, err := New(Config{Client: client, CompressionLevel: 1, MaxBulkBytes: 1 << 20, Telemetry: tb})
+	require.NoError(t, err)
+	doc := `{"message":"` + strings.Repeat("compressible ", 100) + `"}`
+	b := batchOf(doc, doc)
+	res, err := ix.Send(context.Background(), b)
+	require.NoError(t, err)
+	require.Equal(t, Result{Indexed: 2}, res)
+
+	uncompressed := int64(2 * (len(`{"create":{"_index":"logs-a"}}`) + 1 + len(doc) + 1))
+	assert.Equal(t, map[string]int64{"": sent}, counts(t, tel, "otelcol_elasticsearch.flushed.bytes"))
+	assert.Equal(t, map[string]int64{"": uncompressed}, counts(t, tel, "otelcol_elasticsearch.flushed.uncompressed.bytes"))
+	assert.Less(t, sent, uncompressed/4, "gzip")
+	assert.Equal(t, int(sent*1000/uncompressed), ix.RequestBufferBytes(1000)-1000, "compressed like the last request, plus its piece")
+}

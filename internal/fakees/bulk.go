@@ -1,0 +1,164 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package fakees // import "github.com/otelcol-es/elasticsearchexporter/internal/fakees"
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"strconv"
+)
+
+// Response is what the server answers for an item: a status and, for a failure, an error.
+type Response struct {
+	Status    int
+	ErrorType string
+	Reason    string
+}
+
+// bulk answers POST /_bulk: a body that cannot be read, or whose event count header does not
+// match its items, is answered 400; then come the request-level faults and hooks (413 for
+// Faults.MaxRequestBytes, SlowResponse, dropped connections, OnRequest), and each item is
+// answered by OnItem or processed.
+func (s *Server) bulk(w http.ResponseWriter, r *http.Request) {
+	raw, err := ReadBody(r)
+	if err != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"error":{"type":"parse_exception","reason":%q}}`, err.Error())
+		return
+	}
+	items, err := parseBulk(raw, r.URL.Query())
+	if err != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"error":{"type":"parse_exception","reason":%q}}`, err.Error())
+		return
+	}
+	if n, _ := strconv.Atoi(r.Header.Get("X-Elastic-Event-Count")); n != 0 && n != len(items) {
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, `{"error":{"type":"parse_exception","reason":"event count header %d, items %d"}}`, n, len(items))
+		return
+	}
+	s.mu.Lock()
+	s.requests = append(s.requests, r)
+	s.bodies = append(s.bodies, raw)
+	s.stats.Requests++
+	onRequest, onItem := s.OnRequest, s.OnItem
+	maxBytes, slow := s.Faults.MaxRequestBytes, s.Faults.SlowResponse
+	if maxBytes > 0 && len(raw) > maxBytes {
+		s.stats.TooLarge++
+	}
+	s.mu.Unlock()
+
+	if maxBytes > 0 && len(raw) > maxBytes {
+		w.WriteHeader(http.StatusRequestEntityTooLarge)
+		fmt.Fprintf(w, `{"error":{"type":"content_too_long_exception","reason":"request body of %d bytes is over the limit of %d"},"status":413}`,
+			len(raw), maxBytes)
+		return
+	}
+	if !wait(r, slow) {
+		return
+	}
+	drop, processed := s.dropDecision()
+	if drop && !processed {
+		s.mu.Lock()
+		s.stats.Dropped++
+		s.mu.Unlock()
+		dropConnection(w)
+		return
+	}
+
+	if onRequest != nil {
+		if status := onRequest(r, items); status != 0 {
+			if s.RetryAfter != "" && (status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable) {
+				w.Header().Set("Retry-After", s.RetryAfter)
+			}
+			w.WriteHeader(status)
+			fmt.Fprintf(w, `{"error":{"type":"fake_exception","reason":"injected %d"},"status":%d}`, status, status)
+			return
+		}
+	}
+	responses := make([]Response, len(items))
+	for i, it := range items {
+		if onItem != nil {
+			responses[i] = onItem(it)
+		}
+	}
+	var out bytes.Buffer
+	anyErr := false
+	s.mu.Lock()
+	stored := 0
+	for i, it := range items {
+		switch {
+		case responses[i].Status == 0:
+			responses[i] = s.process(it)
+		case responses[i].Status <= 299:
+			// A hook's success stores the item as it is, without the _id check.
+			s.accepted = append(s.accepted, it)
+			s.stats.Accepted++
+		}
+		if responses[i].Status > 299 {
+			anyErr = true
+		} else {
+			stored++
+		}
+	}
+	out.WriteString(`{"errors":`)
+	out.WriteString(strconv.FormatBool(anyErr))
+	out.WriteString(`,"items":[`)
+	for i, it := range items {
+		if i > 0 {
+			out.WriteByte(',')
+		}
+		op, _ := it.Op()
+		resp := responses[i]
+		fmt.Fprintf(&out, `{%q:{"_index":%q,"status":%d`, op, it.Index(), resp.Status)
+		if resp.Status > 299 {
+			fmt.Fprintf(&out, `,"error":{"type":%q,"reason":%q}`, resp.ErrorType, resp.Reason)
+		}
+		out.WriteString("}}")
+	}
+	if drop {
+		s.stats.Dropped++
+		s.stats.DroppedProcessed++
+		s.stats.LostAnswers += stored
+	}
+	s.mu.Unlock()
+	out.WriteString("]}")
+	if drop {
+		dropConnection(w)
+		return
+	}
+	_, _ = w.Write(out.Bytes())
+}
+
+// process answers an item that no hook answered: an injected fault, 409 for a create whose _id
+// is already stored in the index, or 201 and the item stored. s.mu must be held.
+func (s *Server) process(it Item) Response {
+	if resp, ok := s.itemFault(it); ok {
+		s.stats.ItemFaults++
+		return resp
+	}
+	op, _ := it.Op()
+	if id := it.ID(); id != "" {
+		key := indexID{index: it.Index(), id: id}
+		if s.ids[key] && op == "create" {
+			if s.conflicts == nil {
+				s.conflicts = map[string]int{}
+			}
+			s.conflicts[id]++
+			s.stats.Conflicts++
+			return Response{
+				Status: http.StatusConflict, ErrorType: "version_conflict_engine_exception",
+				Reason: fmt.Sprintf("[%s]: version conflict, document already exists", id),
+			}
+		}
+		if s.ids == nil {
+			s.ids = map[indexID]bool{}
+		}
+		s.ids[key] = true
+	}
+	s.accepted = append(s.accepted, it)
+	s.stats.Accepted++
+	return Response{Status: http.StatusCreated}
+}

@@ -1,0 +1,174 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package fakees
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// post sends a bulk body, gzipped when asked, with the event count header when events is not
+// empty, and returns the status and the decoded answer.
+func post(t *testing.T, s *Server, body, events string, gzipped bool) (int, http.Header, map[string]any) {
+	t.Helper()
+	var buf bytes.Buffer
+	if gzipped {
+		gz := gzip.NewWriter(&buf)
+		_, err := gz.Write([]byte(body))
+		require.NoError(t, err)
+		require.NoError(t, gz.Close())
+	} else {
+		buf.WriteString(body)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, s.URL+"/_bulk?refresh=false", &buf)
+	require.NoError(t, err)
+	if gzipped {
+		req.Header.Set("Content-Encoding", "gzip")
+	}
+	if events != "" {
+		req.Header.Set("X-Elastic-Event-Count", events)
+	}
+	resp, err := s.Client().Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	var answer map[string]any
+	require.NoError(t, json.Unmarshal(raw, &answer), "%s", raw)
+	return resp.StatusCode, resp.Header, answer
+}
+
+const threeItems = `{"create":{"_index":"a","_id":"x"}}
+{"n":0}
+{"create":{"_index":"a","_id":"x"}}
+{"n":1}
+{"create":{"_index":"b","_id":"x"}}
+{"n":2}
+`
+
+// Each item is answered in order; a create whose _id the index already holds is a conflict.
+func TestBulkAnswersEachItem(t *testing.T) {
+	for _, gzipped := range []bool{false, true} {
+		s := New(t)
+		status, _, answer := post(t, s, threeItems, "3", gzipped)
+		require.Equal(t, http.StatusOK, status)
+		assert.Equal(t, true, answer["errors"])
+		var statuses []float64
+		for _, it := range answer["items"].([]any) {
+			statuses = append(statuses, it.(map[string]any)["create"].(map[string]any)["status"].(float64))
+		}
+		assert.Equal(t, []float64{201, 409, 201}, statuses)
+
+		accepted := s.Accepted()
+		require.Len(t, accepted, 2)
+		assert.Equal(t, "a", accepted[0].Index())
+		assert.Equal(t, "x", accepted[0].ID())
+		assert.JSONEq(t, `{"n":2}`, string(accepted[1].Document))
+		assert.Equal(t, "false", accepted[0].Query.Get("refresh"))
+		assert.Equal(t, map[string]int{"x": 2}, s.AcceptedIDs())
+		assert.Equal(t, map[string]int{"x": 1}, s.Conflicts())
+		assert.Equal(t, Stats{Requests: 1, Accepted: 2, Conflicts: 1}, s.Stats())
+		require.Len(t, s.Bodies(), 1)
+		assert.True(t, bytes.Equal([]byte(threeItems), s.Bodies()[0]), "the body, decompressed: %q", s.Bodies()[0])
+	}
+}
+
+// Bodies that Elasticsearch would refuse are answered 400 and recorded nowhere.
+func TestBulkRefusesBadBodies(t *testing.T) {
+	for _, tc := range []struct{ name, body, events string }{
+		{name: "event count", body: threeItems, events: "2"},
+		{name: "action line", body: "{\n{}\n"},
+		{name: "no source line", body: `{"create":{}}` + "\n"},
+		{name: "source line", body: `{"create":{}}` + "\n{\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := New(t)
+			status, _, answer := post(t, s, tc.body, tc.events, false)
+			assert.Equal(t, http.StatusBadRequest, status)
+			assert.Equal(t, "parse_exception", answer["error"].(map[string]any)["type"])
+			assert.Zero(t, s.Requests())
+		})
+	}
+}
+
+// Request-level answers: a body over MaxRequestBytes, an OnRequest hook with Retry-After, and
+// an outage.
+func TestBulkRequestFaults(t *testing.T) {
+	s := New(t)
+	s.SetFaults(Faults{MaxRequestBytes: 10})
+	status, _, _ := post(t, s, threeItems, "", false)
+	assert.Equal(t, http.StatusRequestEntityTooLarge, status)
+	assert.Equal(t, 1, s.Stats().TooLarge)
+
+	s.SetFaults(Faults{})
+	s.RetryAfter = "3"
+	s.OnRequest = func(*http.Request, []Item) int { return http.StatusTooManyRequests }
+	status, header, _ := post(t, s, threeItems, "", false)
+	assert.Equal(t, http.StatusTooManyRequests, status)
+	assert.Equal(t, "3", header.Get("Retry-After"))
+
+	s.OnRequest = nil
+	s.StartOutage(time.Hour)
+	assert.True(t, s.InOutage())
+	status, _, answer := post(t, s, threeItems, "", false)
+	assert.Equal(t, http.StatusServiceUnavailable, status)
+	assert.Equal(t, "cluster_block_exception", answer["error"].(map[string]any)["type"])
+	assert.Equal(t, Stats{Requests: 2, TooLarge: 1, OutageAnswers: 1}, s.Stats())
+	assert.Empty(t, s.Accepted())
+}
+
+// Item faults are drawn from the seed: the same seed fails the same items.
+func TestItemFaultsFollowTheSeed(t *testing.T) {
+	failed := func() []int {
+		s := New(t)
+		s.SetFaults(Faults{Seed: 7, ItemStatusRate: 0.5})
+		var body strings.Builder
+		for range 20 {
+			body.WriteString(`{"create":{"_index":"a"}}` + "\n{}\n")
+		}
+		_, _, answer := post(t, s, body.String(), "", false)
+		var out []int
+		for i, it := range answer["items"].([]any) {
+			if it.(map[string]any)["create"].(map[string]any)["status"].(float64) == http.StatusTooManyRequests {
+				out = append(out, i)
+			}
+		}
+		assert.Equal(t, len(out), s.Stats().ItemFaults)
+		return out
+	}
+	first := failed()
+	assert.NotEmpty(t, first)
+	assert.Less(t, len(first), 20)
+	assert.Equal(t, first, failed())
+}
+
+func TestVersionEndpoints(t *testing.T) {
+	s := New(t)
+	s.Version = "8.19.0"
+	for path, want := range map[string]string{"/": `"number":"8.19.0"`, "/_nodes/_local": `"version":"8.19.0"`} {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, s.URL+path, http.NoBody)
+		require.NoError(t, err)
+		resp, err := s.Client().Do(req)
+		require.NoError(t, err)
+		raw, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		require.NoError(t, resp.Body.Close())
+		assert.Equal(t, "Elasticsearch", resp.Header.Get("X-Elastic-Product"))
+		assert.Contains(t, string(raw), want)
+	}
+}
