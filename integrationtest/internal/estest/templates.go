@@ -11,11 +11,20 @@ import (
 // traces-*.otel-* and metrics-*.otel-* would find no data stream template; the exporter sets
 // require_data_stream, so Elasticsearch would refuse them. These stand-ins create the same data
 // streams with core field types only: passthrough objects for the attributes, strings mapped as
-// keyword, body.text as text. The metrics one is not a time series data stream and has only the
-// dynamic templates that map numbers (gauge_long, gauge_double, counter_long, counter_double),
-// each without match conditions so that it applies only when a bulk item names it; histogram
-// and summary values, which need the x-pack field types, are refused. scripts/demo.sh installs
-// the same files.
+// keyword, body.text as text.
+//
+// The metrics one is shaped like the built-in metrics-otel@template (and the component
+// templates it is composed of): a time series data stream (index.mode time_series, with the
+// routing path written out, since the module that computes it is missing), a dynamic: false
+// root, attributes, scope.attributes and resource.attributes as passthrough dimensions with
+// the built-in priorities, metrics as a passthrough object, _metric_names_hash and unit as
+// dimensions, start_timestamp as date_nanos, ignore_malformed, the field limit, the semantic
+// convention aliases, and the dynamic templates the exporter names (counter_long, gauge_long,
+// counter_double, gauge_double with time_series_metric). The archive lacks the histogram and
+// aggregate_metric_double field types: the histogram, summary and summary_minmax templates map
+// an object instead, whose counts, values, sum, value_count, min and max sub-fields are
+// numbers, so each value is indexed. integrationtest/TSDB-FACTS.md lists every difference from
+// the built-in template. scripts/demo.sh installs the same files.
 //
 //go:embed templates/*.json
 var templateFS embed.FS
