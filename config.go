@@ -5,11 +5,8 @@ package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexpo
 
 import (
 	"compress/gzip"
-	"encoding/base64"
 	"errors"
 	"fmt"
-	"net/url"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -23,6 +20,7 @@ import (
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 	"go.uber.org/zap"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
@@ -389,9 +387,6 @@ var (
 )
 
 const (
-	// envElasticsearchURL is read when no endpoint, endpoints or cloudid is set.
-	envElasticsearchURL = "ELASTICSEARCH_URL"
-
 	// defaultMaxBulkBytes bounds a bulk request when the sending queue does
 	// not batch by bytes.
 	defaultMaxBulkBytes = 5_000_000
@@ -662,7 +657,7 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf(format, args...))
 	}
 
-	if _, err := c.endpointURLs(); err != nil {
+	if _, err := c.endpoints().URLs(); err != nil {
 		errs = append(errs, err)
 	}
 
@@ -785,102 +780,10 @@ func (c *Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// endpointURLs returns the Elasticsearch URLs to send to, from exactly one
-// of endpoint, endpoints and cloudid, or else from the comma-separated
+// endpoints returns where Elasticsearch is: endpoint, endpoints or cloudid, else the
 // ELASTICSEARCH_URL environment variable.
-func (c *Config) endpointURLs() ([]*url.URL, error) {
-	var set []string
-	if c.Endpoint != "" {
-		set = append(set, "`endpoint`")
-	}
-	if len(c.Endpoints) > 0 {
-		set = append(set, "`endpoints`")
-	}
-	if c.CloudID != "" {
-		set = append(set, "`cloudid`")
-	}
-	if len(set) > 1 {
-		return nil, fmt.Errorf("%s are set together; set only one of `endpoint`, `endpoints` and `cloudid`", strings.Join(set, " and "))
-	}
-
-	switch {
-	case c.Endpoint != "":
-		u, err := parseEndpoint(c.Endpoint)
-		if err != nil {
-			return nil, fmt.Errorf("`endpoint`: %w", err)
-		}
-		return []*url.URL{u}, nil
-	case len(c.Endpoints) > 0:
-		return parseEndpointList("`endpoints`", c.Endpoints)
-	case c.CloudID != "":
-		u, err := parseCloudID(c.CloudID)
-		if err != nil {
-			return nil, fmt.Errorf("`cloudid`: %w", err)
-		}
-		return []*url.URL{u}, nil
-	}
-
-	env := os.Getenv(envElasticsearchURL)
-	if strings.TrimSpace(env) == "" {
-		return nil, fmt.Errorf("no Elasticsearch endpoint: set `endpoint`, `endpoints` or `cloudid`, or the %s environment variable", envElasticsearchURL)
-	}
-	return parseEndpointList(envElasticsearchURL, strings.Split(env, ","))
-}
-
-func parseEndpointList(key string, list []string) ([]*url.URL, error) {
-	urls := make([]*url.URL, 0, len(list))
-	for i, s := range list {
-		u, err := parseEndpoint(strings.TrimSpace(s))
-		if err != nil {
-			return nil, fmt.Errorf("%s[%d]: %w", key, i, err)
-		}
-		urls = append(urls, u)
-	}
-	return urls, nil
-}
-
-func parseEndpoint(s string) (*url.URL, error) {
-	if s == "" {
-		return nil, errors.New("empty URL; use e.g. https://localhost:9200")
-	}
-	u, err := url.Parse(s)
-	if err != nil {
-		return nil, fmt.Errorf("invalid URL %q: %w", s, err)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("URL %q must start with http:// or https://", s)
-	}
-	if u.Host == "" {
-		return nil, fmt.Errorf("URL %q has no host", s)
-	}
-	return u, nil
-}
-
-// parseCloudID decodes an Elastic Cloud ID, `[name:]base64("host$es_uuid$kibana_uuid")`,
-// into https://<es_uuid>.<host>. host may carry a port (host:port).
-func parseCloudID(id string) (*url.URL, error) {
-	encoded := id
-	if i := strings.LastIndexByte(id, ':'); i >= 0 {
-		encoded = id[i+1:]
-	}
-	decoded, err := base64.StdEncoding.DecodeString(encoded)
-	if err != nil {
-		// Be lenient about stripped padding.
-		decoded, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(encoded, "="))
-	}
-	if err != nil {
-		return nil, errors.New("invalid Cloud ID: the part after the last ':' is not base64; expected [name:]base64(host$es_uuid$kibana_uuid)")
-	}
-	parts := strings.Split(string(decoded), "$")
-	if len(parts) < 2 || parts[0] == "" || parts[1] == "" {
-		return nil, fmt.Errorf("invalid Cloud ID: decoded value %q is not host$es_uuid$kibana_uuid", decoded)
-	}
-	host, esUUID := parts[0], parts[1]
-	u, err := url.Parse("https://" + esUUID + "." + host)
-	if err != nil || u.Host == "" || u.Path != "" {
-		return nil, fmt.Errorf("invalid Cloud ID: decoded host %q and id %q do not form a URL", host, esUUID)
-	}
-	return u, nil
+func (c *Config) endpoints() esclient.Endpoints {
+	return esclient.Endpoints{Endpoint: c.Endpoint, Endpoints: c.Endpoints, CloudID: c.CloudID}
 }
 
 // maxBulkBytes is the largest uncompressed NDJSON body of one bulk request:

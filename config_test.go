@@ -4,7 +4,6 @@
 package elasticsearchexporter
 
 import (
-	"net/url"
 	"path/filepath"
 	"sort"
 	"testing"
@@ -22,6 +21,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
@@ -50,7 +50,7 @@ func batchOf(cfg *Config) *exporterhelper.BatchConfig { return cfg.QueueBatchCon
 
 func TestLoadConfig(t *testing.T) {
 	// Keep an ambient ELASTICSEARCH_URL out of the cases that do not set it.
-	t.Setenv(envElasticsearchURL, "")
+	t.Setenv(esclient.EnvURL, "")
 
 	tests := []struct {
 		id       string
@@ -218,14 +218,14 @@ func TestLoadConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.id, func(t *testing.T) {
-			t.Setenv(envElasticsearchURL, tt.env)
+			t.Setenv(esclient.EnvURL, tt.env)
 
 			cfg, err := loadConfig(t, "config.yaml", tt.id)
 			require.NoError(t, err)
 			assert.Equal(t, tt.expected, cfg)
 			require.NoError(t, confmap.Validate(cfg))
 
-			urls, err := cfg.endpointURLs()
+			urls, err := cfg.endpoints().URLs()
 			require.NoError(t, err)
 			got := make([]string, len(urls))
 			for i, u := range urls {
@@ -237,7 +237,7 @@ func TestLoadConfig(t *testing.T) {
 }
 
 func TestLoadInvalidConfig(t *testing.T) {
-	t.Setenv(envElasticsearchURL, "")
+	t.Setenv(esclient.EnvURL, "")
 
 	tests := []struct {
 		id  string
@@ -342,39 +342,9 @@ func TestValidateEnvEndpoint(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv(envElasticsearchURL, tt.env)
+			t.Setenv(esclient.EnvURL, tt.env)
 			cfg := createDefaultConfig().(*Config)
 			assert.ErrorContains(t, cfg.Validate(), tt.msg)
-		})
-	}
-}
-
-func TestParseCloudID(t *testing.T) {
-	tests := []struct {
-		name string
-		id   string
-		want string
-		err  string
-	}{
-		{"with_name", "foo:YmFyLmNsb3VkLmVzLmlvJGFiYzEyMyRkZWY0NTY=", "https://abc123.bar.cloud.es.io", ""},
-		{"without_name", "YmFyLmNsb3VkLmVzLmlvJGFiYzEyMyRkZWY0NTY=", "https://abc123.bar.cloud.es.io", ""},
-		{"unpadded", "foo:YmFyLmNsb3VkLmVzLmlvJGFiYzEyMyRkZWY0NTY", "https://abc123.bar.cloud.es.io", ""},
-		{"with_port", "foo:dXMtY2VudHJhbDEuZ2NwLmNsb3VkLmVzLmlvOjQ0MyRhYmMxMjMkZGVmNDU2", "https://abc123.us-central1.gcp.cloud.es.io:443", ""},
-		{"without_kibana", "foo:YmFyLmNsb3VkLmVzLmlvJGFiYzEyMw==", "https://abc123.bar.cloud.es.io", ""}, // bar.cloud.es.io$abc123
-		{"empty_host", "foo:JGFiYzEyMyRkZWY0NTY=", "", "is not host$es_uuid$kibana_uuid"},                // $abc123$def456
-		{"empty_uuid", "foo:YmFyLmNsb3VkLmVzLmlvJCRkZWY0NTY=", "", "is not host$es_uuid$kibana_uuid"},    // bar.cloud.es.io$$def456
-		{"bad_port", "foo:YmFyLmNsb3VkLmVzLmlvOnh5eiRhYmMxMjM=", "", "do not form a URL"},                // bar.cloud.es.io:xyz$abc123
-		{"not_base64", "foo:%%%", "", "is not base64"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			u, err := parseCloudID(tt.id)
-			if tt.err != "" {
-				assert.ErrorContains(t, err, tt.err)
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, u.String())
 		})
 	}
 }
@@ -476,7 +446,7 @@ func TestQueueBatchConfigMetadataKeys(t *testing.T) {
 }
 
 func TestLogDeprecations(t *testing.T) {
-	t.Setenv(envElasticsearchURL, "")
+	t.Setenv(esclient.EnvURL, "")
 	cfg, err := loadConfig(t, "config.yaml", "deprecated")
 	require.NoError(t, err)
 
@@ -486,13 +456,4 @@ func TestLogDeprecations(t *testing.T) {
 	for i, entry := range logs.All() {
 		assert.Equal(t, cfg.deprecations[i], entry.Message)
 	}
-}
-
-func TestEndpointURLsPrecedence(t *testing.T) {
-	// ELASTICSEARCH_URL is only a fallback: a configured endpoint wins.
-	t.Setenv(envElasticsearchURL, "http://from-env:9200")
-	cfg := defaultWith(func(c *Config) { c.Endpoint = "https://configured:9200" })
-	urls, err := cfg.endpointURLs()
-	require.NoError(t, err)
-	assert.Equal(t, []*url.URL{{Scheme: "https", Host: "configured:9200"}}, urls)
 }

@@ -179,7 +179,7 @@ func (e *esExporter) putState(st *pushState) {
 }
 
 func (e *esExporter) start(ctx context.Context, host component.Host) error {
-	urls, err := e.cfg.endpointURLs()
+	urls, err := e.cfg.endpoints().URLs()
 	if err != nil {
 		return err
 	}
