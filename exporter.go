@@ -5,18 +5,12 @@ package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexpo
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/elastic/elastic-transport-go/v8/elastictransport"
 	"github.com/elastic/go-docappender/v2"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/config/configcompression"
@@ -31,18 +25,11 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
+	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
 	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
-
-// minOTelVersion is the first Elasticsearch version with the OTel-native data stream templates
-// (logs-*.otel-*, traces-*.otel-*) that the otel mapping mode writes for.
-var minOTelVersion = [3]int{8, 16, 0}
-
-// minIncludeSourceVersion is the first Elasticsearch version that takes the bulk parameter
-// include_source_on_error.
-var minIncludeSourceVersion = [3]int{8, 18, 0}
 
 // esExporter is shared by the logs, metrics and traces exporters of one component ID. Pushes
 // run concurrently; each takes its own encoding state from a pool.
@@ -52,11 +39,10 @@ type esExporter struct {
 	logger    *zap.Logger
 	telemetry *metadata.TelemetryBuilder
 
-	httpClient *http.Client
-	client     *elastictransport.Client
-	indexer    *bulk.Indexer
-	templates  *templateChecker
-	states     sync.Pool
+	client    *esclient.Client
+	indexer   *bulk.Indexer
+	templates *esclient.TemplateChecker
+	states    sync.Pool
 
 	// background work started by start (server checks), stopped by shutdown.
 	cancel context.CancelFunc
@@ -179,40 +165,21 @@ func (e *esExporter) putState(st *pushState) {
 }
 
 func (e *esExporter) start(ctx context.Context, host component.Host) error {
-	urls, err := e.cfg.endpoints().URLs()
+	client, err := esclient.New(ctx, esclient.Config{
+		HTTP:             e.cfg.ClientConfig,
+		Endpoints:        e.cfg.endpoints(),
+		User:             e.cfg.Authentication.User,
+		Password:         string(e.cfg.Authentication.Password),
+		APIKey:           string(e.cfg.Authentication.APIKey),
+		DiscoverOnStart:  e.cfg.Discovery.OnStart,
+		DiscoverInterval: e.cfg.Discovery.Interval,
+		LogRequestBody:   e.cfg.Telemetry.LogRequestBody,
+		LogResponseBody:  e.cfg.Telemetry.LogResponseBody,
+		WrapTransport:    func(next http.RoundTripper) http.RoundTripper { return bulk.RetryAfterTransport{Next: next} },
+		VersionRetry:     e.versionRetry,
+	}, host, e.set.TelemetrySettings, e.set.BuildInfo)
 	if err != nil {
 		return err
-	}
-	// The bulk indexer compresses request bodies itself; the HTTP client must not do it again.
-	httpCfg := e.cfg.ClientConfig
-	httpCfg.Compression = ""
-	httpCfg.Timeout = 0 // applied per bulk request instead
-	hc, err := httpCfg.ToClient(ctx, host.GetExtensions(), e.set.TelemetrySettings)
-	if err != nil {
-		return fmt.Errorf("building the HTTP client: %w", err)
-	}
-	e.httpClient = hc
-
-	var transport http.RoundTripper = bulk.RetryAfterTransport{Next: hc.Transport}
-	if e.cfg.Telemetry.LogRequestBody || e.cfg.Telemetry.LogResponseBody {
-		transport = &bodyLogger{
-			next: transport, logger: e.logger,
-			request: e.cfg.Telemetry.LogRequestBody, response: e.cfg.Telemetry.LogResponseBody,
-		}
-	}
-	tcfg := elastictransport.Config{
-		URLs:                  urls,
-		Username:              e.cfg.Authentication.User,
-		Password:              string(e.cfg.Authentication.Password),
-		APIKey:                apiKey(string(e.cfg.Authentication.APIKey)),
-		Transport:             transport,
-		DisableRetry:          true, // retries happen in the bulk indexer, per document
-		DiscoverNodesInterval: e.cfg.Discovery.Interval,
-		UserAgent:             userAgent(e.set.BuildInfo),
-	}
-	client, err := elastictransport.New(tcfg)
-	if err != nil {
-		return fmt.Errorf("building the Elasticsearch client: %w", err)
 	}
 	e.client = client
 
@@ -268,9 +235,16 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 
 	bg, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
-	e.templates = newTemplateChecker(client, e.logger)
-	e.wg.Go(func() { e.checkServer(bg) })
-	e.wg.Go(func() { e.templates.run(bg) })
+	e.templates = esclient.NewTemplateChecker(client, e.logger)
+	e.wg.Go(func() {
+		v, ok := client.CheckServer(bg)
+		if ok && e.cfg.IncludeSourceOnError == nil && v.TakesIncludeSourceOnError() {
+			// Without the parameter Elasticsearch reports no error reasons; false gives the
+			// reasons without the documents' content.
+			e.indexer.SetIncludeSourceOnError(docappender.False)
+		}
+	})
+	e.wg.Go(func() { e.templates.Run(bg) })
 	return nil
 }
 
@@ -279,157 +253,6 @@ func (e *esExporter) deadLetterIndex() string {
 		return ""
 	}
 	return e.cfg.DeadLetter.Index
-}
-
-// checkServer reads the server's version once at start, logs it, and warns when it is older
-// than the otel mapping mode needs. An unreachable server is a warning, not a failure: exports
-// succeed once it comes up.
-func (e *esExporter) checkServer(ctx context.Context) {
-	if e.cfg.Discovery.OnStart {
-		if err := e.client.DiscoverNodesContext(ctx); err != nil {
-			e.logger.Warn("Elasticsearch node discovery failed; using the configured endpoints", zap.Error(err))
-		}
-	}
-	var version, cluster string
-	for warned := false; ; {
-		reqCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		var err error
-		version, cluster, err = e.serverVersion(reqCtx)
-		cancel()
-		if err == nil {
-			break
-		}
-		if ctx.Err() != nil {
-			return
-		}
-		if !warned {
-			e.logger.Warn("Elasticsearch version check failed; documents are sent once the server answers",
-				zap.Stringers("endpoints", e.client.URLs()), zap.Error(err))
-			warned = true
-		}
-		// Ask again later: the version decides include_source_on_error.
-		if sleepErr := bulk.Wait(ctx, e.versionRetry); sleepErr != nil {
-			return
-		}
-	}
-	e.logger.Info("Connected to Elasticsearch", zap.String("version", version), zap.String("cluster", cluster))
-	v, ok := parseVersion(version)
-	if !ok {
-		e.logger.Warn("Elasticsearch's version could not be read; include_source_on_error stays unset "+
-			"and the version is not checked", zap.String("version", version))
-	}
-	if ok && e.cfg.IncludeSourceOnError == nil && !less(v, minIncludeSourceVersion) {
-		// Without the parameter Elasticsearch reports no error reasons; false gives the
-		// reasons without the documents' content.
-		e.indexer.SetIncludeSourceOnError(docappender.False)
-	}
-	if ok && less(v, minOTelVersion) {
-		e.logger.Warn(fmt.Sprintf("Elasticsearch %s is older than 8.16, the first version with the OTel-native "+
-			"templates that mapping mode otel writes for; documents may be mapped by other templates, "+
-			"and require_data_stream needs 8.13", version))
-	}
-}
-
-// serverVersion asks GET / for the version, and GET /_nodes/_local where a server answers the
-// root with 404 or 405 (builds without the root endpoint's module do).
-func (e *esExporter) serverVersion(ctx context.Context) (version, cluster string, err error) {
-	var root struct {
-		ClusterName string `json:"cluster_name"`
-		Version     struct {
-			Number string `json:"number"`
-		} `json:"version"`
-	}
-	status, err := e.getJSON(ctx, "/", &root)
-	if err == nil {
-		return root.Version.Number, root.ClusterName, nil
-	}
-	if status != http.StatusNotFound && status != http.StatusMethodNotAllowed {
-		return "", "", err
-	}
-	var nodes struct {
-		ClusterName string `json:"cluster_name"`
-		Nodes       map[string]struct {
-			Version string `json:"version"`
-		} `json:"nodes"`
-	}
-	if _, err := e.getJSON(ctx, "/_nodes/_local?filter_path=cluster_name,nodes.*.version", &nodes); err != nil {
-		return "", "", err
-	}
-	for _, n := range nodes.Nodes {
-		return n.Version, nodes.ClusterName, nil
-	}
-	return "", "", errors.New("the nodes info answer names no node")
-}
-
-// getJSON sends GET path and decodes a 200 answer into v. It returns the HTTP status, 0 when
-// there was no answer.
-func (e *esExporter) getJSON(ctx context.Context, path string, v any) (int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, path, http.NoBody)
-	if err != nil {
-		return 0, err
-	}
-	resp, err := e.client.Perform(req)
-	if err != nil {
-		return 0, fmt.Errorf("GET %s: %w", req.URL.Path, err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
-	switch resp.StatusCode {
-	case http.StatusOK:
-	case http.StatusUnauthorized, http.StatusForbidden:
-		return resp.StatusCode, fmt.Errorf("GET %s: HTTP %d, check user/password or api_key: %s", req.URL.Path, resp.StatusCode, body)
-	default:
-		return resp.StatusCode, fmt.Errorf("GET %s: HTTP %d: %s", req.URL.Path, resp.StatusCode, body)
-	}
-	if err := json.Unmarshal(body, v); err != nil {
-		return resp.StatusCode, fmt.Errorf("GET %s: reading the answer: %w", req.URL.Path, err)
-	}
-	return resp.StatusCode, nil
-}
-
-func parseVersion(s string) ([3]int, bool) {
-	var v [3]int
-	s, _, _ = strings.Cut(s, "-")
-	parts := strings.SplitN(s, ".", 3)
-	if len(parts) < 2 {
-		return v, false
-	}
-	for i, p := range parts {
-		n, err := strconv.Atoi(p)
-		if err != nil {
-			return v, false
-		}
-		v[i] = n
-	}
-	return v, true
-}
-
-func less(a, b [3]int) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			return a[i] < b[i]
-		}
-	}
-	return false
-}
-
-// apiKey accepts an API key in its encoded form (base64 of "id:key") or as "id:key".
-func apiKey(k string) string {
-	if k == "" {
-		return ""
-	}
-	if strings.Contains(k, ":") {
-		return base64.StdEncoding.EncodeToString([]byte(k))
-	}
-	return k
-}
-
-func userAgent(b component.BuildInfo) string {
-	cmd := b.Command
-	if cmd == "" {
-		cmd = "otelcol"
-	}
-	return cmd + "/" + b.Version + " elasticsearchexporter"
 }
 
 // stopRetries begins the shutdown: pushes stop retrying (each gives up what is left after
@@ -463,9 +286,6 @@ func (e *esExporter) shutdown(ctx context.Context) error {
 	var err error
 	if e.client != nil {
 		err = e.client.Close(ctx)
-	}
-	if e.httpClient != nil {
-		e.httpClient.CloseIdleConnections()
 	}
 	if e.telemetry != nil {
 		e.telemetry.Shutdown()
@@ -879,7 +699,7 @@ func (e *esExporter) add(st *pushState, start int, it bulk.Item) {
 	st.batch.Add(start, it)
 	if it.RequireDataStream && it.Index != st.lastDataStream && e.templates != nil {
 		st.lastDataStream = it.Index
-		e.templates.observe(it.Index)
+		e.templates.Observe(it.Index)
 	}
 	if r := st.enc.Repair(); r != serializer.RepairNone {
 		st.repairs[r]++
