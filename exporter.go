@@ -52,7 +52,7 @@ type esExporter struct {
 	versionRetry time.Duration
 
 	// allowedModes and defaultMode are mapping::allowed_modes and mapping::mode, parsed once.
-	allowedModes [len(modeList)]bool
+	allowedModes [serializer.NumModes]bool
 	defaultMode  serializer.Mode
 
 	// invalidRouteLog limits the log lines about documents that could not be routed.
@@ -495,10 +495,10 @@ func (st *pushState) metricsByMode(modes *modes, md pmetric.Metrics, encode func
 		}
 		return
 	}
-	var parts [len(modeList)]pmetric.Metrics
+	var parts [serializer.NumModes]pmetric.Metrics
 	for i := range rms.Len() {
 		rm := rms.At(i)
-		var dst [len(modeList)]pmetric.ResourceMetrics
+		var dst [serializer.NumModes]pmetric.ResourceMetrics
 		sms := rm.ScopeMetrics()
 		for j := range sms.Len() {
 			sm := sms.At(j)

@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
+	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
 // NewFactory returns the factory of the elasticsearch exporter.
@@ -65,7 +66,7 @@ func createDefaultConfig() component.Config {
 	return &Config{
 		ClientConfig: httpCfg,
 		Mapping: MappingConfig{
-			Mode:         mappingModeOTel,
+			Mode:         serializer.ModeOTel.String(),
 			AllowedModes: append([]string(nil), mappingModes...),
 		},
 		LogstashFormat: LogstashFormatConfig{
