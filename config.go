@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
+	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 )
 
 // Config is the configuration of the elasticsearch exporter. Its YAML keys
@@ -244,7 +245,7 @@ type LogstashFormatConfig struct {
 
 func (l LogstashFormatConfig) validate() error {
 	if l.Enabled && l.DateFormat == "" {
-		return fmt.Errorf("`logstash_format::date_format` must not be empty when `logstash_format::enabled` is true; e.g. %q", "%Y.%m.%d")
+		return fmt.Errorf("`logstash_format::date_format` must not be empty when `logstash_format::enabled` is true; e.g. %q", routing.DefaultDateFormat)
 	}
 	return nil
 }

@@ -390,7 +390,7 @@ func TestMaxConcurrentRequests(t *testing.T) {
 		}, 3},
 		{"queue_disabled", func(c *Config) {
 			c.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
-		}, defaultMaxConcurrentRequests},
+		}, defaultNumConsumers},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -97,14 +97,6 @@ func (c *Config) maxBulkBytes() int {
 	return defaultMaxBulkBytes
 }
 
-// defaultMaxBulkBytes bounds a bulk request when the sending queue does
-// not batch by bytes.
-const defaultMaxBulkBytes = 5_000_000
-
-// defaultMaxConcurrentRequests is the cap on bulk requests in flight when
-// neither flow_control::max_concurrent_requests nor a sending queue sets it.
-const defaultMaxConcurrentRequests = 10
-
 // maxConcurrentRequests returns the cap on bulk requests in flight.
 func (c *Config) maxConcurrentRequests() int {
 	if n := c.FlowControl.MaxConcurrentRequests; n > 0 {
@@ -113,5 +105,5 @@ func (c *Config) maxConcurrentRequests() int {
 	if q := c.QueueBatchConfig.Get(); q != nil && q.NumConsumers > 0 {
 		return q.NumConsumers
 	}
-	return defaultMaxConcurrentRequests
+	return defaultNumConsumers
 }
