@@ -44,7 +44,8 @@ type esExporter struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	// versionRetry is the wait between two version checks while the server does not answer.
+	// versionRetry, when set, replaces the client's wait between two version checks while the
+	// server does not answer.
 	versionRetry time.Duration
 
 	// allowedModes and defaultMode are mapping::allowed_modes and mapping::mode, parsed once.
@@ -70,7 +71,6 @@ func newExporter(cfg *Config, set exporter.Settings) (*esExporter, error) {
 	e := &esExporter{
 		cfg: cfg, set: set, logger: set.Logger, telemetry: tb,
 		invalidRouteLog: bulk.NewLogLimiter(cfg.Telemetry.LogFailedDocsInputRateLimit),
-		versionRetry:    30 * time.Second,
 		budget:          bulk.NewByteBudget(cfg.FlowControl.MaxInflightBytes),
 	}
 	e.allowedModes, e.defaultMode = parseModes(cfg)

@@ -54,8 +54,12 @@ type Config struct {
 	WrapTransport func(http.RoundTripper) http.RoundTripper
 
 	// VersionRetry is the wait between two version checks while the server does not answer.
+	// 0 means 30s.
 	VersionRetry time.Duration
 }
+
+// defaultVersionRetry is the wait between two version checks when Config.VersionRetry is 0.
+const defaultVersionRetry = 30 * time.Second
 
 // Client sends requests to Elasticsearch, round-robin over its endpoints, authenticated. It
 // implements elastictransport.Interface, and is safe for concurrent use. Retries are left to
@@ -112,9 +116,13 @@ func New(ctx context.Context, cfg Config, host component.Host, set component.Tel
 		hc.CloseIdleConnections()
 		return nil, fmt.Errorf("building the Elasticsearch client: %w", err)
 	}
+	versionRetry := cfg.VersionRetry
+	if versionRetry <= 0 {
+		versionRetry = defaultVersionRetry
+	}
 	return &Client{
 		transport: tc, http: hc, logger: set.Logger,
-		discoverOnStart: cfg.DiscoverOnStart, versionRetry: cfg.VersionRetry,
+		discoverOnStart: cfg.DiscoverOnStart, versionRetry: versionRetry,
 	}, nil
 }
 
