@@ -5,12 +5,8 @@ package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexpo
 
 import (
 	"compress/gzip"
-	"encoding/base64"
 	"errors"
 	"fmt"
-	"net/url"
-	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -21,10 +17,10 @@ import (
 	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
-	"go.uber.org/zap"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
-	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
+	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 )
 
 // Config is the configuration of the elasticsearch exporter. Its YAML keys
@@ -179,6 +175,18 @@ type AuthenticationConfig struct {
 	_ struct{}
 }
 
+func (a AuthenticationConfig) validate() error {
+	switch {
+	case a.User != "" && a.APIKey != "":
+		return errors.New("`user` and `api_key` are both set; use one authentication method")
+	case a.User != "" && a.Password == "":
+		return errors.New("`user` is set but `password` is empty; set both, or use `api_key`")
+	case a.User == "" && a.Password != "":
+		return errors.New("`password` is set but `user` is empty; set both")
+	}
+	return nil
+}
+
 // DynamicIDConfig controls taking the document _id from an attribute.
 type DynamicIDConfig struct {
 	// Enabled turns the feature on. Default: false.
@@ -236,6 +244,13 @@ type LogstashFormatConfig struct {
 	_ struct{}
 }
 
+func (l LogstashFormatConfig) validate() error {
+	if l.Enabled && l.DateFormat == "" {
+		return fmt.Errorf("`logstash_format::date_format` must not be empty when `logstash_format::enabled` is true; e.g. %q", routing.DefaultDateFormat)
+	}
+	return nil
+}
+
 // MappingConfig selects the document layout.
 type MappingConfig struct {
 	// Mode is the default mapping mode: one of otel, ecs, none, raw,
@@ -251,6 +266,27 @@ type MappingConfig struct {
 
 	// prevent unkeyed literal initialization
 	_ struct{}
+}
+
+func (m MappingConfig) validate() error {
+	var errs []error
+	modeOK := isMappingMode(m.Mode)
+	if !modeOK {
+		errs = append(errs, fmt.Errorf("`mapping::mode` must be one of %s, got %q", strings.Join(mappingModes, ", "), m.Mode))
+	}
+	allowed := false
+	for _, name := range m.AllowedModes {
+		if !isMappingMode(name) {
+			errs = append(errs, fmt.Errorf("`mapping::allowed_modes` entry %q is not a mapping mode; valid: %s", name, strings.Join(mappingModes, ", ")))
+		}
+		if name == m.Mode {
+			allowed = true
+		}
+	}
+	if modeOK && !allowed {
+		errs = append(errs, fmt.Errorf("`mapping::mode` %q is not in `mapping::allowed_modes` %v; add it there", m.Mode, m.AllowedModes))
+	}
+	return errors.Join(errs...)
 }
 
 // RetryConfig controls retries of bulk requests and of single documents. The
@@ -287,6 +323,17 @@ type FlowControlConfig struct {
 	_ struct{}
 }
 
+func (f FlowControlConfig) validate() error {
+	var errs []error
+	if n := f.MaxInflightBytes; n < 0 {
+		errs = append(errs, fmt.Errorf("`flow_control::max_inflight_bytes` must be 0 (no cap) or a positive number of bytes, e.g. 67108864 for 64 MiB, got %d", n))
+	}
+	if n := f.MaxConcurrentRequests; n < 0 {
+		errs = append(errs, fmt.Errorf("`flow_control::max_concurrent_requests` must be 0 (`sending_queue::num_consumers`) or positive, got %d", n))
+	}
+	return errors.Join(errs...)
+}
+
 // AdaptiveConcurrencyConfig controls the adaptive limit on bulk requests in
 // flight.
 type AdaptiveConcurrencyConfig struct {
@@ -296,21 +343,6 @@ type AdaptiveConcurrencyConfig struct {
 
 	// prevent unkeyed literal initialization
 	_ struct{}
-}
-
-// defaultMaxConcurrentRequests is the cap on bulk requests in flight when
-// neither flow_control::max_concurrent_requests nor a sending queue sets it.
-const defaultMaxConcurrentRequests = 10
-
-// maxConcurrentRequests returns the cap on bulk requests in flight.
-func (c *Config) maxConcurrentRequests() int {
-	if n := c.FlowControl.MaxConcurrentRequests; n > 0 {
-		return n
-	}
-	if q := c.QueueBatchConfig.Get(); q != nil && q.NumConsumers > 0 {
-		return q.NumConsumers
-	}
-	return defaultMaxConcurrentRequests
 }
 
 // DiscoveryConfig controls Elasticsearch node discovery. Do not enable it
@@ -326,6 +358,13 @@ type DiscoveryConfig struct {
 
 	// prevent unkeyed literal initialization
 	_ struct{}
+}
+
+func (d DiscoveryConfig) validate() error {
+	if d.Interval < 0 {
+		return fmt.Errorf("`discover::interval` must be 0 (off) or positive, got %s", d.Interval)
+	}
+	return nil
 }
 
 // TelemetryConfig holds debugging switches for the exporter's logs. They may
@@ -349,538 +388,63 @@ type TelemetryConfig struct {
 	_ struct{}
 }
 
+func (t TelemetryConfig) validate() error {
+	if t.LogFailedDocsInputRateLimit < 0 {
+		return fmt.Errorf("`telemetry::log_failed_docs_input_rate_limit` must be 0 or more, got %s", t.LogFailedDocsInputRateLimit)
+	}
+	return nil
+}
+
 var (
 	_ component.Config    = (*Config)(nil)
 	_ confmap.Validator   = (*Config)(nil)
 	_ confmap.Unmarshaler = (*Config)(nil)
 )
 
-const (
-	// envElasticsearchURL is read when no endpoint, endpoints or cloudid is set.
-	envElasticsearchURL = "ELASTICSEARCH_URL"
-
-	// defaultMaxBulkBytes bounds a bulk request when the sending queue does
-	// not batch by bytes.
-	defaultMaxBulkBytes = 5_000_000
-
-	mappingModeOTel    = "otel"
-	mappingModeECS     = "ecs"
-	mappingModeNone    = "none"
-	mappingModeRaw     = "raw"
-	mappingModeBodyMap = "bodymap"
-)
-
-// mappingModes lists every mapping mode name, in documentation order.
-var mappingModes = []string{mappingModeOTel, mappingModeECS, mappingModeNone, mappingModeRaw, mappingModeBodyMap}
-
-// canonicalMappingMode lowercases a mode name and resolves the "no" alias
-// that contrib accepts for "none".
-func canonicalMappingMode(name string) string {
-	name = strings.ToLower(strings.TrimSpace(name))
-	if name == "no" {
-		return mappingModeNone
-	}
-	return name
-}
-
-func isMappingMode(name string) bool { return slices.Contains(mappingModes, name) }
-
-// removedKeys are contrib keys that no longer exist. Loading a config that
-// has one fails with the message, rather than the generic "invalid keys".
-var removedKeys = []struct{ key, msg string }{
-	{"index", "`index` was removed; use `logs_index` / `traces_index`"},
-	{"batcher", "`batcher` was removed; use `sending_queue::batch`"},
-	{"mapping::dedup", "`mapping::dedup` was removed with no replacement: keys are always deduplicated and the layout is fixed per `mapping::mode`"},
-	{"mapping::dedot", "`mapping::dedot` was removed with no replacement: the layout is fixed per `mapping::mode`"},
-	{"mapping::fields", "`mapping::fields` was removed with no replacement: the layout is fixed per `mapping::mode`"},
-	{"mapping::file", "`mapping::file` was removed with no replacement: the layout is fixed per `mapping::mode`"},
-}
-
-// deprecatedKeys holds the values of deprecated keys; nil means not set.
-type deprecatedKeys struct {
-	NumWorkers *int                  `mapstructure:"num_workers"`
-	Flush      *deprecatedFlush      `mapstructure:"flush"`
-	Retry      *deprecatedRetry      `mapstructure:"retry"`
-	LogsIdx    *deprecatedDynamicIdx `mapstructure:"logs_dynamic_index"`
-	MetricsIdx *deprecatedDynamicIdx `mapstructure:"metrics_dynamic_index"`
-	TracesIdx  *deprecatedDynamicIdx `mapstructure:"traces_dynamic_index"`
-}
-
-type deprecatedFlush struct {
-	Bytes    *int64         `mapstructure:"bytes"`
-	Interval *time.Duration `mapstructure:"interval"`
-}
-
-type deprecatedRetry struct {
-	MaxRequests *int `mapstructure:"max_requests"`
-}
-
-type deprecatedDynamicIdx struct {
-	Enabled bool `mapstructure:"enabled"`
-}
-
-// deprecatedKeyPaths are removed from the Conf before the remaining keys are
-// decoded into Config, so that Config carries no dead fields.
-var deprecatedKeyPaths = []string{
-	"num_workers",
-	"flush",
-	"retry::max_requests",
-	"logs_dynamic_index",
-	"metrics_dynamic_index",
-	"traces_dynamic_index",
-}
-
-// Unmarshal implements confmap.Unmarshaler. On top of the plain decoding it
-//   - refuses removed keys with a message naming the replacement;
-//   - maps deprecated keys onto their replacements and records a
-//     deprecation message for each (logged by the factory, see
-//     logDeprecations);
-//   - canonicalizes mapping mode names (lowercase, "no" means "none").
-//
-// Unknown keys are refused by the decoding itself.
-func (c *Config) Unmarshal(conf *confmap.Conf) error {
-	if conf == nil {
-		return nil
-	}
-	var errs []error
-	for _, r := range removedKeys {
-		if conf.IsSet(r.key) {
-			errs = append(errs, errors.New(r.msg))
-		}
-	}
-	if len(errs) > 0 {
-		return errors.Join(errs...)
-	}
-
-	old, err := takeDeprecatedKeys(conf)
-	if err != nil {
-		return err
-	}
-	if err := conf.Unmarshal(c); err != nil {
-		return err
-	}
-
-	c.Mapping.Mode = canonicalMappingMode(c.Mapping.Mode)
-	for i, m := range c.Mapping.AllowedModes {
-		c.Mapping.AllowedModes[i] = canonicalMappingMode(m)
-	}
-
-	c.deprecations = nil
-	return c.applyDeprecated(conf, old)
-}
-
-// takeDeprecatedKeys decodes the deprecated keys present in conf and deletes
-// them from conf.
-func takeDeprecatedKeys(conf *confmap.Conf) (*deprecatedKeys, error) {
-	present := map[string]any{}
-	for _, path := range deprecatedKeyPaths {
-		if !conf.IsSet(path) {
-			continue
-		}
-		v := conf.Get(path)
-		if parent, leaf, nested := strings.Cut(path, confmap.KeyDelimiter); nested {
-			m, _ := present[parent].(map[string]any)
-			if m == nil {
-				m = map[string]any{}
-				present[parent] = m
-			}
-			m[leaf] = v
-		} else {
-			present[path] = v
-		}
-		conf.Delete(path)
-	}
-	var old deprecatedKeys
-	if len(present) == 0 {
-		return &old, nil
-	}
-	if err := confmap.NewFromStringMap(present).Unmarshal(&old); err != nil {
-		return nil, err
-	}
-	return &old, nil
-}
-
-// applyDeprecated maps the deprecated keys onto their replacements. conf is
-// the section being unmarshaled, used to detect a replacement key that is
-// set too.
-func (c *Config) applyDeprecated(conf *confmap.Conf, old *deprecatedKeys) error {
-	var errs []error
-	conflict := func(oldKey, newKey string) bool {
-		if conf.IsSet(newKey) {
-			errs = append(errs, fmt.Errorf("both `%s` and its replacement `%s` are set; remove `%s`", oldKey, newKey, oldKey))
-			return true
-		}
-		return false
-	}
-
-	if old.Retry != nil && old.Retry.MaxRequests != nil {
-		n := *old.Retry.MaxRequests
-		switch {
-		case conflict("retry::max_requests", "retry::max_retries"):
-		case n < 0:
-			errs = append(errs, fmt.Errorf("`retry::max_requests` must be at least 1 (it counts the first attempt), got %d; use `retry::max_retries` instead", n))
-		case n == 0:
-			c.deprecate("`retry::max_requests` is deprecated; use `retry::max_retries` (0 meant the default: retry::max_retries left at %d)", c.Retry.MaxRetries)
-		default:
-			c.Retry.MaxRetries = n - 1
-			c.deprecate("`retry::max_requests` is deprecated; use `retry::max_retries`, which does not count the first attempt (mapped to retry::max_retries: %d)", n-1)
-		}
-	}
-
-	if old.NumWorkers != nil {
-		n := *old.NumWorkers
-		switch q := c.QueueBatchConfig.Get(); {
-		case conflict("num_workers", "sending_queue::num_consumers"):
-		case n < 0:
-			errs = append(errs, fmt.Errorf("`num_workers` must be positive, got %d; use `sending_queue::num_consumers` instead", n))
-		case n == 0:
-			c.deprecate("`num_workers` is deprecated; use `sending_queue::num_consumers` (0 meant the default: left unchanged)")
-		case q == nil:
-			c.deprecate("`num_workers` is deprecated; use `sending_queue::num_consumers` (ignored: the sending queue is disabled)")
-		default:
-			q.NumConsumers = n
-			c.deprecate("`num_workers` is deprecated; use `sending_queue::num_consumers` (mapped to sending_queue::num_consumers: %d)", n)
-		}
-	}
-
-	if old.Flush != nil {
-		errs = append(errs, c.applyDeprecatedFlush(conf, old.Flush, conflict)...)
-	}
-
-	for _, d := range []struct {
-		key string
-		v   *deprecatedDynamicIdx
-	}{
-		{"logs_dynamic_index", old.LogsIdx},
-		{"metrics_dynamic_index", old.MetricsIdx},
-		{"traces_dynamic_index", old.TracesIdx},
-	} {
-		if d.v != nil {
-			c.deprecate("`%s` is deprecated and has no effect: data stream routing is always on when the static index (`logs_index`, `metrics_index`, `traces_index`) is empty; remove it", d.key)
-		}
-	}
-	return errors.Join(errs...)
-}
-
-func (c *Config) applyDeprecatedFlush(conf *confmap.Conf, f *deprecatedFlush, conflict func(oldKey, newKey string) bool) []error {
-	var errs []error
-	var batch *exporterhelper.BatchConfig
-	if q := c.QueueBatchConfig.Get(); q != nil {
-		batch = q.Batch.Get()
-	}
-
-	if f.Bytes != nil {
-		n := *f.Bytes
-		switch {
-		case conflict("flush::bytes", "sending_queue::batch::max_size"):
-		case n < 0:
-			errs = append(errs, fmt.Errorf("`flush::bytes` must be positive, got %d; use `sending_queue::batch::max_size` instead", n))
-		case n == 0:
-			c.deprecate("`flush::bytes` is deprecated; use `sending_queue::batch::max_size` (0 meant the default: left unchanged)")
-		case batch == nil:
-			c.deprecate("`flush::bytes` is deprecated; use `sending_queue::batch::max_size` (ignored: sending_queue batching is disabled)")
-		case batch.Sizer != exporterhelper.RequestSizerTypeBytes:
-			errs = append(errs, errors.New("`flush::bytes` maps to `sending_queue::batch::max_size`, which needs `sending_queue::batch::sizer: bytes`; remove `flush::bytes`"))
-		default:
-			batch.MaxSize = n
-			// Keep the default min_size from exceeding the new max_size; an
-			// explicit min_size is left for Validate to judge.
-			if batch.MinSize > n && !conf.IsSet("sending_queue::batch::min_size") {
-				batch.MinSize = n
-			}
-			c.deprecate("`flush::bytes` is deprecated; use `sending_queue::batch::max_size` (mapped to sending_queue::batch::max_size: %d)", n)
-		}
-	}
-
-	if f.Interval != nil {
-		d := *f.Interval
-		switch {
-		case conflict("flush::interval", "sending_queue::batch::flush_timeout"):
-		case d < 0:
-			errs = append(errs, fmt.Errorf("`flush::interval` must be positive, got %s; use `sending_queue::batch::flush_timeout` instead", d))
-		case d == 0:
-			c.deprecate("`flush::interval` is deprecated; use `sending_queue::batch::flush_timeout` (0 meant the default: left unchanged)")
-		case batch == nil:
-			c.deprecate("`flush::interval` is deprecated; use `sending_queue::batch::flush_timeout` (ignored: sending_queue batching is disabled)")
-		default:
-			batch.FlushTimeout = d
-			c.deprecate("`flush::interval` is deprecated; use `sending_queue::batch::flush_timeout` (mapped to sending_queue::batch::flush_timeout: %s)", d)
-		}
-	}
-	return errs
-}
-
-func (c *Config) deprecate(format string, args ...any) {
-	c.deprecations = append(c.deprecations, fmt.Sprintf(format, args...))
-}
-
-// logDeprecations logs one warning per deprecated key found by Unmarshal.
-func (c *Config) logDeprecations(logger *zap.Logger) {
-	for _, msg := range c.deprecations {
-		logger.Warn(msg)
-	}
-}
-
 // Validate implements confmap.Validator. Every message quotes the YAML key
 // and says what would be valid; all problems are reported at once.
+//
+// Each sub-config checks itself with an unexported validate method: confmap.Validate calls
+// every nested Validate method on its own and prefixes its errors with the key path, which
+// would repeat the key that each message already quotes in full. Config.Validate composes them
+// in the order of the YAML reference.
 func (c *Config) Validate() error {
+	_, endpointErr := c.endpoints().URLs()
+	return errors.Join(
+		endpointErr,
+		c.Authentication.validate(),
+		validateHTTPClient(&c.ClientConfig),
+		c.Mapping.validate(),
+		c.Retry.Check(),
+		validateSendingQueue(c.QueueBatchConfig, c.MetadataKeys),
+		c.FlowControl.validate(),
+		c.Discovery.validate(),
+		c.LogstashFormat.validate(),
+		c.Telemetry.validate(),
+	)
+}
+
+// validateHTTPClient checks the confighttp settings that the exporter gives a meaning of its
+// own: timeout and compression.
+func validateHTTPClient(hc *confighttp.ClientConfig) error {
 	var errs []error
-	add := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf(format, args...))
+	if hc.Timeout <= 0 {
+		errs = append(errs, fmt.Errorf("`timeout` must be positive (it is the deadline of each bulk request), got %s", hc.Timeout))
 	}
-
-	if _, err := c.endpointURLs(); err != nil {
-		errs = append(errs, err)
-	}
-
-	// Authentication shortcuts.
-	a := c.Authentication
-	switch {
-	case a.User != "" && a.APIKey != "":
-		add("`user` and `api_key` are both set; use one authentication method")
-	case a.User != "" && a.Password == "":
-		add("`user` is set but `password` is empty; set both, or use `api_key`")
-	case a.User == "" && a.Password != "":
-		add("`password` is set but `user` is empty; set both")
-	}
-
-	// Timeout and compression.
-	if c.Timeout <= 0 {
-		add("`timeout` must be positive (it is the deadline of each bulk request), got %s", c.Timeout)
-	}
-	switch c.Compression {
+	switch hc.Compression {
 	case "", "none":
 	case configcompression.TypeGzip:
-		if l := c.CompressionParams.Level; l < gzip.DefaultCompression || l > gzip.BestCompression {
-			add("`compression_params::level` must be between -1 and 9 for gzip (1 is fastest, 9 smallest, -1 the library default), got %d", l)
+		if l := hc.CompressionParams.Level; l < gzip.DefaultCompression || l > gzip.BestCompression {
+			errs = append(errs, fmt.Errorf("`compression_params::level` must be between -1 and 9 for gzip (1 is fastest, 9 smallest, -1 the library default), got %d", l))
 		}
 	default:
-		add("`compression` must be `gzip` or `none`, got %q", c.Compression)
+		errs = append(errs, fmt.Errorf("`compression` must be `gzip` or `none`, got %q", hc.Compression))
 	}
-
-	// Mapping.
-	modeOK := isMappingMode(c.Mapping.Mode)
-	if !modeOK {
-		add("`mapping::mode` must be one of %s, got %q", strings.Join(mappingModes, ", "), c.Mapping.Mode)
-	}
-	allowed := false
-	for _, m := range c.Mapping.AllowedModes {
-		if !isMappingMode(m) {
-			add("`mapping::allowed_modes` entry %q is not a mapping mode; valid: %s", m, strings.Join(mappingModes, ", "))
-		}
-		if m == c.Mapping.Mode {
-			allowed = true
-		}
-	}
-	if modeOK && !allowed {
-		add("`mapping::mode` %q is not in `mapping::allowed_modes` %v; add it there", c.Mapping.Mode, c.Mapping.AllowedModes)
-	}
-
-	// Retry.
-	if err := c.Retry.Check(); err != nil {
-		errs = append(errs, err)
-	}
-
-	// Sending queue batch.
-	if q := c.QueueBatchConfig.Get(); q != nil {
-		if b := q.Batch.Get(); b != nil {
-			if b.MinSize < 0 {
-				add("`sending_queue::batch::min_size` must be 0 or more, got %d", b.MinSize)
-			}
-			if b.MaxSize < 0 {
-				add("`sending_queue::batch::max_size` must be 0 or more (0 means no limit), got %d", b.MaxSize)
-			}
-			if b.MaxSize > 0 && b.MinSize > b.MaxSize {
-				add("`sending_queue::batch::min_size` (%d) must not exceed `sending_queue::batch::max_size` (%d)", b.MinSize, b.MaxSize)
-			}
-			if len(c.MetadataKeys) > 0 && len(b.Partition.MetadataKeys) > 0 {
-				add("`metadata_keys` and `sending_queue::batch::partition::metadata_keys` are both set; set only `metadata_keys`")
-			}
-		}
-	}
-	seen := map[string]bool{}
-	for _, k := range c.MetadataKeys {
-		l := strings.ToLower(k)
-		if seen[l] {
-			add("`metadata_keys` lists %q twice (keys are case-insensitive)", k)
-		}
-		seen[l] = true
-	}
-
-	// Flow control.
-	if n := c.FlowControl.MaxInflightBytes; n < 0 {
-		add("`flow_control::max_inflight_bytes` must be 0 (no cap) or a positive number of bytes, e.g. 67108864 for 64 MiB, got %d", n)
-	}
-	if n := c.FlowControl.MaxConcurrentRequests; n < 0 {
-		add("`flow_control::max_concurrent_requests` must be 0 (`sending_queue::num_consumers`) or positive, got %d", n)
-	}
-
-	// Other.
-	if c.Discovery.Interval < 0 {
-		add("`discover::interval` must be 0 (off) or positive, got %s", c.Discovery.Interval)
-	}
-	if c.LogstashFormat.Enabled && c.LogstashFormat.DateFormat == "" {
-		add("`logstash_format::date_format` must not be empty when `logstash_format::enabled` is true; e.g. %q", "%Y.%m.%d")
-	}
-	if c.Telemetry.LogFailedDocsInputRateLimit < 0 {
-		add("`telemetry::log_failed_docs_input_rate_limit` must be 0 or more, got %s", c.Telemetry.LogFailedDocsInputRateLimit)
-	}
-
 	return errors.Join(errs...)
 }
 
-// endpointURLs returns the Elasticsearch URLs to send to, from exactly one
-// of endpoint, endpoints and cloudid, or else from the comma-separated
+// endpoints returns where Elasticsearch is: endpoint, endpoints or cloudid, else the
 // ELASTICSEARCH_URL environment variable.
-func (c *Config) endpointURLs() ([]*url.URL, error) {
-	var set []string
-	if c.Endpoint != "" {
-		set = append(set, "`endpoint`")
-	}
-	if len(c.Endpoints) > 0 {
-		set = append(set, "`endpoints`")
-	}
-	if c.CloudID != "" {
-		set = append(set, "`cloudid`")
-	}
-	if len(set) > 1 {
-		return nil, fmt.Errorf("%s are set together; set only one of `endpoint`, `endpoints` and `cloudid`", strings.Join(set, " and "))
-	}
-
-	switch {
-	case c.Endpoint != "":
-		u, err := parseEndpoint(c.Endpoint)
-		if err != nil {
-			return nil, fmt.Errorf("`endpoint`: %w", err)
-		}
-		return []*url.URL{u}, nil
-	case len(c.Endpoints) > 0:
-		return parseEndpointList("`endpoints`", c.Endpoints)
-	case c.CloudID != "":
-		u, err := parseCloudID(c.CloudID)
-		if err != nil {
-			return nil, fmt.Errorf("`cloudid`: %w", err)
-		}
-		return []*url.URL{u}, nil
-	}
-
-	env := os.Getenv(envElasticsearchURL)
-	if strings.TrimSpace(env) == "" {
-		return nil, fmt.Errorf("no Elasticsearch endpoint: set `endpoint`, `endpoints` or `cloudid`, or the %s environment variable", envElasticsearchURL)
-	}
-	return parseEndpointList(envElasticsearchURL, strings.Split(env, ","))
-}
-
-func parseEndpointList(key string, list []string) ([]*url.URL, error) {
-	urls := make([]*url.URL, 0, len(list))
-	for i, s := range list {
-		u, err := parseEndpoint(strings.TrimSpace(s))
-		if err != nil {
-			return nil, fmt.Errorf("%s[%d]: %w", key, i, err)
-		}
-		urls = append(urls, u)
-	}
-	return urls, nil
-}
-
-func parseEndpoint(s string) (*url.URL, error) {
-	if s == "" {
-		return nil, errors.New("empty URL; use e.g. https://localhost:9200")
-	}
-	u, err := url.Parse(s)
-	if err != nil {
-		return nil, fmt.Errorf("invalid URL %q: %w", s, err)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("URL %q must start with http:// or https://", s)
-	}
-	if u.Host == "" {
-		return nil, fmt.Errorf("URL %q has no host", s)
-	}
-	return u, nil
-}
-
-// parseCloudID decodes an Elastic Cloud ID, `[name:]base64("host$es_uuid$kibana_uuid")`,
-// into https://<es_uuid>.<host>. host may carry a port (host:port).
-func parseCloudID(id string) (*url.URL, error) {
-	encoded := id
-	if i := strings.LastIndexByte(id, ':'); i >= 0 {
-		encoded = id[i+1:]
-	}
-	decoded, err := base64.StdEncoding.DecodeString(encoded)
-	if err != nil {
-		// Be lenient about stripped padding.
-		decoded, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(encoded, "="))
-	}
-	if err != nil {
-		return nil, errors.New("invalid Cloud ID: the part after the last ':' is not base64; expected [name:]base64(host$es_uuid$kibana_uuid)")
-	}
-	parts := strings.Split(string(decoded), "$")
-	if len(parts) < 2 || parts[0] == "" || parts[1] == "" {
-		return nil, fmt.Errorf("invalid Cloud ID: decoded value %q is not host$es_uuid$kibana_uuid", decoded)
-	}
-	host, esUUID := parts[0], parts[1]
-	u, err := url.Parse("https://" + esUUID + "." + host)
-	if err != nil || u.Host == "" || u.Path != "" {
-		return nil, fmt.Errorf("invalid Cloud ID: decoded host %q and id %q do not form a URL", host, esUUID)
-	}
-	return u, nil
-}
-
-// maxBulkBytes is the largest uncompressed NDJSON body of one bulk request:
-// each push is cut into bulk requests of at most this size. It follows
-// sending_queue::batch::max_size when the batch is sized in bytes.
-func (c *Config) maxBulkBytes() int {
-	if q := c.QueueBatchConfig.Get(); q != nil {
-		if b := q.Batch.Get(); b != nil && b.Sizer == exporterhelper.RequestSizerTypeBytes && b.MaxSize > 0 {
-			return int(b.MaxSize)
-		}
-	}
-	return defaultMaxBulkBytes
-}
-
-// checkModeSupports reports an error when mapping::mode cannot write documents of signal
-// ("logs", "traces" or "metrics"); a pipeline of that signal then fails at creation instead of
-// rejecting every record.
-func (c *Config) checkModeSupports(signal string) error {
-	mode, ok := serializer.ParseMode(c.Mapping.Mode)
-	if !ok || mode.Supports(signal) {
-		return nil // an unknown mode is reported by Validate
-	}
-	return fmt.Errorf("`mapping::mode` %s does not support %s; choose a mode that does for this pipeline", c.Mapping.Mode, signal)
-}
-
-// persistentQueue tells whether the sending queue keeps its batches in a storage extension.
-func (c *Config) persistentQueue() bool {
-	q := c.QueueBatchConfig.Get()
-	return q != nil && q.StorageID != nil
-}
-
-// queueBatchConfig returns the sending queue settings to hand to
-// exporterhelper: sending_queue with the batch partitioned by metadata_keys
-// and always by x-elastic-mapping-mode. exporterhelper merges the requests
-// of a batch into a context that keeps only the partition keys, so a key
-// that is not one is lost before the push reads it. The Config itself is
-// not modified.
-func (c *Config) queueBatchConfig() configoptional.Optional[exporterhelper.QueueBatchConfig] {
-	qc := c.QueueBatchConfig
-	q := qc.Get()
-	if q == nil {
-		return qc
-	}
-	b := q.Batch.Get()
-	if b == nil {
-		return qc
-	}
-	keys := b.Partition.MetadataKeys
-	if len(c.MetadataKeys) > 0 {
-		keys = c.MetadataKeys
-	}
-	// qc is a copy, but the slices inside are shared: give the partition its own slice.
-	keys = slices.Clone(keys)
-	if !slices.ContainsFunc(keys, func(k string) bool { return strings.EqualFold(k, mappingModeMetadataKey) }) {
-		keys = append(keys, mappingModeMetadataKey)
-	}
-	b.Partition.MetadataKeys = keys
-	return qc
+func (c *Config) endpoints() esclient.Endpoints {
+	return esclient.Endpoints{Endpoint: c.Endpoint, Endpoints: c.Endpoints, CloudID: c.CloudID}
 }

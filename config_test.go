@@ -4,7 +4,6 @@
 package elasticsearchexporter
 
 import (
-	"net/url"
 	"path/filepath"
 	"sort"
 	"testing"
@@ -19,11 +18,9 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/confmap/confmaptest"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
-	"go.uber.org/zap"
-	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
-	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
 // loadConfig unmarshals the section id of file into a default Config.
@@ -50,7 +47,7 @@ func batchOf(cfg *Config) *exporterhelper.BatchConfig { return cfg.QueueBatchCon
 
 func TestLoadConfig(t *testing.T) {
 	// Keep an ambient ELASTICSEARCH_URL out of the cases that do not set it.
-	t.Setenv(envElasticsearchURL, "")
+	t.Setenv(esclient.EnvURL, "")
 
 	tests := []struct {
 		id       string
@@ -218,14 +215,14 @@ func TestLoadConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.id, func(t *testing.T) {
-			t.Setenv(envElasticsearchURL, tt.env)
+			t.Setenv(esclient.EnvURL, tt.env)
 
 			cfg, err := loadConfig(t, "config.yaml", tt.id)
 			require.NoError(t, err)
 			assert.Equal(t, tt.expected, cfg)
 			require.NoError(t, confmap.Validate(cfg))
 
-			urls, err := cfg.endpointURLs()
+			urls, err := cfg.endpoints().URLs()
 			require.NoError(t, err)
 			got := make([]string, len(urls))
 			for i, u := range urls {
@@ -237,7 +234,7 @@ func TestLoadConfig(t *testing.T) {
 }
 
 func TestLoadInvalidConfig(t *testing.T) {
-	t.Setenv(envElasticsearchURL, "")
+	t.Setenv(esclient.EnvURL, "")
 
 	tests := []struct {
 		id  string
@@ -342,157 +339,9 @@ func TestValidateEnvEndpoint(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv(envElasticsearchURL, tt.env)
+			t.Setenv(esclient.EnvURL, tt.env)
 			cfg := createDefaultConfig().(*Config)
 			assert.ErrorContains(t, cfg.Validate(), tt.msg)
 		})
 	}
-}
-
-func TestParseCloudID(t *testing.T) {
-	tests := []struct {
-		name string
-		id   string
-		want string
-		err  string
-	}{
-		{"with_name", "foo:YmFyLmNsb3VkLmVzLmlvJGFiYzEyMyRkZWY0NTY=", "https://abc123.bar.cloud.es.io", ""},
-		{"without_name", "YmFyLmNsb3VkLmVzLmlvJGFiYzEyMyRkZWY0NTY=", "https://abc123.bar.cloud.es.io", ""},
-		{"unpadded", "foo:YmFyLmNsb3VkLmVzLmlvJGFiYzEyMyRkZWY0NTY", "https://abc123.bar.cloud.es.io", ""},
-		{"with_port", "foo:dXMtY2VudHJhbDEuZ2NwLmNsb3VkLmVzLmlvOjQ0MyRhYmMxMjMkZGVmNDU2", "https://abc123.us-central1.gcp.cloud.es.io:443", ""},
-		{"without_kibana", "foo:YmFyLmNsb3VkLmVzLmlvJGFiYzEyMw==", "https://abc123.bar.cloud.es.io", ""}, // bar.cloud.es.io$abc123
-		{"empty_host", "foo:JGFiYzEyMyRkZWY0NTY=", "", "is not host$es_uuid$kibana_uuid"},                // $abc123$def456
-		{"empty_uuid", "foo:YmFyLmNsb3VkLmVzLmlvJCRkZWY0NTY=", "", "is not host$es_uuid$kibana_uuid"},    // bar.cloud.es.io$$def456
-		{"bad_port", "foo:YmFyLmNsb3VkLmVzLmlvOnh5eiRhYmMxMjM=", "", "do not form a URL"},                // bar.cloud.es.io:xyz$abc123
-		{"not_base64", "foo:%%%", "", "is not base64"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			u, err := parseCloudID(tt.id)
-			if tt.err != "" {
-				assert.ErrorContains(t, err, tt.err)
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, u.String())
-		})
-	}
-}
-
-func TestMaxBulkBytes(t *testing.T) {
-	tests := []struct {
-		name string
-		edit func(*Config)
-		want int
-	}{
-		{"default", func(*Config) {}, 5_000_000},
-		{"bytes_max_size", func(c *Config) { batchOf(c).MaxSize = 8_000_000 }, 8_000_000},
-		{"bytes_no_max_size", func(c *Config) { batchOf(c).MaxSize = 0 }, defaultMaxBulkBytes},
-		{"items_sizer", func(c *Config) {
-			batchOf(c).Sizer = exporterhelper.RequestSizerTypeItems
-			batchOf(c).MaxSize = 1000
-		}, defaultMaxBulkBytes},
-		{"batch_disabled", func(c *Config) {
-			queueOf(c).Batch = configoptional.None[exporterhelper.BatchConfig]()
-		}, defaultMaxBulkBytes},
-		{"queue_disabled", func(c *Config) {
-			c.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
-		}, defaultMaxBulkBytes},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, defaultWith(tt.edit).maxBulkBytes())
-		})
-	}
-}
-
-func TestMaxConcurrentRequests(t *testing.T) {
-	tests := []struct {
-		name string
-		edit func(*Config)
-		want int
-	}{
-		{"default_num_consumers", func(*Config) {}, 10},
-		{"num_consumers", func(c *Config) { queueOf(c).NumConsumers = 25 }, 25},
-		{"explicit", func(c *Config) {
-			queueOf(c).NumConsumers = 25
-			c.FlowControl.MaxConcurrentRequests = 3
-		}, 3},
-		{"queue_disabled", func(c *Config) {
-			c.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
-		}, defaultMaxConcurrentRequests},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, defaultWith(tt.edit).maxConcurrentRequests())
-		})
-	}
-}
-
-func TestCheckModeSupports(t *testing.T) {
-	for _, mode := range mappingModes {
-		cfg := defaultWith(func(c *Config) { c.Mapping.Mode = mode })
-		m, ok := serializer.ParseMode(mode)
-		require.True(t, ok)
-		for _, signal := range []string{"logs", "traces", "metrics"} {
-			if m.Supports(signal) {
-				require.NoError(t, cfg.checkModeSupports(signal), "%s %s", mode, signal)
-				continue
-			}
-			require.EqualError(t, cfg.checkModeSupports(signal),
-				"`mapping::mode` "+mode+" does not support "+signal+"; choose a mode that does for this pipeline")
-		}
-	}
-	// Every mode writes logs.
-	for _, mode := range mappingModes {
-		m, _ := serializer.ParseMode(mode)
-		assert.True(t, m.Supports("logs"), mode)
-	}
-}
-
-func TestQueueBatchConfigMetadataKeys(t *testing.T) {
-	cfg := defaultWith(func(c *Config) { c.MetadataKeys = []string{"X-Tenant"} })
-
-	qc := cfg.queueBatchConfig()
-	assert.Equal(t, []string{"X-Tenant", "x-elastic-mapping-mode"}, qc.Get().Batch.Get().Partition.MetadataKeys)
-	// The Config itself is left as loaded.
-	assert.Empty(t, batchOf(cfg).Partition.MetadataKeys)
-
-	// The mapping mode key is always a partition key, and not added twice.
-	plain := createDefaultConfig().(*Config)
-	pqc := plain.queueBatchConfig()
-	assert.Equal(t, []string{"x-elastic-mapping-mode"}, pqc.Get().Batch.Get().Partition.MetadataKeys)
-	assert.Empty(t, batchOf(plain).Partition.MetadataKeys)
-	own := defaultWith(func(c *Config) { batchOf(c).Partition.MetadataKeys = []string{"X-Elastic-Mapping-Mode", "tenant"} })
-	oqc := own.queueBatchConfig()
-	assert.Equal(t, []string{"X-Elastic-Mapping-Mode", "tenant"}, oqc.Get().Batch.Get().Partition.MetadataKeys)
-
-	// Without batching there is nothing to partition.
-	noBatch := defaultWith(func(c *Config) {
-		q := c.QueueBatchConfig.Get()
-		q.Batch = configoptional.None[exporterhelper.BatchConfig]()
-	})
-	assert.Equal(t, noBatch.QueueBatchConfig, noBatch.queueBatchConfig())
-}
-
-func TestLogDeprecations(t *testing.T) {
-	t.Setenv(envElasticsearchURL, "")
-	cfg, err := loadConfig(t, "config.yaml", "deprecated")
-	require.NoError(t, err)
-
-	core, logs := observer.New(zap.WarnLevel)
-	cfg.logDeprecations(zap.New(core))
-	require.Equal(t, len(cfg.deprecations), logs.Len())
-	for i, entry := range logs.All() {
-		assert.Equal(t, cfg.deprecations[i], entry.Message)
-	}
-}
-
-func TestEndpointURLsPrecedence(t *testing.T) {
-	// ELASTICSEARCH_URL is only a fallback: a configured endpoint wins.
-	t.Setenv(envElasticsearchURL, "http://from-env:9200")
-	cfg := defaultWith(func(c *Config) { c.Endpoint = "https://configured:9200" })
-	urls, err := cfg.endpointURLs()
-	require.NoError(t, err)
-	assert.Equal(t, []*url.URL{{Scheme: "https", Host: "configured:9200"}}, urls)
 }

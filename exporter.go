@@ -5,44 +5,27 @@ package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexpo
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/elastic/elastic-transport-go/v8/elastictransport"
 	"github.com/elastic/go-docappender/v2"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/config/configcompression"
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/exporter"
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
+	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
 	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
-
-// minOTelVersion is the first Elasticsearch version with the OTel-native data stream templates
-// (logs-*.otel-*, traces-*.otel-*) that the otel mapping mode writes for.
-var minOTelVersion = [3]int{8, 16, 0}
-
-// minIncludeSourceVersion is the first Elasticsearch version that takes the bulk parameter
-// include_source_on_error.
-var minIncludeSourceVersion = [3]int{8, 18, 0}
 
 // esExporter is shared by the logs, metrics and traces exporters of one component ID. Pushes
 // run concurrently; each takes its own encoding state from a pool.
@@ -52,21 +35,21 @@ type esExporter struct {
 	logger    *zap.Logger
 	telemetry *metadata.TelemetryBuilder
 
-	httpClient *http.Client
-	client     *elastictransport.Client
-	indexer    *bulk.Indexer
-	templates  *templateChecker
-	states     sync.Pool
+	client    *esclient.Client
+	indexer   *bulk.Indexer
+	templates *esclient.TemplateChecker
+	states    sync.Pool
 
 	// background work started by start (server checks), stopped by shutdown.
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	// versionRetry is the wait between two version checks while the server does not answer.
+	// versionRetry, when set, replaces the client's wait between two version checks while the
+	// server does not answer.
 	versionRetry time.Duration
 
 	// allowedModes and defaultMode are mapping::allowed_modes and mapping::mode, parsed once.
-	allowedModes [len(modeList)]bool
+	allowedModes [serializer.NumModes]bool
 	defaultMode  serializer.Mode
 
 	// invalidRouteLog limits the log lines about documents that could not be routed.
@@ -78,29 +61,8 @@ type esExporter struct {
 	estimates inflightEstimates
 }
 
-// pushState is the scratch state of one push: encoder, routers and the batch being built.
-type pushState struct {
-	enc                  serializer.Encoder
-	logs, traces, events *routing.Router
-	metrics              *routing.Router
-	exp                  *esExporter
-	batch                bulk.Batch
-	repairs              map[serializer.Repair]int
-	lastDataStream       string // the data stream last handed to the template check
-	noIndex              int    // records skipped for their _noindex hint
-	// rejected counts the records rejected before sending, by error.type; firstRejection
-	// keeps one error of each type for the log.
-	rejected       map[string]int
-	firstRejection map[string]error
-	// modeRejected tells that records were rejected for their mapping mode: the push then
-	// returns an error that says so, permanent unless the rest of the push failed otherwise.
-	modeRejected error
-
-	// mode and resource are what the encoder and the routers were last set up for.
-	mode     serializer.Mode
-	resource pcommon.Resource
-}
-
+// newExporter builds the exporter and checks the routing settings. Nothing is sent before
+// start.
 func newExporter(cfg *Config, set exporter.Settings) (*esExporter, error) {
 	tb, err := metadata.NewTelemetryBuilder(set.TelemetrySettings)
 	if err != nil {
@@ -109,7 +71,6 @@ func newExporter(cfg *Config, set exporter.Settings) (*esExporter, error) {
 	e := &esExporter{
 		cfg: cfg, set: set, logger: set.Logger, telemetry: tb,
 		invalidRouteLog: bulk.NewLogLimiter(cfg.Telemetry.LogFailedDocsInputRateLimit),
-		versionRetry:    30 * time.Second,
 		budget:          bulk.NewByteBudget(cfg.FlowControl.MaxInflightBytes),
 	}
 	e.allowedModes, e.defaultMode = parseModes(cfg)
@@ -126,93 +87,25 @@ func newExporter(cfg *Config, set exporter.Settings) (*esExporter, error) {
 	return e, nil
 }
 
-func (e *esExporter) newPushState() (*pushState, error) {
-	ls := e.cfg.LogstashFormat
-	settings := func(static string) routing.Settings {
-		return routing.Settings{
-			StaticIndex:     static,
-			LogstashFormat:  ls.Enabled,
-			PrefixSeparator: ls.PrefixSeparator,
-			DateFormat:      ls.DateFormat,
-		}
-	}
-	logs, err := routing.NewRouter(settings(e.cfg.LogsIndex))
-	if err != nil {
-		return nil, fmt.Errorf("`logs_index` / `logstash_format`: %w", err)
-	}
-	traces, err := routing.NewRouter(settings(e.cfg.TracesIndex))
-	if err != nil {
-		return nil, fmt.Errorf("`traces_index` / `logstash_format`: %w", err)
-	}
-	// Span events are log documents: they follow logs_index.
-	events, err := routing.NewRouter(settings(e.cfg.LogsIndex))
-	if err != nil {
-		return nil, err
-	}
-	metrics, err := routing.NewRouter(settings(e.cfg.MetricsIndex))
-	if err != nil {
-		return nil, fmt.Errorf("`metrics_index` / `logstash_format`: %w", err)
-	}
-	return &pushState{
-		logs: logs, traces: traces, events: events, metrics: metrics, exp: e,
-		repairs: map[serializer.Repair]int{}, rejected: map[string]int{}, firstRejection: map[string]error{},
-	}, nil
-}
-
-func (e *esExporter) getState() (*pushState, error) {
-	if st, ok := e.states.Get().(*pushState); ok {
-		return st, nil
-	}
-	return e.newPushState()
-}
-
-func (e *esExporter) putState(st *pushState) {
-	st.batch.Reset()
-	clear(st.repairs)
-	clear(st.rejected)
-	clear(st.firstRejection)
-	st.lastDataStream = ""
-	st.noIndex, st.modeRejected = 0, nil
-	st.resource = pcommon.Resource{}
-	st.setMode(serializer.ModeOTel)
-	e.states.Put(st)
-}
-
+// start builds the Elasticsearch client, here because auth extensions exist only once the host
+// has started them, and the bulk indexer, and starts the background checks of the server's
+// version and of the index templates.
 func (e *esExporter) start(ctx context.Context, host component.Host) error {
-	urls, err := e.cfg.endpointURLs()
+	client, err := esclient.New(ctx, esclient.Config{
+		HTTP:             e.cfg.ClientConfig,
+		Endpoints:        e.cfg.endpoints(),
+		User:             e.cfg.Authentication.User,
+		Password:         string(e.cfg.Authentication.Password),
+		APIKey:           string(e.cfg.Authentication.APIKey),
+		DiscoverOnStart:  e.cfg.Discovery.OnStart,
+		DiscoverInterval: e.cfg.Discovery.Interval,
+		LogRequestBody:   e.cfg.Telemetry.LogRequestBody,
+		LogResponseBody:  e.cfg.Telemetry.LogResponseBody,
+		WrapTransport:    func(next http.RoundTripper) http.RoundTripper { return bulk.RetryAfterTransport{Next: next} },
+		VersionRetry:     e.versionRetry,
+	}, host, e.set.TelemetrySettings, e.set.BuildInfo)
 	if err != nil {
 		return err
-	}
-	// The bulk indexer compresses request bodies itself; the HTTP client must not do it again.
-	httpCfg := e.cfg.ClientConfig
-	httpCfg.Compression = ""
-	httpCfg.Timeout = 0 // applied per bulk request instead
-	hc, err := httpCfg.ToClient(ctx, host.GetExtensions(), e.set.TelemetrySettings)
-	if err != nil {
-		return fmt.Errorf("building the HTTP client: %w", err)
-	}
-	e.httpClient = hc
-
-	var transport http.RoundTripper = bulk.RetryAfterTransport{Next: hc.Transport}
-	if e.cfg.Telemetry.LogRequestBody || e.cfg.Telemetry.LogResponseBody {
-		transport = &bodyLogger{
-			next: transport, logger: e.logger,
-			request: e.cfg.Telemetry.LogRequestBody, response: e.cfg.Telemetry.LogResponseBody,
-		}
-	}
-	tcfg := elastictransport.Config{
-		URLs:                  urls,
-		Username:              e.cfg.Authentication.User,
-		Password:              string(e.cfg.Authentication.Password),
-		APIKey:                apiKey(string(e.cfg.Authentication.APIKey)),
-		Transport:             transport,
-		DisableRetry:          true, // retries happen in the bulk indexer, per document
-		DiscoverNodesInterval: e.cfg.Discovery.Interval,
-		UserAgent:             userAgent(e.set.BuildInfo),
-	}
-	client, err := elastictransport.New(tcfg)
-	if err != nil {
-		return fmt.Errorf("building the Elasticsearch client: %w", err)
 	}
 	e.client = client
 
@@ -252,168 +145,25 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 
 	bg, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
-	e.templates = newTemplateChecker(client, e.logger)
-	e.wg.Go(func() { e.checkServer(bg) })
-	e.wg.Go(func() { e.templates.run(bg) })
+	e.templates = esclient.NewTemplateChecker(client, e.logger)
+	e.wg.Go(func() {
+		v, ok := client.CheckServer(bg)
+		if ok && e.cfg.IncludeSourceOnError == nil && v.TakesIncludeSourceOnError() {
+			// Without the parameter Elasticsearch reports no error reasons; false gives the
+			// reasons without the documents' content.
+			e.indexer.SetIncludeSourceOnError(docappender.False)
+		}
+	})
+	e.wg.Go(func() { e.templates.Run(bg) })
 	return nil
 }
 
+// deadLetterIndex is the index of the dead letters, empty when dead_letter is off.
 func (e *esExporter) deadLetterIndex() string {
 	if !e.cfg.DeadLetter.Enabled {
 		return ""
 	}
 	return e.cfg.DeadLetter.Index
-}
-
-// checkServer reads the server's version once at start, logs it, and warns when it is older
-// than the otel mapping mode needs. An unreachable server is a warning, not a failure: exports
-// succeed once it comes up.
-func (e *esExporter) checkServer(ctx context.Context) {
-	if e.cfg.Discovery.OnStart {
-		if err := e.client.DiscoverNodesContext(ctx); err != nil {
-			e.logger.Warn("Elasticsearch node discovery failed; using the configured endpoints", zap.Error(err))
-		}
-	}
-	var version, cluster string
-	for warned := false; ; {
-		reqCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		var err error
-		version, cluster, err = e.serverVersion(reqCtx)
-		cancel()
-		if err == nil {
-			break
-		}
-		if ctx.Err() != nil {
-			return
-		}
-		if !warned {
-			e.logger.Warn("Elasticsearch version check failed; documents are sent once the server answers",
-				zap.Stringers("endpoints", e.client.URLs()), zap.Error(err))
-			warned = true
-		}
-		// Ask again later: the version decides include_source_on_error.
-		if sleepErr := bulk.Wait(ctx, e.versionRetry); sleepErr != nil {
-			return
-		}
-	}
-	e.logger.Info("Connected to Elasticsearch", zap.String("version", version), zap.String("cluster", cluster))
-	v, ok := parseVersion(version)
-	if !ok {
-		e.logger.Warn("Elasticsearch's version could not be read; include_source_on_error stays unset "+
-			"and the version is not checked", zap.String("version", version))
-	}
-	if ok && e.cfg.IncludeSourceOnError == nil && !less(v, minIncludeSourceVersion) {
-		// Without the parameter Elasticsearch reports no error reasons; false gives the
-		// reasons without the documents' content.
-		e.indexer.SetIncludeSourceOnError(docappender.False)
-	}
-	if ok && less(v, minOTelVersion) {
-		e.logger.Warn(fmt.Sprintf("Elasticsearch %s is older than 8.16, the first version with the OTel-native "+
-			"templates that mapping mode otel writes for; documents may be mapped by other templates, "+
-			"and require_data_stream needs 8.13", version))
-	}
-}
-
-// serverVersion asks GET / for the version, and GET /_nodes/_local where a server answers the
-// root with 404 or 405 (builds without the root endpoint's module do).
-func (e *esExporter) serverVersion(ctx context.Context) (version, cluster string, err error) {
-	var root struct {
-		ClusterName string `json:"cluster_name"`
-		Version     struct {
-			Number string `json:"number"`
-		} `json:"version"`
-	}
-	status, err := e.getJSON(ctx, "/", &root)
-	if err == nil {
-		return root.Version.Number, root.ClusterName, nil
-	}
-	if status != http.StatusNotFound && status != http.StatusMethodNotAllowed {
-		return "", "", err
-	}
-	var nodes struct {
-		ClusterName string `json:"cluster_name"`
-		Nodes       map[string]struct {
-			Version string `json:"version"`
-		} `json:"nodes"`
-	}
-	if _, err := e.getJSON(ctx, "/_nodes/_local?filter_path=cluster_name,nodes.*.version", &nodes); err != nil {
-		return "", "", err
-	}
-	for _, n := range nodes.Nodes {
-		return n.Version, nodes.ClusterName, nil
-	}
-	return "", "", errors.New("the nodes info answer names no node")
-}
-
-// getJSON sends GET path and decodes a 200 answer into v. It returns the HTTP status, 0 when
-// there was no answer.
-func (e *esExporter) getJSON(ctx context.Context, path string, v any) (int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, path, http.NoBody)
-	if err != nil {
-		return 0, err
-	}
-	resp, err := e.client.Perform(req)
-	if err != nil {
-		return 0, fmt.Errorf("GET %s: %w", req.URL.Path, err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
-	switch resp.StatusCode {
-	case http.StatusOK:
-	case http.StatusUnauthorized, http.StatusForbidden:
-		return resp.StatusCode, fmt.Errorf("GET %s: HTTP %d, check user/password or api_key: %s", req.URL.Path, resp.StatusCode, body)
-	default:
-		return resp.StatusCode, fmt.Errorf("GET %s: HTTP %d: %s", req.URL.Path, resp.StatusCode, body)
-	}
-	if err := json.Unmarshal(body, v); err != nil {
-		return resp.StatusCode, fmt.Errorf("GET %s: reading the answer: %w", req.URL.Path, err)
-	}
-	return resp.StatusCode, nil
-}
-
-func parseVersion(s string) ([3]int, bool) {
-	var v [3]int
-	s, _, _ = strings.Cut(s, "-")
-	parts := strings.SplitN(s, ".", 3)
-	if len(parts) < 2 {
-		return v, false
-	}
-	for i, p := range parts {
-		n, err := strconv.Atoi(p)
-		if err != nil {
-			return v, false
-		}
-		v[i] = n
-	}
-	return v, true
-}
-
-func less(a, b [3]int) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			return a[i] < b[i]
-		}
-	}
-	return false
-}
-
-// apiKey accepts an API key in its encoded form (base64 of "id:key") or as "id:key".
-func apiKey(k string) string {
-	if k == "" {
-		return ""
-	}
-	if strings.Contains(k, ":") {
-		return base64.StdEncoding.EncodeToString([]byte(k))
-	}
-	return k
-}
-
-func userAgent(b component.BuildInfo) string {
-	cmd := b.Command
-	if cmd == "" {
-		cmd = "otelcol"
-	}
-	return cmd + "/" + b.Version + " elasticsearchexporter"
 }
 
 // stopRetries begins the shutdown: pushes stop retrying (each gives up what is left after
@@ -437,6 +187,7 @@ func (e *esExporter) abortSends() {
 	e.budget.Stop()
 }
 
+// shutdown cancels what is still being sent, stops the background checks and closes the client.
 func (e *esExporter) shutdown(ctx context.Context) error {
 	// The sending queues have drained: nothing is sent any more.
 	e.abortSends()
@@ -448,15 +199,13 @@ func (e *esExporter) shutdown(ctx context.Context) error {
 	if e.client != nil {
 		err = e.client.Close(ctx)
 	}
-	if e.httpClient != nil {
-		e.httpClient.CloseIdleConnections()
-	}
 	if e.telemetry != nil {
 		e.telemetry.Shutdown()
 	}
 	return err
 }
 
+// pushLogs encodes and routes the log records of ld, scope by scope, and sends them.
 func (e *esExporter) pushLogs(ctx context.Context, ld plog.Logs) error {
 	st, err := e.getState()
 	if err != nil {
@@ -478,39 +227,45 @@ func (e *esExporter) pushLogs(ctx context.Context, ld plog.Logs) error {
 			}
 			st.logs.SetScope(routing.TypeLogs, scope.Attributes(), res.Attributes(), scope.Name())
 			for k := range recs.Len() {
-				rec := recs.At(k)
-				keys := routing.ScanRecord(rec.Attributes())
-				if st.skipNoIndex(keys, rec.Attributes()) {
-					continue
-				}
-				ts := rec.Timestamp()
-				if ts == 0 {
-					ts = rec.ObservedTimestamp()
-				}
-				t, err := st.logs.RouteRecord(keys, rec.Attributes(), ts)
-				if err != nil {
-					st.unrouted(err)
-					continue
-				}
-				start := len(st.batch.Buf)
-				st.batch.Buf = st.enc.AppendLog(st.batch.Buf, rec, dataStream(t))
-				if st.rejectedByEncoder(start) {
-					continue
-				}
-				it := bulk.Item{Index: t.Index, RequireDataStream: t.DataStream}
-				if e.cfg.LogsDynamicID.Enabled {
-					it.DocumentID = st.logs.DocumentID(keys, rec.Attributes())
-				}
-				if e.cfg.LogsDynamicPipeline.Enabled {
-					it.Pipeline = st.logs.Pipeline(keys, rec.Attributes())
-				}
-				e.addRecord(st, start, it)
+				e.appendLog(st, recs.At(k))
 			}
 		}
 	}
 	return e.send(ctx, st)
 }
 
+// appendLog adds a log record to the batch; the router is set to the record's scope.
+func (e *esExporter) appendLog(st *pushState, rec plog.LogRecord) {
+	keys := routing.ScanRecord(rec.Attributes())
+	if st.skipNoIndex(keys, rec.Attributes()) {
+		return
+	}
+	ts := rec.Timestamp()
+	if ts == 0 {
+		ts = rec.ObservedTimestamp()
+	}
+	t, err := st.logs.RouteRecord(keys, rec.Attributes(), ts)
+	if err != nil {
+		st.unrouted(err)
+		return
+	}
+	start := len(st.batch.Buf)
+	st.batch.Buf = st.enc.AppendLog(st.batch.Buf, rec, dataStream(t))
+	if st.rejectedByEncoder(start) {
+		return
+	}
+	it := bulk.Item{Index: t.Index, RequireDataStream: t.DataStream}
+	if e.cfg.LogsDynamicID.Enabled {
+		it.DocumentID = st.logs.DocumentID(keys, rec.Attributes())
+	}
+	if e.cfg.LogsDynamicPipeline.Enabled {
+		it.Pipeline = st.logs.Pipeline(keys, rec.Attributes())
+	}
+	e.addRecord(st, start, it)
+}
+
+// pushTraces encodes and routes the spans of td, and their events, scope by scope, and sends
+// them.
 func (e *esExporter) pushTraces(ctx context.Context, td ptrace.Traces) error {
 	st, err := e.getState()
 	if err != nil {
@@ -547,25 +302,6 @@ func spanDocuments(spans ptrace.SpanSlice) int {
 		n += spans.At(i).Events().Len()
 	}
 	return n
-}
-
-// setScope resolves the mapping mode of a scope's records and sets up the encoder and the
-// routers for it: the resource and the scope are encoded once per scope, the resource again
-// only when the mode changes. When the mode cannot be used, the scope's n records are counted
-// as rejected and setScope returns false.
-func (st *pushState) setScope(modes *modes, res pcommon.Resource, resSchema string, scope pcommon.InstrumentationScope, scopeSchema string, n int) bool {
-	mode, err := modes.scope(scope.Attributes())
-	if err != nil {
-		st.rejectMode(err, n)
-		return false
-	}
-	if mode != st.mode || res != st.resource {
-		st.setMode(mode)
-		st.resource = res
-		st.enc.SetResource(res, resSchema)
-	}
-	st.enc.SetScope(scope, scopeSchema)
-	return true
 }
 
 // appendSpan adds a span and then each of its events to the batch; the routers are set to the
@@ -616,6 +352,8 @@ func (e *esExporter) appendSpanDocument(st *pushState, span ptrace.Span, keys ro
 	e.addRecord(st, start, it)
 }
 
+// pushMetrics encodes and routes the data points of md, grouped into documents by the
+// encoder, once per mapping mode that its scopes use, and sends them.
 func (e *esExporter) pushMetrics(ctx context.Context, md pmetric.Metrics) error {
 	st, err := e.getState()
 	if err != nil {
@@ -629,295 +367,4 @@ func (e *esExporter) pushMetrics(ctx context.Context, md pmetric.Metrics) error 
 		e.recordMetricsReport(ctx, &report)
 	})
 	return e.send(ctx, st)
-}
-
-// metricsByMode calls encode once per mapping mode that the scopes of md resolve to, with the
-// scopes of that mode, and counts the data points of the scopes whose mode cannot be used as
-// rejected. When every scope resolves to one usable mode, as in every request that does not
-// mix modes, md itself is encoded; otherwise the scopes of each mode are copied.
-func (st *pushState) metricsByMode(modes *modes, md pmetric.Metrics, encode func(serializer.Mode, pmetric.Metrics)) {
-	rms := md.ResourceMetrics()
-	first, mixed := serializer.Mode(0), false
-	seen := false
-	for i := range rms.Len() {
-		sms := rms.At(i).ScopeMetrics()
-		for j := range sms.Len() {
-			mode, err := st.metricsMode(modes, sms.At(j))
-			switch {
-			case err != nil:
-				mixed = true
-			case !seen:
-				first, seen = mode, true
-			case mode != first:
-				mixed = true
-			}
-		}
-	}
-	if !mixed {
-		if seen {
-			encode(first, md)
-		}
-		return
-	}
-	var parts [len(modeList)]pmetric.Metrics
-	for i := range rms.Len() {
-		rm := rms.At(i)
-		var dst [len(modeList)]pmetric.ResourceMetrics
-		sms := rm.ScopeMetrics()
-		for j := range sms.Len() {
-			sm := sms.At(j)
-			mode, err := st.metricsMode(modes, sm)
-			if err != nil {
-				st.rejectMode(err, dataPoints(sm))
-				continue
-			}
-			if parts[mode] == (pmetric.Metrics{}) {
-				parts[mode] = pmetric.NewMetrics()
-			}
-			if dst[mode] == (pmetric.ResourceMetrics{}) {
-				dst[mode] = newResourceMetrics(parts[mode], rm)
-			}
-			sm.CopyTo(dst[mode].ScopeMetrics().AppendEmpty())
-		}
-	}
-	for mode, part := range parts {
-		if part != (pmetric.Metrics{}) {
-			encode(serializer.Mode(mode), part)
-		}
-	}
-}
-
-// metricsMode resolves the mapping mode of a scope of metrics; an error tells why it cannot be
-// used.
-func (st *pushState) metricsMode(modes *modes, sm pmetric.ScopeMetrics) (serializer.Mode, error) {
-	mode, err := modes.scope(sm.Scope().Attributes())
-	if err != nil {
-		return mode, err
-	}
-	if mode != serializer.ModeOTel && mode != serializer.ModeECS {
-		// Not reached while modes.scope checks that the mode supports metrics: a guard for
-		// a mode that claims metrics without the encoder writing them.
-		return mode, fmt.Errorf("mapping mode %s cannot write metrics", mode)
-	}
-	return mode, nil
-}
-
-// newResourceMetrics appends to md a ResourceMetrics with rm's resource and no scopes.
-func newResourceMetrics(md pmetric.Metrics, rm pmetric.ResourceMetrics) pmetric.ResourceMetrics {
-	dst := md.ResourceMetrics().AppendEmpty()
-	rm.Resource().CopyTo(dst.Resource())
-	dst.SetSchemaUrl(rm.SchemaUrl())
-	return dst
-}
-
-// dataPoints returns the number of data points of a scope.
-func dataPoints(sm pmetric.ScopeMetrics) int {
-	n := 0
-	ms := sm.Metrics()
-	for i := range ms.Len() {
-		switch m := ms.At(i); m.Type() {
-		case pmetric.MetricTypeGauge:
-			n += m.Gauge().DataPoints().Len()
-		case pmetric.MetricTypeSum:
-			n += m.Sum().DataPoints().Len()
-		case pmetric.MetricTypeHistogram:
-			n += m.Histogram().DataPoints().Len()
-		case pmetric.MetricTypeExponentialHistogram:
-			n += m.ExponentialHistogram().DataPoints().Len()
-		case pmetric.MetricTypeSummary:
-			n += m.Summary().DataPoints().Len()
-		}
-	}
-	return n
-}
-
-// routeMetric resolves the index of a data point; it is the serializer's MetricRouteFunc.
-func (st *pushState) routeMetric(attrs, scope, resource pcommon.Map, scopeName string, ts pcommon.Timestamp) (string, serializer.DataStream, error) {
-	t, err := st.metrics.Route(routing.TypeMetrics, attrs, scope, resource, scopeName, ts)
-	if err != nil {
-		return "", serializer.DataStream{}, err
-	}
-	return t.Index, dataStream(t), nil
-}
-
-// AddMetricsDocument adds a metric document, with its dynamic templates, to the batch.
-func (st *pushState) AddMetricsDocument(start int, index string, ds serializer.DataStream, templates []serializer.DynamicTemplate) {
-	for _, t := range templates {
-		st.batch.AddTemplate(t.Path, t.Template)
-	}
-	st.exp.add(st, start, bulk.Item{Index: index, RequireDataStream: ds.Type != ""})
-}
-
-// recordMetricsReport counts and logs, once per push, the data points and values that the
-// encoder could not write.
-func (e *esExporter) recordMetricsReport(ctx context.Context, r *serializer.MetricsReport) {
-	for i, n := range r.Rejected {
-		if n == 0 {
-			continue
-		}
-		reason := serializer.RejectReason(i)
-		e.countUnsent(ctx, bulk.OutcomeRejected, reason, n)
-		if suppressed, ok := e.invalidRouteLog.Allow(); ok {
-			fields := []zap.Field{
-				zap.Int("data_points", n), zap.String("reason", reason),
-				zap.String("metric", r.RejectedNames[i]), zap.Int("suppressed_log_lines", suppressed),
-			}
-			if reason == serializer.RejectInvalidIndexName {
-				fields = append(fields, zap.Error(r.FirstError))
-			}
-			e.logger.Warn("Metric data points rejected", fields...)
-		}
-	}
-	if r.NonFinite > 0 {
-		e.countUnsent(ctx, bulk.OutcomeSkipped, "non_finite_value", r.NonFinite)
-		e.logger.Warn("Metric values that are NaN or infinite were not written: Elasticsearch cannot store them",
-			zap.Int("values", r.NonFinite), zap.String("metric", r.NonFiniteName))
-	}
-	if r.NoIndex > 0 {
-		e.countUnsent(ctx, bulk.OutcomeSkipped, "_noindex", r.NoIndex)
-	}
-}
-
-// countUnsent counts documents, data points or values that were never sent: rejected or
-// skipped while encoding (no HTTP status).
-func (e *esExporter) countUnsent(ctx context.Context, outcome, errorType string, n int) {
-	e.telemetry.ElasticsearchDocsProcessed.Add(ctx, int64(n), metric.WithAttributes(
-		attribute.String("outcome", outcome),
-		attribute.String("error.type", errorType),
-		attribute.Int("http.response.status_code", 0),
-	))
-}
-
-// setMode sets up the encoder and the routers for documents of a mapping mode.
-func (st *pushState) setMode(mode serializer.Mode) {
-	if mode == st.mode {
-		return
-	}
-	st.mode = mode
-	st.enc.SetMode(mode)
-	otel, typeFromAttribute := mode == serializer.ModeOTel, mode == serializer.ModeBodyMap
-	for _, r := range [...]*routing.Router{st.logs, st.traces, st.events, st.metrics} {
-		r.SetMode(otel, typeFromAttribute)
-	}
-}
-
-// unrouted counts a record that could not be routed.
-func (st *pushState) unrouted(err error) { st.reject("invalid_index_name", 1, err) }
-
-// reject counts n records rejected before sending, keeping the first error of each type for
-// the log.
-func (st *pushState) reject(errorType string, n int, err error) {
-	st.rejected[errorType] += n
-	if _, ok := st.firstRejection[errorType]; !ok {
-		st.firstRejection[errorType] = err
-	}
-}
-
-// skipNoIndex reports whether a record (log record, span or span event) with the attribute
-// keys found by routing.ScanRecord carries the _noindex hint, and counts it as skipped.
-func (st *pushState) skipNoIndex(keys routing.RecordKeys, attrs pcommon.Map) bool {
-	if keys&routing.RecordMappingHints == 0 || !serializer.NoIndex(attrs) {
-		return false
-	}
-	st.noIndex++
-	return true
-}
-
-// rejectMode counts n records rejected because their mapping mode cannot be used; the push
-// then returns a permanent error.
-func (st *pushState) rejectMode(err error, n int) {
-	errorType := errorTypeUnsupportedMode
-	if me, ok := errors.AsType[*modeError](err); ok {
-		errorType = me.errorType
-	}
-	st.reject(errorType, n, err)
-	st.modeRejected = err
-}
-
-// rejectedByEncoder reports whether the encoder refused the record just given to it (it then
-// wrote nothing after start), and counts the rejection.
-func (st *pushState) rejectedByEncoder(start int) bool {
-	reason := st.enc.Rejection()
-	if reason == "" {
-		return false
-	}
-	st.batch.Buf = st.batch.Buf[:start]
-	var err error // only the first error of a type is logged: made once per push
-	if _, ok := st.firstRejection[reason]; !ok {
-		err = fmt.Errorf("mapping mode %s cannot write the record: %s", st.mode, reason)
-	}
-	st.reject(reason, 1, err)
-	return true
-}
-
-func dataStream(t routing.Target) serializer.DataStream {
-	if !t.DataStream {
-		return serializer.DataStream{}
-	}
-	return serializer.DataStream{Type: t.Type, Dataset: t.Dataset, Namespace: t.Namespace}
-}
-
-// add records the document just encoded at st.batch.Buf[start:], counts its repair, and hands
-// a data stream seen for the first time in this push to the template check.
-func (e *esExporter) add(st *pushState, start int, it bulk.Item) {
-	st.batch.Add(start, it)
-	if it.RequireDataStream && it.Index != st.lastDataStream && e.templates != nil {
-		st.lastDataStream = it.Index
-		e.templates.observe(it.Index)
-	}
-	if r := st.enc.Repair(); r != serializer.RepairNone {
-		st.repairs[r]++
-	}
-}
-
-// addRecord adds a log record, span or span event document, with a content-derived _id when
-// deterministic_ids is on and the record names none.
-func (e *esExporter) addRecord(st *pushState, start int, it bulk.Item) {
-	if e.cfg.DeterministicIDs.Enabled && it.DocumentID == "" {
-		it.DocumentID = bulk.ContentID(st.batch.Buf[start:])
-		it.DerivedID = true
-	}
-	e.add(st, start, it)
-}
-
-// send hands the batch to the bulk indexer, after recording what encoding repaired and
-// rejected.
-func (e *esExporter) send(ctx context.Context, st *pushState) error {
-	for r, n := range st.repairs {
-		e.telemetry.ElasticsearchDocsRepaired.Add(ctx, int64(n), metric.WithAttributes(attribute.String("reason", string(r))))
-	}
-	for errorType, n := range st.rejected {
-		e.countUnsent(ctx, bulk.OutcomeRejected, errorType, n)
-		if suppressed, ok := e.invalidRouteLog.Allow(); ok {
-			e.logger.Warn("Records rejected before sending", zap.String("error.type", errorType),
-				zap.Int("records", n), zap.Error(st.firstRejection[errorType]), zap.Int("suppressed_log_lines", suppressed))
-		}
-	}
-	if st.noIndex > 0 {
-		e.countUnsent(ctx, bulk.OutcomeSkipped, "_noindex", st.noIndex)
-	}
-	release, err := e.holdInflight(ctx, len(st.batch.Buf))
-	if err != nil {
-		e.countWaitGivenUp(ctx, st.batch.Len())
-		return err
-	}
-	defer release()
-	inflight := int64(len(st.batch.Buf))
-	e.telemetry.ElasticsearchInflightBytes.Add(ctx, inflight)
-	defer e.telemetry.ElasticsearchInflightBytes.Add(context.WithoutCancel(ctx), -inflight)
-	res, err := e.indexer.Send(ctx, &st.batch)
-	switch {
-	case st.modeRejected == nil:
-	case err == nil:
-		err = consumererror.NewPermanent(st.modeRejected)
-	default:
-		// The error of the rest of the push decides whether it may be sent again.
-		err = fmt.Errorf("%w; and %w", err, st.modeRejected)
-	}
-	if err != nil && e.cfg.persistentQueue() && res.HandedBack == 0 && !consumererror.IsPermanent(err) {
-		// Only a push handed back at shutdown may reach exporterhelper's retry as
-		// retryable (see signalRef.options): every other failure is final, as without it.
-		err = consumererror.NewPermanent(err)
-	}
-	return err
 }

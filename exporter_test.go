@@ -369,37 +369,6 @@ func TestInvalidIndexNameIsRejectedAlone(t *testing.T) {
 		attribute.String("error.type", "invalid_index_name")))
 }
 
-func TestStartLogsServerVersion(t *testing.T) {
-	tests := []struct {
-		version string
-		noRoot  bool
-		warn    bool
-	}{
-		{version: "9.1.0"},
-		{version: "9.5.4", noRoot: true},
-		{version: "8.16.0"},
-		{version: "8.15.3", warn: true},
-		{version: "7.17.0", warn: true},
-	}
-	for _, tt := range tests {
-		t.Run(fmt.Sprintf("%s noRoot=%v", tt.version, tt.noRoot), func(t *testing.T) {
-			srv := fakees.New(t)
-			srv.Version = tt.version
-			srv.NoRoot = tt.noRoot
-			set, logs := observed()
-			e, err := newExporter(newTestConfig(srv.URL), set)
-			require.NoError(t, err)
-			require.NoError(t, e.start(context.Background(), componenttest.NewNopHost()))
-			require.Eventually(t, func() bool { return logs.FilterMessage("Connected to Elasticsearch").Len() == 1 }, 10*time.Second, 5*time.Millisecond)
-			require.NoError(t, e.shutdown(context.Background()))
-			connected := logs.FilterMessage("Connected to Elasticsearch").All()
-			assert.Equal(t, tt.version, connected[0].ContextMap()["version"])
-			old := logs.FilterMessageSnippet("is older than 8.16").All()
-			assert.Equal(t, tt.warn, len(old) == 1)
-		})
-	}
-}
-
 func TestStartWithServerDownWarnsAndRecovers(t *testing.T) {
 	srv := fakees.New(t)
 	url := srv.URL
@@ -410,12 +379,6 @@ func TestStartWithServerDownWarnsAndRecovers(t *testing.T) {
 	require.NoError(t, e.start(context.Background(), componenttest.NewNopHost()), "an unreachable server must not stop the collector")
 	require.Eventually(t, func() bool { return logs.FilterMessageSnippet("version check failed").Len() == 1 }, 10*time.Second, 5*time.Millisecond)
 	require.NoError(t, e.shutdown(context.Background()))
-}
-
-func TestAPIKeyForms(t *testing.T) {
-	assert.Equal(t, "aWQ6a2V5", apiKey("id:key"))
-	assert.Equal(t, "aWQ6a2V5", apiKey("aWQ6a2V5"))
-	assert.Empty(t, apiKey(""))
 }
 
 func TestCredentialsAreSent(t *testing.T) {
@@ -778,18 +741,6 @@ func TestDeadLetterFailureFailsThePush(t *testing.T) {
 	err := exp.ConsumeLogs(context.Background(), testLogs(2))
 	require.Error(t, err, "the document is neither indexed nor dead-lettered")
 	assert.NotEmpty(t, logs.FilterMessage("Documents could not be written to the dead-letter index").All())
-}
-
-func TestUnreadableVersionIsWarned(t *testing.T) {
-	srv := fakees.New(t)
-	srv.Version = ""
-	set, logs := observed()
-	e, err := newExporter(newTestConfig(srv.URL), set)
-	require.NoError(t, err)
-	require.NoError(t, e.start(context.Background(), componenttest.NewNopHost()))
-	require.Eventually(t, func() bool { return logs.FilterMessageSnippet("version could not be read").Len() == 1 },
-		10*time.Second, 5*time.Millisecond)
-	require.NoError(t, e.shutdown(context.Background()))
 }
 
 func TestNoIndexHintSkipsRecords(t *testing.T) {

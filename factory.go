@@ -19,6 +19,8 @@ import (
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
+	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
+	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
 // NewFactory returns the factory of the elasticsearch exporter.
@@ -32,6 +34,21 @@ func NewFactory() exporter.Factory {
 	)
 }
 
+// Defaults that a derived setting falls back to as well.
+const (
+	// defaultMaxBulkBytes is sending_queue::batch::max_size by default, and the bound of a
+	// bulk request when the sending queue does not batch by bytes.
+	defaultMaxBulkBytes = 5_000_000
+
+	// defaultNumConsumers is sending_queue::num_consumers by default, and the cap on bulk
+	// requests in flight when neither flow_control::max_concurrent_requests nor a sending
+	// queue sets it: turning the queue off keeps the concurrency.
+	defaultNumConsumers = 10
+)
+
+// createDefaultConfig returns the defaults of the configuration. A default that is also the
+// fallback of a derived setting, or of another package (routing's logstash_format defaults), is
+// named by a constant rather than repeated.
 func createDefaultConfig() component.Config {
 	// Start from the confighttp defaults: a zero ClientConfig turns
 	// keep-alive off.
@@ -49,12 +66,12 @@ func createDefaultConfig() component.Config {
 	batch := exporterhelper.NewDefaultBatchConfig()
 	batch.Sizer = exporterhelper.RequestSizerTypeBytes
 	batch.MinSize = 1_000_000
-	batch.MaxSize = 5_000_000
+	batch.MaxSize = defaultMaxBulkBytes
 	batch.FlushTimeout = 10 * time.Second
 
 	queue := exporterhelper.NewDefaultQueueConfig()
 	queue.Sizer = exporterhelper.RequestSizerTypeRequests
-	queue.NumConsumers = 10
+	queue.NumConsumers = defaultNumConsumers
 	// With batching on, each request in the queue is one incoming pdata
 	// batch; a short queue that blocks applies backpressure instead of
 	// buffering (and dropping) large amounts of data.
@@ -65,12 +82,12 @@ func createDefaultConfig() component.Config {
 	return &Config{
 		ClientConfig: httpCfg,
 		Mapping: MappingConfig{
-			Mode:         mappingModeOTel,
+			Mode:         serializer.ModeOTel.String(),
 			AllowedModes: append([]string(nil), mappingModes...),
 		},
 		LogstashFormat: LogstashFormatConfig{
-			PrefixSeparator: "-",
-			DateFormat:      "%Y.%m.%d",
+			PrefixSeparator: routing.DefaultPrefixSeparator,
+			DateFormat:      routing.DefaultDateFormat,
 		},
 		Retry: RetryConfig{
 			Enabled:         true,

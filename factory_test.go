@@ -21,6 +21,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
 )
 
@@ -199,7 +200,7 @@ func TestSharedExporter(t *testing.T) {
 }
 
 func TestDeprecationWarningsLoggedOnce(t *testing.T) {
-	t.Setenv(envElasticsearchURL, "")
+	t.Setenv(esclient.EnvURL, "")
 	cfg, err := loadConfig(t, "config.yaml", "deprecated")
 	require.NoError(t, err)
 	require.NotEmpty(t, cfg.deprecations)

@@ -6,6 +6,7 @@ package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexpo
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.opentelemetry.io/collector/client"
@@ -37,20 +38,43 @@ func (e *modeError) Error() string { return e.msg }
 // elastic.mapping.mode, else the request's client metadata X-Elastic-Mapping-Mode, else
 // mapping::mode. A mode must be listed in mapping::allowed_modes and support the signal.
 type modes struct {
-	allowed      [len(modeList)]bool
+	allowed      [serializer.NumModes]bool
 	request      serializer.Mode
 	requestError error // the request's metadata names a mode that cannot be used
 	signal       string
 }
 
-// modeList is every mode, indexed by its value.
-var modeList = [...]serializer.Mode{
-	serializer.ModeOTel, serializer.ModeECS, serializer.ModeNone, serializer.ModeRaw, serializer.ModeBodyMap,
+// mappingModes lists the name of every mapping mode, in documentation order. The names are the
+// serializer's.
+var mappingModes = serializer.ModeNames()
+
+// canonicalMappingMode lowercases a mode name and resolves the "no" alias
+// that contrib accepts for "none".
+func canonicalMappingMode(name string) string {
+	name = strings.ToLower(strings.TrimSpace(name))
+	if name == "no" {
+		return serializer.ModeNone.String()
+	}
+	return name
+}
+
+// isMappingMode reports whether name is the canonical name of a mapping mode.
+func isMappingMode(name string) bool { return slices.Contains(mappingModes, name) }
+
+// checkModeSupports reports an error when mapping::mode cannot write documents of signal
+// ("logs", "traces" or "metrics"); a pipeline of that signal then fails at creation instead of
+// rejecting every record.
+func (c *Config) checkModeSupports(signal string) error {
+	mode, ok := serializer.ParseMode(c.Mapping.Mode)
+	if !ok || mode.Supports(signal) {
+		return nil // an unknown mode is reported by Validate
+	}
+	return fmt.Errorf("`mapping::mode` %s does not support %s; choose a mode that does for this pipeline", c.Mapping.Mode, signal)
 }
 
 // parseModes returns the modes listed in mapping::allowed_modes and mapping::mode, which
 // Validate has checked.
-func parseModes(cfg *Config) (allowed [len(modeList)]bool, defaultMode serializer.Mode) {
+func parseModes(cfg *Config) (allowed [serializer.NumModes]bool, defaultMode serializer.Mode) {
 	for _, name := range cfg.Mapping.AllowedModes {
 		if mode, ok := serializer.ParseMode(name); ok {
 			allowed[mode] = true

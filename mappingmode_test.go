@@ -25,6 +25,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
+	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
 // withMode returns ctx carrying the client metadata X-Elastic-Mapping-Mode with the given values.
@@ -448,4 +449,25 @@ func TestMetricsInTheECSMode(t *testing.T) {
 	assert.NotContains(t, byIndex["metrics-generic.otel-default"], "http.requests")
 	assert.Contains(t, byIndex["metrics-generic-default"], `"http":{"requests":3}`)
 	assert.NotContains(t, byIndex["metrics-generic-default"], "utilization")
+}
+
+func TestCheckModeSupports(t *testing.T) {
+	for _, mode := range mappingModes {
+		cfg := defaultWith(func(c *Config) { c.Mapping.Mode = mode })
+		m, ok := serializer.ParseMode(mode)
+		require.True(t, ok)
+		for _, signal := range []string{"logs", "traces", "metrics"} {
+			if m.Supports(signal) {
+				require.NoError(t, cfg.checkModeSupports(signal), "%s %s", mode, signal)
+				continue
+			}
+			require.EqualError(t, cfg.checkModeSupports(signal),
+				"`mapping::mode` "+mode+" does not support "+signal+"; choose a mode that does for this pipeline")
+		}
+	}
+	// Every mode writes logs.
+	for _, mode := range mappingModes {
+		m, _ := serializer.ParseMode(mode)
+		assert.True(t, m.Supports("logs"), mode)
+	}
 }

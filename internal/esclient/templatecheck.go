@@ -1,7 +1,7 @@
 // Copyright The OpenTelemetry Authors
 // SPDX-License-Identifier: Apache-2.0
 
-package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexporter"
+package esclient // import "github.com/otelcol-es/elasticsearchexporter/internal/esclient"
 
 import (
 	"context"
@@ -21,12 +21,13 @@ import (
 // streams are not checked.
 const maxCheckedDataStreams = 4096
 
-// templateChecker warns once per data stream when no index template with a data_stream
+// TemplateChecker warns once per data stream when no index template with a data_stream
 // section matches it: Elasticsearch then rejects every document sent with
 // require_data_stream. The first time the exporter routes to a data stream, a background
-// worker asks POST /_index_template/_simulate_index/<name>; pushes never wait for it.
-type templateChecker struct {
-	client *elastictransport.Client
+// worker asks POST /_index_template/_simulate_index/<name>; pushes never wait for it. Observe
+// is safe for concurrent use.
+type TemplateChecker struct {
+	client elastictransport.Interface
 	logger *zap.Logger
 
 	mu    sync.Mutex
@@ -34,13 +35,14 @@ type templateChecker struct {
 	queue chan string
 }
 
-func newTemplateChecker(client *elastictransport.Client, logger *zap.Logger) *templateChecker {
-	return &templateChecker{client: client, logger: logger, seen: map[string]struct{}{}, queue: make(chan string, 64)}
+// NewTemplateChecker returns a TemplateChecker that asks through client; Run does the checks.
+func NewTemplateChecker(client elastictransport.Interface, logger *zap.Logger) *TemplateChecker {
+	return &TemplateChecker{client: client, logger: logger, seen: map[string]struct{}{}, queue: make(chan string, 64)}
 }
 
-// observe notes that documents are being routed to the data stream name. It is cheap when the
+// Observe notes that documents are being routed to the data stream name. It is cheap when the
 // name was seen before; callers still call it only when the name changes.
-func (c *templateChecker) observe(name string) {
+func (c *TemplateChecker) Observe(name string) {
 	c.mu.Lock()
 	_, seen := c.seen[name]
 	if seen || len(c.seen) >= maxCheckedDataStreams {
@@ -56,14 +58,14 @@ func (c *templateChecker) observe(name string) {
 	}
 }
 
-func (c *templateChecker) forget(name string) {
+func (c *TemplateChecker) forget(name string) {
 	c.mu.Lock()
 	delete(c.seen, name)
 	c.mu.Unlock()
 }
 
-// run checks the queued names until ctx ends.
-func (c *templateChecker) run(ctx context.Context) {
+// Run checks the queued names until ctx ends.
+func (c *TemplateChecker) Run(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -74,7 +76,7 @@ func (c *templateChecker) run(ctx context.Context) {
 	}
 }
 
-func (c *templateChecker) check(ctx context.Context, name string) {
+func (c *TemplateChecker) check(ctx context.Context, name string) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "/_index_template/_simulate_index/"+url.PathEscape(name), http.NoBody)

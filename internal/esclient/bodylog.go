@@ -1,7 +1,7 @@
 // Copyright The OpenTelemetry Authors
 // SPDX-License-Identifier: Apache-2.0
 
-package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexporter"
+package esclient // import "github.com/otelcol-es/elasticsearchexporter/internal/esclient"
 
 import (
 	"bytes"

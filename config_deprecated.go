@@ -1,0 +1,257 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexporter"
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
+	"go.uber.org/zap"
+)
+
+// removedKeys are contrib keys that no longer exist. Loading a config that
+// has one fails with the message, rather than the generic "invalid keys".
+var removedKeys = []struct{ key, msg string }{
+	{"index", "`index` was removed; use `logs_index` / `traces_index`"},
+	{"batcher", "`batcher` was removed; use `sending_queue::batch`"},
+	{"mapping::dedup", "`mapping::dedup` was removed with no replacement: keys are always deduplicated and the layout is fixed per `mapping::mode`"},
+	{"mapping::dedot", "`mapping::dedot` was removed with no replacement: the layout is fixed per `mapping::mode`"},
+	{"mapping::fields", "`mapping::fields` was removed with no replacement: the layout is fixed per `mapping::mode`"},
+	{"mapping::file", "`mapping::file` was removed with no replacement: the layout is fixed per `mapping::mode`"},
+}
+
+// Unmarshal implements confmap.Unmarshaler. On top of the plain decoding it
+//   - refuses removed keys with a message naming the replacement;
+//   - maps deprecated keys onto their replacements and records a
+//     deprecation message for each (logged by the factory, see
+//     logDeprecations);
+//   - canonicalizes mapping mode names (lowercase, "no" means "none").
+//
+// Unknown keys are refused by the decoding itself. All of it is about loading configurations
+// written for contrib, hence its place here.
+func (c *Config) Unmarshal(conf *confmap.Conf) error {
+	if conf == nil {
+		return nil
+	}
+	if err := refuseRemovedKeys(conf); err != nil {
+		return err
+	}
+
+	old, err := takeDeprecatedKeys(conf)
+	if err != nil {
+		return err
+	}
+	if err := conf.Unmarshal(c); err != nil {
+		return err
+	}
+
+	c.Mapping.Mode = canonicalMappingMode(c.Mapping.Mode)
+	for i, m := range c.Mapping.AllowedModes {
+		c.Mapping.AllowedModes[i] = canonicalMappingMode(m)
+	}
+
+	c.deprecations = nil
+	return c.applyDeprecated(conf, old)
+}
+
+// refuseRemovedKeys fails when conf sets a removed key, naming every one it sets.
+func refuseRemovedKeys(conf *confmap.Conf) error {
+	var errs []error
+	for _, r := range removedKeys {
+		if conf.IsSet(r.key) {
+			errs = append(errs, errors.New(r.msg))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// deprecatedKeys holds the values of deprecated keys; nil means not set.
+type deprecatedKeys struct {
+	NumWorkers *int                  `mapstructure:"num_workers"`
+	Flush      *deprecatedFlush      `mapstructure:"flush"`
+	Retry      *deprecatedRetry      `mapstructure:"retry"`
+	LogsIdx    *deprecatedDynamicIdx `mapstructure:"logs_dynamic_index"`
+	MetricsIdx *deprecatedDynamicIdx `mapstructure:"metrics_dynamic_index"`
+	TracesIdx  *deprecatedDynamicIdx `mapstructure:"traces_dynamic_index"`
+}
+
+type deprecatedFlush struct {
+	Bytes    *int64         `mapstructure:"bytes"`
+	Interval *time.Duration `mapstructure:"interval"`
+}
+
+type deprecatedRetry struct {
+	MaxRequests *int `mapstructure:"max_requests"`
+}
+
+type deprecatedDynamicIdx struct {
+	Enabled bool `mapstructure:"enabled"`
+}
+
+// deprecatedKeyPaths are removed from the Conf before the remaining keys are
+// decoded into Config, so that Config carries no dead fields.
+var deprecatedKeyPaths = []string{
+	"num_workers",
+	"flush",
+	"retry::max_requests",
+	"logs_dynamic_index",
+	"metrics_dynamic_index",
+	"traces_dynamic_index",
+}
+
+// takeDeprecatedKeys decodes the deprecated keys present in conf and deletes
+// them from conf.
+func takeDeprecatedKeys(conf *confmap.Conf) (*deprecatedKeys, error) {
+	present := map[string]any{}
+	for _, path := range deprecatedKeyPaths {
+		if !conf.IsSet(path) {
+			continue
+		}
+		v := conf.Get(path)
+		if parent, leaf, nested := strings.Cut(path, confmap.KeyDelimiter); nested {
+			m, _ := present[parent].(map[string]any)
+			if m == nil {
+				m = map[string]any{}
+				present[parent] = m
+			}
+			m[leaf] = v
+		} else {
+			present[path] = v
+		}
+		conf.Delete(path)
+	}
+	var old deprecatedKeys
+	if len(present) == 0 {
+		return &old, nil
+	}
+	if err := confmap.NewFromStringMap(present).Unmarshal(&old); err != nil {
+		return nil, err
+	}
+	return &old, nil
+}
+
+// applyDeprecated maps the deprecated keys onto their replacements. conf is
+// the section being unmarshaled, used to detect a replacement key that is
+// set too.
+func (c *Config) applyDeprecated(conf *confmap.Conf, old *deprecatedKeys) error {
+	var errs []error
+	conflict := func(oldKey, newKey string) bool {
+		if conf.IsSet(newKey) {
+			errs = append(errs, fmt.Errorf("both `%s` and its replacement `%s` are set; remove `%s`", oldKey, newKey, oldKey))
+			return true
+		}
+		return false
+	}
+
+	if old.Retry != nil && old.Retry.MaxRequests != nil {
+		n := *old.Retry.MaxRequests
+		switch {
+		case conflict("retry::max_requests", "retry::max_retries"):
+		case n < 0:
+			errs = append(errs, fmt.Errorf("`retry::max_requests` must be at least 1 (it counts the first attempt), got %d; use `retry::max_retries` instead", n))
+		case n == 0:
+			c.deprecate("`retry::max_requests` is deprecated; use `retry::max_retries` (0 meant the default: retry::max_retries left at %d)", c.Retry.MaxRetries)
+		default:
+			c.Retry.MaxRetries = n - 1
+			c.deprecate("`retry::max_requests` is deprecated; use `retry::max_retries`, which does not count the first attempt (mapped to retry::max_retries: %d)", n-1)
+		}
+	}
+
+	if old.NumWorkers != nil {
+		n := *old.NumWorkers
+		switch q := c.QueueBatchConfig.Get(); {
+		case conflict("num_workers", "sending_queue::num_consumers"):
+		case n < 0:
+			errs = append(errs, fmt.Errorf("`num_workers` must be positive, got %d; use `sending_queue::num_consumers` instead", n))
+		case n == 0:
+			c.deprecate("`num_workers` is deprecated; use `sending_queue::num_consumers` (0 meant the default: left unchanged)")
+		case q == nil:
+			c.deprecate("`num_workers` is deprecated; use `sending_queue::num_consumers` (ignored: the sending queue is disabled)")
+		default:
+			q.NumConsumers = n
+			c.deprecate("`num_workers` is deprecated; use `sending_queue::num_consumers` (mapped to sending_queue::num_consumers: %d)", n)
+		}
+	}
+
+	if old.Flush != nil {
+		errs = append(errs, c.applyDeprecatedFlush(conf, old.Flush, conflict)...)
+	}
+
+	for _, d := range []struct {
+		key string
+		v   *deprecatedDynamicIdx
+	}{
+		{"logs_dynamic_index", old.LogsIdx},
+		{"metrics_dynamic_index", old.MetricsIdx},
+		{"traces_dynamic_index", old.TracesIdx},
+	} {
+		if d.v != nil {
+			c.deprecate("`%s` is deprecated and has no effect: data stream routing is always on when the static index (`logs_index`, `metrics_index`, `traces_index`) is empty; remove it", d.key)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (c *Config) applyDeprecatedFlush(conf *confmap.Conf, f *deprecatedFlush, conflict func(oldKey, newKey string) bool) []error {
+	var errs []error
+	var batch *exporterhelper.BatchConfig
+	if q := c.QueueBatchConfig.Get(); q != nil {
+		batch = q.Batch.Get()
+	}
+
+	if f.Bytes != nil {
+		n := *f.Bytes
+		switch {
+		case conflict("flush::bytes", "sending_queue::batch::max_size"):
+		case n < 0:
+			errs = append(errs, fmt.Errorf("`flush::bytes` must be positive, got %d; use `sending_queue::batch::max_size` instead", n))
+		case n == 0:
+			c.deprecate("`flush::bytes` is deprecated; use `sending_queue::batch::max_size` (0 meant the default: left unchanged)")
+		case batch == nil:
+			c.deprecate("`flush::bytes` is deprecated; use `sending_queue::batch::max_size` (ignored: sending_queue batching is disabled)")
+		case batch.Sizer != exporterhelper.RequestSizerTypeBytes:
+			errs = append(errs, errors.New("`flush::bytes` maps to `sending_queue::batch::max_size`, which needs `sending_queue::batch::sizer: bytes`; remove `flush::bytes`"))
+		default:
+			batch.MaxSize = n
+			// Keep the default min_size from exceeding the new max_size; an
+			// explicit min_size is left for Validate to judge.
+			if batch.MinSize > n && !conf.IsSet("sending_queue::batch::min_size") {
+				batch.MinSize = n
+			}
+			c.deprecate("`flush::bytes` is deprecated; use `sending_queue::batch::max_size` (mapped to sending_queue::batch::max_size: %d)", n)
+		}
+	}
+
+	if f.Interval != nil {
+		d := *f.Interval
+		switch {
+		case conflict("flush::interval", "sending_queue::batch::flush_timeout"):
+		case d < 0:
+			errs = append(errs, fmt.Errorf("`flush::interval` must be positive, got %s; use `sending_queue::batch::flush_timeout` instead", d))
+		case d == 0:
+			c.deprecate("`flush::interval` is deprecated; use `sending_queue::batch::flush_timeout` (0 meant the default: left unchanged)")
+		case batch == nil:
+			c.deprecate("`flush::interval` is deprecated; use `sending_queue::batch::flush_timeout` (ignored: sending_queue batching is disabled)")
+		default:
+			batch.FlushTimeout = d
+			c.deprecate("`flush::interval` is deprecated; use `sending_queue::batch::flush_timeout` (mapped to sending_queue::batch::flush_timeout: %s)", d)
+		}
+	}
+	return errs
+}
+
+func (c *Config) deprecate(format string, args ...any) {
+	c.deprecations = append(c.deprecations, fmt.Sprintf(format, args...))
+}
+
+// logDeprecations logs one warning per deprecated key found by Unmarshal.
+func (c *Config) logDeprecations(logger *zap.Logger) {
+	for _, msg := range c.deprecations {
+		logger.Warn(msg)
+	}
+}

@@ -1,0 +1,163 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+// Package esclient reaches Elasticsearch for the exporter: it builds the HTTP transport from
+// the collector's HTTP client settings (TLS, proxy, headers, auth extensions), the
+// elastic-transport client over the configured endpoints with basic or API key
+// authentication and the exporter's user agent, checks the server's version and the index
+// templates of the data streams written to, and logs request and response bodies on demand.
+// It knows nothing about documents or bulk requests: the bulk package sends through it.
+package esclient // import "github.com/otelcol-es/elasticsearchexporter/internal/esclient"
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/elastic/elastic-transport-go/v8/elastictransport"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/confighttp"
+	"go.uber.org/zap"
+)
+
+// Config is what a Client is built from.
+type Config struct {
+	// HTTP holds the collector HTTP client settings. Its compression and timeout are not
+	// applied to the HTTP client: the bulk indexer compresses request bodies itself and bounds
+	// each bulk request by the timeout.
+	HTTP confighttp.ClientConfig
+
+	// Endpoints says where Elasticsearch is.
+	Endpoints Endpoints
+
+	// User and Password are HTTP basic authentication.
+	User, Password string
+
+	// APIKey is an Elasticsearch API key, in its encoded form (base64 of "id:key") or as
+	// "id:key".
+	APIKey string
+
+	// DiscoverOnStart discovers the cluster's nodes before the version check.
+	DiscoverOnStart bool
+
+	// DiscoverInterval, when positive, rediscovers the cluster's nodes periodically.
+	DiscoverInterval time.Duration
+
+	// LogRequestBody and LogResponseBody log each request and response body at debug level.
+	LogRequestBody, LogResponseBody bool
+
+	// WrapTransport, when set, wraps the HTTP transport, inside the body logging.
+	WrapTransport func(http.RoundTripper) http.RoundTripper
+
+	// VersionRetry is the wait between two version checks while the server does not answer.
+	// 0 means 30s.
+	VersionRetry time.Duration
+}
+
+// defaultVersionRetry is the wait between two version checks when Config.VersionRetry is 0.
+const defaultVersionRetry = 30 * time.Second
+
+// Client sends requests to Elasticsearch, round-robin over its endpoints, authenticated. It
+// implements elastictransport.Interface, and is safe for concurrent use. Retries are left to
+// the caller: the client sends each request once.
+type Client struct {
+	transport *elastictransport.Client
+	http      *http.Client
+	logger    *zap.Logger
+
+	discoverOnStart bool
+	versionRetry    time.Duration
+}
+
+var _ elastictransport.Interface = (*Client)(nil)
+
+// New builds a Client. It is called from the exporter's start, because auth extensions exist
+// only once the host has started them. Its errors are final: a bad setting, not an unreachable
+// server, which New never contacts.
+func New(ctx context.Context, cfg Config, host component.Host, set component.TelemetrySettings, build component.BuildInfo) (*Client, error) {
+	urls, err := cfg.Endpoints.URLs()
+	if err != nil {
+		return nil, err
+	}
+	// The bulk indexer compresses request bodies itself; the HTTP client must not do it again.
+	httpCfg := cfg.HTTP
+	httpCfg.Compression = ""
+	httpCfg.Timeout = 0 // applied per bulk request instead
+	hc, err := httpCfg.ToClient(ctx, host.GetExtensions(), set)
+	if err != nil {
+		return nil, fmt.Errorf("building the HTTP client: %w", err)
+	}
+
+	transport := hc.Transport
+	if cfg.WrapTransport != nil {
+		transport = cfg.WrapTransport(transport)
+	}
+	if cfg.LogRequestBody || cfg.LogResponseBody {
+		transport = &bodyLogger{
+			next: transport, logger: set.Logger,
+			request: cfg.LogRequestBody, response: cfg.LogResponseBody,
+		}
+	}
+	tc, err := elastictransport.New(elastictransport.Config{
+		URLs:                  urls,
+		Username:              cfg.User,
+		Password:              cfg.Password,
+		APIKey:                apiKey(cfg.APIKey),
+		Transport:             transport,
+		DisableRetry:          true, // retries happen in the bulk indexer, per document
+		DiscoverNodesInterval: cfg.DiscoverInterval,
+		UserAgent:             userAgent(build),
+	})
+	if err != nil {
+		hc.CloseIdleConnections()
+		return nil, fmt.Errorf("building the Elasticsearch client: %w", err)
+	}
+	versionRetry := cfg.VersionRetry
+	if versionRetry <= 0 {
+		versionRetry = defaultVersionRetry
+	}
+	return &Client{
+		transport: tc, http: hc, logger: set.Logger,
+		discoverOnStart: cfg.DiscoverOnStart, versionRetry: versionRetry,
+	}, nil
+}
+
+// Perform sends req to one of the endpoints.
+func (c *Client) Perform(req *http.Request) (*http.Response, error) {
+	return c.transport.Perform(req)
+}
+
+// URLs returns the endpoints in use.
+func (c *Client) URLs() []*url.URL { return c.transport.URLs() }
+
+// Close stops node discovery and closes the idle connections.
+func (c *Client) Close(ctx context.Context) error {
+	err := c.transport.Close(ctx)
+	c.http.CloseIdleConnections()
+	return err
+}
+
+// apiKey accepts an API key in its encoded form (base64 of "id:key") or as "id:key".
+func apiKey(k string) string {
+	if k == "" {
+		return ""
+	}
+	if strings.Contains(k, ":") {
+		return base64.StdEncoding.EncodeToString([]byte(k))
+	}
+	return k
+}
+
+// userAgent names the collector, its version and the exporter, e.g.
+// "otelcol-es/0.1.0 elasticsearchexporter".
+func userAgent(b component.BuildInfo) string {
+	cmd := b.Command
+	if cmd == "" {
+		cmd = "otelcol"
+	}
+	return cmd + "/" + b.Version + " elasticsearchexporter"
+}

@@ -1,0 +1,126 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package esclient // import "github.com/otelcol-es/elasticsearchexporter/internal/esclient"
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+)
+
+// EnvURL names the environment variable read when no endpoint, endpoints or cloudid is set: a
+// comma-separated list of Elasticsearch URLs.
+const EnvURL = "ELASTICSEARCH_URL"
+
+// Endpoints says where Elasticsearch is: the config keys endpoint, endpoints and cloudid, of
+// which at most one may be set. When none is, the EnvURL environment variable is used.
+type Endpoints struct {
+	// Endpoint is a single URL (endpoint).
+	Endpoint string
+	// Endpoints is a list of URLs used round-robin (endpoints).
+	Endpoints []string
+	// CloudID is an Elastic Cloud ID, `[name:]base64("host$es_uuid$kibana_uuid")` (cloudid).
+	CloudID string
+}
+
+// URLs returns the Elasticsearch URLs to send to, from exactly one of Endpoint, Endpoints and
+// CloudID, or else from the comma-separated EnvURL environment variable. Its errors quote the
+// config key (or the variable) they are about.
+func (e Endpoints) URLs() ([]*url.URL, error) {
+	var set []string
+	if e.Endpoint != "" {
+		set = append(set, "`endpoint`")
+	}
+	if len(e.Endpoints) > 0 {
+		set = append(set, "`endpoints`")
+	}
+	if e.CloudID != "" {
+		set = append(set, "`cloudid`")
+	}
+	if len(set) > 1 {
+		return nil, fmt.Errorf("%s are set together; set only one of `endpoint`, `endpoints` and `cloudid`", strings.Join(set, " and "))
+	}
+
+	switch {
+	case e.Endpoint != "":
+		u, err := parseEndpoint(e.Endpoint)
+		if err != nil {
+			return nil, fmt.Errorf("`endpoint`: %w", err)
+		}
+		return []*url.URL{u}, nil
+	case len(e.Endpoints) > 0:
+		return parseEndpointList("`endpoints`", e.Endpoints)
+	case e.CloudID != "":
+		u, err := parseCloudID(e.CloudID)
+		if err != nil {
+			return nil, fmt.Errorf("`cloudid`: %w", err)
+		}
+		return []*url.URL{u}, nil
+	}
+
+	env := os.Getenv(EnvURL)
+	if strings.TrimSpace(env) == "" {
+		return nil, fmt.Errorf("no Elasticsearch endpoint: set `endpoint`, `endpoints` or `cloudid`, or the %s environment variable", EnvURL)
+	}
+	return parseEndpointList(EnvURL, strings.Split(env, ","))
+}
+
+func parseEndpointList(key string, list []string) ([]*url.URL, error) {
+	urls := make([]*url.URL, 0, len(list))
+	for i, s := range list {
+		u, err := parseEndpoint(strings.TrimSpace(s))
+		if err != nil {
+			return nil, fmt.Errorf("%s[%d]: %w", key, i, err)
+		}
+		urls = append(urls, u)
+	}
+	return urls, nil
+}
+
+func parseEndpoint(s string) (*url.URL, error) {
+	if s == "" {
+		return nil, errors.New("empty URL; use e.g. https://localhost:9200")
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, fmt.Errorf("invalid URL %q: %w", s, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("URL %q must start with http:// or https://", s)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("URL %q has no host", s)
+	}
+	return u, nil
+}
+
+// parseCloudID decodes an Elastic Cloud ID, `[name:]base64("host$es_uuid$kibana_uuid")`,
+// into https://<es_uuid>.<host>. host may carry a port (host:port).
+func parseCloudID(id string) (*url.URL, error) {
+	encoded := id
+	if i := strings.LastIndexByte(id, ':'); i >= 0 {
+		encoded = id[i+1:]
+	}
+	decoded, err := base64.StdEncoding.DecodeString(encoded)
+	if err != nil {
+		// Be lenient about stripped padding.
+		decoded, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(encoded, "="))
+	}
+	if err != nil {
+		return nil, errors.New("invalid Cloud ID: the part after the last ':' is not base64; expected [name:]base64(host$es_uuid$kibana_uuid)")
+	}
+	parts := strings.Split(string(decoded), "$")
+	if len(parts) < 2 || parts[0] == "" || parts[1] == "" {
+		return nil, fmt.Errorf("invalid Cloud ID: decoded value %q is not host$es_uuid$kibana_uuid", decoded)
+	}
+	host, esUUID := parts[0], parts[1]
+	u, err := url.Parse("https://" + esUUID + "." + host)
+	if err != nil || u.Host == "" || u.Path != "" {
+		return nil, fmt.Errorf("invalid Cloud ID: decoded host %q and id %q do not form a URL", host, esUUID)
+	}
+	return u, nil
+}

@@ -1,0 +1,177 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package esclient // import "github.com/otelcol-es/elasticsearchexporter/internal/esclient"
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// Version is an Elasticsearch version: major, minor, patch.
+type Version [3]int
+
+// minOTelVersion is the first Elasticsearch version with the OTel-native data stream templates
+// (logs-*.otel-*, traces-*.otel-*) that the otel mapping mode writes for.
+var minOTelVersion = Version{8, 16, 0}
+
+// minIncludeSourceVersion is the first Elasticsearch version that takes the bulk parameter
+// include_source_on_error.
+var minIncludeSourceVersion = Version{8, 18, 0}
+
+// TakesIncludeSourceOnError reports whether a server of this version takes the bulk parameter
+// include_source_on_error.
+func (v Version) TakesIncludeSourceOnError() bool { return !less(v, minIncludeSourceVersion) }
+
+// CheckServer discovers the cluster's nodes first when Config.DiscoverOnStart is set, then
+// reads the server's version, logs it, and warns when it is older than the otel mapping mode
+// needs. An unreachable server is a warning, not a failure: CheckServer asks again every
+// Config.VersionRetry until the server answers or ctx ends. It returns the version, and false
+// when ctx ended first or the version could not be read.
+func (c *Client) CheckServer(ctx context.Context) (Version, bool) {
+	if c.discoverOnStart {
+		if err := c.transport.DiscoverNodesContext(ctx); err != nil {
+			c.logger.Warn("Elasticsearch node discovery failed; using the configured endpoints", zap.Error(err))
+		}
+	}
+	var version, cluster string
+	for warned := false; ; {
+		reqCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		var err error
+		version, cluster, err = c.serverVersion(reqCtx)
+		cancel()
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return Version{}, false
+		}
+		if !warned {
+			c.logger.Warn("Elasticsearch version check failed; documents are sent once the server answers",
+				zap.Stringers("endpoints", c.URLs()), zap.Error(err))
+			warned = true
+		}
+		// Ask again later: the version decides include_source_on_error.
+		if sleepErr := wait(ctx, c.versionRetry); sleepErr != nil {
+			return Version{}, false
+		}
+	}
+	c.logger.Info("Connected to Elasticsearch", zap.String("version", version), zap.String("cluster", cluster))
+	v, ok := parseVersion(version)
+	if !ok {
+		c.logger.Warn("Elasticsearch's version could not be read; include_source_on_error stays unset "+
+			"and the version is not checked", zap.String("version", version))
+		return v, false
+	}
+	if less(v, minOTelVersion) {
+		c.logger.Warn(fmt.Sprintf("Elasticsearch %s is older than 8.16, the first version with the OTel-native "+
+			"templates that mapping mode otel writes for; documents may be mapped by other templates, "+
+			"and require_data_stream needs 8.13", version))
+	}
+	return v, true
+}
+
+// serverVersion asks GET / for the version, and GET /_nodes/_local where a server answers the
+// root with 404 or 405 (builds without the root endpoint's module do).
+func (c *Client) serverVersion(ctx context.Context) (version, cluster string, err error) {
+	var root struct {
+		ClusterName string `json:"cluster_name"`
+		Version     struct {
+			Number string `json:"number"`
+		} `json:"version"`
+	}
+	status, err := c.getJSON(ctx, "/", &root)
+	if err == nil {
+		return root.Version.Number, root.ClusterName, nil
+	}
+	if status != http.StatusNotFound && status != http.StatusMethodNotAllowed {
+		return "", "", err
+	}
+	var nodes struct {
+		ClusterName string `json:"cluster_name"`
+		Nodes       map[string]struct {
+			Version string `json:"version"`
+		} `json:"nodes"`
+	}
+	if _, err := c.getJSON(ctx, "/_nodes/_local?filter_path=cluster_name,nodes.*.version", &nodes); err != nil {
+		return "", "", err
+	}
+	for _, n := range nodes.Nodes {
+		return n.Version, nodes.ClusterName, nil
+	}
+	return "", "", errors.New("the nodes info answer names no node")
+}
+
+// getJSON sends GET path and decodes a 200 answer into v. It returns the HTTP status, 0 when
+// there was no answer.
+func (c *Client) getJSON(ctx context.Context, path string, v any) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, path, http.NoBody)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := c.Perform(req)
+	if err != nil {
+		return 0, fmt.Errorf("GET %s: %w", req.URL.Path, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+	switch resp.StatusCode {
+	case http.StatusOK:
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return resp.StatusCode, fmt.Errorf("GET %s: HTTP %d, check user/password or api_key: %s", req.URL.Path, resp.StatusCode, body)
+	default:
+		return resp.StatusCode, fmt.Errorf("GET %s: HTTP %d: %s", req.URL.Path, resp.StatusCode, body)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return resp.StatusCode, fmt.Errorf("GET %s: reading the answer: %w", req.URL.Path, err)
+	}
+	return resp.StatusCode, nil
+}
+
+// parseVersion reads "major.minor[.patch][-suffix]".
+func parseVersion(s string) (Version, bool) {
+	var v Version
+	s, _, _ = strings.Cut(s, "-")
+	parts := strings.SplitN(s, ".", 3)
+	if len(parts) < 2 {
+		return v, false
+	}
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			return v, false
+		}
+		v[i] = n
+	}
+	return v, true
+}
+
+func less(a, b Version) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return false
+}
+
+// wait waits for d, or returns ctx's error when ctx ends first.
+func wait(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

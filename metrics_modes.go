@@ -1,0 +1,112 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexporter"
+
+import (
+	"fmt"
+
+	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+)
+
+// metricsByMode calls encode once per mapping mode that the scopes of md resolve to, with the
+// scopes of that mode, and counts the data points of the scopes whose mode cannot be used as
+// rejected. When every scope resolves to one usable mode, as in every request that does not
+// mix modes, md itself is encoded; otherwise the scopes of each mode are copied.
+func (st *pushState) metricsByMode(modes *modes, md pmetric.Metrics, encode func(serializer.Mode, pmetric.Metrics)) {
+	rms := md.ResourceMetrics()
+	first, mixed := serializer.Mode(0), false
+	seen := false
+	for i := range rms.Len() {
+		sms := rms.At(i).ScopeMetrics()
+		for j := range sms.Len() {
+			mode, err := st.metricsMode(modes, sms.At(j))
+			switch {
+			case err != nil:
+				mixed = true
+			case !seen:
+				first, seen = mode, true
+			case mode != first:
+				mixed = true
+			}
+		}
+	}
+	if !mixed {
+		if seen {
+			encode(first, md)
+		}
+		return
+	}
+	var parts [serializer.NumModes]pmetric.Metrics
+	for i := range rms.Len() {
+		rm := rms.At(i)
+		var dst [serializer.NumModes]pmetric.ResourceMetrics
+		sms := rm.ScopeMetrics()
+		for j := range sms.Len() {
+			sm := sms.At(j)
+			mode, err := st.metricsMode(modes, sm)
+			if err != nil {
+				st.rejectMode(err, dataPoints(sm))
+				continue
+			}
+			if parts[mode] == (pmetric.Metrics{}) {
+				parts[mode] = pmetric.NewMetrics()
+			}
+			if dst[mode] == (pmetric.ResourceMetrics{}) {
+				dst[mode] = newResourceMetrics(parts[mode], rm)
+			}
+			sm.CopyTo(dst[mode].ScopeMetrics().AppendEmpty())
+		}
+	}
+	for mode, part := range parts {
+		if part != (pmetric.Metrics{}) {
+			encode(serializer.Mode(mode), part)
+		}
+	}
+}
+
+// metricsMode resolves the mapping mode of a scope of metrics; an error tells why it cannot be
+// used.
+func (st *pushState) metricsMode(modes *modes, sm pmetric.ScopeMetrics) (serializer.Mode, error) {
+	mode, err := modes.scope(sm.Scope().Attributes())
+	if err != nil {
+		return mode, err
+	}
+	if mode != serializer.ModeOTel && mode != serializer.ModeECS {
+		// Not reached while modes.scope checks that the mode supports metrics: a guard for
+		// a mode that claims metrics without the encoder writing them.
+		return mode, fmt.Errorf("mapping mode %s cannot write metrics", mode)
+	}
+	return mode, nil
+}
+
+// newResourceMetrics appends to md a ResourceMetrics with rm's resource and no scopes.
+func newResourceMetrics(md pmetric.Metrics, rm pmetric.ResourceMetrics) pmetric.ResourceMetrics {
+	dst := md.ResourceMetrics().AppendEmpty()
+	rm.Resource().CopyTo(dst.Resource())
+	dst.SetSchemaUrl(rm.SchemaUrl())
+	return dst
+}
+
+// dataPoints returns the number of data points of a scope.
+func dataPoints(sm pmetric.ScopeMetrics) int {
+	n := 0
+	ms := sm.Metrics()
+	for i := range ms.Len() {
+		switch m := ms.At(i); m.Type() {
+		case pmetric.MetricTypeGauge:
+			n += m.Gauge().DataPoints().Len()
+		case pmetric.MetricTypeSum:
+			n += m.Sum().DataPoints().Len()
+		case pmetric.MetricTypeHistogram:
+			n += m.Histogram().DataPoints().Len()
+		case pmetric.MetricTypeExponentialHistogram:
+			n += m.ExponentialHistogram().DataPoints().Len()
+		case pmetric.MetricTypeSummary:
+			n += m.Summary().DataPoints().Len()
+		}
+	}
+	return n
+}

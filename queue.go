@@ -1,0 +1,109 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexporter"
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
+)
+
+// The sending queue (sending_queue) is exporterhelper's; these are the settings the exporter
+// derives from it.
+
+// validateSendingQueue checks the batch sizes of sending_queue and the partition keys, which
+// metadata_keys sets.
+func validateSendingQueue(qc configoptional.Optional[exporterhelper.QueueBatchConfig], metadataKeys []string) error {
+	var errs []error
+	add := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf(format, args...))
+	}
+	if q := qc.Get(); q != nil {
+		if b := q.Batch.Get(); b != nil {
+			if b.MinSize < 0 {
+				add("`sending_queue::batch::min_size` must be 0 or more, got %d", b.MinSize)
+			}
+			if b.MaxSize < 0 {
+				add("`sending_queue::batch::max_size` must be 0 or more (0 means no limit), got %d", b.MaxSize)
+			}
+			if b.MaxSize > 0 && b.MinSize > b.MaxSize {
+				add("`sending_queue::batch::min_size` (%d) must not exceed `sending_queue::batch::max_size` (%d)", b.MinSize, b.MaxSize)
+			}
+			if len(metadataKeys) > 0 && len(b.Partition.MetadataKeys) > 0 {
+				add("`metadata_keys` and `sending_queue::batch::partition::metadata_keys` are both set; set only `metadata_keys`")
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, k := range metadataKeys {
+		l := strings.ToLower(k)
+		if seen[l] {
+			add("`metadata_keys` lists %q twice (keys are case-insensitive)", k)
+		}
+		seen[l] = true
+	}
+	return errors.Join(errs...)
+}
+
+// persistentQueue tells whether the sending queue keeps its batches in a storage extension.
+func (c *Config) persistentQueue() bool {
+	q := c.QueueBatchConfig.Get()
+	return q != nil && q.StorageID != nil
+}
+
+// queueBatchConfig returns the sending queue settings to hand to
+// exporterhelper: sending_queue with the batch partitioned by metadata_keys
+// and always by x-elastic-mapping-mode. exporterhelper merges the requests
+// of a batch into a context that keeps only the partition keys, so a key
+// that is not one is lost before the push reads it. The Config itself is
+// not modified.
+func (c *Config) queueBatchConfig() configoptional.Optional[exporterhelper.QueueBatchConfig] {
+	qc := c.QueueBatchConfig
+	q := qc.Get()
+	if q == nil {
+		return qc
+	}
+	b := q.Batch.Get()
+	if b == nil {
+		return qc
+	}
+	keys := b.Partition.MetadataKeys
+	if len(c.MetadataKeys) > 0 {
+		keys = c.MetadataKeys
+	}
+	// qc is a copy, but the slices inside are shared: give the partition its own slice.
+	keys = slices.Clone(keys)
+	if !slices.ContainsFunc(keys, func(k string) bool { return strings.EqualFold(k, mappingModeMetadataKey) }) {
+		keys = append(keys, mappingModeMetadataKey)
+	}
+	b.Partition.MetadataKeys = keys
+	return qc
+}
+
+// maxBulkBytes is the largest uncompressed NDJSON body of one bulk request:
+// each push is cut into bulk requests of at most this size. It follows
+// sending_queue::batch::max_size when the batch is sized in bytes.
+func (c *Config) maxBulkBytes() int {
+	if q := c.QueueBatchConfig.Get(); q != nil {
+		if b := q.Batch.Get(); b != nil && b.Sizer == exporterhelper.RequestSizerTypeBytes && b.MaxSize > 0 {
+			return int(b.MaxSize)
+		}
+	}
+	return defaultMaxBulkBytes
+}
+
+// maxConcurrentRequests returns the cap on bulk requests in flight.
+func (c *Config) maxConcurrentRequests() int {
+	if n := c.FlowControl.MaxConcurrentRequests; n > 0 {
+		return n
+	}
+	if q := c.QueueBatchConfig.Get(); q != nil && q.NumConsumers > 0 {
+		return q.NumConsumers
+	}
+	return defaultNumConsumers
+}

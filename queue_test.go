@@ -1,0 +1,87 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package elasticsearchexporter
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
+)
+
+func TestMaxBulkBytes(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(*Config)
+		want int
+	}{
+		{"default", func(*Config) {}, 5_000_000},
+		{"bytes_max_size", func(c *Config) { batchOf(c).MaxSize = 8_000_000 }, 8_000_000},
+		{"bytes_no_max_size", func(c *Config) { batchOf(c).MaxSize = 0 }, defaultMaxBulkBytes},
+		{"items_sizer", func(c *Config) {
+			batchOf(c).Sizer = exporterhelper.RequestSizerTypeItems
+			batchOf(c).MaxSize = 1000
+		}, defaultMaxBulkBytes},
+		{"batch_disabled", func(c *Config) {
+			queueOf(c).Batch = configoptional.None[exporterhelper.BatchConfig]()
+		}, defaultMaxBulkBytes},
+		{"queue_disabled", func(c *Config) {
+			c.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
+		}, defaultMaxBulkBytes},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, defaultWith(tt.edit).maxBulkBytes())
+		})
+	}
+}
+
+func TestMaxConcurrentRequests(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(*Config)
+		want int
+	}{
+		{"default_num_consumers", func(*Config) {}, 10},
+		{"num_consumers", func(c *Config) { queueOf(c).NumConsumers = 25 }, 25},
+		{"explicit", func(c *Config) {
+			queueOf(c).NumConsumers = 25
+			c.FlowControl.MaxConcurrentRequests = 3
+		}, 3},
+		{"queue_disabled", func(c *Config) {
+			c.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
+		}, defaultNumConsumers},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, defaultWith(tt.edit).maxConcurrentRequests())
+		})
+	}
+}
+
+func TestQueueBatchConfigMetadataKeys(t *testing.T) {
+	cfg := defaultWith(func(c *Config) { c.MetadataKeys = []string{"X-Tenant"} })
+
+	qc := cfg.queueBatchConfig()
+	assert.Equal(t, []string{"X-Tenant", "x-elastic-mapping-mode"}, qc.Get().Batch.Get().Partition.MetadataKeys)
+	// The Config itself is left as loaded.
+	assert.Empty(t, batchOf(cfg).Partition.MetadataKeys)
+
+	// The mapping mode key is always a partition key, and not added twice.
+	plain := createDefaultConfig().(*Config)
+	pqc := plain.queueBatchConfig()
+	assert.Equal(t, []string{"x-elastic-mapping-mode"}, pqc.Get().Batch.Get().Partition.MetadataKeys)
+	assert.Empty(t, batchOf(plain).Partition.MetadataKeys)
+	own := defaultWith(func(c *Config) { batchOf(c).Partition.MetadataKeys = []string{"X-Elastic-Mapping-Mode", "tenant"} })
+	oqc := own.queueBatchConfig()
+	assert.Equal(t, []string{"X-Elastic-Mapping-Mode", "tenant"}, oqc.Get().Batch.Get().Partition.MetadataKeys)
+
+	// Without batching there is nothing to partition.
+	noBatch := defaultWith(func(c *Config) {
+		q := c.QueueBatchConfig.Get()
+		q.Batch = configoptional.None[exporterhelper.BatchConfig]()
+	})
+	assert.Equal(t, noBatch.QueueBatchConfig, noBatch.queueBatchConfig())
+}
