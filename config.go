@@ -237,18 +237,25 @@ type LogstashFormatConfig struct {
 	PrefixSeparator string `mapstructure:"prefix_separator"`
 
 	// DateFormat is a strftime pattern for the date suffix, formatted from the
-	// document's timestamp. Default: "%Y.%m.%d".
+	// document's timestamp in UTC (contrib formats the wall clock). The verbs are
+	// those of contrib's formatter whose output can be in an index name; names
+	// are lower-cased. Default: "%Y.%m.%d".
 	DateFormat string `mapstructure:"date_format"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
 }
 
+// validate checks the date format even when logstash_format is off, as routing does, so that a
+// format that cannot make index names is refused before it is switched on.
 func (l LogstashFormatConfig) validate() error {
-	if l.Enabled && l.DateFormat == "" {
-		return fmt.Errorf("`logstash_format::date_format` must not be empty when `logstash_format::enabled` is true; e.g. %q", routing.DefaultDateFormat)
+	if l.DateFormat == "" {
+		if l.Enabled {
+			return fmt.Errorf("`logstash_format::date_format` must not be empty when `logstash_format::enabled` is true; e.g. %q", routing.DefaultDateFormat)
+		}
+		return nil
 	}
-	return nil
+	return routing.CheckDateFormat(l.DateFormat)
 }
 
 // MappingConfig selects the document layout.

@@ -280,6 +280,8 @@ func TestLoadInvalidConfig(t *testing.T) {
 
 		{"negative_discover_interval", "`discover::interval` must be 0 (off) or positive"},
 		{"empty_logstash_date_format", "`logstash_format::date_format` must not be empty"},
+		{"logstash_date_format_colons", `invalid logstash_format date_format "%Y.%m.%d-%T": %T writes the time as 15:04:05, and an index name cannot contain ":"; use %H.%M.%S`},
+		{"logstash_date_format_unknown_verb", `invalid logstash_format date_format "%Y.%G": unsupported verb "%G"`},
 		{"negative_log_rate_limit", "`telemetry::log_failed_docs_input_rate_limit` must be 0 or more"},
 		{"negative_max_inflight_bytes", "`flow_control::max_inflight_bytes` must be 0 (no cap) or a positive number of bytes, e.g. 67108864 for 64 MiB, got -1"},
 		{"negative_max_concurrent_requests", "`flow_control::max_concurrent_requests` must be 0 (`sending_queue::num_consumers`) or positive, got -2"},

@@ -146,14 +146,15 @@ func (r *Router) scopeIDs() {
 }
 
 // datePeriod returns the span of time, in nanoseconds, over which the date formatted by verbs
-// does not change, counted from the Unix epoch in UTC: a day, unless the format has an hour,
-// a minute or a second.
+// does not change, counted from the Unix epoch in UTC: a day, unless the format has an hour
+// (%H, %I, or %p, which changes at noon), a minute or a second. The week, month and year verbs
+// change at midnight too.
 func datePeriod(verbs []dateVerb) uint64 {
 	period := uint64(24 * time.Hour)
 	for _, v := range verbs {
 		var p uint64
 		switch v.verb {
-		case 'H':
+		case 'H', 'I', 'p':
 			p = uint64(time.Hour)
 		case 'M':
 			p = uint64(time.Minute)
