@@ -82,7 +82,7 @@ func TestAppendDateContribValues(t *testing.T) {
 		{"%C.%y", time.Date(2024, 5, 6, 0, 0, 0, 0, time.UTC), "20.24"},
 		{"%F", time.Date(2024, 5, 6, 0, 0, 0, 0, time.UTC), "2024-05-06"},
 		{"%Z%z", time.Date(2024, 5, 6, 0, 0, 0, 0, time.FixedZone("CEST", 2*3600+30*60)), "cest+0230"},
-		{"%z", time.Date(2024, 5, 6, 0, 0, 0, 0, time.FixedZone("", -(3*3600 + 15*60))), "-0315"},
+		{"%z", time.Date(2024, 5, 6, 0, 0, 0, 0, time.FixedZone("", -(3*3600+15*60))), "-0315"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.format+" "+tt.tm.String(), func(t *testing.T) {
