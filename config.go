@@ -141,6 +141,18 @@ type Config struct {
 	// versions, where Elasticsearch then reports no error reasons.
 	IncludeSourceOnError *bool `mapstructure:"include_source_on_error"`
 
+	// SuppressConflictErrors, when true, leaves the documents that Elasticsearch answers 409
+	// version_conflict_engine_exception (an _id that is taken) out of the exporter's log line
+	// about failed documents. They are still counted, as duplicates. Default: false.
+	SuppressConflictErrors bool `mapstructure:"suppress_conflict_errors"`
+
+	// BulkResponseFilterPath is the filter_path of bulk requests, which says what the bulk
+	// response holds. The exporter always asks for what it needs to account for each document
+	// (bulk.AccountingFilterPath) and adds the entries of this value to it; an exclusion that
+	// would remove one of those fields is refused. Default: contrib's default, which is what the
+	// exporter needs.
+	BulkResponseFilterPath string `mapstructure:"bulk_response_filter_path"`
+
 	// Telemetry holds debugging switches for the exporter's own logs.
 	Telemetry TelemetryConfig `mapstructure:"telemetry"`
 
@@ -427,8 +439,15 @@ func (c *Config) Validate() error {
 		c.FlowControl.validate(),
 		c.Discovery.validate(),
 		c.LogstashFormat.validate(),
+		c.validateFilterPath(),
 		c.Telemetry.validate(),
 	)
+}
+
+// validateFilterPath checks bulk_response_filter_path.
+func (c *Config) validateFilterPath() error {
+	_, err := bulk.FilterPath(c.BulkResponseFilterPath)
+	return err
 }
 
 // validateHTTPClient checks the confighttp settings that the exporter gives a meaning of its

@@ -107,6 +107,8 @@ func TestLoadConfig(t *testing.T) {
 				b.MaxSize = 8_000_000
 				c.Discovery = DiscoveryConfig{OnStart: true, Interval: 5 * time.Minute}
 				c.IncludeSourceOnError = new(false)
+				c.SuppressConflictErrors = true
+				c.BulkResponseFilterPath = "items.*._index,items.*.status,items.*.failure_store,items.*.error.type,items.*.error.reason,took"
 				c.Telemetry = TelemetryConfig{
 					LogRequestBody:              true,
 					LogResponseBody:             true,
@@ -282,6 +284,7 @@ func TestLoadInvalidConfig(t *testing.T) {
 		{"empty_logstash_date_format", "`logstash_format::date_format` must not be empty"},
 		{"logstash_date_format_colons", `invalid logstash_format date_format "%Y.%m.%d-%T": %T writes the time as 15:04:05, and an index name cannot contain ":"; use %H.%M.%S`},
 		{"logstash_date_format_unknown_verb", `invalid logstash_format date_format "%Y.%G": unsupported verb "%G"`},
+		{"filter_path_removes_accounting", "`bulk_response_filter_path` entry \"-items.*.error\" would remove items.*.error.type from bulk responses"},
 		{"negative_log_rate_limit", "`telemetry::log_failed_docs_input_rate_limit` must be 0 or more"},
 		{"negative_max_inflight_bytes", "`flow_control::max_inflight_bytes` must be 0 (no cap) or a positive number of bytes, e.g. 67108864 for 64 MiB, got -1"},
 		{"negative_max_concurrent_requests", "`flow_control::max_concurrent_requests` must be 0 (`sending_queue::num_consumers`) or positive, got -2"},

@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
 	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
@@ -105,7 +106,8 @@ func createDefaultConfig() component.Config {
 			MaxInflightBytes:    64 << 20,
 			AdaptiveConcurrency: AdaptiveConcurrencyConfig{Enabled: true},
 		},
-		DeadLetter: DeadLetterConfig{Index: "otel-dead-letters"},
+		DeadLetter:             DeadLetterConfig{Index: "otel-dead-letters"},
+		BulkResponseFilterPath: bulk.AccountingFilterPath,
 		Telemetry: TelemetryConfig{
 			LogFailedDocsInputRateLimit: time.Second,
 		},
