@@ -189,14 +189,42 @@ type AuthenticationConfig struct {
 
 func (a AuthenticationConfig) validate() error {
 	switch {
-	case a.User != "" && a.APIKey != "":
-		return errors.New("`user` and `api_key` are both set; use one authentication method")
 	case a.User != "" && a.Password == "":
 		return errors.New("`user` is set but `password` is empty; set both, or use `api_key`")
 	case a.User == "" && a.Password != "":
 		return errors.New("`password` is set but `user` is empty; set both")
 	}
 	return nil
+}
+
+// credentialWarnings returns a warning for each pair of credentials set together, naming which
+// one is used. Contrib accepts them all and uses one, silently: the elastic-transport client
+// sets the Authorization header from `api_key`, or else from `user`/`password`, and an
+// authenticator extension under `auth` then handles the request last, so one that sets the
+// Authorization header replaces either. This exporter sends requests the same way.
+func (c *Config) credentialWarnings() []string {
+	a := c.Authentication
+	basic := a.User != "" || a.Password != ""
+	var warnings []string
+	if auth := c.Auth.Get(); auth != nil {
+		var keys []string
+		if basic {
+			keys = append(keys, "`user`/`password`")
+		}
+		if a.APIKey != "" {
+			keys = append(keys, "`api_key`")
+		}
+		if len(keys) > 0 {
+			set := strings.Join(keys, " and ")
+			warnings = append(warnings, fmt.Sprintf("`auth::authenticator` (%s) and %s are both set: the authenticator extension's credentials are used, as in contrib "+
+				"(the extension handles each request after the Authorization header is set from %s, and replaces it); remove %s",
+				auth.AuthenticatorID, set, set, set))
+		}
+	}
+	if basic && a.APIKey != "" {
+		warnings = append(warnings, "`api_key` and `user`/`password` are both set: `api_key` is used, as in contrib; remove `user`/`password`")
+	}
+	return warnings
 }
 
 // DynamicIDConfig controls taking the document _id from an attribute.

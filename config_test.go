@@ -253,7 +253,6 @@ func TestLoadInvalidConfig(t *testing.T) {
 		{"cloudid_not_base64", "`cloudid`: invalid Cloud ID: the part after the last ':' is not base64"},
 		{"cloudid_no_uuid", "`cloudid`: invalid Cloud ID: decoded value \"bar.cloud.es.io\" is not host$es_uuid$kibana_uuid"},
 
-		{"user_and_api_key", "`user` and `api_key` are both set; use one authentication method"},
 		{"user_without_password", "`user` is set but `password` is empty"},
 		{"password_without_user", "`password` is set but `user` is empty"},
 
@@ -296,11 +295,8 @@ func TestLoadInvalidConfig(t *testing.T) {
 		{"removed_fields", "`mapping::fields` was removed with no replacement"},
 		{"removed_file", "`mapping::file` was removed with no replacement"},
 
-		{"max_requests_and_max_retries", "both `retry::max_requests` and its replacement `retry::max_retries` are set; remove `retry::max_requests`"},
+		{"max_requests_and_max_retries", "both `retry::max_requests` and its replacement `retry::max_retries` are set; remove `retry::max_requests` (contrib refuses them together too)"},
 		{"max_requests_negative", "`retry::max_requests` must be at least 1 (it counts the first attempt), got -1"},
-		{"num_workers_and_num_consumers", "both `num_workers` and its replacement `sending_queue::num_consumers` are set"},
-		{"flush_bytes_and_max_size", "both `flush::bytes` and its replacement `sending_queue::batch::max_size` are set"},
-		{"flush_bytes_items_sizer", "`flush::bytes` maps to `sending_queue::batch::max_size`, which needs `sending_queue::batch::sizer: bytes`"},
 		{"flush_unknown_key", "invalid keys: max_bytes"},
 
 		{"unknown_key", "invalid keys: endpoint_url"},
