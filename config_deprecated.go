@@ -262,13 +262,17 @@ func (c *Config) logDeprecations(logger *zap.Logger) {
 }
 
 // logContribDifferences logs where the configuration means something else than in contrib:
-// credentials set twice (a warning each, naming the one used) and a mapping::mode that contrib
-// would ignore (an Info line).
+// credentials set twice (a warning each, naming the one used), and, in an Info line each, a
+// mapping::mode that contrib would ignore and the date of logstash_format index names.
 func (c *Config) logContribDifferences(logger *zap.Logger) {
 	for _, msg := range c.credentialWarnings() {
 		logger.Warn(msg)
 	}
 	if msg := c.modeDivergenceNote(); msg != "" {
 		logger.Info(msg)
+	}
+	if c.LogstashFormat.Enabled {
+		logger.Info("`logstash_format` is enabled: the date in each index name is taken from the document's own timestamp, in UTC. " +
+			"Contrib takes the collector's clock when it sends, so late or replayed data lands here in the index of its own day, there in the index of the day it is sent")
 	}
 }
