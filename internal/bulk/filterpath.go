@@ -78,9 +78,8 @@ func setFilterPath(req *http.Request, filterPath string) {
 	if filterPath == "" || filterPath == AccountingFilterPath {
 		return
 	}
-	q := req.URL.RawQuery
-	if i := strings.Index(q, docappenderFilterQuery); i >= 0 {
-		req.URL.RawQuery = q[:i] + "filter_path=" + url.QueryEscape(filterPath) + q[i+len(docappenderFilterQuery):]
+	if before, after, found := strings.Cut(req.URL.RawQuery, docappenderFilterQuery); found {
+		req.URL.RawQuery = before + "filter_path=" + url.QueryEscape(filterPath) + after
 		return
 	}
 	values := req.URL.Query()

@@ -6,6 +6,7 @@ package bulk
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -121,4 +122,23 @@ func TestSuppressConflictErrors(t *testing.T) {
 		}
 		assert.Equal(t, want, lines[0].ContextMap()["failures"], "suppress_conflict_errors: %v", suppress)
 	}
+}
+
+// setFilterPath replaces docappender's filter_path in place, and sets it when a request does
+// not have docappender's (another docappender version, say).
+func TestSetFilterPath(t *testing.T) {
+	for _, tt := range []struct{ query, want string }{
+		{query: "pipeline=p&" + docappenderFilterQuery, want: "pipeline=p&filter_path=" + url.QueryEscape(AccountingFilterPath+",took")},
+		{query: "filter_path=other&pipeline=p", want: "filter_path=" + url.QueryEscape(AccountingFilterPath+",took") + "&pipeline=p"},
+		{query: "", want: "filter_path=" + url.QueryEscape(AccountingFilterPath+",took")},
+	} {
+		req, err := http.NewRequest(http.MethodPost, "/_bulk?"+tt.query, http.NoBody)
+		require.NoError(t, err)
+		setFilterPath(req, AccountingFilterPath+",took")
+		assert.Equal(t, tt.want, req.URL.RawQuery)
+	}
+	req, err := http.NewRequest(http.MethodPost, "/_bulk?"+docappenderFilterQuery, http.NoBody)
+	require.NoError(t, err)
+	setFilterPath(req, AccountingFilterPath)
+	assert.Equal(t, docappenderFilterQuery, req.URL.RawQuery, "docappender's own is left as it is")
 }

@@ -123,7 +123,7 @@ func TestParseDateFormatRefusesUnusableVerbs(t *testing.T) {
 			format := "%Y.%m." + tt.verb
 			_, err := parseDateFormat(format)
 			require.ErrorContains(t, err, tt.want)
-			assert.ErrorContains(t, err, fmt.Sprintf("invalid logstash_format date_format %q: ", format))
+			require.ErrorContains(t, err, fmt.Sprintf("invalid logstash_format date_format %q: ", format))
 			assert.Equal(t, err, CheckDateFormat(format))
 		})
 	}
