@@ -172,8 +172,9 @@ type Config struct {
 
 // AuthenticationConfig holds the basic and API key authentication shortcuts.
 type AuthenticationConfig struct {
-	// User is the HTTP basic authentication user name. Needs password; cannot
-	// be combined with api_key. Default: empty.
+	// User is the HTTP basic authentication user name. Needs password; when
+	// api_key is set too, api_key is used, with a warning (as contrib does,
+	// silently). Default: empty.
 	User string `mapstructure:"user"`
 
 	// Password is the HTTP basic authentication password. Default: empty.
