@@ -141,6 +141,18 @@ type Config struct {
 	// versions, where Elasticsearch then reports no error reasons.
 	IncludeSourceOnError *bool `mapstructure:"include_source_on_error"`
 
+	// SuppressConflictErrors, when true, leaves the documents that Elasticsearch answers 409
+	// version_conflict_engine_exception (an _id that is taken) out of the exporter's log line
+	// about failed documents. They are still counted, as duplicates. Default: false.
+	SuppressConflictErrors bool `mapstructure:"suppress_conflict_errors"`
+
+	// BulkResponseFilterPath is the filter_path of bulk requests, which says what the bulk
+	// response holds. The exporter always asks for what it needs to account for each document
+	// (bulk.AccountingFilterPath) and adds the entries of this value to it; an exclusion that
+	// would remove one of those fields is refused. Default: contrib's default, which is what the
+	// exporter needs.
+	BulkResponseFilterPath string `mapstructure:"bulk_response_filter_path"`
+
 	// Telemetry holds debugging switches for the exporter's own logs.
 	Telemetry TelemetryConfig `mapstructure:"telemetry"`
 
@@ -160,8 +172,9 @@ type Config struct {
 
 // AuthenticationConfig holds the basic and API key authentication shortcuts.
 type AuthenticationConfig struct {
-	// User is the HTTP basic authentication user name. Needs password; cannot
-	// be combined with api_key. Default: empty.
+	// User is the HTTP basic authentication user name. Needs password; when
+	// api_key is set too, api_key is used, with a warning (as contrib does,
+	// silently). Default: empty.
 	User string `mapstructure:"user"`
 
 	// Password is the HTTP basic authentication password. Default: empty.
@@ -177,14 +190,42 @@ type AuthenticationConfig struct {
 
 func (a AuthenticationConfig) validate() error {
 	switch {
-	case a.User != "" && a.APIKey != "":
-		return errors.New("`user` and `api_key` are both set; use one authentication method")
 	case a.User != "" && a.Password == "":
 		return errors.New("`user` is set but `password` is empty; set both, or use `api_key`")
 	case a.User == "" && a.Password != "":
 		return errors.New("`password` is set but `user` is empty; set both")
 	}
 	return nil
+}
+
+// credentialWarnings returns a warning for each pair of credentials set together, naming which
+// one is used. Contrib accepts them all and uses one, silently: the elastic-transport client
+// sets the Authorization header from `api_key`, or else from `user`/`password`, and an
+// authenticator extension under `auth` then handles the request last, so one that sets the
+// Authorization header replaces either. This exporter sends requests the same way.
+func (c *Config) credentialWarnings() []string {
+	a := c.Authentication
+	basic := a.User != "" || a.Password != ""
+	var warnings []string
+	if auth := c.Auth.Get(); auth != nil {
+		var keys []string
+		if basic {
+			keys = append(keys, "`user`/`password`")
+		}
+		if a.APIKey != "" {
+			keys = append(keys, "`api_key`")
+		}
+		if len(keys) > 0 {
+			set := strings.Join(keys, " and ")
+			warnings = append(warnings, fmt.Sprintf("`auth::authenticator` (%s) and %s are both set: the authenticator extension's credentials are used, as in contrib "+
+				"(the extension handles each request after the Authorization header is set from %s, and replaces it); remove %s",
+				auth.AuthenticatorID, set, set, set))
+		}
+	}
+	if basic && a.APIKey != "" {
+		warnings = append(warnings, "`api_key` and `user`/`password` are both set: `api_key` is used, as in contrib; remove `user`/`password`")
+	}
+	return warnings
 }
 
 // DynamicIDConfig controls taking the document _id from an attribute.
@@ -237,18 +278,25 @@ type LogstashFormatConfig struct {
 	PrefixSeparator string `mapstructure:"prefix_separator"`
 
 	// DateFormat is a strftime pattern for the date suffix, formatted from the
-	// document's timestamp. Default: "%Y.%m.%d".
+	// document's timestamp in UTC (contrib formats the wall clock). The verbs are
+	// those of contrib's formatter whose output can be in an index name; names
+	// are lower-cased. Default: "%Y.%m.%d".
 	DateFormat string `mapstructure:"date_format"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
 }
 
+// validate checks the date format even when logstash_format is off, as routing does, so that a
+// format that cannot make index names is refused before it is switched on.
 func (l LogstashFormatConfig) validate() error {
-	if l.Enabled && l.DateFormat == "" {
-		return fmt.Errorf("`logstash_format::date_format` must not be empty when `logstash_format::enabled` is true; e.g. %q", routing.DefaultDateFormat)
+	if l.DateFormat == "" {
+		if l.Enabled {
+			return fmt.Errorf("`logstash_format::date_format` must not be empty when `logstash_format::enabled` is true; e.g. %q", routing.DefaultDateFormat)
+		}
+		return nil
 	}
-	return nil
+	return routing.CheckDateFormat(l.DateFormat)
 }
 
 // MappingConfig selects the document layout.
@@ -420,8 +468,15 @@ func (c *Config) Validate() error {
 		c.FlowControl.validate(),
 		c.Discovery.validate(),
 		c.LogstashFormat.validate(),
+		c.validateFilterPath(),
 		c.Telemetry.validate(),
 	)
+}
+
+// validateFilterPath checks bulk_response_filter_path.
+func (c *Config) validateFilterPath() error {
+	_, err := bulk.FilterPath(c.BulkResponseFilterPath)
+	return err
 }
 
 // validateHTTPClient checks the confighttp settings that the exporter gives a meaning of its

@@ -137,21 +137,25 @@ func takeDeprecatedKeys(conf *confmap.Conf) (*deprecatedKeys, error) {
 
 // applyDeprecated maps the deprecated keys onto their replacements. conf is
 // the section being unmarshaled, used to detect a replacement key that is
-// set too.
+// set too: as in contrib, the replacement then wins and the deprecated key is
+// ignored, with a warning that names both, except for retry::max_requests
+// with retry::max_retries, which contrib refuses too.
 func (c *Config) applyDeprecated(conf *confmap.Conf, old *deprecatedKeys) error {
 	var errs []error
-	conflict := func(oldKey, newKey string) bool {
-		if conf.IsSet(newKey) {
-			errs = append(errs, fmt.Errorf("both `%s` and its replacement `%s` are set; remove `%s`", oldKey, newKey, oldKey))
-			return true
+	replaced := func(oldKey string, oldValue any, newKey string) bool {
+		if !conf.IsSet(newKey) {
+			return false
 		}
-		return false
+		c.deprecate("`%s` (%v) and its replacement `%s` (%v) are both set: `%s` is used and `%s` is ignored, as in contrib; remove `%s`",
+			oldKey, oldValue, newKey, conf.Get(newKey), newKey, oldKey, oldKey)
+		return true
 	}
 
 	if old.Retry != nil && old.Retry.MaxRequests != nil {
 		n := *old.Retry.MaxRequests
 		switch {
-		case conflict("retry::max_requests", "retry::max_retries"):
+		case conf.IsSet("retry::max_retries"):
+			errs = append(errs, errors.New("both `retry::max_requests` and its replacement `retry::max_retries` are set; remove `retry::max_requests` (contrib refuses them together too)"))
 		case n < 0:
 			errs = append(errs, fmt.Errorf("`retry::max_requests` must be at least 1 (it counts the first attempt), got %d; use `retry::max_retries` instead", n))
 		case n == 0:
@@ -165,7 +169,7 @@ func (c *Config) applyDeprecated(conf *confmap.Conf, old *deprecatedKeys) error 
 	if old.NumWorkers != nil {
 		n := *old.NumWorkers
 		switch q := c.QueueBatchConfig.Get(); {
-		case conflict("num_workers", "sending_queue::num_consumers"):
+		case replaced("num_workers", n, "sending_queue::num_consumers"):
 		case n < 0:
 			errs = append(errs, fmt.Errorf("`num_workers` must be positive, got %d; use `sending_queue::num_consumers` instead", n))
 		case n == 0:
@@ -179,7 +183,7 @@ func (c *Config) applyDeprecated(conf *confmap.Conf, old *deprecatedKeys) error 
 	}
 
 	if old.Flush != nil {
-		errs = append(errs, c.applyDeprecatedFlush(conf, old.Flush, conflict)...)
+		errs = append(errs, c.applyDeprecatedFlush(conf, old.Flush, replaced)...)
 	}
 
 	for _, d := range []struct {
@@ -197,7 +201,7 @@ func (c *Config) applyDeprecated(conf *confmap.Conf, old *deprecatedKeys) error 
 	return errors.Join(errs...)
 }
 
-func (c *Config) applyDeprecatedFlush(conf *confmap.Conf, f *deprecatedFlush, conflict func(oldKey, newKey string) bool) []error {
+func (c *Config) applyDeprecatedFlush(conf *confmap.Conf, f *deprecatedFlush, replaced func(oldKey string, oldValue any, newKey string) bool) []error {
 	var errs []error
 	var batch *exporterhelper.BatchConfig
 	if q := c.QueueBatchConfig.Get(); q != nil {
@@ -207,7 +211,7 @@ func (c *Config) applyDeprecatedFlush(conf *confmap.Conf, f *deprecatedFlush, co
 	if f.Bytes != nil {
 		n := *f.Bytes
 		switch {
-		case conflict("flush::bytes", "sending_queue::batch::max_size"):
+		case replaced("flush::bytes", n, "sending_queue::batch::max_size"):
 		case n < 0:
 			errs = append(errs, fmt.Errorf("`flush::bytes` must be positive, got %d; use `sending_queue::batch::max_size` instead", n))
 		case n == 0:
@@ -215,7 +219,8 @@ func (c *Config) applyDeprecatedFlush(conf *confmap.Conf, f *deprecatedFlush, co
 		case batch == nil:
 			c.deprecate("`flush::bytes` is deprecated; use `sending_queue::batch::max_size` (ignored: sending_queue batching is disabled)")
 		case batch.Sizer != exporterhelper.RequestSizerTypeBytes:
-			errs = append(errs, errors.New("`flush::bytes` maps to `sending_queue::batch::max_size`, which needs `sending_queue::batch::sizer: bytes`; remove `flush::bytes`"))
+			// The sizer that was set explicitly wins, as an explicit max_size would.
+			c.deprecate("`flush::bytes` is deprecated; use `sending_queue::batch::max_size` (ignored: `sending_queue::batch::sizer` is %s, and `flush::bytes` counts bytes; remove `flush::bytes`)", batch.Sizer.String())
 		default:
 			batch.MaxSize = n
 			// Keep the default min_size from exceeding the new max_size; an
@@ -230,7 +235,7 @@ func (c *Config) applyDeprecatedFlush(conf *confmap.Conf, f *deprecatedFlush, co
 	if f.Interval != nil {
 		d := *f.Interval
 		switch {
-		case conflict("flush::interval", "sending_queue::batch::flush_timeout"):
+		case replaced("flush::interval", d, "sending_queue::batch::flush_timeout"):
 		case d < 0:
 			errs = append(errs, fmt.Errorf("`flush::interval` must be positive, got %s; use `sending_queue::batch::flush_timeout` instead", d))
 		case d == 0:
@@ -253,5 +258,21 @@ func (c *Config) deprecate(format string, args ...any) {
 func (c *Config) logDeprecations(logger *zap.Logger) {
 	for _, msg := range c.deprecations {
 		logger.Warn(msg)
+	}
+}
+
+// logContribDifferences logs where the configuration means something else than in contrib:
+// credentials set twice (a warning each, naming the one used), and, in an Info line each, a
+// mapping::mode that contrib would ignore and the date of logstash_format index names.
+func (c *Config) logContribDifferences(logger *zap.Logger) {
+	for _, msg := range c.credentialWarnings() {
+		logger.Warn(msg)
+	}
+	if msg := c.modeDivergenceNote(); msg != "" {
+		logger.Info(msg)
+	}
+	if c.LogstashFormat.Enabled {
+		logger.Info("`logstash_format` is enabled: the date in each index name is taken from the document's own timestamp, in UTC. " +
+			"Contrib takes the collector's clock when it sends, so late or replayed data lands here in the index of its own day, there in the index of the day it is sent")
 	}
 }

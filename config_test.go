@@ -107,6 +107,8 @@ func TestLoadConfig(t *testing.T) {
 				b.MaxSize = 8_000_000
 				c.Discovery = DiscoveryConfig{OnStart: true, Interval: 5 * time.Minute}
 				c.IncludeSourceOnError = new(false)
+				c.SuppressConflictErrors = true
+				c.BulkResponseFilterPath = "items.*._index,items.*.status,items.*.failure_store,items.*.error.type,items.*.error.reason,took"
 				c.Telemetry = TelemetryConfig{
 					LogRequestBody:              true,
 					LogResponseBody:             true,
@@ -251,7 +253,6 @@ func TestLoadInvalidConfig(t *testing.T) {
 		{"cloudid_not_base64", "`cloudid`: invalid Cloud ID: the part after the last ':' is not base64"},
 		{"cloudid_no_uuid", "`cloudid`: invalid Cloud ID: decoded value \"bar.cloud.es.io\" is not host$es_uuid$kibana_uuid"},
 
-		{"user_and_api_key", "`user` and `api_key` are both set; use one authentication method"},
 		{"user_without_password", "`user` is set but `password` is empty"},
 		{"password_without_user", "`password` is set but `user` is empty"},
 
@@ -280,6 +281,9 @@ func TestLoadInvalidConfig(t *testing.T) {
 
 		{"negative_discover_interval", "`discover::interval` must be 0 (off) or positive"},
 		{"empty_logstash_date_format", "`logstash_format::date_format` must not be empty"},
+		{"logstash_date_format_colons", `invalid logstash_format date_format "%Y.%m.%d-%T": %T writes the time as 15:04:05, and an index name cannot contain ":"; use %H.%M.%S`},
+		{"logstash_date_format_unknown_verb", `invalid logstash_format date_format "%Y.%G": unsupported verb "%G"`},
+		{"filter_path_removes_accounting", "`bulk_response_filter_path` entry \"-items.*.error\" would remove items.*.error.type from bulk responses"},
 		{"negative_log_rate_limit", "`telemetry::log_failed_docs_input_rate_limit` must be 0 or more"},
 		{"negative_max_inflight_bytes", "`flow_control::max_inflight_bytes` must be 0 (no cap) or a positive number of bytes, e.g. 67108864 for 64 MiB, got -1"},
 		{"negative_max_concurrent_requests", "`flow_control::max_concurrent_requests` must be 0 (`sending_queue::num_consumers`) or positive, got -2"},
@@ -291,11 +295,8 @@ func TestLoadInvalidConfig(t *testing.T) {
 		{"removed_fields", "`mapping::fields` was removed with no replacement"},
 		{"removed_file", "`mapping::file` was removed with no replacement"},
 
-		{"max_requests_and_max_retries", "both `retry::max_requests` and its replacement `retry::max_retries` are set; remove `retry::max_requests`"},
+		{"max_requests_and_max_retries", "both `retry::max_requests` and its replacement `retry::max_retries` are set; remove `retry::max_requests` (contrib refuses them together too)"},
 		{"max_requests_negative", "`retry::max_requests` must be at least 1 (it counts the first attempt), got -1"},
-		{"num_workers_and_num_consumers", "both `num_workers` and its replacement `sending_queue::num_consumers` are set"},
-		{"flush_bytes_and_max_size", "both `flush::bytes` and its replacement `sending_queue::batch::max_size` are set"},
-		{"flush_bytes_items_sizer", "`flush::bytes` maps to `sending_queue::batch::max_size`, which needs `sending_queue::batch::sizer: bytes`"},
 		{"flush_unknown_key", "invalid keys: max_bytes"},
 
 		{"unknown_key", "invalid keys: endpoint_url"},

@@ -120,19 +120,23 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 			include = docappender.True
 		}
 	}
+	// Validate has checked it.
+	filterPath, _ := bulk.FilterPath(e.cfg.BulkResponseFilterPath)
 	e.indexer, err = bulk.New(bulk.Config{
-		Client:               client,
-		CompressionLevel:     level,
-		MaxBulkBytes:         e.cfg.maxBulkBytes(),
-		Pipeline:             e.cfg.Pipeline,
-		IncludeSourceOnError: include,
-		RequestTimeout:       e.cfg.Timeout,
-		Retry:                e.cfg.Retry,
-		Logger:               e.logger,
-		LogRateLimit:         e.cfg.Telemetry.LogFailedDocsInputRateLimit,
-		LogFailedDocsInput:   e.cfg.Telemetry.LogFailedDocsInput,
-		DeadLetterIndex:      e.deadLetterIndex(),
-		HandBackOnStop:       e.cfg.persistentQueue(),
+		Client:                 client,
+		CompressionLevel:       level,
+		MaxBulkBytes:           e.cfg.maxBulkBytes(),
+		Pipeline:               e.cfg.Pipeline,
+		IncludeSourceOnError:   include,
+		RequestTimeout:         e.cfg.Timeout,
+		Retry:                  e.cfg.Retry,
+		Logger:                 e.logger,
+		LogRateLimit:           e.cfg.Telemetry.LogFailedDocsInputRateLimit,
+		LogFailedDocsInput:     e.cfg.Telemetry.LogFailedDocsInput,
+		DeadLetterIndex:        e.deadLetterIndex(),
+		HandBackOnStop:         e.cfg.persistentQueue(),
+		FilterPath:             filterPath,
+		SuppressConflictErrors: e.cfg.SuppressConflictErrors,
 		Concurrency: bulk.ConcurrencyConfig{
 			Max:      e.cfg.maxConcurrentRequests(),
 			Adaptive: e.cfg.FlowControl.AdaptiveConcurrency.Enabled,

@@ -17,21 +17,37 @@ import (
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
+	"go.opentelemetry.io/collector/exporter/xexporter"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
 	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
-// NewFactory returns the factory of the elasticsearch exporter.
+// NewFactory returns the factory of the elasticsearch exporter. It is an xexporter.Factory so
+// that a profiles pipeline, which contrib's exporter accepts, fails at startup with a message
+// that says what to do, rather than the collector's generic "profiles not supported".
 func NewFactory() exporter.Factory {
-	return exporter.NewFactory(
+	return xexporter.NewFactory(
 		metadata.Type,
 		createDefaultConfig,
-		exporter.WithLogs(createLogsExporter, metadata.LogsStability),
-		exporter.WithTraces(createTracesExporter, metadata.TracesStability),
-		exporter.WithMetrics(createMetricsExporter, metadata.MetricsStability),
+		xexporter.WithLogs(createLogsExporter, metadata.LogsStability),
+		xexporter.WithTraces(createTracesExporter, metadata.TracesStability),
+		xexporter.WithMetrics(createMetricsExporter, metadata.MetricsStability),
+		xexporter.WithProfiles(createProfilesExporter, profilesStability),
 	)
+}
+
+// profilesStability is contrib's stability level for profiles. It is not in metadata.yaml, whose
+// stability lists what the exporter writes (see the comment there).
+const profilesStability = component.StabilityLevelDevelopment
+
+// createProfilesExporter refuses a profiles pipeline: the exporter has no profile documents yet.
+func createProfilesExporter(_ context.Context, set exporter.Settings, _ component.Config) (xexporter.Profiles, error) {
+	return nil, fmt.Errorf("the elasticsearch exporter of this distribution (%s, github.com/otelcol-es/elasticsearchexporter) does not support profiles yet: "+
+		"remove %s from the exporters of the profiles pipeline, or send profiles with contrib's elasticsearch exporter (Elasticsearch 9.6 or later) "+
+		"or with an otlp exporter to a collector that has it", set.ID, set.ID)
 }
 
 // Defaults that a derived setting falls back to as well.
@@ -105,7 +121,8 @@ func createDefaultConfig() component.Config {
 			MaxInflightBytes:    64 << 20,
 			AdaptiveConcurrency: AdaptiveConcurrencyConfig{Enabled: true},
 		},
-		DeadLetter: DeadLetterConfig{Index: "otel-dead-letters"},
+		DeadLetter:             DeadLetterConfig{Index: "otel-dead-letters"},
+		BulkResponseFilterPath: bulk.AccountingFilterPath,
 		Telemetry: TelemetryConfig{
 			LogFailedDocsInputRateLimit: time.Second,
 		},
@@ -114,9 +131,6 @@ func createDefaultConfig() component.Config {
 
 func createLogsExporter(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Logs, error) {
 	c := cfg.(*Config)
-	if err := c.checkModeSupports("logs"); err != nil {
-		return nil, err
-	}
 	h, err := sharedExporters.acquire(c, set)
 	if err != nil {
 		return nil, err
@@ -131,12 +145,12 @@ func createLogsExporter(ctx context.Context, set exporter.Settings, cfg componen
 
 func createMetricsExporter(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Metrics, error) {
 	c := cfg.(*Config)
-	if err := c.checkModeSupports("metrics"); err != nil {
-		return nil, err
-	}
 	h, err := sharedExporters.acquire(c, set)
 	if err != nil {
 		return nil, err
+	}
+	if msg := c.modeFallbackWarning("metrics"); msg != "" {
+		set.Logger.Warn(msg)
 	}
 	exp, err := exporterhelper.NewMetrics(ctx, set, cfg, h.shared.exp.pushMetricsAdmitted, h.options(c)...)
 	if err != nil {
@@ -148,12 +162,12 @@ func createMetricsExporter(ctx context.Context, set exporter.Settings, cfg compo
 
 func createTracesExporter(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Traces, error) {
 	c := cfg.(*Config)
-	if err := c.checkModeSupports("traces"); err != nil {
-		return nil, err
-	}
 	h, err := sharedExporters.acquire(c, set)
 	if err != nil {
 		return nil, err
+	}
+	if msg := c.modeFallbackWarning("traces"); msg != "" {
+		set.Logger.Warn(msg)
 	}
 	exp, err := exporterhelper.NewTraces(ctx, set, cfg, h.shared.exp.pushTracesAdmitted, h.options(c)...)
 	if err != nil {
@@ -206,8 +220,9 @@ type signalRef struct {
 }
 
 // acquire returns a reference to the esExporter of cfg's component, creating
-// it on first use. The creator logs the config's deprecation warnings, so
-// they appear once per component and not once per signal.
+// it on first use. The creator logs the config's deprecation warnings and the
+// notes on where it differs from contrib, so they appear once per component and
+// not once per signal.
 func (r *exporterRegistry) acquire(cfg *Config, set exporter.Settings) (*signalRef, error) {
 	key := sharedKey{id: set.ID, cfg: cfg}
 	r.mu.Lock()
@@ -216,6 +231,7 @@ func (r *exporterRegistry) acquire(cfg *Config, set exporter.Settings) (*signalR
 	s, ok := r.entries[key]
 	if !ok {
 		cfg.logDeprecations(set.Logger)
+		cfg.logContribDifferences(set.Logger)
 		exp, err := newExporter(cfg, set)
 		if err != nil {
 			return nil, fmt.Errorf("creating elasticsearch exporter %s: %w", set.ID, err)

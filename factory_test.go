@@ -69,9 +69,10 @@ func TestCreateDefaultConfig(t *testing.T) {
 			RetryOnStatus:   []int{429, 502, 503, 504},
 			AuthGracePeriod: time.Minute,
 		},
-		QueueBatchConfig: configoptional.Some(queue),
-		DeadLetter:       DeadLetterConfig{Index: "otel-dead-letters"},
-		Telemetry:        TelemetryConfig{LogFailedDocsInputRateLimit: time.Second},
+		QueueBatchConfig:       configoptional.Some(queue),
+		DeadLetter:             DeadLetterConfig{Index: "otel-dead-letters"},
+		BulkResponseFilterPath: "items.*._index,items.*.status,items.*.failure_store,items.*.error.type,items.*.error.reason",
+		Telemetry:              TelemetryConfig{LogFailedDocsInputRateLimit: time.Second},
 		FlowControl: FlowControlConfig{
 			MaxInflightBytes:    64 << 20,
 			AdaptiveConcurrency: AdaptiveConcurrencyConfig{Enabled: true},

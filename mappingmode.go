@@ -61,15 +61,48 @@ func canonicalMappingMode(name string) string {
 // isMappingMode reports whether name is the canonical name of a mapping mode.
 func isMappingMode(name string) bool { return slices.Contains(mappingModes, name) }
 
-// checkModeSupports reports an error when mapping::mode cannot write documents of signal
-// ("logs", "traces" or "metrics"); a pipeline of that signal then fails at creation instead of
-// rejecting every record.
-func (c *Config) checkModeSupports(signal string) error {
+// signalDefaultMode returns the mapping mode of the records of signal that neither a scope
+// attribute nor the client metadata give a mode: mapping::mode, or otel when mapping::mode
+// cannot write the signal (none, raw and bodymap have no metric documents, bodymap no span
+// documents). Contrib ignores mapping::mode and writes otel; this exporter keeps mapping::mode
+// for the signals it can write, and starts with the others in otel rather than refusing them.
+func signalDefaultMode(mode serializer.Mode, signal string) serializer.Mode {
+	if mode.Supports(signal) {
+		return mode
+	}
+	return serializer.ModeOTel
+}
+
+// modeFallbackWarning returns the warning to log when the pipeline of signal ("logs",
+// "traces" or "metrics") is created with a mapping::mode that cannot write it, or "".
+func (c *Config) modeFallbackWarning(signal string) string {
 	mode, ok := serializer.ParseMode(c.Mapping.Mode)
 	if !ok || mode.Supports(signal) {
-		return nil // an unknown mode is reported by Validate
+		return "" // an unknown mode is reported by Validate
 	}
-	return fmt.Errorf("`mapping::mode` %s does not support %s; choose a mode that does for this pipeline", c.Mapping.Mode, signal)
+	return fmt.Sprintf("`mapping::mode` is %s, which has no %s documents: %s are written in the otel mapping mode, as contrib writes them (contrib ignores `mapping::mode`); "+
+		"a scope attribute elastic.mapping.mode or the client metadata X-Elastic-Mapping-Mode may still choose ecs", c.Mapping.Mode, signalNoun(signal), signal)
+}
+
+// modeDivergenceNote returns the Info line logged when the exporter is created with a
+// mapping::mode other than otel, which contrib would ignore, or "".
+func (c *Config) modeDivergenceNote() string {
+	if c.Mapping.Mode == "" || c.Mapping.Mode == serializer.ModeOTel.String() {
+		return ""
+	}
+	return fmt.Sprintf("`mapping::mode` is %s: records that neither a scope attribute elastic.mapping.mode nor the client metadata X-Elastic-Mapping-Mode give a mode are written in %s (logs and traces; metrics only in otel or ecs). "+
+		"Contrib ignores `mapping::mode` since v0.145 and writes them in otel", c.Mapping.Mode, c.Mapping.Mode)
+}
+
+// signalNoun names the documents of a signal in messages.
+func signalNoun(signal string) string {
+	switch signal {
+	case "traces":
+		return "span"
+	case "metrics":
+		return "metric"
+	}
+	return "log"
 }
 
 // parseModes returns the modes listed in mapping::allowed_modes and mapping::mode, which
@@ -86,7 +119,7 @@ func parseModes(cfg *Config) (allowed [serializer.NumModes]bool, defaultMode ser
 
 // newModes reads the request's mode from the client metadata of ctx.
 func (e *esExporter) newModes(ctx context.Context, signal string) modes {
-	m := modes{signal: signal, allowed: e.allowedModes, request: e.defaultMode}
+	m := modes{signal: signal, allowed: e.allowedModes, request: signalDefaultMode(e.defaultMode, signal)}
 	values := client.FromContext(ctx).Metadata.Get(mappingModeMetadataKey)
 	switch len(values) {
 	case 0:

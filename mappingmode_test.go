@@ -23,6 +23,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
@@ -140,13 +142,41 @@ func TestModeRejectionInAPushThatFailsOtherwise(t *testing.T) {
 	assert.Equal(t, int64(1), counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("dropped")))
 }
 
-func TestModeMustSupportTheSignal(t *testing.T) {
-	cfg := newTestConfig("http://127.0.0.1:1")
+// A mapping::mode that cannot write a signal does not stop its pipeline: as contrib (which
+// ignores mapping::mode), the signal's records are written in otel, with one warning that names
+// the key when the pipeline is created.
+func TestModeWithoutTheSignalFallsBackToOTel(t *testing.T) {
+	srv := fakees.New(t)
+	core, logs := observer.New(zap.InfoLevel)
+	set := testSettings()
+	set.Logger = zap.New(core)
+	cfg := newTestConfig(srv.URL)
 	cfg.Mapping.Mode = "bodymap"
-	_, err := NewFactory().CreateTraces(context.Background(), testSettings(), cfg)
-	require.EqualError(t, err, "`mapping::mode` bodymap does not support traces; choose a mode that does for this pipeline")
-	_, err = NewFactory().CreateMetrics(context.Background(), testSettings(), cfg)
-	require.ErrorContains(t, err, "does not support metrics")
+
+	metrics, err := NewFactory().CreateMetrics(context.Background(), set, cfg)
+	require.NoError(t, err)
+	startExporter(t, metrics)
+	traces, err := NewFactory().CreateTraces(context.Background(), set, cfg)
+	require.NoError(t, err)
+	startExporter(t, traces)
+
+	require.NoError(t, metrics.ConsumeMetrics(context.Background(), testMetricsScopes(1)))
+	require.NoError(t, traces.ConsumeTraces(context.Background(), benchmarkTraces(1)))
+	indices := map[string]bool{}
+	for _, it := range srv.Accepted() {
+		indices[it.Index()] = true
+	}
+	assert.True(t, indices["metrics-generic.otel-default"], "metrics in otel: %v", indices)
+	assert.True(t, indices["traces-generic.otel-default"], "spans in otel: %v", indices)
+
+	warnings := logs.FilterLevelExact(zap.WarnLevel).All()
+	require.Len(t, warnings, 2)
+	assert.Equal(t, "`mapping::mode` is bodymap, which has no metric documents: metrics are written in the otel mapping mode, as contrib writes them (contrib ignores `mapping::mode`); "+
+		"a scope attribute elastic.mapping.mode or the client metadata X-Elastic-Mapping-Mode may still choose ecs", warnings[0].Message)
+	assert.Contains(t, warnings[1].Message, "`mapping::mode` is bodymap, which has no span documents: traces are written in the otel mapping mode")
+	infos := logs.FilterLevelExact(zap.InfoLevel).FilterMessageSnippet("mapping::mode").All()
+	require.Len(t, infos, 1, "the Info line about the divergence from contrib is logged once per component")
+	assert.Contains(t, infos[0].Message, "Contrib ignores `mapping::mode` since v0.145")
 }
 
 func TestMetricsScopeWithUnusableModeIsRejectedAlone(t *testing.T) {
@@ -451,18 +481,24 @@ func TestMetricsInTheECSMode(t *testing.T) {
 	assert.NotContains(t, byIndex["metrics-generic-default"], "utilization")
 }
 
-func TestCheckModeSupports(t *testing.T) {
+func TestSignalDefaultMode(t *testing.T) {
 	for _, mode := range mappingModes {
 		cfg := defaultWith(func(c *Config) { c.Mapping.Mode = mode })
 		m, ok := serializer.ParseMode(mode)
 		require.True(t, ok)
 		for _, signal := range []string{"logs", "traces", "metrics"} {
 			if m.Supports(signal) {
-				require.NoError(t, cfg.checkModeSupports(signal), "%s %s", mode, signal)
+				assert.Equal(t, m, signalDefaultMode(m, signal), "%s %s", mode, signal)
+				assert.Empty(t, cfg.modeFallbackWarning(signal), "%s %s", mode, signal)
 				continue
 			}
-			require.EqualError(t, cfg.checkModeSupports(signal),
-				"`mapping::mode` "+mode+" does not support "+signal+"; choose a mode that does for this pipeline")
+			assert.Equal(t, serializer.ModeOTel, signalDefaultMode(m, signal), "%s %s", mode, signal)
+			assert.Contains(t, cfg.modeFallbackWarning(signal), "`mapping::mode` is "+mode+", which has no ", "%s %s", mode, signal)
+		}
+		if mode == "otel" {
+			assert.Empty(t, cfg.modeDivergenceNote())
+		} else {
+			assert.Contains(t, cfg.modeDivergenceNote(), "`mapping::mode` is "+mode+": ")
 		}
 	}
 	// Every mode writes logs.

@@ -4,6 +4,7 @@
 package bulk // import "github.com/otelcol-es/elasticsearchexporter/internal/bulk"
 
 import (
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -57,6 +58,8 @@ func (ix *Indexer) logFailures(s *session) {
 // failureSummary groups failed documents by outcome, status, error type and index.
 type failureSummary struct {
 	entries []failureEntry
+	// quietConflicts leaves out the version conflicts (Config.SuppressConflictErrors).
+	quietConflicts bool
 }
 
 type failureEntry struct {
@@ -66,7 +69,13 @@ type failureEntry struct {
 
 const maxFailureEntries = 16
 
+// errorTypeVersionConflict is the error of a document whose _id is taken: a duplicate.
+const errorTypeVersionConflict = "version_conflict_engine_exception"
+
 func (f *failureSummary) addItem(item docappender.BulkIndexerResponseItem, outcome string) {
+	if f.quietConflicts && item.Status == http.StatusConflict && item.Error.Type == errorTypeVersionConflict {
+		return
+	}
 	f.add(outcome, item.Status, item.Error.Type, item.Error.Reason, item.Index)
 }
 

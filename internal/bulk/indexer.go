@@ -48,6 +48,12 @@ type Config struct {
 	DeadLetterIndex string
 	// Concurrency limits the bulk requests in flight at once, over every Send (see concurrency.go).
 	Concurrency ConcurrencyConfig
+	// FilterPath is the filter_path of bulk requests (see FilterPath); empty means
+	// AccountingFilterPath, which docappender sets.
+	FilterPath string
+	// SuppressConflictErrors leaves the documents answered 409 version_conflict_engine_exception
+	// out of the log line about failed documents; they are still counted.
+	SuppressConflictErrors bool
 	// HandBackOnStop hands a Send given up because of Stop back to its caller when none of
 	// its documents has an outcome yet: they are counted as retryable (error.type shutdown),
 	// not dropped nor dead-lettered, and Result.HandedBack says so. The exporter sets it with

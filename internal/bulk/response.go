@@ -28,6 +28,8 @@ import (
 // handed on untouched. Each session has its own compactClient, used by one request at a time.
 type compactClient struct {
 	next elastictransport.Interface
+	// filterPath replaces the filter_path that docappender sets (see FilterPath).
+	filterPath string
 	// docs is the number of documents of the request being sent.
 	docs int
 	// compacted tells that the last response was compacted: created items of it were left
@@ -43,6 +45,7 @@ type compactClient struct {
 func (c *compactClient) Perform(req *http.Request) (*http.Response, error) {
 	c.compacted, c.created, c.kept = false, 0, c.kept[:0]
 	req.Header.Set(docappender.HeaderEventCount, strconv.Itoa(c.docs))
+	setFilterPath(req, c.filterPath)
 	resp, err := c.next.Perform(req)
 	if err != nil || resp.StatusCode != http.StatusOK || resp.Body == nil {
 		return resp, err
@@ -109,14 +112,16 @@ const (
 // compactBulkResponse appends src to dst without the items that only say created
 // ({"create":{"_index":"<name>","status":201}}), appends the position of each item it keeps to
 // kept, and counts the items left out. It reports whether src had the shape of docappender's
-// filtered bulk response, {"items":[...]}; when it did not, dst and kept are of no use.
+// filtered bulk response, {"items":[...]}, possibly after scalar members that a wider
+// bulk_response_filter_path keeps, such as "errors":false; when it did not, dst and kept are of
+// no use. The scalar members are left out of dst: docappender does not read them.
 func compactBulkResponse(dst []byte, kept []int, src []byte) ([]byte, []int, int, bool) {
 	src = bytes.TrimSpace(src)
-	if !bytes.HasPrefix(src, []byte(itemsPrefix)) {
+	i := itemsStart(src)
+	if i < 0 {
 		return dst, kept, 0, false
 	}
 	dst = append(dst, itemsPrefix...)
-	i := len(itemsPrefix)
 	created := 0
 	for pos := 0; ; pos++ {
 		if i < len(src) && src[i] == ']' {
@@ -147,6 +152,42 @@ func compactBulkResponse(dst []byte, kept []int, src []byte) ([]byte, []int, int
 		kept = append(kept, pos)
 		i = end
 	}
+}
+
+// itemsStart returns the index just past `{"items":[` or past `"items":[` when src is an object
+// whose members before "items" have scalar values ("errors":false,"took":3), and -1 otherwise.
+// Member names are read up to the next quote: Elasticsearch's top-level names have no escapes.
+func itemsStart(src []byte) int {
+	const items = `"items":[`
+	if bytes.HasPrefix(src, []byte(itemsPrefix)) {
+		return len(itemsPrefix)
+	}
+	if len(src) == 0 || src[0] != '{' {
+		return -1
+	}
+	for i := 1; i < len(src); {
+		if bytes.HasPrefix(src[i:], []byte(items)) {
+			return i + len(items)
+		}
+		if src[i] != '"' {
+			return -1
+		}
+		name := bytes.IndexByte(src[i+1:], '"')
+		if name < 0 {
+			return -1
+		}
+		i += name + 2
+		if i >= len(src) || src[i] != ':' {
+			return -1
+		}
+		i++
+		value := bytes.IndexByte(src[i:], ',')
+		if value <= 0 || bytes.ContainsAny(src[i:i+value], `{["`) {
+			return -1
+		}
+		i += value + 1
+	}
+	return -1
 }
 
 // createdEnd returns the index just past the item at src[i] when it is exactly

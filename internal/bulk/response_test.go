@@ -52,7 +52,19 @@ func TestCompactBulkResponse(t *testing.T) {
 			in:   `{"items":[{"create":{"_index":"a\\b","status":201}}]}`,
 			want: `{"items":[{"create":{"_index":"a\\b","status":201}}]}`, kept: []int{0},
 		},
-		{name: "other top level", in: `{"errors":false,"items":[` + ok + `]}`},
+		// A bulk_response_filter_path wider than the accounting's keeps top-level scalars.
+		{name: "errors member", in: `{"errors":false,"items":[` + ok + `]}`, want: `{"items":[]}`, created: 1, shaped: true},
+		{
+			name: "errors and took members", shaped: true,
+			in:   `{"errors":true,"took":12,"items":[` + ok + `,` + rejected + `]}`,
+			want: `{"items":[` + rejected + `]}`, kept: []int{1}, created: 1,
+		},
+		{name: "object member", in: `{"ingest":{"took":1},"items":[` + ok + `]}`},
+		{name: "string member", in: `{"status":"x","items":[` + ok + `]}`},
+		{name: "members without items", in: `{"errors":false,"took":3}`},
+		{name: "member without value", in: `{"errors":,"items":[` + ok + `]}`},
+		{name: "unterminated member name", in: `{"errors`},
+		{name: "member name without colon", in: `{"errors" false,"items":[]}`},
 		{name: "truncated", in: `{"items":[` + ok + `,{"create":{"_index":"i"`},
 		{name: "truncated string", in: `{"items":[{"create":{"_index":"i\"`},
 		{name: "no closing brace", in: `{"items":[` + ok + `]`},
@@ -155,6 +167,7 @@ func FuzzCompactBulkResponse(f *testing.F) {
 	f.Add([]byte(`{"items":[{"create":{"_index":"a","status":201}},{"create":{"_index":"a","status":429,"error":{"type":"x","reason":"y"}}}]}`))
 	f.Add([]byte(`{"items":[{"create":{"_index":"a\"b","status":201}},{"create":{"_index":"a","status":201,"failure_store":"used"}}]}`))
 	f.Add([]byte(`{"items":[]}`))
+	f.Add([]byte(`{"errors":true,"took":3,"items":[{"create":{"_index":"a","status":201}},{"create":{"status":409,"error":{"type":"x"}}}]}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		out, kept, created, shaped := compactBulkResponse(nil, nil, in)
 		var orig struct {

@@ -69,7 +69,8 @@ func (ix *Indexer) putSession(s *session) {
 // generation gen.
 func (ix *Indexer) newSession(gen uint64) (*session, error) {
 	s := &session{gen: gen}
-	s.client = compactClient{next: ix.cfg.Client}
+	s.client = compactClient{next: ix.cfg.Client, filterPath: ix.cfg.FilterPath}
+	s.failures.quietConflicts = ix.cfg.SuppressConflictErrors
 	if err := ix.newBulkIndexer(s); err != nil {
 		return nil, err
 	}

@@ -14,33 +14,29 @@ import (
 // stays in the document.
 const EncodingFormatAttribute = "encoding.format"
 
-// DocumentID returns the document's _id from the attribute elasticsearch.document_id, looked up
-// on the record, then the scope, then the resource. The first level that has the attribute
-// decides: when its value is not a non-empty string the result is "" (Elasticsearch generates
-// the id), and the lower levels are not consulted, so a record can opt out of an id set on its
-// resource. The returned string is pdata's own; nothing is allocated.
-func DocumentID(record, scope, resource pcommon.Map) string {
-	for _, m := range [3]pcommon.Map{record, scope, resource} {
-		if v, ok := m.Get(controlattr.DocumentID); ok {
-			return nonEmptyStr(v)
-		}
+// DocumentID returns the document's _id from the record attribute elasticsearch.document_id,
+// or "" (Elasticsearch generates the id) when the record does not have it or its value is not a
+// non-empty string. Only the record is read, as in contrib: an id on a scope or a resource would
+// give all its records the same _id, and all but one would be lost as duplicates. The returned
+// string is pdata's own; nothing is allocated.
+func DocumentID(record pcommon.Map) string {
+	if v, ok := record.Get(controlattr.DocumentID); ok {
+		return nonEmptyStr(v)
 	}
 	return ""
 }
 
-// Pipeline returns the ingest pipeline from the attribute elasticsearch.ingest_pipeline or
-// elasticsearch.document_pipeline, looked up on the record, then the scope, then the resource.
-// The first level that has either attribute decides, and on that level
-// elasticsearch.ingest_pipeline wins. When the deciding value is not a non-empty string the
-// result is "" (no pipeline). The returned string is pdata's own; nothing is allocated.
-func Pipeline(record, scope, resource pcommon.Map) string {
-	for _, m := range [3]pcommon.Map{record, scope, resource} {
-		if v, ok := m.Get(controlattr.IngestPipeline); ok {
-			return nonEmptyStr(v)
-		}
-		if v, ok := m.Get(controlattr.DocumentPipeline); ok {
-			return nonEmptyStr(v)
-		}
+// Pipeline returns the ingest pipeline from the record attribute elasticsearch.ingest_pipeline
+// or elasticsearch.document_pipeline (elasticsearch.ingest_pipeline wins when both are set), or
+// "" (no pipeline) when the record has neither or the deciding value is not a non-empty string.
+// Only the record is read, as in contrib. The returned string is pdata's own; nothing is
+// allocated.
+func Pipeline(record pcommon.Map) string {
+	if v, ok := record.Get(controlattr.IngestPipeline); ok {
+		return nonEmptyStr(v)
+	}
+	if v, ok := record.Get(controlattr.DocumentPipeline); ok {
+		return nonEmptyStr(v)
 	}
 	return ""
 }

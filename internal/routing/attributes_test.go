@@ -8,11 +8,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/controlattr"
 )
 
+// TestDocumentID checks that the id is read from the record only: an id on the scope or the
+// resource, which the table also sets, is ignored, as in contrib.
 func TestDocumentID(t *testing.T) {
 	tests := []struct {
 		name                    string
@@ -21,21 +22,27 @@ func TestDocumentID(t *testing.T) {
 	}{
 		{name: "absent", want: ""},
 		{name: "record", record: map[string]any{controlattr.DocumentID: "r"}, scope: map[string]any{controlattr.DocumentID: "s"}, resource: map[string]any{controlattr.DocumentID: "res"}, want: "r"},
-		{name: "scope over resource", scope: map[string]any{controlattr.DocumentID: "s"}, resource: map[string]any{controlattr.DocumentID: "res"}, want: "s"},
-		{name: "resource", resource: map[string]any{controlattr.DocumentID: "res"}, want: "res"},
-		{name: "int on the deciding level gives none", record: map[string]any{controlattr.DocumentID: 42}, resource: map[string]any{controlattr.DocumentID: "res"}, want: ""},
-		{name: "bool gives none", scope: map[string]any{controlattr.DocumentID: true}, want: ""},
+		{name: "scope is not read", scope: map[string]any{controlattr.DocumentID: "s"}, resource: map[string]any{controlattr.DocumentID: "res"}, want: ""},
+		{name: "resource is not read", resource: map[string]any{controlattr.DocumentID: "res"}, want: ""},
+		{name: "int gives none", record: map[string]any{controlattr.DocumentID: 42}, resource: map[string]any{controlattr.DocumentID: "res"}, want: ""},
+		{name: "bool gives none", record: map[string]any{controlattr.DocumentID: true}, want: ""},
 		{name: "bytes give none", record: map[string]any{controlattr.DocumentID: []byte("id")}, want: ""},
-		{name: "empty string on the record opts out", record: map[string]any{controlattr.DocumentID: ""}, resource: map[string]any{controlattr.DocumentID: "res"}, want: ""},
+		{name: "empty string gives none", record: map[string]any{controlattr.DocumentID: ""}, resource: map[string]any{controlattr.DocumentID: "res"}, want: ""},
 		{name: "other attributes are ignored", record: map[string]any{"id": "x", controlattr.Index: "i"}, want: ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, DocumentID(attrs(t, tt.record), attrs(t, tt.scope), attrs(t, tt.resource)))
+			assert.Equal(t, tt.want, DocumentID(attrs(t, tt.record)))
+			r, err := NewRouter(Settings{})
+			require.NoError(t, err)
+			record := attrs(t, tt.record)
+			r.SetScope(TypeLogs, attrs(t, tt.scope), attrs(t, tt.resource), "")
+			assert.Equal(t, tt.want, r.DocumentID(ScanRecord(record), record), "Router.DocumentID")
 		})
 	}
 }
 
+// TestPipeline checks that the pipeline is read from the record only, as in contrib.
 func TestPipeline(t *testing.T) {
 	tests := []struct {
 		name                    string
@@ -45,29 +52,32 @@ func TestPipeline(t *testing.T) {
 		{name: "absent", want: ""},
 		{name: "ingest_pipeline on record", record: map[string]any{controlattr.IngestPipeline: "p"}, want: "p"},
 		{name: "document_pipeline on record", record: map[string]any{controlattr.DocumentPipeline: "p"}, want: "p"},
-		{name: "ingest_pipeline wins on the same level", scope: map[string]any{controlattr.DocumentPipeline: "doc", controlattr.IngestPipeline: "ingest"}, want: "ingest"},
-		{name: "record document_pipeline over resource ingest_pipeline", record: map[string]any{controlattr.DocumentPipeline: "rec"}, resource: map[string]any{controlattr.IngestPipeline: "res"}, want: "rec"},
-		{name: "record over scope over resource", record: map[string]any{controlattr.IngestPipeline: "r"}, scope: map[string]any{controlattr.IngestPipeline: "s"}, resource: map[string]any{controlattr.IngestPipeline: "res"}, want: "r"},
-		{name: "scope over resource", scope: map[string]any{controlattr.DocumentPipeline: "s"}, resource: map[string]any{controlattr.IngestPipeline: "res"}, want: "s"},
-		{name: "resource", resource: map[string]any{controlattr.DocumentPipeline: "res"}, want: "res"},
-		{name: "non-string on the deciding level gives none", record: map[string]any{controlattr.IngestPipeline: 1}, resource: map[string]any{controlattr.IngestPipeline: "res"}, want: ""},
+		{name: "ingest_pipeline wins", record: map[string]any{controlattr.DocumentPipeline: "doc", controlattr.IngestPipeline: "ingest"}, want: "ingest"},
+		{name: "record over scope and resource", record: map[string]any{controlattr.IngestPipeline: "r"}, scope: map[string]any{controlattr.IngestPipeline: "s"}, resource: map[string]any{controlattr.IngestPipeline: "res"}, want: "r"},
+		{name: "scope is not read", scope: map[string]any{controlattr.DocumentPipeline: "s"}, want: ""},
+		{name: "resource is not read", resource: map[string]any{controlattr.DocumentPipeline: "res", controlattr.IngestPipeline: "res"}, want: ""},
+		{name: "non-string gives none", record: map[string]any{controlattr.IngestPipeline: 1}, resource: map[string]any{controlattr.IngestPipeline: "res"}, want: ""},
 		{name: "non-string ingest_pipeline hides document_pipeline", record: map[string]any{controlattr.IngestPipeline: 1, controlattr.DocumentPipeline: "doc"}, want: ""},
-		{name: "empty string on the record opts out", record: map[string]any{controlattr.IngestPipeline: ""}, resource: map[string]any{controlattr.IngestPipeline: "res"}, want: ""},
+		{name: "empty string gives none", record: map[string]any{controlattr.IngestPipeline: ""}, resource: map[string]any{controlattr.IngestPipeline: "res"}, want: ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, Pipeline(attrs(t, tt.record), attrs(t, tt.scope), attrs(t, tt.resource)))
+			assert.Equal(t, tt.want, Pipeline(attrs(t, tt.record)))
+			r, err := NewRouter(Settings{})
+			require.NoError(t, err)
+			record := attrs(t, tt.record)
+			r.SetScope(TypeLogs, attrs(t, tt.scope), attrs(t, tt.resource), "")
+			assert.Equal(t, tt.want, r.Pipeline(ScanRecord(record), record), "Router.Pipeline")
 		})
 	}
 }
 
 func TestDocumentIDAndPipelineDoNotAllocate(t *testing.T) {
-	empty := pcommon.NewMap()
-	resource := attrs(t, map[string]any{"service.name": "svc", controlattr.DocumentID: "id-1", controlattr.DocumentPipeline: "pipe"})
+	record := attrs(t, map[string]any{"service.name": "svc", controlattr.DocumentID: "id-1", controlattr.DocumentPipeline: "pipe"})
 	var id, pipeline string
 	allocs := testing.AllocsPerRun(100, func() {
-		id = DocumentID(empty, empty, resource)
-		pipeline = Pipeline(empty, empty, resource)
+		id = DocumentID(record)
+		pipeline = Pipeline(record)
 	})
 	assert.Zero(t, allocs)
 	require.Equal(t, "id-1", id)

@@ -152,11 +152,19 @@ func (r *Router) SetMode(otel, typeFromAttribute bool) {
 // index name. The date format is checked even when logstash_format is disabled, so that a typo
 // is reported before it is switched on.
 //
-// The supported strftime verbs are %Y (year, four digits), %y (year, two digits), %m (month),
-// %d (day of the month), %H (hour), %M (minute), %S (second), %j (day of the year, three
-// digits), %b and %B (abbreviated and full month name), %a and %A (abbreviated and full weekday
-// name) and %% (a percent sign). Numbers are zero-padded. Month and weekday names are written in
-// English and in lower case, because Elasticsearch rejects index names with upper-case letters.
+// The date format takes the strftime verbs of contrib's formatter (lestrrat-go/strftime v1.1.0)
+// whose output can be part of an index name: %Y and %y (year, four and two digits), %C
+// (century), %m (month), %d (day of the month), %F (%Y-%m-%d), %H and %I (hour, 24- and 12-hour
+// clock), %p (am or pm), %M (minute), %S (second), %j (day of the year, three digits), %U, %W
+// and %V (week of the year, weeks starting on Sunday, on Monday, and ISO 8601), %u and %w
+// (weekday as a number, Monday 1 to Sunday 7, and Sunday 0 to Saturday 6), %b, %h and %B
+// (abbreviated and full month name), %a and %A (abbreviated and full weekday name), %Z and %z
+// (the time zone, always UTC: utc and +0000) and %% (a percent sign). Numbers are zero-padded
+// as contrib pads them. Names are written in English and in lower case, because Elasticsearch
+// rejects index names with upper-case letters (contrib writes them capitalized, and then every
+// document is rejected). The other verbs of contrib's formatter write spaces, colons, slashes
+// or control characters, which no index name may hold, and are refused, as are verbs it does
+// not know.
 func NewRouter(s Settings) (*Router, error) {
 	r := &Router{
 		static:    s.StaticIndex,

@@ -59,3 +59,23 @@ func BenchmarkRoute(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAppendDate formats the logstash_format date suffix, which routing appends to every
+// name it builds when logstash_format is on. It must not allocate.
+func BenchmarkAppendDate(b *testing.B) {
+	for _, format := range []string{DefaultDateFormat, "%Y.%m.%d-%H.%M.%S.%j.%b.%A", "%F.%U.%V.%u.%I%p.%Z%z"} {
+		b.Run(format, func(b *testing.B) {
+			verbs, err := parseDateFormat(format)
+			if err != nil {
+				b.Fatal(err)
+			}
+			buf := make([]byte, 0, 64)
+			tm := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
+			b.ReportAllocs()
+			for b.Loop() {
+				buf = appendDate(buf[:0], verbs, tm)
+				tm = tm.Add(time.Hour)
+			}
+		})
+	}
+}

@@ -638,6 +638,12 @@ func TestRouteLogstashFormat(t *testing.T) {
 			want:     index("i-2023%"),
 		},
 		{
+			name:     "every usable verb",
+			settings: logstash(Settings{StaticIndex: "i", DateFormat: "%C.%F.%U.%W.%V.%u.%w.%I%p.%h.%Z%z"}),
+			ts:       ts2023,
+			want:     index("i-20.2023-12-02.48.48.48.6.6.10am.dec.utc+0000"),
+		},
+		{
 			name:     "format without verbs",
 			settings: logstash(Settings{StaticIndex: "i", DateFormat: "archive"}),
 			ts:       ts2023,
@@ -689,12 +695,11 @@ func TestNewRouterErrors(t *testing.T) {
 		settings Settings
 		wantErr  string
 	}{
-		{name: "unsupported verb", settings: Settings{DateFormat: "%Y.%Q"}, wantErr: `invalid logstash_format date_format "%Y.%Q": unsupported verb "%Q" (supported: %Y %y %m %d %H %M %S %j %b %B %a %A %%)`},
-		{name: "time zone verb", settings: Settings{DateFormat: "%Y%Z"}, wantErr: `unsupported verb "%Z"`},
-		{name: "unpadded day verb", settings: Settings{DateFormat: "%e"}, wantErr: `unsupported verb "%e"`},
+		{name: "unsupported verb", settings: Settings{DateFormat: "%Y.%Q"}, wantErr: `invalid logstash_format date_format "%Y.%Q": unsupported verb "%Q", which contrib's strftime (lestrrat-go/strftime v1.1.0) does not know either (supported: %A %a %B %b %C %d %F %H %h %I %j %M %m %p %S %U %u %V %W %w %Y %y %Z %z %%)`},
+		{name: "space-padded day verb", settings: Settings{DateFormat: "%e"}, wantErr: `invalid logstash_format date_format "%e": %e pads the day with a space`},
 		{name: "multi-byte verb", settings: Settings{DateFormat: "%Y%ä"}, wantErr: `unsupported verb "%ä"`},
 		{name: "lone percent", settings: Settings{DateFormat: "%Y%"}, wantErr: `date_format "%Y%": it ends with a lone %`},
-		{name: "checked when logstash is disabled", settings: Settings{LogstashFormat: false, DateFormat: "%k"}, wantErr: `unsupported verb "%k"`},
+		{name: "checked when logstash is disabled", settings: Settings{LogstashFormat: false, DateFormat: "%T"}, wantErr: `%T writes the time as 15:04:05`},
 		{name: "upper-case literal", settings: Settings{DateFormat: "%YT%H"}, wantErr: `date_format "%YT%H": literal text "T": must be lower case`},
 		{name: "colon literal", settings: Settings{DateFormat: "%H:%M"}, wantErr: `literal text ":": must not contain ':'`},
 		{name: "space literal", settings: Settings{DateFormat: "%Y %m"}, wantErr: `literal text " ": must not contain ' '`},

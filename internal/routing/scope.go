@@ -70,11 +70,6 @@ type scopeState struct {
 	period uint64
 	target Target
 	err    error
-
-	// documentID and pipeline are DocumentID and Pipeline of a record without those
-	// attributes; idsReady tells whether they have been looked up.
-	idsReady             bool
-	documentID, pipeline string
 }
 
 // SetScope prepares the Router for the records of one scope: typ, scope, resource and
@@ -114,46 +109,32 @@ func (r *Router) RouteRecord(keys RecordKeys, record pcommon.Map, ts pcommon.Tim
 	return s.target, s.err
 }
 
-// DocumentID returns what [DocumentID] returns for a record of the scope set by
-// [Router.SetScope]; keys must be ScanRecord(record).
+// DocumentID returns what [DocumentID] returns for record; keys must be ScanRecord(record).
 func (r *Router) DocumentID(keys RecordKeys, record pcommon.Map) string {
-	if keys&RecordDocumentID != 0 {
-		return DocumentID(record, r.scope.scope, r.scope.resource)
+	if keys&RecordDocumentID == 0 {
+		return ""
 	}
-	r.scopeIDs()
-	return r.scope.documentID
+	return DocumentID(record)
 }
 
-// Pipeline returns what [Pipeline] returns for a record of the scope set by [Router.SetScope];
-// keys must be ScanRecord(record).
+// Pipeline returns what [Pipeline] returns for record; keys must be ScanRecord(record).
 func (r *Router) Pipeline(keys RecordKeys, record pcommon.Map) string {
-	if keys&RecordPipeline != 0 {
-		return Pipeline(record, r.scope.scope, r.scope.resource)
+	if keys&RecordPipeline == 0 {
+		return ""
 	}
-	r.scopeIDs()
-	return r.scope.pipeline
-}
-
-// scopeIDs looks up the document id and the pipeline that the scope and the resource give.
-func (r *Router) scopeIDs() {
-	s := &r.scope
-	if s.idsReady || !s.set {
-		return
-	}
-	s.documentID = DocumentID(r.empty, s.scope, s.resource)
-	s.pipeline = Pipeline(r.empty, s.scope, s.resource)
-	s.idsReady = true
+	return Pipeline(record)
 }
 
 // datePeriod returns the span of time, in nanoseconds, over which the date formatted by verbs
-// does not change, counted from the Unix epoch in UTC: a day, unless the format has an hour,
-// a minute or a second.
+// does not change, counted from the Unix epoch in UTC: a day, unless the format has an hour
+// (%H, %I, or %p, which changes at noon), a minute or a second. The week, month and year verbs
+// change at midnight too.
 func datePeriod(verbs []dateVerb) uint64 {
 	period := uint64(24 * time.Hour)
 	for _, v := range verbs {
 		var p uint64
 		switch v.verb {
-		case 'H':
+		case 'H', 'I', 'p':
 			p = uint64(time.Hour)
 		case 'M':
 			p = uint64(time.Minute)

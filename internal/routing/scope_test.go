@@ -39,8 +39,8 @@ func requireScopedRoute(t *testing.T, settings Settings, typ string, record, sco
 			assert.Equal(t, wantBare, got, "mode %+v, bare record", mode)
 			assert.Equal(t, errString(wantBareErr), errString(gotErr), "mode %+v, bare record", mode)
 		}
-		assert.Equal(t, DocumentID(record, scope, resource), scoped.DocumentID(keys, record))
-		assert.Equal(t, Pipeline(record, scope, resource), scoped.Pipeline(keys, record))
+		assert.Equal(t, DocumentID(record), scoped.DocumentID(keys, record))
+		assert.Equal(t, Pipeline(record), scoped.Pipeline(keys, record))
 	}
 }
 
@@ -95,7 +95,7 @@ func TestRouteRecordScopeAndMode(t *testing.T) {
 	got, err := r.RouteRecord(0, empty, 0)
 	require.NoError(t, err)
 	assert.Equal(t, dataStream("logs", "app.otel", "default"), got)
-	assert.Equal(t, "id-1", r.DocumentID(0, empty))
+	assert.Empty(t, r.DocumentID(0, empty), "an id on the resource is not the records' id")
 
 	r.SetMode(false, false)
 	got, err = r.RouteRecord(0, empty, 0)
@@ -109,7 +109,8 @@ func TestRouteRecordScopeAndMode(t *testing.T) {
 	got, err = r.RouteRecord(0, empty, 0)
 	require.NoError(t, err)
 	assert.Equal(t, dataStream("metrics", "other", "default"), got)
-	assert.Equal(t, "id-2", r.DocumentID(0, empty))
+	record := attrs(t, map[string]any{controlattr.DocumentID: "id-3"})
+	assert.Equal(t, "id-3", r.DocumentID(ScanRecord(record), record))
 }
 
 // TestRouteRecordLogstashPeriods checks that the date of every record is its own, across the
@@ -117,7 +118,7 @@ func TestRouteRecordScopeAndMode(t *testing.T) {
 func TestRouteRecordLogstashPeriods(t *testing.T) {
 	start := time.Date(2024, 12, 31, 22, 58, 58, 0, time.UTC)
 	steps := []time.Duration{0, time.Nanosecond, time.Second, time.Minute, time.Hour, -time.Hour, 25 * time.Hour, -48 * time.Hour}
-	for _, format := range []string{"", "%Y.%m.%d", "%Y-%j", "%a-%b", "%Y.%m.%d.%H", "%H%M", "%S", "%y%m%d%H%M%S"} {
+	for _, format := range []string{"", "%Y.%m.%d", "%Y-%j", "%a-%b", "%Y.%m.%d.%H", "%H%M", "%S", "%y%m%d%H%M%S", "%I%p", "%U.%W.%V.%u"} {
 		settings := Settings{LogstashFormat: true, DateFormat: format}
 		full, err := NewRouter(settings)
 		require.NoError(t, err)
@@ -151,7 +152,8 @@ func TestRouteRecordLogstashPeriods(t *testing.T) {
 func TestDatePeriod(t *testing.T) {
 	for format, want := range map[string]time.Duration{
 		"%Y.%m.%d": 24 * time.Hour, "%a.%A.%b.%B.%j.%y": 24 * time.Hour, "%%%y": 24 * time.Hour,
-		"%H": time.Hour, "%d-%M-%H": time.Minute, "%M%S": time.Second,
+		"%H": time.Hour, "%I": time.Hour, "%p": time.Hour, "%d-%M-%H": time.Minute, "%M%S": time.Second,
+		"%F.%U.%W.%V.%u.%w.%C.%Z%z": 24 * time.Hour,
 	} {
 		verbs, err := parseDateFormat(format)
 		require.NoError(t, err)

@@ -1,0 +1,440 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package elasticsearchexporter
+
+import (
+	"context"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/client"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/configauth"
+	"go.opentelemetry.io/collector/config/configopaque"
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/confmaptest"
+	"go.opentelemetry.io/collector/exporter"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
+	"go.opentelemetry.io/collector/exporter/xexporter"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
+	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
+	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
+)
+
+// Configurations written for contrib (testdata/contrib.yaml) load unchanged, mean what they
+// meant there, and start exporters for every signal; where this exporter differs, it says so
+// in a warning that names the key.
+//
+// Each case compares the whole Config, then creates the logs, metrics and traces exporters
+// from it (pointed at a fake Elasticsearch), starts and stops them, and compares the Warn lines
+// logged, in order, and the Info lines about mapping::mode.
+func TestContribConfigs(t *testing.T) {
+	t.Setenv(esclient.EnvURL, "")
+	bearer := component.MustNewID("bearertokenauth")
+	const es = "https://elasticsearch:9200"
+	tests := []struct {
+		id       string
+		expected *Config
+		warnings []string
+		infos    []string // the Info lines about differences from contrib
+	}{
+		{
+			id: "suppress_conflict_errors",
+			expected: defaultWith(func(c *Config) {
+				c.Endpoint = es
+				c.LogsDynamicID.Enabled = true
+				c.SuppressConflictErrors = true
+			}),
+		},
+		{
+			id: "bulk_response_filter_path",
+			expected: defaultWith(func(c *Config) {
+				c.Endpoint = es
+				c.BulkResponseFilterPath = "items.*.status,items.*.error.type,took"
+			}),
+		},
+		{
+			id: "deprecated_with_replacements",
+			expected: defaultWith(func(c *Config) {
+				c.Endpoint = es
+				queueOf(c).NumConsumers = 8
+				batchOf(c).MaxSize = 2_000_000
+				batchOf(c).FlushTimeout = 2 * time.Second
+				c.deprecations = []string{
+					"`num_workers` (4) and its replacement `sending_queue::num_consumers` (8) are both set: `sending_queue::num_consumers` is used and `num_workers` is ignored, as in contrib; remove `num_workers`",
+					"`flush::bytes` (1000000) and its replacement `sending_queue::batch::max_size` (2000000) are both set: `sending_queue::batch::max_size` is used and `flush::bytes` is ignored, as in contrib; remove `flush::bytes`",
+					"`flush::interval` (5s) and its replacement `sending_queue::batch::flush_timeout` (2s) are both set: `sending_queue::batch::flush_timeout` is used and `flush::interval` is ignored, as in contrib; remove `flush::interval`",
+				}
+			}),
+		},
+		{
+			id: "flush_bytes_items_sizer",
+			expected: defaultWith(func(c *Config) {
+				c.Endpoint = es
+				b := batchOf(c)
+				b.Sizer = exporterhelper.RequestSizerTypeItems
+				b.MinSize = 1000
+				c.deprecations = []string{
+					"`flush::bytes` is deprecated; use `sending_queue::batch::max_size` (ignored: `sending_queue::batch::sizer` is items, and `flush::bytes` counts bytes; remove `flush::bytes`)",
+				}
+			}),
+		},
+		{
+			id: "max_requests",
+			expected: defaultWith(func(c *Config) {
+				c.Endpoint = es
+				c.Retry.MaxRetries = 3
+				c.deprecations = []string{
+					"`retry::max_requests` is deprecated; use `retry::max_retries`, which does not count the first attempt (mapped to retry::max_retries: 3)",
+				}
+			}),
+		},
+		{
+			id: "logstash_format",
+			expected: defaultWith(func(c *Config) {
+				c.Endpoint = es
+				c.LogsIndex = "app-logs"
+				c.LogstashFormat = LogstashFormatConfig{Enabled: true, PrefixSeparator: "-", DateFormat: "%Y.%V.%u"}
+			}),
+			infos: []string{"`logstash_format` is enabled: the date in each index name is taken from the document's own timestamp, in UTC. " +
+				"Contrib takes the collector's clock when it sends, so late or replayed data lands here in the index of its own day, there in the index of the day it is sent"},
+		},
+		{
+			id: "mapping_mode_ecs",
+			expected: defaultWith(func(c *Config) {
+				c.Endpoint = es
+				c.Mapping.Mode = "ecs"
+			}),
+			infos: []string{"`mapping::mode` is ecs: records that neither a scope attribute elastic.mapping.mode nor the client metadata X-Elastic-Mapping-Mode give a mode are written in ecs (logs and traces; metrics only in otel or ecs). " +
+				"Contrib ignores `mapping::mode` since v0.145 and writes them in otel"},
+		},
+		{
+			id: "mapping_mode_none",
+			expected: defaultWith(func(c *Config) {
+				c.Endpoint = es
+				c.Mapping.Mode = "none"
+			}),
+			warnings: []string{
+				"`mapping::mode` is none, which has no metric documents: metrics are written in the otel mapping mode, as contrib writes them (contrib ignores `mapping::mode`); " +
+					"a scope attribute elastic.mapping.mode or the client metadata X-Elastic-Mapping-Mode may still choose ecs",
+			},
+			infos: []string{"`mapping::mode` is none: records that neither a scope attribute elastic.mapping.mode nor the client metadata X-Elastic-Mapping-Mode give a mode are written in none (logs and traces; metrics only in otel or ecs). " +
+				"Contrib ignores `mapping::mode` since v0.145 and writes them in otel"},
+		},
+		{
+			id: "metadata_keys_without_batching",
+			expected: defaultWith(func(c *Config) {
+				c.Endpoint = es
+				c.MetadataKeys = []string{"X-Tenant"}
+				queueOf(c).Batch = configoptional.None[exporterhelper.BatchConfig]()
+			}),
+		},
+		{
+			id: "auth_and_user",
+			expected: defaultWith(func(c *Config) {
+				c.Endpoint = es
+				c.Auth = configoptional.Some(configauth.Config{AuthenticatorID: bearer})
+				c.Authentication.User, c.Authentication.Password = "elastic", "changeme"
+			}),
+			warnings: []string{
+				"`auth::authenticator` (bearertokenauth) and `user`/`password` are both set: the authenticator extension's credentials are used, as in contrib " +
+					"(the extension handles each request after the Authorization header is set from `user`/`password`, and replaces it); remove `user`/`password`",
+			},
+		},
+		{
+			id: "auth_and_api_key",
+			expected: defaultWith(func(c *Config) {
+				c.Endpoint = es
+				c.Auth = configoptional.Some(configauth.Config{AuthenticatorID: bearer})
+				c.Authentication.APIKey = "Zm9vOmJhcg=="
+			}),
+			warnings: []string{
+				"`auth::authenticator` (bearertokenauth) and `api_key` are both set: the authenticator extension's credentials are used, as in contrib " +
+					"(the extension handles each request after the Authorization header is set from `api_key`, and replaces it); remove `api_key`",
+			},
+		},
+		{
+			id: "user_and_api_key",
+			expected: defaultWith(func(c *Config) {
+				c.Endpoint = es
+				c.Authentication.User, c.Authentication.Password = "elastic", "changeme"
+				c.Authentication.APIKey = "Zm9vOmJhcg=="
+			}),
+			warnings: []string{"`api_key` and `user`/`password` are both set: `api_key` is used, as in contrib; remove `user`/`password`"},
+		},
+		{
+			id: "dynamic_id_and_pipeline",
+			expected: defaultWith(func(c *Config) {
+				c.Endpoint = es
+				c.LogsDynamicID.Enabled = true
+				c.TracesDynamicID.Enabled = true
+				c.LogsDynamicPipeline.Enabled = true
+			}),
+		},
+		{
+			id: "beats",
+			expected: defaultWith(func(c *Config) {
+				c.Endpoints = []string{"http://es-a:9200/proxy", "http://es-b:9200/proxy"}
+				c.LogsIndex = "filebeat-8.19.0"
+				c.Authentication.User, c.Authentication.Password = "beats_writer", "changeme"
+				c.Headers = configopaque.MapList{{Name: "X-Origin", Value: "filebeat"}}
+				c.MaxConnsPerHost = 4
+				c.Retry.MaxRetries = 3
+				c.Retry.InitialInterval = time.Second
+				c.Retry.RetryOnDocumentStatus = []int{429, 500, 502, 503, 504}
+				q := queueOf(c)
+				q.NumConsumers, q.QueueSize, q.WaitForResult = 8, 3200, true
+				b := batchOf(c)
+				b.Sizer = exporterhelper.RequestSizerTypeItems
+				b.MinSize, b.MaxSize = 1600, 1600
+				c.LogsDynamicID.Enabled = true
+				c.LogsDynamicPipeline.Enabled = true
+				c.IncludeSourceOnError = new(true)
+				c.SuppressConflictErrors = true
+				c.BulkResponseFilterPath = "errors,items.*.error,items.*.status,items.*.failure_store"
+			}),
+		},
+	}
+
+	// Every case of the file has a row, and the reverse.
+	var inFile, inTable []string
+	cm := loadContribConfigs(t)
+	for k := range cm.ToStringMap() {
+		inFile = append(inFile, k)
+	}
+	for _, tt := range tests {
+		inTable = append(inTable, "elasticsearch/"+tt.id)
+	}
+	slices.Sort(inFile)
+	slices.Sort(inTable)
+	require.Equal(t, inFile, inTable)
+
+	for _, tt := range tests {
+		t.Run(tt.id, func(t *testing.T) {
+			cfg, err := loadConfig(t, "contrib.yaml", tt.id)
+			require.NoError(t, err)
+			assert.Equal(t, tt.expected, cfg)
+			require.NoError(t, confmap.Validate(cfg))
+
+			srv := fakees.New(t)
+			cfg.Endpoint, cfg.Endpoints = "", []string{srv.URL}
+			core, logs := observer.New(zapcore.InfoLevel)
+			set := testSettings()
+			set.Logger = zap.New(core)
+			startAllSignals(t, cfg, set)
+
+			var warnings []string
+			for _, e := range logs.FilterLevelExact(zapcore.WarnLevel).All() {
+				warnings = append(warnings, e.Message)
+			}
+			assert.Equal(t, slices.Concat(tt.expected.deprecations, tt.warnings), warnings)
+			var infos []string
+			for _, e := range logs.FilterLevelExact(zapcore.InfoLevel).FilterMessageSnippet("ontrib").All() {
+				infos = append(infos, e.Message)
+			}
+			assert.Equal(t, tt.infos, infos)
+		})
+	}
+}
+
+func loadContribConfigs(t *testing.T) *confmap.Conf {
+	t.Helper()
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "contrib.yaml"))
+	require.NoError(t, err)
+	return cm
+}
+
+// startAllSignals creates, starts and (when the test ends) shuts down the logs, metrics and
+// traces exporters of cfg, on a host that has a bearertokenauth extension.
+func startAllSignals(t *testing.T, cfg *Config, set exporter.Settings) (exporter.Logs, exporter.Metrics, exporter.Traces) {
+	t.Helper()
+	f := NewFactory()
+	ctx := context.Background()
+	logs, err := f.CreateLogs(ctx, set, cfg)
+	require.NoError(t, err)
+	metrics, err := f.CreateMetrics(ctx, set, cfg)
+	require.NoError(t, err)
+	traces, err := f.CreateTraces(ctx, set, cfg)
+	require.NoError(t, err)
+	host := authHost{component.MustNewID("bearertokenauth"): fakeAuthExtension{}}
+	for _, c := range []component.Component{logs, metrics, traces} {
+		require.NoError(t, c.Start(ctx, host))
+		t.Cleanup(func() { require.NoError(t, c.Shutdown(context.Background())) })
+	}
+	return logs, metrics, traces
+}
+
+// authHost is a host with the given extensions.
+type authHost map[component.ID]component.Component
+
+func (h authHost) GetExtensions() map[component.ID]component.Component { return h }
+
+// fakeAuthExtension is an authenticator extension that sets the Authorization header of every
+// request, and passes the request's client metadata x-tenant on in the header X-Seen-Tenant, so
+// that the fake Elasticsearch sees which metadata each bulk request was sent with.
+type fakeAuthExtension struct {
+	component.StartFunc
+	component.ShutdownFunc
+}
+
+func (fakeAuthExtension) RoundTripper(base http.RoundTripper) (http.RoundTripper, error) {
+	return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+		req = req.Clone(req.Context())
+		req.Header.Set("Authorization", "Bearer from-extension")
+		req.Header.Set("X-Seen-Tenant", strings.Join(client.FromContext(req.Context()).Metadata.Get("x-tenant"), ","))
+		return base.RoundTrip(req)
+	}), nil
+}
+
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// The Beats translation's bulk_response_filter_path reaches Elasticsearch as the fields the
+// exporter needs plus the translation's others, and the answer it gives is read.
+func TestContribFilterPathOnTheWire(t *testing.T) {
+	t.Setenv(esclient.EnvURL, "")
+	cfg, err := loadConfig(t, "contrib.yaml", "beats")
+	require.NoError(t, err)
+	srv := fakees.New(t)
+	cfg.Endpoints = []string{srv.URL}
+	cfg.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
+	logs := newLogsExporter(t, cfg, testSettings())
+	require.NoError(t, logs.ConsumeLogs(context.Background(), testLogs(3)))
+	require.Len(t, srv.Accepted(), 3)
+	assert.Equal(t, bulk.AccountingFilterPath+",errors,items.*.error", srv.LastRequest().URL.Query().Get("filter_path"))
+}
+
+// Credentials given twice: the ones the warning names are the ones sent, as in contrib.
+func TestContribCredentialsOnTheWire(t *testing.T) {
+	t.Setenv(esclient.EnvURL, "")
+	for id, want := range map[string]string{
+		"auth_and_user":    "Bearer from-extension",
+		"auth_and_api_key": "Bearer from-extension",
+		"user_and_api_key": "APIKey Zm9vOmJhcg==",
+	} {
+		t.Run(id, func(t *testing.T) {
+			cfg, err := loadConfig(t, "contrib.yaml", id)
+			require.NoError(t, err)
+			srv := fakees.New(t)
+			cfg.Endpoint, cfg.Endpoints = "", []string{srv.URL}
+			cfg.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
+			logs, _, _ := startAllSignals(t, cfg, testSettings())
+			require.NoError(t, logs.ConsumeLogs(context.Background(), testLogs(1)))
+			assert.Equal(t, want, srv.LastRequest().Header.Get("Authorization"))
+		})
+	}
+}
+
+// metadata_keys partitions the data: no bulk request holds records that arrived with
+// different values of the keys, with batching on (the keys partition the batches) and off
+// (each push is one incoming request). The fake authenticator passes the metadata of each bulk
+// request on to the fake Elasticsearch.
+func TestMetadataKeysPartitionBulkRequests(t *testing.T) {
+	t.Setenv(esclient.EnvURL, "")
+	for _, id := range []string{"metadata_keys_without_batching", "metadata_keys_with_batching"} {
+		t.Run(id, func(t *testing.T) {
+			cfg, err := loadConfig(t, "contrib.yaml", "metadata_keys_without_batching")
+			require.NoError(t, err)
+			if id == "metadata_keys_with_batching" {
+				batch := exporterhelper.NewDefaultBatchConfig()
+				batch.Sizer = exporterhelper.RequestSizerTypeItems
+				batch.MinSize = 1000 // never reached: batches are sent by the timeout
+				batch.FlushTimeout = 100 * time.Millisecond
+				queueOf(cfg).Batch = configoptional.Some(batch)
+			}
+			srv := fakees.New(t)
+			var mu sync.Mutex
+			mixed := 0
+			srv.OnRequest = func(r *http.Request, items []fakees.Item) int {
+				tenant := r.Header.Get("X-Seen-Tenant")
+				mu.Lock()
+				defer mu.Unlock()
+				for _, it := range items {
+					if !strings.Contains(string(it.Document), `"tenant":"`+tenant+`"`) || tenant == "" {
+						mixed++
+					}
+				}
+				return 0
+			}
+			cfg.Endpoint, cfg.Endpoints = "", []string{srv.URL}
+			cfg.Auth = configoptional.Some(configauth.Config{AuthenticatorID: component.MustNewID("bearertokenauth")})
+			logs, _, _ := startAllSignals(t, cfg, testSettings())
+
+			var wg sync.WaitGroup
+			for i := range 6 {
+				tenant := []string{"a", "b", "c"}[i%3]
+				wg.Go(func() {
+					ld := testLogs(5)
+					ld.ResourceLogs().At(0).Resource().Attributes().PutStr("tenant", tenant)
+					ctx := client.NewContext(context.Background(), client.Info{
+						Metadata: client.NewMetadata(map[string][]string{"X-Tenant": {tenant}}),
+					})
+					assert.NoError(t, logs.ConsumeLogs(ctx, ld))
+				})
+			}
+			wg.Wait()
+			require.Eventually(t, func() bool { return len(srv.Accepted()) == 30 }, 10*time.Second, 10*time.Millisecond)
+			mu.Lock()
+			defer mu.Unlock()
+			assert.Zero(t, mixed, "documents sent in a bulk request with other metadata")
+		})
+	}
+}
+
+// elasticsearch.document_id is read from the record only: an id on the resource does not give
+// its records one _id (which would keep one and count the others as duplicates).
+func TestDocumentIDFromTheRecordOnly(t *testing.T) {
+	t.Setenv(esclient.EnvURL, "")
+	cfg, err := loadConfig(t, "contrib.yaml", "dynamic_id_and_pipeline")
+	require.NoError(t, err)
+	srv := fakees.New(t)
+	cfg.Endpoint, cfg.Endpoints = "", []string{srv.URL}
+	cfg.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
+	logs := newLogsExporter(t, cfg, testSettings())
+
+	ld := testLogs(3)
+	rl := ld.ResourceLogs().At(0)
+	rl.Resource().Attributes().PutStr("elasticsearch.document_id", "resource-id")
+	rl.Resource().Attributes().PutStr("elasticsearch.document_pipeline", "resource-pipeline")
+	rl.ScopeLogs().At(0).Scope().Attributes().PutStr("elasticsearch.document_id", "scope-id")
+	rl.ScopeLogs().At(0).LogRecords().At(2).Attributes().PutStr("elasticsearch.document_id", "record-id")
+	require.NoError(t, logs.ConsumeLogs(context.Background(), ld))
+
+	accepted := srv.Accepted()
+	require.Len(t, accepted, 3, "no record is lost as a duplicate")
+	var ids []string
+	for _, it := range accepted {
+		ids = append(ids, it.ID())
+		_, action := it.Op()
+		assert.NotContains(t, action, "pipeline")
+	}
+	assert.Equal(t, []string{"", "", "record-id"}, ids)
+}
+
+// A profiles pipeline is refused at startup, with a message that names the exporter and says
+// what to do.
+func TestProfilesPipelineIsRefused(t *testing.T) {
+	f, ok := NewFactory().(xexporter.Factory)
+	require.True(t, ok)
+	assert.Equal(t, component.StabilityLevelDevelopment, f.ProfilesStability())
+	set := testSettings()
+	set.ID = component.MustNewIDWithName("elasticsearch", "prod")
+	_, err := f.CreateProfiles(context.Background(), set, createDefaultConfig())
+	require.EqualError(t, err, "the elasticsearch exporter of this distribution (elasticsearch/prod, github.com/otelcol-es/elasticsearchexporter) does not support profiles yet: "+
+		"remove elasticsearch/prod from the exporters of the profiles pipeline, or send profiles with contrib's elasticsearch exporter (Elasticsearch 9.6 or later) "+
+		"or with an otlp exporter to a collector that has it")
+}
