@@ -65,8 +65,8 @@ const (
 	// faultWait bounds the wait for every record to have a final outcome, on top of any outage.
 	faultWait = 2 * time.Minute
 
-	metricDocs    = "otelcol_elasticsearch.docs.processed"
-	metricRetried = "otelcol_elasticsearch.docs.retried"
+	metricDocs    = "otelcol.elasticsearch.docs.processed"
+	metricRetried = "otelcol.elasticsearch.docs.retried"
 )
 
 // faultConfig returns the default configuration, sending queue and batching on, pointed at url,
@@ -498,7 +498,7 @@ func TestFaultDroppedConnections(t *testing.T) {
 	assert.Positive(t, res.stats.Dropped-res.stats.DroppedProcessed, "requests dropped before processing")
 	assert.Positive(t, res.stats.LostAnswers, "stored documents whose answer was lost")
 	assert.Positive(t, res.counts.duplicate, "documents sent again after a lost answer came back 409")
-	assert.Positive(t, counterSum(t, r.tel, "otelcol_elasticsearch.bulk_requests.count", outcome("failed_network")))
+	assert.Positive(t, counterSum(t, r.tel, "otelcol.elasticsearch.bulk_requests.count", outcome("failed_network")))
 }
 
 // (e) With the dead-letter index on, the items Elasticsearch rejects for good (400) are each

@@ -115,7 +115,7 @@ func TestModeSelectionRejections(t *testing.T) {
 			require.Error(t, err)
 			assert.True(t, consumererror.IsPermanent(err), "a request asking for a mode it cannot have is not retried: %v", err)
 			require.ErrorContains(t, err, tt.errText)
-			assert.Equal(t, int64(tt.rejected), counterSum(t, tel, "otelcol_elasticsearch.docs.processed",
+			assert.Equal(t, int64(tt.rejected), counterSum(t, tel, "otelcol.elasticsearch.docs.processed",
 				outcome("rejected"), attribute.String("error.type", tt.errorType)))
 		})
 	}
@@ -135,9 +135,9 @@ func TestModeRejectionInAPushThatFailsOtherwise(t *testing.T) {
 	require.Error(t, err)
 	assert.False(t, consumererror.IsPermanent(err), "nothing was indexed: %v", err)
 	require.ErrorContains(t, err, `names mapping mode "nope", which does not exist`)
-	assert.Equal(t, int64(1), counterSum(t, tel, "otelcol_elasticsearch.docs.processed",
+	assert.Equal(t, int64(1), counterSum(t, tel, "otelcol.elasticsearch.docs.processed",
 		outcome("rejected"), attribute.String("error.type", "invalid_mapping_mode")))
-	assert.Equal(t, int64(1), counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("dropped")))
+	assert.Equal(t, int64(1), counterSum(t, tel, "otelcol.elasticsearch.docs.processed", outcome("dropped")))
 }
 
 func TestModeMustSupportTheSignal(t *testing.T) {
@@ -165,7 +165,7 @@ func TestMetricsScopeWithUnusableModeIsRejectedAlone(t *testing.T) {
 	assert.True(t, consumererror.IsPermanent(err))
 	require.ErrorContains(t, err, "mapping mode bodymap does not support metrics")
 	// Two scopes of two points each are rejected; the other two scopes are written.
-	assert.Equal(t, int64(4), counterSum(t, tel, "otelcol_elasticsearch.docs.processed",
+	assert.Equal(t, int64(4), counterSum(t, tel, "otelcol.elasticsearch.docs.processed",
 		outcome("rejected"), attribute.String("error.type", "unsupported_mapping_mode")))
 	var names []string
 	for _, it := range srv.Accepted() {
@@ -309,7 +309,7 @@ func TestModeChosenPerRequestAndScope(t *testing.T) {
 	items = srv.Accepted()
 	require.Len(t, items, 4)
 	assert.JSONEq(t, `{"msg":"hello"}`, string(items[3].Document))
-	assert.Equal(t, int64(1), counterSum(t, tel, "otelcol_elasticsearch.docs.processed",
+	assert.Equal(t, int64(1), counterSum(t, tel, "otelcol.elasticsearch.docs.processed",
 		outcome("rejected"), attribute.String("error.type", "bodymap_body_not_a_map")))
 }
 

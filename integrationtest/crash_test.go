@@ -310,7 +310,7 @@ func prometheusTelemetryYAML(t *testing.T, metricsAddr string) string {
 `, host, port)
 }
 
-// scrapeDocsProcessed reads the collector's otelcol_elasticsearch.docs.processed counter from
+// scrapeDocsProcessed reads the collector's otelcol.elasticsearch.docs.processed counter from
 // its Prometheus endpoint and sums it by outcome.
 func scrapeDocsProcessed(t *testing.T, addr string) map[string]int64 {
 	t.Helper()

@@ -103,7 +103,7 @@ func (s *suite) waitConnected(t *testing.T) {
 // docs counts the documents processed with the given outcome, from the exporter's telemetry.
 func (s *suite) docs(t *testing.T, outcome string) int64 {
 	t.Helper()
-	m, err := s.tel.GetMetric("otelcol_elasticsearch.docs.processed")
+	m, err := s.tel.GetMetric("otelcol.elasticsearch.docs.processed")
 	if err != nil {
 		return 0
 	}

@@ -110,22 +110,22 @@ func TestAgainstMockES(t *testing.T) {
 		inj.requests, inj.request503, inj.request429, inj.docsInFailedRequests, inj.item429, inj.item503, len(inj.indexed))
 
 	// What the exporter counted.
-	docs := mockSumByOutcome(t, tel, "otelcol_elasticsearch.docs.processed")
+	docs := mockSumByOutcome(t, tel, "otelcol.elasticsearch.docs.processed")
 	assert.Equal(t, map[string]int64{
 		"indexed":   records,
 		"retryable": int64(wantItem429 + wantItem503),
-	}, docs, "otelcol_elasticsearch.docs.processed by outcome")
+	}, docs, "otelcol.elasticsearch.docs.processed by outcome")
 
-	reqs := mockSumByOutcome(t, tel, "otelcol_elasticsearch.bulk_requests.count")
+	reqs := mockSumByOutcome(t, tel, "otelcol.elasticsearch.bulk_requests.count")
 	assert.Equal(t, map[string]int64{
 		"success":       int64(inj.requests - inj.request503 - inj.request429),
 		"failed_server": int64(inj.request503),
 		"too_many":      int64(inj.request429),
-	}, reqs, "otelcol_elasticsearch.bulk_requests.count by outcome")
+	}, reqs, "otelcol.elasticsearch.bulk_requests.count by outcome")
 
-	retried := mockSumByOutcome(t, tel, "otelcol_elasticsearch.docs.retried")
+	retried := mockSumByOutcome(t, tel, "otelcol.elasticsearch.docs.retried")
 	assert.Equal(t, int64(wantItem429+wantItem503+inj.docsInFailedRequests), retried[""],
-		"otelcol_elasticsearch.docs.retried: documents of failed requests and failed documents")
+		"otelcol.elasticsearch.docs.retried: documents of failed requests and failed documents")
 }
 
 // mockInjector decides the answer to each bulk request and each document, deterministically:

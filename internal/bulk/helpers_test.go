@@ -142,17 +142,17 @@ func counts(t *testing.T, tel *componenttest.Telemetry, name string, keys ...str
 // docCounts returns the documents counted per outcome, error type and status.
 func docCounts(t *testing.T, tel *componenttest.Telemetry) map[string]int64 {
 	t.Helper()
-	return counts(t, tel, "otelcol_elasticsearch.docs.processed", "outcome", "error.type", "http.response.status_code")
+	return counts(t, tel, "otelcol.elasticsearch.docs.processed", "outcome", "error.type", "http.response.status_code")
 }
 
 // requestCounts returns the bulk requests counted per outcome and status.
 func requestCounts(t *testing.T, tel *componenttest.Telemetry) map[string]int64 {
 	t.Helper()
-	return counts(t, tel, "otelcol_elasticsearch.bulk_requests.count", "outcome", "http.response.status_code")
+	return counts(t, tel, "otelcol.elasticsearch.bulk_requests.count", "outcome", "http.response.status_code")
 }
 
 // retried returns the documents counted as sent again.
 func retried(t *testing.T, tel *componenttest.Telemetry) int64 {
 	t.Helper()
-	return counts(t, tel, "otelcol_elasticsearch.docs.retried")[""]
+	return counts(t, tel, "otelcol.elasticsearch.docs.retried")[""]
 }

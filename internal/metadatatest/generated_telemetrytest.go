@@ -23,37 +23,37 @@ func NewSettings(tt *componenttest.Telemetry) exporter.Settings {
 
 func AssertEqualElasticsearchBulkRequestsConcurrencyLimit(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
-		Name:        "otelcol_elasticsearch.bulk_requests.concurrency_limit",
+		Name:        "otelcol.elasticsearch.bulk_requests.concurrency_limit",
 		Description: "Current limit on bulk requests in flight at once, shared by the component's signals; it shrinks when Elasticsearch pushes back or slows down and grows back when it recovers. [Alpha]",
 		Unit:        "{request}",
 		Data: metricdata.Gauge[int64]{
 			DataPoints: dps,
 		},
 	}
-	got, err := tt.GetMetric("otelcol_elasticsearch.bulk_requests.concurrency_limit")
+	got, err := tt.GetMetric("otelcol.elasticsearch.bulk_requests.concurrency_limit")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
 func AssertEqualElasticsearchBulkRequestsCount(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
-		Name:        "otelcol_elasticsearch.bulk_requests.count",
+		Name:        "otelcol.elasticsearch.bulk_requests.count",
 		Description: "Number of bulk requests sent to Elasticsearch, by outcome and HTTP status code. [Alpha]",
-		Unit:        "{request}",
+		Unit:        "1",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
 			IsMonotonic: true,
 			DataPoints:  dps,
 		},
 	}
-	got, err := tt.GetMetric("otelcol_elasticsearch.bulk_requests.count")
+	got, err := tt.GetMetric("otelcol.elasticsearch.bulk_requests.count")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
 func AssertEqualElasticsearchBulkRequestsLatency(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.HistogramDataPoint[float64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
-		Name:        "otelcol_elasticsearch.bulk_requests.latency",
+		Name:        "otelcol.elasticsearch.bulk_requests.latency",
 		Description: "Latency of each bulk request, from sending the request to reading the whole response. [Alpha]",
 		Unit:        "s",
 		Data: metricdata.Histogram[float64]{
@@ -61,30 +61,30 @@ func AssertEqualElasticsearchBulkRequestsLatency(t *testing.T, tt *componenttest
 			DataPoints:  dps,
 		},
 	}
-	got, err := tt.GetMetric("otelcol_elasticsearch.bulk_requests.latency")
+	got, err := tt.GetMetric("otelcol.elasticsearch.bulk_requests.latency")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
 func AssertEqualElasticsearchDocsProcessed(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
-		Name:        "otelcol_elasticsearch.docs.processed",
+		Name:        "otelcol.elasticsearch.docs.processed",
 		Description: "Number of documents processed, by outcome, Elasticsearch error type and HTTP status code. [Alpha]",
-		Unit:        "{document}",
+		Unit:        "1",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
 			IsMonotonic: true,
 			DataPoints:  dps,
 		},
 	}
-	got, err := tt.GetMetric("otelcol_elasticsearch.docs.processed")
+	got, err := tt.GetMetric("otelcol.elasticsearch.docs.processed")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
 func AssertEqualElasticsearchDocsRepaired(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
-		Name:        "otelcol_elasticsearch.docs.repaired",
+		Name:        "otelcol.elasticsearch.docs.repaired",
 		Description: "Number of documents written after the serializer repaired their content (invalid UTF-8 replaced, a negative span duration clamped, ...), by reason. [Alpha]",
 		Unit:        "{document}",
 		Data: metricdata.Sum[int64]{
@@ -93,30 +93,30 @@ func AssertEqualElasticsearchDocsRepaired(t *testing.T, tt *componenttest.Teleme
 			DataPoints:  dps,
 		},
 	}
-	got, err := tt.GetMetric("otelcol_elasticsearch.docs.repaired")
+	got, err := tt.GetMetric("otelcol.elasticsearch.docs.repaired")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
 func AssertEqualElasticsearchDocsRetried(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
-		Name:        "otelcol_elasticsearch.docs.retried",
+		Name:        "otelcol.elasticsearch.docs.retried",
 		Description: "Number of documents sent again after a retryable failure. [Alpha]",
-		Unit:        "{document}",
+		Unit:        "1",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
 			IsMonotonic: true,
 			DataPoints:  dps,
 		},
 	}
-	got, err := tt.GetMetric("otelcol_elasticsearch.docs.retried")
+	got, err := tt.GetMetric("otelcol.elasticsearch.docs.retried")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
 func AssertEqualElasticsearchFlushedBytes(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
-		Name:        "otelcol_elasticsearch.flushed.bytes",
+		Name:        "otelcol.elasticsearch.flushed.bytes",
 		Description: "Number of compressed bytes of bulk request bodies sent to Elasticsearch. [Alpha]",
 		Unit:        "By",
 		Data: metricdata.Sum[int64]{
@@ -125,14 +125,14 @@ func AssertEqualElasticsearchFlushedBytes(t *testing.T, tt *componenttest.Teleme
 			DataPoints:  dps,
 		},
 	}
-	got, err := tt.GetMetric("otelcol_elasticsearch.flushed.bytes")
+	got, err := tt.GetMetric("otelcol.elasticsearch.flushed.bytes")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
 func AssertEqualElasticsearchFlushedUncompressedBytes(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
-		Name:        "otelcol_elasticsearch.flushed.uncompressed.bytes",
+		Name:        "otelcol.elasticsearch.flushed.uncompressed_bytes",
 		Description: "Number of uncompressed NDJSON bytes of bulk request bodies sent to Elasticsearch. [Alpha]",
 		Unit:        "By",
 		Data: metricdata.Sum[int64]{
@@ -141,14 +141,14 @@ func AssertEqualElasticsearchFlushedUncompressedBytes(t *testing.T, tt *componen
 			DataPoints:  dps,
 		},
 	}
-	got, err := tt.GetMetric("otelcol_elasticsearch.flushed.uncompressed.bytes")
+	got, err := tt.GetMetric("otelcol.elasticsearch.flushed.uncompressed_bytes")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
 func AssertEqualElasticsearchInflightBytes(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
-		Name:        "otelcol_elasticsearch.inflight.bytes",
+		Name:        "otelcol.elasticsearch.inflight.bytes",
 		Description: "Bytes of encoded NDJSON held by pushes in progress, sent or waiting to be sent or retried. [Alpha]",
 		Unit:        "By",
 		Data: metricdata.Sum[int64]{
@@ -157,7 +157,7 @@ func AssertEqualElasticsearchInflightBytes(t *testing.T, tt *componenttest.Telem
 			DataPoints:  dps,
 		},
 	}
-	got, err := tt.GetMetric("otelcol_elasticsearch.inflight.bytes")
+	got, err := tt.GetMetric("otelcol.elasticsearch.inflight.bytes")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
