@@ -116,7 +116,7 @@ func TestModeSelectionRejections(t *testing.T) {
 			assert.True(t, consumererror.IsPermanent(err), "a request asking for a mode it cannot have is not retried: %v", err)
 			require.ErrorContains(t, err, tt.errText)
 			assert.Equal(t, int64(tt.rejected), counterSum(t, tel, "otelcol.elasticsearch.docs.processed",
-				outcome("rejected"), attribute.String("error.type", tt.errorType)))
+				fate("rejected"), attribute.String("error.type", tt.errorType)))
 		})
 	}
 }
@@ -136,8 +136,8 @@ func TestModeRejectionInAPushThatFailsOtherwise(t *testing.T) {
 	assert.False(t, consumererror.IsPermanent(err), "nothing was indexed: %v", err)
 	require.ErrorContains(t, err, `names mapping mode "nope", which does not exist`)
 	assert.Equal(t, int64(1), counterSum(t, tel, "otelcol.elasticsearch.docs.processed",
-		outcome("rejected"), attribute.String("error.type", "invalid_mapping_mode")))
-	assert.Equal(t, int64(1), counterSum(t, tel, "otelcol.elasticsearch.docs.processed", outcome("dropped")))
+		fate("rejected"), attribute.String("error.type", "invalid_mapping_mode")))
+	assert.Equal(t, int64(1), counterSum(t, tel, "otelcol.elasticsearch.docs.processed", fate("dropped")))
 }
 
 func TestModeMustSupportTheSignal(t *testing.T) {
@@ -166,7 +166,7 @@ func TestMetricsScopeWithUnusableModeIsRejectedAlone(t *testing.T) {
 	require.ErrorContains(t, err, "mapping mode bodymap does not support metrics")
 	// Two scopes of two points each are rejected; the other two scopes are written.
 	assert.Equal(t, int64(4), counterSum(t, tel, "otelcol.elasticsearch.docs.processed",
-		outcome("rejected"), attribute.String("error.type", "unsupported_mapping_mode")))
+		fate("rejected"), attribute.String("error.type", "unsupported_mapping_mode")))
 	var names []string
 	for _, it := range srv.Accepted() {
 		names = append(names, string(it.Document))
@@ -310,7 +310,7 @@ func TestModeChosenPerRequestAndScope(t *testing.T) {
 	require.Len(t, items, 4)
 	assert.JSONEq(t, `{"msg":"hello"}`, string(items[3].Document))
 	assert.Equal(t, int64(1), counterSum(t, tel, "otelcol.elasticsearch.docs.processed",
-		outcome("rejected"), attribute.String("error.type", "bodymap_body_not_a_map")))
+		fate("rejected"), attribute.String("error.type", "bodymap_body_not_a_map")))
 }
 
 func TestSpanEventsInlineInLegacyModes(t *testing.T) {

@@ -30,6 +30,7 @@ type TelemetryBuilder struct {
 	ElasticsearchBulkRequestsCount            metric.Int64Counter
 	ElasticsearchBulkRequestsLatency          metric.Float64Histogram
 	ElasticsearchDocsProcessed                metric.Int64Counter
+	ElasticsearchDocsReceived                 metric.Int64Counter
 	ElasticsearchDocsRepaired                 metric.Int64Counter
 	ElasticsearchDocsRetried                  metric.Int64Counter
 	ElasticsearchFlushedBytes                 metric.Int64Counter
@@ -74,7 +75,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ElasticsearchBulkRequestsCount, err = builder.meter.Int64Counter(
 		"otelcol.elasticsearch.bulk_requests.count",
-		metric.WithDescription("Number of bulk requests sent to Elasticsearch, by outcome and HTTP status code. [Alpha]"),
+		metric.WithDescription("Number of bulk requests sent to Elasticsearch, each attempt counted, by outcome and HTTP status code. [Alpha]"),
 		metric.WithUnit("1"),
 	)
 	errs = errors.Join(errs, err)
@@ -87,7 +88,13 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ElasticsearchDocsProcessed, err = builder.meter.Int64Counter(
 		"otelcol.elasticsearch.docs.processed",
-		metric.WithDescription("Number of documents processed, by outcome, Elasticsearch error type and HTTP status code. [Alpha]"),
+		metric.WithDescription("Number of documents processed, by contrib's outcome and this exporter's fate, with the Elasticsearch error type and HTTP status code. [Alpha]"),
+		metric.WithUnit("1"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ElasticsearchDocsReceived, err = builder.meter.Int64Counter(
+		"otelcol.elasticsearch.docs.received",
+		metric.WithDescription("Number of documents handed to a bulk session to be sent, each counted once however often it is sent. [Alpha]"),
 		metric.WithUnit("1"),
 	)
 	errs = errors.Join(errs, err)
@@ -99,19 +106,19 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ElasticsearchDocsRetried, err = builder.meter.Int64Counter(
 		"otelcol.elasticsearch.docs.retried",
-		metric.WithDescription("Number of documents sent again after a retryable failure. [Alpha]"),
+		metric.WithDescription("Number of documents sent again, after a retryable failure of the document or of its whole bulk request. [Alpha]"),
 		metric.WithUnit("1"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ElasticsearchFlushedBytes, err = builder.meter.Int64Counter(
 		"otelcol.elasticsearch.flushed.bytes",
-		metric.WithDescription("Number of compressed bytes of bulk request bodies sent to Elasticsearch. [Alpha]"),
+		metric.WithDescription("Number of compressed bytes of bulk request bodies sent to Elasticsearch that were answered. [Alpha]"),
 		metric.WithUnit("By"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ElasticsearchFlushedUncompressedBytes, err = builder.meter.Int64Counter(
 		"otelcol.elasticsearch.flushed.uncompressed_bytes",
-		metric.WithDescription("Number of uncompressed NDJSON bytes of bulk request bodies sent to Elasticsearch. [Alpha]"),
+		metric.WithDescription("Number of uncompressed NDJSON bytes of bulk request bodies sent to Elasticsearch that were answered. [Alpha]"),
 		metric.WithUnit("By"),
 	)
 	errs = errors.Join(errs, err)

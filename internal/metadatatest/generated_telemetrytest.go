@@ -38,7 +38,7 @@ func AssertEqualElasticsearchBulkRequestsConcurrencyLimit(t *testing.T, tt *comp
 func AssertEqualElasticsearchBulkRequestsCount(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol.elasticsearch.bulk_requests.count",
-		Description: "Number of bulk requests sent to Elasticsearch, by outcome and HTTP status code. [Alpha]",
+		Description: "Number of bulk requests sent to Elasticsearch, each attempt counted, by outcome and HTTP status code. [Alpha]",
 		Unit:        "1",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
@@ -69,7 +69,7 @@ func AssertEqualElasticsearchBulkRequestsLatency(t *testing.T, tt *componenttest
 func AssertEqualElasticsearchDocsProcessed(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol.elasticsearch.docs.processed",
-		Description: "Number of documents processed, by outcome, Elasticsearch error type and HTTP status code. [Alpha]",
+		Description: "Number of documents processed, by contrib's outcome and this exporter's fate, with the Elasticsearch error type and HTTP status code. [Alpha]",
 		Unit:        "1",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
@@ -78,6 +78,22 @@ func AssertEqualElasticsearchDocsProcessed(t *testing.T, tt *componenttest.Telem
 		},
 	}
 	got, err := tt.GetMetric("otelcol.elasticsearch.docs.processed")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
+func AssertEqualElasticsearchDocsReceived(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol.elasticsearch.docs.received",
+		Description: "Number of documents handed to a bulk session to be sent, each counted once however often it is sent. [Alpha]",
+		Unit:        "1",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol.elasticsearch.docs.received")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
@@ -101,7 +117,7 @@ func AssertEqualElasticsearchDocsRepaired(t *testing.T, tt *componenttest.Teleme
 func AssertEqualElasticsearchDocsRetried(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol.elasticsearch.docs.retried",
-		Description: "Number of documents sent again after a retryable failure. [Alpha]",
+		Description: "Number of documents sent again, after a retryable failure of the document or of its whole bulk request. [Alpha]",
 		Unit:        "1",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
@@ -117,7 +133,7 @@ func AssertEqualElasticsearchDocsRetried(t *testing.T, tt *componenttest.Telemet
 func AssertEqualElasticsearchFlushedBytes(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol.elasticsearch.flushed.bytes",
-		Description: "Number of compressed bytes of bulk request bodies sent to Elasticsearch. [Alpha]",
+		Description: "Number of compressed bytes of bulk request bodies sent to Elasticsearch that were answered. [Alpha]",
 		Unit:        "By",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
@@ -133,7 +149,7 @@ func AssertEqualElasticsearchFlushedBytes(t *testing.T, tt *componenttest.Teleme
 func AssertEqualElasticsearchFlushedUncompressedBytes(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol.elasticsearch.flushed.uncompressed_bytes",
-		Description: "Number of uncompressed NDJSON bytes of bulk request bodies sent to Elasticsearch. [Alpha]",
+		Description: "Number of uncompressed NDJSON bytes of bulk request bodies sent to Elasticsearch that were answered. [Alpha]",
 		Unit:        "By",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
