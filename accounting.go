@@ -18,9 +18,11 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
-// Every record a push does not send is counted in elasticsearch.docs.processed with its outcome
-// (rejected or skipped), its error.type and no HTTP status, and rejections are logged once per
-// push and error type, rate-limited. Records are rejected when they cannot be routed, when their
+// Every record a push does not send is counted in otelcol.elasticsearch.docs.processed with its
+// fate (rejected or skipped), its error.type and no HTTP status, and rejections are logged once
+// per push and error type, rate-limited. A rejected record also has contrib's outcome
+// failed_client; a skipped one, or one handed back, has no outcome (see internal/bulk's
+// telemetry.go). Records are rejected when they cannot be routed, when their
 // mapping mode cannot be used, or when the encoder refuses them; they are skipped for their
 // _noindex hint. What happens to the documents that are sent is counted by the bulk package.
 
@@ -28,7 +30,9 @@ import (
 // rejections, once per push and error type.
 func (e *esExporter) recordEncoding(ctx context.Context, st *pushState) {
 	for r, n := range st.repairs {
-		e.telemetry.ElasticsearchDocsRepaired.Add(ctx, int64(n), metric.WithAttributes(attribute.String("reason", string(r))))
+		attrs := bulk.MetadataAttributes(ctx, e.metadataKeys, nil)
+		attrs = append(attrs, attribute.String("reason", string(r)))
+		e.telemetry.ElasticsearchDocsRepaired.Add(ctx, int64(n), metric.WithAttributes(attrs...))
 	}
 	for errorType, n := range st.rejected {
 		e.countUnsent(ctx, bulk.OutcomeRejected, errorType, n)
@@ -73,13 +77,17 @@ func (e *esExporter) recordMetricsReport(ctx context.Context, r *serializer.Metr
 }
 
 // countUnsent counts documents, data points or values that were never sent: rejected or
-// skipped while encoding (no HTTP status).
-func (e *esExporter) countUnsent(ctx context.Context, outcome, errorType string, n int) {
-	e.telemetry.ElasticsearchDocsProcessed.Add(ctx, int64(n), metric.WithAttributes(
-		attribute.String("outcome", outcome),
-		attribute.String("error.type", errorType),
-		attribute.Int("http.response.status_code", 0),
-	))
+// skipped while encoding, or handed back (no HTTP status).
+func (e *esExporter) countUnsent(ctx context.Context, fate, errorType string, n int) {
+	attrs := bulk.MetadataAttributes(ctx, e.metadataKeys, make([]attribute.KeyValue, 0, len(e.metadataKeys)+3))
+	attrs = append(attrs, attribute.String("fate", fate))
+	if errorType != "" {
+		attrs = append(attrs, attribute.String("error.type", errorType))
+	}
+	if fate == bulk.OutcomeRejected {
+		attrs = append(attrs, attribute.String("outcome", bulk.OutcomeFailedClient))
+	}
+	e.telemetry.ElasticsearchDocsProcessed.Add(ctx, int64(n), metric.WithAttributes(attrs...))
 }
 
 // unrouted counts a record that could not be routed.

@@ -71,10 +71,10 @@ func TestMalformedBulkResponses(t *testing.T) {
 			err := exp.ConsumeLogs(context.Background(), testLogs(3))
 			require.ErrorContains(t, err, tt.wantErr)
 			assert.Equal(t, tt.wantPermanent, consumererror.IsPermanent(err))
-			assert.Zero(t, counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("indexed")),
+			assert.Zero(t, counterSum(t, tel, "otelcol.elasticsearch.docs.processed", fate("indexed")),
 				"no document is counted as indexed")
-			assert.Equal(t, int64(3), counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("dropped"))+
-				counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("rejected")),
+			assert.Equal(t, int64(3), counterSum(t, tel, "otelcol.elasticsearch.docs.processed", fate("dropped"))+
+				counterSum(t, tel, "otelcol.elasticsearch.docs.processed", fate("rejected")),
 				"every document is accounted for")
 		})
 	}

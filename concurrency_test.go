@@ -21,7 +21,7 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadatatest"
 )
 
-const metricConcurrencyLimit = "otelcol_elasticsearch.bulk_requests.concurrency_limit"
+const metricConcurrencyLimit = "otelcol.elasticsearch.bulk_requests.concurrency_limit"
 
 // concurrencyLimit returns the current value of the concurrency limit gauge.
 func concurrencyLimit(tel *componenttest.Telemetry) (int64, bool) {

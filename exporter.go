@@ -59,6 +59,9 @@ type esExporter struct {
 	// record that pushes take room for before they encode (inflight.go).
 	budget    *bulk.ByteBudget
 	estimates inflightEstimates
+
+	// metadataKeys are the metadata_keys as telemetry attribute names (bulk.LowerKeys).
+	metadataKeys []string
 }
 
 // newExporter builds the exporter and checks the routing settings. Nothing is sent before
@@ -72,6 +75,7 @@ func newExporter(cfg *Config, set exporter.Settings) (*esExporter, error) {
 		cfg: cfg, set: set, logger: set.Logger, telemetry: tb,
 		invalidRouteLog: bulk.NewLogLimiter(cfg.Telemetry.LogFailedDocsInputRateLimit),
 		budget:          bulk.NewByteBudget(cfg.FlowControl.MaxInflightBytes),
+		metadataKeys:    bulk.LowerKeys(cfg.MetadataKeys),
 	}
 	e.allowedModes, e.defaultMode = parseModes(cfg)
 	// Check the routing settings now, so that a bad static index or date format fails at
@@ -141,7 +145,8 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 			Max:      e.cfg.maxConcurrentRequests(),
 			Adaptive: e.cfg.FlowControl.AdaptiveConcurrency.Enabled,
 		},
-		Telemetry: e.telemetry,
+		Telemetry:    e.telemetry,
+		MetadataKeys: e.cfg.MetadataKeys,
 	})
 	if err != nil {
 		return err

@@ -137,7 +137,7 @@ func pushGolden(t *testing.T, in, mode string) ([]byte, int64) {
 	default:
 		t.Fatalf("%s holds no resourceLogs, resourceSpans or resourceMetrics", in)
 	}
-	return bytes.Join(srv.Bodies(), nil), counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("rejected"))
+	return bytes.Join(srv.Bodies(), nil), counterSum(t, tel, "otelcol.elasticsearch.docs.processed", fate("rejected"))
 }
 
 // checkGolden compares got with the expected file, after rewriting it with -update (never the

@@ -328,7 +328,7 @@ func TestMemoryBound(t *testing.T) {
 		peak = max(peak, heapBytes())
 		peakHeld = max(peakHeld, exp.budget.Held())
 	}
-	inflight := counterSum(t, tel, "otelcol_elasticsearch.inflight.bytes")
+	inflight := counterSum(t, tel, "otelcol.elasticsearch.inflight.bytes")
 	srv.down.Store(false)
 	close(stop)
 	wg.Wait()

@@ -40,8 +40,8 @@ func TestShutdownDrainSendsRemainingBatch(t *testing.T) {
 	exp, tel := queuedLogs(t, srv, time.Hour) // held in the batcher until shutdown
 	require.NoError(t, exp.Shutdown(context.Background()))
 	assert.Len(t, srv.Accepted(), 50)
-	assert.Equal(t, int64(50), counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("indexed")))
-	assert.Zero(t, counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("dropped")))
+	assert.Equal(t, int64(50), counterSum(t, tel, "otelcol.elasticsearch.docs.processed", fate("indexed")))
+	assert.Zero(t, counterSum(t, tel, "otelcol.elasticsearch.docs.processed", fate("dropped")))
 }
 
 // A request in flight when shutdown begins is answered and counted, not canceled.
@@ -52,7 +52,7 @@ func TestShutdownLetsRequestsInFlightFinish(t *testing.T) {
 	require.Eventually(t, func() bool { return srv.Requests() >= 1 }, 10*time.Second, time.Millisecond, "a request in flight")
 	require.NoError(t, exp.Shutdown(context.Background()))
 	assert.Len(t, srv.Accepted(), 50)
-	assert.Zero(t, counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("dropped")))
+	assert.Zero(t, counterSum(t, tel, "otelcol.elasticsearch.docs.processed", fate("dropped")))
 }
 
 // When the shutdown's context ends before the drain, as when a server hangs, the requests in
@@ -69,7 +69,7 @@ func TestShutdownDeadlineCancelsRequestsInFlight(t *testing.T) {
 	assert.Less(t, time.Since(start), 5*time.Second, "shutdown does not wait for the hung request")
 	assert.Empty(t, srv.Accepted())
 	assert.Eventually(t, func() bool {
-		return counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("dropped")) == 50
+		return counterSum(t, tel, "otelcol.elasticsearch.docs.processed", fate("dropped")) == 50
 	}, 5*time.Second, 10*time.Millisecond)
 }
 
@@ -93,7 +93,7 @@ func TestWaitGivenUpCountsSpanEvents(t *testing.T) {
 	srv.StartOutage(time.Hour)
 	first := make(chan error, 1)
 	go func() { first <- logsExp.ConsumeLogs(context.Background(), testLogs(3)) }()
-	require.Eventually(t, func() bool { return counterSum(t, tel, "otelcol_elasticsearch.inflight.bytes") > 0 },
+	require.Eventually(t, func() bool { return counterSum(t, tel, "otelcol.elasticsearch.inflight.bytes") > 0 },
 		10*time.Second, time.Millisecond)
 
 	td := ptrace.NewTraces()
@@ -104,8 +104,8 @@ func TestWaitGivenUpCountsSpanEvents(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	require.Error(t, tracesExp.ConsumeTraces(ctx, td))
-	assert.Equal(t, int64(3), counterSum(t, tel, "otelcol_elasticsearch.docs.processed",
-		outcome("retryable"), attribute.String("error.type", "inflight_bytes_wait")),
+	assert.Equal(t, int64(3), counterSum(t, tel, "otelcol.elasticsearch.docs.processed",
+		fate("retryable"), attribute.String("error.type", "inflight_bytes_wait")),
 		"one span and two span events")
 	srv.StartOutage(0)
 	require.NoError(t, <-first)
@@ -127,9 +127,9 @@ func TestPersistentQueueKeepsBatchGivenUpAtShutdown(t *testing.T) {
 	require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(5)))
 	require.Eventually(t, func() bool { return srv.Stats().OutageAnswers >= 2 }, 10*time.Second, 5*time.Millisecond, "retrying")
 	require.NoError(t, exp.Shutdown(context.Background()))
-	assert.Equal(t, int64(5), counterSum(t, tel, "otelcol_elasticsearch.docs.processed",
-		outcome("retryable"), attribute.String("error.type", "shutdown")))
-	assert.Zero(t, counterSum(t, tel, "otelcol_elasticsearch.docs.processed", outcome("dropped")))
+	assert.Equal(t, int64(5), counterSum(t, tel, "otelcol.elasticsearch.docs.processed",
+		fate("retryable"), attribute.String("error.type", "shutdown")))
+	assert.Zero(t, counterSum(t, tel, "otelcol.elasticsearch.docs.processed", fate("dropped")))
 
 	srv.StartOutage(0)
 	restarted := *cfg // a new *Config: a new shared instance, as after a restart

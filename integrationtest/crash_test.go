@@ -310,8 +310,8 @@ func prometheusTelemetryYAML(t *testing.T, metricsAddr string) string {
 `, host, port)
 }
 
-// scrapeDocsProcessed reads the collector's otelcol_elasticsearch.docs.processed counter from
-// its Prometheus endpoint and sums it by outcome.
+// scrapeDocsProcessed reads the collector's otelcol.elasticsearch.docs.processed counter from
+// its Prometheus endpoint (otelcol_elasticsearch_docs_processed there) and sums it by fate.
 func scrapeDocsProcessed(t *testing.T, addr string) map[string]int64 {
 	t.Helper()
 	out, err := readDocsProcessed(addr)
@@ -351,13 +351,13 @@ func readDocsProcessed(addr string) (map[string]int64, error) {
 		if err != nil {
 			return nil, fmt.Errorf("metric line %q: %w", line, err)
 		}
-		outcome := ""
+		fate := ""
 		for l := range strings.SplitSeq(line[open+1:closing], ",") {
-			if k, val, ok := strings.Cut(l, "="); ok && k == "outcome" {
-				outcome = strings.Trim(val, `"`)
+			if k, val, ok := strings.Cut(l, "="); ok && k == "fate" {
+				fate = strings.Trim(val, `"`)
 			}
 		}
-		out[outcome] += int64(v)
+		out[fate] += int64(v)
 	}
 	return out, sc.Err()
 }

@@ -100,16 +100,16 @@ func (s *suite) waitConnected(t *testing.T) {
 		30*time.Second, 20*time.Millisecond, "the exporter did not log the server's version")
 }
 
-// docs counts the documents processed with the given outcome, from the exporter's telemetry.
-func (s *suite) docs(t *testing.T, outcome string) int64 {
+// docs counts the documents processed with the given fate, from the exporter's telemetry.
+func (s *suite) docs(t *testing.T, fate string) int64 {
 	t.Helper()
-	m, err := s.tel.GetMetric("otelcol_elasticsearch.docs.processed")
+	m, err := s.tel.GetMetric("otelcol.elasticsearch.docs.processed")
 	if err != nil {
 		return 0
 	}
 	var n int64
 	for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
-		if v, ok := dp.Attributes.Value("outcome"); ok && v.AsString() == outcome {
+		if v, ok := dp.Attributes.Value("fate"); ok && v.AsString() == fate {
 			n += dp.Value
 		}
 	}

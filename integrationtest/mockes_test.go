@@ -23,6 +23,7 @@ import (
 	"go.opentelemetry.io/collector/exporter/exportertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.uber.org/zap/zaptest"
@@ -110,22 +111,25 @@ func TestAgainstMockES(t *testing.T) {
 		inj.requests, inj.request503, inj.request429, inj.docsInFailedRequests, inj.item429, inj.item503, len(inj.indexed))
 
 	// What the exporter counted.
-	docs := mockSumByOutcome(t, tel, "otelcol_elasticsearch.docs.processed")
+	docs := mockSumBy(t, tel, "otelcol.elasticsearch.docs.processed", "fate")
 	assert.Equal(t, map[string]int64{
 		"indexed":   records,
 		"retryable": int64(wantItem429 + wantItem503),
-	}, docs, "otelcol_elasticsearch.docs.processed by outcome")
+	}, docs, "otelcol.elasticsearch.docs.processed by fate")
+	assert.Equal(t, map[string]int64{"success": records, "": int64(wantItem429 + wantItem503)},
+		mockSumBy(t, tel, "otelcol.elasticsearch.docs.processed", "outcome"),
+		"otelcol.elasticsearch.docs.processed by outcome: a retried document is counted once, as contrib counts it")
 
-	reqs := mockSumByOutcome(t, tel, "otelcol_elasticsearch.bulk_requests.count")
+	reqs := mockSumBy(t, tel, "otelcol.elasticsearch.bulk_requests.count", "outcome")
 	assert.Equal(t, map[string]int64{
 		"success":       int64(inj.requests - inj.request503 - inj.request429),
 		"failed_server": int64(inj.request503),
 		"too_many":      int64(inj.request429),
-	}, reqs, "otelcol_elasticsearch.bulk_requests.count by outcome")
+	}, reqs, "otelcol.elasticsearch.bulk_requests.count by outcome")
 
-	retried := mockSumByOutcome(t, tel, "otelcol_elasticsearch.docs.retried")
+	retried := mockSumBy(t, tel, "otelcol.elasticsearch.docs.retried", "outcome")
 	assert.Equal(t, int64(wantItem429+wantItem503+inj.docsInFailedRequests), retried[""],
-		"otelcol_elasticsearch.docs.retried: documents of failed requests and failed documents")
+		"otelcol.elasticsearch.docs.retried: documents of failed requests and failed documents")
 }
 
 // mockInjector decides the answer to each bulk request and each document, deterministically:
@@ -255,9 +259,9 @@ func mockLogs(first, n int) plog.Logs {
 	return ld
 }
 
-// mockSumByOutcome sums an int64 counter of the exporter's telemetry by its outcome attribute
-// ("" for data points without one).
-func mockSumByOutcome(t *testing.T, tel *componenttest.Telemetry, name string) map[string]int64 {
+// mockSumBy sums an int64 counter of the exporter's telemetry by the attribute key ("" for
+// data points without one).
+func mockSumBy(t *testing.T, tel *componenttest.Telemetry, name, key string) map[string]int64 {
 	t.Helper()
 	m, err := tel.GetMetric(name)
 	require.NoError(t, err, "metric %s", name)
@@ -266,7 +270,7 @@ func mockSumByOutcome(t *testing.T, tel *componenttest.Telemetry, name string) m
 	out := map[string]int64{}
 	for _, dp := range sum.DataPoints {
 		o := ""
-		if v, ok := dp.Attributes.Value("outcome"); ok {
+		if v, ok := dp.Attributes.Value(attribute.Key(key)); ok {
 			o = v.AsString()
 		}
 		out[o] += dp.Value

@@ -17,7 +17,7 @@
 //   - indexer.go: the Indexer, its Config, Stop and Abort.
 //   - send.go: Send and its loop: requests of at most MaxBulkBytes, retries, 413 splits.
 //   - session.go: the per-Send state around a docappender BulkIndexer, pooled; flushing a
-//     request and its telemetry.
+//     request.
 //   - request.go: assembling a request body from the batch.
 //   - response.go: compacting bulk responses before docappender decodes them.
 //   - outcome.go: the final outcome of each document: classifying response items, counting,
@@ -26,5 +26,7 @@
 //   - retryafter.go: the server's Retry-After wait.
 //   - deadletter.go: documents rejected for good or given up, sent to the dead-letter index.
 //   - failurelog.go: the rate-limited log line about failed documents.
+//   - telemetry.go: recording requests and documents in the self-telemetry, with contrib's
+//     outcome values beside this exporter's fate, and the metadata_keys attributes.
 //   - gate.go, budget.go, concurrency.go: the limits on bytes and requests in flight.
 package bulk // import "github.com/otelcol-es/elasticsearchexporter/internal/bulk"

@@ -131,7 +131,11 @@ func counts(t *testing.T, tel *componenttest.Telemetry, name string, keys ...str
 	for _, dp := range sum.DataPoints {
 		var k []string
 		for _, key := range keys {
-			v, _ := dp.Attributes.Value(attribute.Key(key))
+			v, ok := dp.Attributes.Value(attribute.Key(key))
+			if !ok {
+				k = append(k, "") // not recorded
+				continue
+			}
 			k = append(k, v.String())
 		}
 		out[strings.Join(k, " ")] += dp.Value
@@ -139,20 +143,21 @@ func counts(t *testing.T, tel *componenttest.Telemetry, name string, keys ...str
 	return out
 }
 
-// docCounts returns the documents counted per outcome, error type and status.
+// docCounts returns the documents counted per fate, error type and status (contrib's outcome
+// is checked by the tests of telemetry_test.go).
 func docCounts(t *testing.T, tel *componenttest.Telemetry) map[string]int64 {
 	t.Helper()
-	return counts(t, tel, "otelcol_elasticsearch.docs.processed", "outcome", "error.type", "http.response.status_code")
+	return counts(t, tel, "otelcol.elasticsearch.docs.processed", "fate", "error.type", "http.response.status_code")
 }
 
 // requestCounts returns the bulk requests counted per outcome and status.
 func requestCounts(t *testing.T, tel *componenttest.Telemetry) map[string]int64 {
 	t.Helper()
-	return counts(t, tel, "otelcol_elasticsearch.bulk_requests.count", "outcome", "http.response.status_code")
+	return counts(t, tel, "otelcol.elasticsearch.bulk_requests.count", "outcome", "http.response.status_code")
 }
 
 // retried returns the documents counted as sent again.
 func retried(t *testing.T, tel *componenttest.Telemetry) int64 {
 	t.Helper()
-	return counts(t, tel, "otelcol_elasticsearch.docs.retried")[""]
+	return counts(t, tel, "otelcol.elasticsearch.docs.retried")[""]
 }

@@ -59,6 +59,10 @@ type Config struct {
 	// not dropped nor dead-lettered, and Result.HandedBack says so. The exporter sets it with
 	// a persistent sending queue, which keeps such a batch for after the restart.
 	HandBackOnStop bool
+	// MetadataKeys are the metadata_keys: each one that the client metadata of a Send's
+	// context holds becomes an attribute of the Send's telemetry, named after the key
+	// lower-cased.
+	MetadataKeys []string
 }
 
 // Indexer sends batches. It is safe for concurrent use: each Send takes its own
@@ -87,6 +91,9 @@ type Indexer struct {
 	// compression of request bodies (budget.go).
 	requests *concurrencyLimiter
 	sizes    requestSizes
+
+	// metadataKeys are Config.MetadataKeys lower-cased (see LowerKeys).
+	metadataKeys []string
 }
 
 // New validates cfg and returns an Indexer.
@@ -104,7 +111,10 @@ func New(cfg Config) (*Indexer, error) {
 		}
 		cfg.Telemetry = tb
 	}
-	ix := &Indexer{cfg: cfg, limiter: NewLogLimiter(cfg.LogRateLimit), docLimiter: NewLogLimiter(cfg.LogRateLimit)}
+	ix := &Indexer{
+		cfg: cfg, limiter: NewLogLimiter(cfg.LogRateLimit), docLimiter: NewLogLimiter(cfg.LogRateLimit),
+		metadataKeys: LowerKeys(cfg.MetadataKeys),
+	}
 	ix.stopCtx, ix.stop = context.WithCancel(context.Background())
 	ix.abortCtx, ix.abort = context.WithCancel(context.Background())
 	ix.includeSource.Store(int32(cfg.IncludeSourceOnError))

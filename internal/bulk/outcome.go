@@ -11,12 +11,11 @@ import (
 
 	"github.com/elastic/go-docappender/v2"
 	"go.opentelemetry.io/collector/consumer/consumererror"
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 )
 
-// Outcomes of a document, the values of the outcome attribute of the documents metric.
+// Outcomes of a document, the values of the fate attribute of the documents metric (the
+// outcome attribute takes contrib's values, see telemetry.go).
 const (
 	OutcomeIndexed      = "indexed"
 	OutcomeDuplicate    = "duplicate"
@@ -55,7 +54,10 @@ func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat doca
 	if mismatch {
 		// The server answered for other documents than those sent: their fate is unknown,
 		// and resending would risk duplicates.
-		ix.recordDocs(ctx, s.outcome(OutcomeDropped), "response_mismatch", http.StatusOK, len(pending))
+		// contrib counts a response it cannot read as internal_server_error.
+		ix.recordDocs(ctx, s, docRecord{
+			fate: OutcomeDropped, outcome: outcomeInternalError, errorType: "response_mismatch", status: http.StatusOK,
+		}, len(pending))
 		s.result.Dropped += len(pending)
 		err := fmt.Errorf("bulk response has %d items for %d documents sent; their outcome is unknown", got, len(pending))
 		for _, i := range pending {
@@ -65,30 +67,35 @@ func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat doca
 	}
 	if indexed > 0 {
 		s.result.Indexed += indexed
-		ix.recordDocs(ctx, s.outcome(OutcomeIndexed), "", http.StatusCreated, indexed)
 	}
-	if fs := int(stat.FailureStoreDocs.Used); fs > 0 {
-		s.result.FailureStore += fs
-		ix.recordDocs(ctx, OutcomeFailureStore, "", http.StatusCreated, fs)
-	}
+	fs := int(stat.FailureStoreDocs.Used)
+	s.result.FailureStore += fs
+	// A document written to the failure store is counted once, as failure_store (docappender
+	// counts it as indexed too).
+	ix.recordDocs(ctx, s, docRecord{fate: OutcomeIndexed, outcome: outcomeSuccess, status: http.StatusCreated}, max(indexed-fs, 0))
+	ix.recordDocs(ctx, s, docRecord{
+		fate: OutcomeIndexed, outcome: outcomeFailureStore, failureStore: failureStoreUsed, status: http.StatusCreated,
+	}, fs)
+	ix.recordFailureStore(ctx, s, stat)
 	retry := s.retry[:0]
 	for _, f := range stat.FailedDocs {
 		i := pending[s.client.position(f.Position)] // checked above
 		switch {
 		case f.Status == http.StatusConflict:
 			s.result.Duplicate++
-			ix.recordDocs(ctx, s.outcome(OutcomeDuplicate), f.Error.Type, f.Status, 1)
+			ix.recordDocs(ctx, s, itemRecord(OutcomeDuplicate, f.Status, f.Error.Type), 1)
 			if !b.items[i].DerivedID {
 				s.failures.addItem(f, OutcomeDuplicate) // a user-given id met another document
 			}
 		case ix.retryableDocument(f.Status):
 			retry = append(retry, i)
 			s.noteFailure(b, i, f.Status, f.Error.Type)
-			ix.recordDocs(ctx, OutcomeRetryable, f.Error.Type, f.Status, 1)
+			// Sent again: contrib does not count it, hence no outcome.
+			ix.recordDocs(ctx, s, docRecord{fate: OutcomeRetryable, errorType: f.Error.Type, status: f.Status}, 1)
 			s.failures.addItem(f, OutcomeRetryable)
 		default:
 			s.result.Rejected++
-			ix.recordDocs(ctx, s.outcome(OutcomeRejected), f.Error.Type, f.Status, 1)
+			ix.recordDocs(ctx, s, itemRecord(OutcomeRejected, f.Status, f.Error.Type), 1)
 			s.toDead(i, f.Status, f.Error.Type, f.Error.Reason)
 			s.failures.addItem(f, OutcomeRejected)
 			if ix.cfg.LogFailedDocsInput {
@@ -105,23 +112,11 @@ func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat doca
 	return append(pending[:0], retry...), nil
 }
 
-// recordDocs counts n documents of the given outcome in the documents metric.
-func (ix *Indexer) recordDocs(ctx context.Context, outcome, errorType string, status, n int) {
-	if n == 0 {
-		return
-	}
-	ix.cfg.Telemetry.ElasticsearchDocsProcessed.Add(ctx, int64(n), metric.WithAttributeSet(attribute.NewSet(
-		attribute.String("outcome", outcome),
-		attribute.String("error.type", errorType),
-		attribute.Int("http.response.status_code", status),
-	)))
-}
-
 // giveUp counts and logs the documents left without a final outcome, and returns the error
 // that says why: the retries are spent, the push was canceled, or the exporter is shutting
 // down.
 func (ix *Indexer) giveUp(ctx context.Context, s *session, pending []int, status, attempts int, err error) error {
-	ix.unsent(context.WithoutCancel(ctx), s, status, len(pending))
+	ix.givenUp(context.WithoutCancel(ctx), s, pending, status)
 	defer func() {
 		for _, i := range pending {
 			st, reason := status, err.Error()
@@ -149,17 +144,58 @@ func (ix *Indexer) giveUp(ctx context.Context, s *session, pending []int, status
 	return err
 }
 
-// unsent counts n documents of s's batch left without an outcome: dropped, unless they are
-// handed back (see Config.HandBackOnStop): the exporter is shutting down and no document of
-// the batch has an outcome yet, so that the caller may keep the whole batch.
-func (ix *Indexer) unsent(ctx context.Context, s *session, status, n int) {
-	r := s.result
+// givenUp counts the documents pending left without an outcome after their last attempt,
+// whose request ended with status: with the outcome, status and error type of their own last
+// failure when the request was answered (an item failure), or those of the request.
+func (ix *Indexer) givenUp(ctx context.Context, s *session, pending []int, status int) {
+	request := docRecord{outcome: s.lastOutcome, status: status}
+	if status != http.StatusOK {
+		ix.unsent(ctx, s, len(pending), request)
+		return
+	}
+	request.outcome = outcomeInternalError // a document answered 200 has an item failure
+	// Runs of documents with the same last failure are counted together.
+	var run docRecord
+	n := 0
+	for _, i := range pending {
+		r := request
+		if i < len(s.lastFailure) && s.lastFailure[i].status != 0 {
+			r = itemRecord("", s.lastFailure[i].status, s.lastFailure[i].errorType)
+		}
+		if n > 0 && r != run {
+			ix.unsent(ctx, s, n, run)
+			n = 0
+		}
+		run = r
+		n++
+	}
+	ix.unsent(ctx, s, n, run)
+}
+
+// notAttempted is the record of documents not sent because an earlier request of the Send
+// failed: they take the outcome of that failure.
+func (*Indexer) notAttempted(s *session) docRecord {
+	outcome := s.failOutcome
+	if outcome == "" {
+		outcome = outcomeInternalError
+	}
+	return docRecord{outcome: outcome, errorType: "not_attempted"}
+}
+
+// unsent counts n documents of s's batch left without an outcome, with the attributes of r:
+// dropped, unless they are handed back (see Config.HandBackOnStop): the exporter is shutting
+// down and no document of the batch has an outcome yet, so that the caller may keep the whole
+// batch.
+func (ix *Indexer) unsent(ctx context.Context, s *session, n int, r docRecord) {
+	res := s.result
 	if ix.cfg.HandBackOnStop && ix.stopCtx.Err() != nil && !s.deadLettering &&
-		r.Indexed+r.Duplicate+r.Rejected+r.FailureStore+r.Dropped == 0 {
+		res.Indexed+res.Duplicate+res.Rejected+res.FailureStore+res.Dropped == 0 {
 		s.result.HandedBack += n
-		ix.recordDocs(ctx, OutcomeRetryable, "shutdown", status, n)
+		r.fate, r.errorType = OutcomeRetryable, "shutdown"
+		ix.recordDocs(ctx, s, r, n)
 		return
 	}
 	s.result.Dropped += n
-	ix.recordDocs(ctx, s.outcome(OutcomeDropped), "", status, n)
+	r.fate = OutcomeDropped
+	ix.recordDocs(ctx, s, r, n)
 }

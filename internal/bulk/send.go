@@ -29,6 +29,8 @@ func (ix *Indexer) Send(ctx context.Context, b *Batch) (Result, error) {
 		return Result{}, err
 	}
 	defer ix.putSession(s)
+	ix.setMetadata(ctx, s)
+	ix.recordReceived(ctx, s, b.Len())
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(ix.abortCtx, cancel)()
@@ -74,7 +76,7 @@ func (ix *Indexer) sendAll(ctx context.Context, s *session, b *Batch) error {
 			// Documents after a failed request are not attempted: the same failure
 			// would meet them.
 			rest := b.Len() - next
-			ix.unsent(ctx, s, 0, rest)
+			ix.unsent(ctx, s, rest, ix.notAttempted(s))
 			for i := next; i < b.Len(); i++ {
 				s.toDead(i, 0, "not_attempted", "an earlier request of the same push failed: "+err.Error())
 			}
@@ -90,6 +92,7 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 	for attempt := 0; ; attempt++ {
 		if err := s.add(b, pending); err != nil {
 			err = fmt.Errorf("adding documents to the bulk request: %w", err)
+			s.lastOutcome = outcomeInternalError
 			if nerr := ix.newBulkIndexer(s); nerr != nil {
 				err = errors.Join(err, nerr)
 			}
@@ -108,7 +111,7 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 				err = requestError(status, err, len(pending))
 			}
 			if !retryable {
-				ix.recordDocs(ctx, s.outcome(OutcomeRejected), "request", status, len(pending))
+				ix.recordDocs(ctx, s, docRecord{fate: OutcomeRejected, outcome: s.lastOutcome, status: status}, len(pending))
 				s.result.Rejected += len(pending)
 				for _, i := range pending {
 					s.toDead(i, status, "request_rejected", err.Error())
@@ -128,7 +131,7 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 		}
 		if ix.canRetry(attempt) && ctx.Err() == nil {
 			if ix.wait(ctx, max(ix.backoff(attempt), retryAfter)) == nil {
-				ix.cfg.Telemetry.ElasticsearchDocsRetried.Add(ctx, int64(len(pending)))
+				ix.recordRetried(ctx, s, len(pending))
 				continue
 			}
 		}
@@ -145,7 +148,7 @@ func (ix *Indexer) split(ctx context.Context, s *session, b *Batch, pending []in
 		i := pending[0]
 		size := b.items[i].end - b.items[i].start
 		s.result.Rejected++
-		ix.recordDocs(ctx, s.outcome(OutcomeRejected), "request_entity_too_large", http.StatusRequestEntityTooLarge, 1)
+		ix.recordDocs(ctx, s, itemRecord(OutcomeRejected, http.StatusRequestEntityTooLarge, "request_entity_too_large"), 1)
 		reason := fmt.Sprintf("a single document of %d bytes is over the server's request size limit", size)
 		s.failures.add(OutcomeRejected, http.StatusRequestEntityTooLarge, "request_entity_too_large", reason, b.items[i].Index)
 		s.toDead(i, http.StatusRequestEntityTooLarge, "request_entity_too_large", reason)
@@ -157,7 +160,7 @@ func (ix *Indexer) split(ctx context.Context, s *session, b *Batch, pending []in
 	second := append([]int(nil), pending[half:]...)
 	ix.cfg.Logger.Debug("Bulk request too large; sending it in halves", zap.Int("documents", len(pending)))
 	if err := ix.sendChunk(ctx, s, b, first); err != nil {
-		ix.unsent(ctx, s, 0, len(second))
+		ix.unsent(ctx, s, len(second), ix.notAttempted(s))
 		for _, i := range second {
 			s.toDead(i, 0, "not_attempted", "the other half of a split request failed: "+err.Error())
 		}

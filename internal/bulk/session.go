@@ -12,7 +12,6 @@ import (
 
 	"github.com/elastic/go-docappender/v2"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/metric"
 )
 
 // session is the state of one Send: a docappender bulk indexer of its own (they are not safe
@@ -35,6 +34,14 @@ type session struct {
 	lastFailure []itemFailure
 	dlq         Batch
 	gen         uint64 // the Indexer's settings generation the bulk indexer was made with
+
+	// Telemetry (telemetry.go): the metadata_keys attributes of the Send, scratch for the
+	// attributes of one point, the outcome of the last request, and the last failure
+	// recorded with an outcome.
+	meta                     []attribute.KeyValue
+	metaSet                  attribute.Set
+	attrs                    []attribute.KeyValue
+	lastOutcome, failOutcome string
 }
 
 // getSession takes a session from the pool, or makes a new one when the pool is empty or the
@@ -60,6 +67,8 @@ func (ix *Indexer) putSession(s *session) {
 	s.lastFailure = s.lastFailure[:0]
 	s.deadLettering = false
 	s.dlq.Reset()
+	s.meta, s.metaSet = s.meta[:0], attribute.Set{}
+	s.lastOutcome, s.failOutcome = "", ""
 	if s.gen == ix.gen.Load() {
 		ix.pool.Put(s)
 	}
@@ -95,15 +104,6 @@ func (ix *Indexer) newBulkIndexer(s *session) error {
 	return nil
 }
 
-// Outcomes of a bulk request.
-const (
-	requestSuccess       = "success"
-	requestFailedClient  = "failed_client"
-	requestFailedServer  = "failed_server"
-	requestFailedNetwork = "failed_network"
-	requestTooMany       = "too_many"
-)
-
 // flush sends what the bulk indexer holds and records the request's telemetry. It returns the
 // HTTP status of a failed request, 0 for a network failure, and the wait the server asked for
 // with Retry-After.
@@ -111,6 +111,7 @@ func (ix *Indexer) flush(ctx context.Context, s *session) (docappender.BulkIndex
 	bi := s.bi
 	if err := ix.requests.acquire(ctx); err != nil {
 		err = fmt.Errorf("waiting for a bulk request slot: %w", err)
+		s.lastOutcome = outcomeTimeout // the push's context ended before the request was sent
 		// The documents added are not sent; a later attempt adds them again.
 		if nerr := ix.newBulkIndexer(s); nerr != nil {
 			err = errors.Join(err, nerr)
@@ -125,38 +126,22 @@ func (ix *Indexer) flush(ctx context.Context, s *session) (docappender.BulkIndex
 	}
 	var ra retryAfter
 	reqCtx = context.WithValue(reqCtx, retryAfterKey{}, &ra)
+	bi.Reset() // zero the byte counts, so that a request without an answer counts none
 	start := time.Now()
 	stat, err := bi.Flush(reqCtx)
 	elapsed := time.Since(start).Seconds()
 
 	status := http.StatusOK
-	outcome := requestSuccess
 	if err != nil {
 		status = 0
-		outcome = requestFailedNetwork
 		if ff, ok := errors.AsType[docappender.ErrorFlushFailed](err); ok {
 			status = ff.StatusCode()
-			switch {
-			case status == http.StatusTooManyRequests:
-				outcome = requestTooMany
-			case status >= 500:
-				outcome = requestFailedServer
-			default:
-				outcome = requestFailedClient
-			}
 		}
 	} else {
-		flushed := bi.BytesFlushed()
-		ix.cfg.Telemetry.ElasticsearchFlushedBytes.Add(ctx, int64(flushed))
-		ix.cfg.Telemetry.ElasticsearchFlushedUncompressedBytes.Add(ctx, int64(bi.BytesUncompressedFlushed()))
-		ix.sizes.observe(flushed, bi.BytesUncompressedFlushed())
+		ix.sizes.observe(bi.BytesFlushed(), bi.BytesUncompressedFlushed())
 	}
 	ix.requests.release(time.Since(start), requestBackpressure(status, &stat, err, ctx.Err()), err == nil)
-	attrs := metric.WithAttributeSet(attribute.NewSet(
-		attribute.String("outcome", outcome),
-		attribute.Int("http.response.status_code", status),
-	))
-	ix.cfg.Telemetry.ElasticsearchBulkRequestsCount.Add(ctx, 1, attrs)
-	ix.cfg.Telemetry.ElasticsearchBulkRequestsLatency.Record(ctx, elapsed, attrs)
+	s.lastOutcome = requestOutcome(status, err)
+	ix.recordRequest(ctx, s, s.lastOutcome, status, elapsed)
 	return stat, status, ra.wait, err
 }

@@ -103,8 +103,8 @@ func TestFlushCountsBytes(t *testing.T) {
 	require.Equal(t, Result{Indexed: 2}, res)
 
 	uncompressed := int64(2 * (len(`{"create":{"_index":"logs-a"}}`) + 1 + len(doc) + 1))
-	assert.Equal(t, map[string]int64{"": sent}, counts(t, tel, "otelcol_elasticsearch.flushed.bytes"))
-	assert.Equal(t, map[string]int64{"": uncompressed}, counts(t, tel, "otelcol_elasticsearch.flushed.uncompressed.bytes"))
+	assert.Equal(t, map[string]int64{"": sent}, counts(t, tel, "otelcol.elasticsearch.flushed.bytes"))
+	assert.Equal(t, map[string]int64{"": uncompressed}, counts(t, tel, "otelcol.elasticsearch.flushed.uncompressed_bytes"))
 	assert.Less(t, sent, uncompressed/4, "gzip")
 	assert.Equal(t, int(sent*1000/uncompressed), ix.RequestBufferBytes(1000)-1000, "compressed like the last request, plus its piece")
 }

@@ -30,6 +30,7 @@ type TelemetryBuilder struct {
 	ElasticsearchBulkRequestsCount            metric.Int64Counter
 	ElasticsearchBulkRequestsLatency          metric.Float64Histogram
 	ElasticsearchDocsProcessed                metric.Int64Counter
+	ElasticsearchDocsReceived                 metric.Int64Counter
 	ElasticsearchDocsRepaired                 metric.Int64Counter
 	ElasticsearchDocsRetried                  metric.Int64Counter
 	ElasticsearchFlushedBytes                 metric.Int64Counter
@@ -67,56 +68,62 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	builder.meter = Meter(settings)
 	var err, errs error
 	builder.ElasticsearchBulkRequestsConcurrencyLimit, err = builder.meter.Int64Gauge(
-		"otelcol_elasticsearch.bulk_requests.concurrency_limit",
+		"otelcol.elasticsearch.bulk_requests.concurrency_limit",
 		metric.WithDescription("Current limit on bulk requests in flight at once, shared by the component's signals; it shrinks when Elasticsearch pushes back or slows down and grows back when it recovers. [Alpha]"),
 		metric.WithUnit("{request}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ElasticsearchBulkRequestsCount, err = builder.meter.Int64Counter(
-		"otelcol_elasticsearch.bulk_requests.count",
-		metric.WithDescription("Number of bulk requests sent to Elasticsearch, by outcome and HTTP status code. [Alpha]"),
-		metric.WithUnit("{request}"),
+		"otelcol.elasticsearch.bulk_requests.count",
+		metric.WithDescription("Number of bulk requests sent to Elasticsearch, each attempt counted, by outcome and HTTP status code. [Alpha]"),
+		metric.WithUnit("1"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ElasticsearchBulkRequestsLatency, err = builder.meter.Float64Histogram(
-		"otelcol_elasticsearch.bulk_requests.latency",
+		"otelcol.elasticsearch.bulk_requests.latency",
 		metric.WithDescription("Latency of each bulk request, from sending the request to reading the whole response. [Alpha]"),
 		metric.WithUnit("s"),
-		metric.WithExplicitBucketBoundaries([]float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}...),
+		metric.WithExplicitBucketBoundaries([]float64{0, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 25, 50, 75, 100, 250, 500, 750, 1000, 2500, 5000, 7500, 10000}...),
 	)
 	errs = errors.Join(errs, err)
 	builder.ElasticsearchDocsProcessed, err = builder.meter.Int64Counter(
-		"otelcol_elasticsearch.docs.processed",
-		metric.WithDescription("Number of documents processed, by outcome, Elasticsearch error type and HTTP status code. [Alpha]"),
-		metric.WithUnit("{document}"),
+		"otelcol.elasticsearch.docs.processed",
+		metric.WithDescription("Number of documents processed, by contrib's outcome and this exporter's fate, with the Elasticsearch error type and HTTP status code. [Alpha]"),
+		metric.WithUnit("1"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ElasticsearchDocsReceived, err = builder.meter.Int64Counter(
+		"otelcol.elasticsearch.docs.received",
+		metric.WithDescription("Number of documents handed to a bulk session to be sent, each counted once however often it is sent. [Alpha]"),
+		metric.WithUnit("1"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ElasticsearchDocsRepaired, err = builder.meter.Int64Counter(
-		"otelcol_elasticsearch.docs.repaired",
+		"otelcol.elasticsearch.docs.repaired",
 		metric.WithDescription("Number of documents written after the serializer repaired their content (invalid UTF-8 replaced, a negative span duration clamped, ...), by reason. [Alpha]"),
 		metric.WithUnit("{document}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ElasticsearchDocsRetried, err = builder.meter.Int64Counter(
-		"otelcol_elasticsearch.docs.retried",
-		metric.WithDescription("Number of documents sent again after a retryable failure. [Alpha]"),
-		metric.WithUnit("{document}"),
+		"otelcol.elasticsearch.docs.retried",
+		metric.WithDescription("Number of documents sent again, after a retryable failure of the document or of its whole bulk request. [Alpha]"),
+		metric.WithUnit("1"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ElasticsearchFlushedBytes, err = builder.meter.Int64Counter(
-		"otelcol_elasticsearch.flushed.bytes",
-		metric.WithDescription("Number of compressed bytes of bulk request bodies sent to Elasticsearch. [Alpha]"),
+		"otelcol.elasticsearch.flushed.bytes",
+		metric.WithDescription("Number of compressed bytes of bulk request bodies sent to Elasticsearch that were answered. [Alpha]"),
 		metric.WithUnit("By"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ElasticsearchFlushedUncompressedBytes, err = builder.meter.Int64Counter(
-		"otelcol_elasticsearch.flushed.uncompressed.bytes",
-		metric.WithDescription("Number of uncompressed NDJSON bytes of bulk request bodies sent to Elasticsearch. [Alpha]"),
+		"otelcol.elasticsearch.flushed.uncompressed_bytes",
+		metric.WithDescription("Number of uncompressed NDJSON bytes of bulk request bodies sent to Elasticsearch that were answered. [Alpha]"),
 		metric.WithUnit("By"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ElasticsearchInflightBytes, err = builder.meter.Int64UpDownCounter(
-		"otelcol_elasticsearch.inflight.bytes",
+		"otelcol.elasticsearch.inflight.bytes",
 		metric.WithDescription("Bytes of encoded NDJSON held by pushes in progress, sent or waiting to be sent or retried. [Alpha]"),
 		metric.WithUnit("By"),
 	)

@@ -23,37 +23,37 @@ func NewSettings(tt *componenttest.Telemetry) exporter.Settings {
 
 func AssertEqualElasticsearchBulkRequestsConcurrencyLimit(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
-		Name:        "otelcol_elasticsearch.bulk_requests.concurrency_limit",
+		Name:        "otelcol.elasticsearch.bulk_requests.concurrency_limit",
 		Description: "Current limit on bulk requests in flight at once, shared by the component's signals; it shrinks when Elasticsearch pushes back or slows down and grows back when it recovers. [Alpha]",
 		Unit:        "{request}",
 		Data: metricdata.Gauge[int64]{
 			DataPoints: dps,
 		},
 	}
-	got, err := tt.GetMetric("otelcol_elasticsearch.bulk_requests.concurrency_limit")
+	got, err := tt.GetMetric("otelcol.elasticsearch.bulk_requests.concurrency_limit")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
 func AssertEqualElasticsearchBulkRequestsCount(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
-		Name:        "otelcol_elasticsearch.bulk_requests.count",
-		Description: "Number of bulk requests sent to Elasticsearch, by outcome and HTTP status code. [Alpha]",
-		Unit:        "{request}",
+		Name:        "otelcol.elasticsearch.bulk_requests.count",
+		Description: "Number of bulk requests sent to Elasticsearch, each attempt counted, by outcome and HTTP status code. [Alpha]",
+		Unit:        "1",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
 			IsMonotonic: true,
 			DataPoints:  dps,
 		},
 	}
-	got, err := tt.GetMetric("otelcol_elasticsearch.bulk_requests.count")
+	got, err := tt.GetMetric("otelcol.elasticsearch.bulk_requests.count")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
 func AssertEqualElasticsearchBulkRequestsLatency(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.HistogramDataPoint[float64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
-		Name:        "otelcol_elasticsearch.bulk_requests.latency",
+		Name:        "otelcol.elasticsearch.bulk_requests.latency",
 		Description: "Latency of each bulk request, from sending the request to reading the whole response. [Alpha]",
 		Unit:        "s",
 		Data: metricdata.Histogram[float64]{
@@ -61,30 +61,46 @@ func AssertEqualElasticsearchBulkRequestsLatency(t *testing.T, tt *componenttest
 			DataPoints:  dps,
 		},
 	}
-	got, err := tt.GetMetric("otelcol_elasticsearch.bulk_requests.latency")
+	got, err := tt.GetMetric("otelcol.elasticsearch.bulk_requests.latency")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
 func AssertEqualElasticsearchDocsProcessed(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
-		Name:        "otelcol_elasticsearch.docs.processed",
-		Description: "Number of documents processed, by outcome, Elasticsearch error type and HTTP status code. [Alpha]",
-		Unit:        "{document}",
+		Name:        "otelcol.elasticsearch.docs.processed",
+		Description: "Number of documents processed, by contrib's outcome and this exporter's fate, with the Elasticsearch error type and HTTP status code. [Alpha]",
+		Unit:        "1",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
 			IsMonotonic: true,
 			DataPoints:  dps,
 		},
 	}
-	got, err := tt.GetMetric("otelcol_elasticsearch.docs.processed")
+	got, err := tt.GetMetric("otelcol.elasticsearch.docs.processed")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
+func AssertEqualElasticsearchDocsReceived(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol.elasticsearch.docs.received",
+		Description: "Number of documents handed to a bulk session to be sent, each counted once however often it is sent. [Alpha]",
+		Unit:        "1",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol.elasticsearch.docs.received")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
 func AssertEqualElasticsearchDocsRepaired(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
-		Name:        "otelcol_elasticsearch.docs.repaired",
+		Name:        "otelcol.elasticsearch.docs.repaired",
 		Description: "Number of documents written after the serializer repaired their content (invalid UTF-8 replaced, a negative span duration clamped, ...), by reason. [Alpha]",
 		Unit:        "{document}",
 		Data: metricdata.Sum[int64]{
@@ -93,31 +109,31 @@ func AssertEqualElasticsearchDocsRepaired(t *testing.T, tt *componenttest.Teleme
 			DataPoints:  dps,
 		},
 	}
-	got, err := tt.GetMetric("otelcol_elasticsearch.docs.repaired")
+	got, err := tt.GetMetric("otelcol.elasticsearch.docs.repaired")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
 func AssertEqualElasticsearchDocsRetried(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
-		Name:        "otelcol_elasticsearch.docs.retried",
-		Description: "Number of documents sent again after a retryable failure. [Alpha]",
-		Unit:        "{document}",
+		Name:        "otelcol.elasticsearch.docs.retried",
+		Description: "Number of documents sent again, after a retryable failure of the document or of its whole bulk request. [Alpha]",
+		Unit:        "1",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
 			IsMonotonic: true,
 			DataPoints:  dps,
 		},
 	}
-	got, err := tt.GetMetric("otelcol_elasticsearch.docs.retried")
+	got, err := tt.GetMetric("otelcol.elasticsearch.docs.retried")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
 func AssertEqualElasticsearchFlushedBytes(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
-		Name:        "otelcol_elasticsearch.flushed.bytes",
-		Description: "Number of compressed bytes of bulk request bodies sent to Elasticsearch. [Alpha]",
+		Name:        "otelcol.elasticsearch.flushed.bytes",
+		Description: "Number of compressed bytes of bulk request bodies sent to Elasticsearch that were answered. [Alpha]",
 		Unit:        "By",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
@@ -125,15 +141,15 @@ func AssertEqualElasticsearchFlushedBytes(t *testing.T, tt *componenttest.Teleme
 			DataPoints:  dps,
 		},
 	}
-	got, err := tt.GetMetric("otelcol_elasticsearch.flushed.bytes")
+	got, err := tt.GetMetric("otelcol.elasticsearch.flushed.bytes")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
 func AssertEqualElasticsearchFlushedUncompressedBytes(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
-		Name:        "otelcol_elasticsearch.flushed.uncompressed.bytes",
-		Description: "Number of uncompressed NDJSON bytes of bulk request bodies sent to Elasticsearch. [Alpha]",
+		Name:        "otelcol.elasticsearch.flushed.uncompressed_bytes",
+		Description: "Number of uncompressed NDJSON bytes of bulk request bodies sent to Elasticsearch that were answered. [Alpha]",
 		Unit:        "By",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
@@ -141,14 +157,14 @@ func AssertEqualElasticsearchFlushedUncompressedBytes(t *testing.T, tt *componen
 			DataPoints:  dps,
 		},
 	}
-	got, err := tt.GetMetric("otelcol_elasticsearch.flushed.uncompressed.bytes")
+	got, err := tt.GetMetric("otelcol.elasticsearch.flushed.uncompressed_bytes")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
 func AssertEqualElasticsearchInflightBytes(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
-		Name:        "otelcol_elasticsearch.inflight.bytes",
+		Name:        "otelcol.elasticsearch.inflight.bytes",
 		Description: "Bytes of encoded NDJSON held by pushes in progress, sent or waiting to be sent or retried. [Alpha]",
 		Unit:        "By",
 		Data: metricdata.Sum[int64]{
@@ -157,7 +173,7 @@ func AssertEqualElasticsearchInflightBytes(t *testing.T, tt *componenttest.Telem
 			DataPoints:  dps,
 		},
 	}
-	got, err := tt.GetMetric("otelcol_elasticsearch.inflight.bytes")
+	got, err := tt.GetMetric("otelcol.elasticsearch.inflight.bytes")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }

@@ -23,6 +23,7 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ElasticsearchBulkRequestsCount.Add(context.Background(), 1)
 	tb.ElasticsearchBulkRequestsLatency.Record(context.Background(), 1)
 	tb.ElasticsearchDocsProcessed.Add(context.Background(), 1)
+	tb.ElasticsearchDocsReceived.Add(context.Background(), 1)
 	tb.ElasticsearchDocsRepaired.Add(context.Background(), 1)
 	tb.ElasticsearchDocsRetried.Add(context.Background(), 1)
 	tb.ElasticsearchFlushedBytes.Add(context.Background(), 1)
@@ -38,6 +39,9 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.HistogramDataPoint[float64]{{}}, metricdatatest.IgnoreValue(),
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualElasticsearchDocsProcessed(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualElasticsearchDocsReceived(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualElasticsearchDocsRepaired(t, testTel,

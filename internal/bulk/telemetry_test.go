@@ -1,0 +1,335 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package bulk
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/elastic/elastic-transport-go/v8/elastictransport"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/client"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/metadatatest"
+)
+
+// Attributes of the self-telemetry, as contrib's dashboards query them.
+var (
+	success      = attribute.String("outcome", "success")
+	failedClient = attribute.String("outcome", "failed_client")
+	failedServer = attribute.String("outcome", "failed_server")
+	tooMany      = attribute.String("outcome", "too_many")
+	timedOut     = attribute.String("outcome", "timeout")
+	internal     = attribute.String("outcome", "internal_server_error")
+	failureStore = attribute.String("outcome", "failure_store")
+)
+
+func fate(f string) attribute.KeyValue        { return attribute.String("fate", f) }
+func code(c int) attribute.KeyValue           { return attribute.Int("http.response.status_code", c) }
+func errorType(t string) attribute.KeyValue   { return attribute.String("error.type", t) }
+func storeStatus(s string) attribute.KeyValue { return attribute.String("failure_store", s) }
+
+// point is a data point of a counter: its value and attributes.
+func point(v int64, kv ...attribute.KeyValue) metricdata.DataPoint[int64] {
+	return metricdata.DataPoint[int64]{Value: v, Attributes: attribute.NewSet(kv...)}
+}
+
+// itemNotEnabled is a document refused by a data stream without a failure store.
+const itemNotEnabled = `{"create":{"_index":"i","status":400,"failure_store":"not_enabled","error":{"type":"document_parsing_exception","reason":"x"}}}`
+
+// errRefused is what dialing a port nobody listens on returns.
+var errRefused = &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+
+// untilDeadline answers no request: it waits for the request's context to end.
+func untilDeadline(req *http.Request) (*http.Response, error) {
+	<-req.Context().Done()
+	return nil, req.Context().Err()
+}
+
+// Each situation records contrib's instruments under contrib's names and units, with
+// contrib's outcome for the same situation and this exporter's fate beside it; no attribute
+// is recorded empty, and no status code is made up.
+func TestTelemetryPerSituation(t *testing.T) {
+	type answers = []func() (*http.Response, error)
+	tests := []struct {
+		name    string
+		docs    int
+		retry   func(*RetryConfig) // changes to: 2 retries, retry_on_status 429, 502, 503, 504
+		client  clientFunc         // instead of answers
+		answers answers
+		maxBulk int // 1 MiB when 0
+		// the points of docs.processed and bulk_requests.count, and docs.retried
+		wantDocs     []metricdata.DataPoint[int64]
+		wantRequests []metricdata.DataPoint[int64]
+		wantRetried  int64
+	}{
+		{
+			name: "201 indexed", docs: 2, answers: answers{items(itemCreated, itemCreated)},
+			wantDocs:     []metricdata.DataPoint[int64]{point(2, success, fate("indexed"), code(201))},
+			wantRequests: []metricdata.DataPoint[int64]{point(1, success, code(200))},
+		},
+		{
+			name: "409 duplicate", docs: 1, answers: answers{items(itemConflict)},
+			wantDocs: []metricdata.DataPoint[int64]{
+				point(1, failedClient, fate("duplicate"), code(409), errorType("version_conflict_engine_exception")),
+			},
+			wantRequests: []metricdata.DataPoint[int64]{point(1, success, code(200))},
+		},
+		{
+			name: "400 mapper_parsing_exception rejected", docs: 1, answers: answers{items(itemRejected)},
+			wantDocs: []metricdata.DataPoint[int64]{
+				point(1, failedClient, fate("rejected"), code(400), errorType("mapper_parsing_exception")),
+			},
+			wantRequests: []metricdata.DataPoint[int64]{point(1, success, code(200))},
+		},
+		{
+			name: "item 429 retried, then indexed", docs: 2,
+			answers: answers{items(itemCreated, item429), items(itemCreated)},
+			wantDocs: []metricdata.DataPoint[int64]{
+				point(2, success, fate("indexed"), code(201)),
+				// contrib does not count a document it sends again: no outcome
+				point(1, fate("retryable"), code(429), errorType("es_rejected_execution_exception")),
+			},
+			wantRequests: []metricdata.DataPoint[int64]{point(2, success, code(200))},
+			wantRetried:  1,
+		},
+		{
+			name: "item 429 retries exhausted", docs: 1, answers: repeat(3, items(item429)),
+			wantDocs: []metricdata.DataPoint[int64]{
+				point(3, fate("retryable"), code(429), errorType("es_rejected_execution_exception")),
+				point(1, tooMany, fate("dropped"), code(429), errorType("es_rejected_execution_exception")),
+			},
+			wantRequests: []metricdata.DataPoint[int64]{point(3, success, code(200))},
+			wantRetried:  2,
+		},
+		{
+			name: "request 429 retried, then indexed", docs: 1, answers: answers{status(429), items(itemCreated)},
+			wantDocs:     []metricdata.DataPoint[int64]{point(1, success, fate("indexed"), code(201))},
+			wantRequests: []metricdata.DataPoint[int64]{point(1, tooMany, code(429)), point(1, success, code(200))},
+			wantRetried:  1,
+		},
+		{
+			name: "request 429 retries exhausted", docs: 2, answers: repeat(3, status(429)),
+			wantDocs:     []metricdata.DataPoint[int64]{point(2, tooMany, fate("dropped"), code(429))},
+			wantRequests: []metricdata.DataPoint[int64]{point(3, tooMany, code(429))},
+			wantRetried:  4,
+		},
+		{
+			name: "request 503 retries exhausted", docs: 1, answers: repeat(3, status(503)),
+			wantDocs:     []metricdata.DataPoint[int64]{point(1, failedServer, fate("dropped"), code(503))},
+			wantRequests: []metricdata.DataPoint[int64]{point(3, failedServer, code(503))},
+			wantRetried:  2,
+		},
+		{
+			name: "request 500, not retried", docs: 1, answers: answers{status(500)},
+			wantDocs:     []metricdata.DataPoint[int64]{point(1, failedServer, fate("rejected"), code(500))},
+			wantRequests: []metricdata.DataPoint[int64]{point(1, failedServer, code(500))},
+		},
+		{
+			name: "request 400", docs: 2, answers: answers{status(400)},
+			wantDocs:     []metricdata.DataPoint[int64]{point(2, failedClient, fate("rejected"), code(400))},
+			wantRequests: []metricdata.DataPoint[int64]{point(1, failedClient, code(400))},
+		},
+		{
+			name: "request 401", docs: 1, answers: answers{status(401)},
+			wantDocs:     []metricdata.DataPoint[int64]{point(1, failedClient, fate("rejected"), code(401))},
+			wantRequests: []metricdata.DataPoint[int64]{point(1, failedClient, code(401))},
+		},
+		{
+			name: "request 403", docs: 1, answers: answers{status(403)},
+			wantDocs:     []metricdata.DataPoint[int64]{point(1, failedClient, fate("rejected"), code(403))},
+			wantRequests: []metricdata.DataPoint[int64]{point(1, failedClient, code(403))},
+		},
+		{
+			name: "request 413 for a single document", docs: 1, answers: answers{status(413)},
+			wantDocs: []metricdata.DataPoint[int64]{
+				point(1, failedClient, fate("rejected"), code(413), errorType("request_entity_too_large")),
+			},
+			wantRequests: []metricdata.DataPoint[int64]{point(1, failedClient, code(413))},
+		},
+		{
+			name: "request timeout", docs: 1, retry: func(r *RetryConfig) { r.Enabled = false }, client: untilDeadline,
+			wantDocs:     []metricdata.DataPoint[int64]{point(1, timedOut, fate("dropped"))},
+			wantRequests: []metricdata.DataPoint[int64]{point(1, timedOut)},
+		},
+		{
+			name: "connection refused", docs: 1, answers: repeat(3, fail(errRefused)),
+			wantDocs:     []metricdata.DataPoint[int64]{point(1, internal, fate("dropped"))},
+			wantRequests: []metricdata.DataPoint[int64]{point(3, internal)},
+			wantRetried:  2,
+		},
+		{
+			name: "failure store used, counted once", docs: 2, answers: answers{items(itemStored, itemCreated)},
+			wantDocs: []metricdata.DataPoint[int64]{
+				point(1, success, fate("indexed"), code(201)),
+				point(1, failureStore, storeStatus("used"), fate("indexed"), code(201)),
+			},
+			wantRequests: []metricdata.DataPoint[int64]{point(1, success, code(200))},
+		},
+		{
+			name: "failure store not enabled, counted as contrib does", docs: 1, answers: answers{items(itemNotEnabled)},
+			wantDocs: []metricdata.DataPoint[int64]{
+				point(1, failedClient, fate("rejected"), code(400), errorType("document_parsing_exception")),
+				point(1, failureStore, storeStatus("not_enabled")),
+			},
+			wantRequests: []metricdata.DataPoint[int64]{point(1, success, code(200))},
+		},
+		{
+			name: "a failed request ends the push: the rest take its outcome", docs: 2, answers: answers{status(400)},
+			maxBulk: 1, // one document per request
+			wantDocs: []metricdata.DataPoint[int64]{
+				point(1, failedClient, fate("rejected"), code(400)),
+				point(1, failedClient, fate("dropped"), errorType("not_attempted")),
+			},
+			wantRequests: []metricdata.DataPoint[int64]{point(1, failedClient, code(400))},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			retry := RetryConfig{Enabled: true, MaxRetries: 2, InitialInterval: 1, RetryOnStatus: []int{429, 502, 503, 504}}
+			if tt.retry != nil {
+				tt.retry(&retry)
+			}
+			var c elastictransport.Interface = script(t, tt.answers...)
+			if tt.client != nil {
+				c = tt.client
+			}
+			maxBulk := tt.maxBulk
+			if maxBulk == 0 {
+				maxBulk = 1 << 20
+			}
+			tb, tel := newTelemetry(t)
+			ix, err := New(Config{Client: c, MaxBulkBytes: maxBulk, Retry: retry, Telemetry: tb, RequestTimeout: 20 * time.Millisecond})
+			require.NoError(t, err)
+			var docs []string
+			for i := range tt.docs {
+				docs = append(docs, `{"n":`+strconv.Itoa(i)+`}`)
+			}
+			_, _ = ix.Send(context.Background(), batchOf(docs...))
+
+			opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp()}
+			metadatatest.AssertEqualElasticsearchDocsProcessed(t, tel, tt.wantDocs, opts...)
+			metadatatest.AssertEqualElasticsearchBulkRequestsCount(t, tel, tt.wantRequests, opts...)
+			metadatatest.AssertEqualElasticsearchDocsReceived(t, tel, []metricdata.DataPoint[int64]{point(int64(tt.docs))}, opts...)
+			if tt.wantRetried > 0 {
+				metadatatest.AssertEqualElasticsearchDocsRetried(t, tel, []metricdata.DataPoint[int64]{point(tt.wantRetried)}, opts...)
+			} else {
+				_, err := tel.GetMetric("otelcol.elasticsearch.docs.retried")
+				require.Error(t, err, "no document was sent again")
+			}
+			latency := make([]metricdata.HistogramDataPoint[float64], len(tt.wantRequests))
+			for i, p := range tt.wantRequests {
+				latency[i] = metricdata.HistogramDataPoint[float64]{Attributes: p.Attributes}
+			}
+			metadatatest.AssertEqualElasticsearchBulkRequestsLatency(t, tel, latency, append(opts, metricdatatest.IgnoreValue())...)
+			assert.Equal(t, int64(tt.docs), sumWithOutcome(t, tel), "each document received is counted once with an outcome")
+		})
+	}
+}
+
+// The latency histogram has contrib's bucket boundaries.
+func TestLatencyBuckets(t *testing.T) {
+	tb, tel := newTelemetry(t)
+	ix, err := New(Config{Client: script(t, items(itemCreated)), MaxBulkBytes: 1 << 20, Telemetry: tb})
+	require.NoError(t, err)
+	_, err = ix.Send(context.Background(), batchOf(`{"n":0}`))
+	require.NoError(t, err)
+	m, err := tel.GetMetric("otelcol.elasticsearch.bulk_requests.latency")
+	require.NoError(t, err)
+	h, ok := m.Data.(metricdata.Histogram[float64])
+	require.True(t, ok)
+	require.Len(t, h.DataPoints, 1)
+	assert.Equal(t, []float64{
+		0, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10,
+		25, 50, 75, 100, 250, 500, 750, 1000, 2500, 5000, 7500, 10000,
+	}, h.DataPoints[0].Bounds)
+}
+
+// With metadata_keys, every point of every metric of a Send carries each key that the client
+// metadata holds, lower-cased, with its values; a key the metadata lacks adds nothing.
+func TestTelemetryMetadataKeys(t *testing.T) {
+	tb, tel := newTelemetry(t)
+	ix, err := New(Config{
+		Client: script(t, items(itemCreated, item429), items(itemCreated)), MaxBulkBytes: 1 << 20, Telemetry: tb,
+		Retry:        RetryConfig{Enabled: true, MaxRetries: 2, InitialInterval: 1, RetryOnStatus: []int{429}},
+		MetadataKeys: []string{"X-Tenant", "X-Absent"},
+	})
+	require.NoError(t, err)
+	ctx := client.NewContext(context.Background(), client.Info{
+		Metadata: client.NewMetadata(map[string][]string{"x-tenant": {"a", "b"}}),
+	})
+	_, err = ix.Send(ctx, batchOf(`{"n":0}`, `{"n":1}`))
+	require.NoError(t, err)
+
+	tenant := attribute.StringSlice("x-tenant", []string{"a", "b"})
+	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp()}
+	metadatatest.AssertEqualElasticsearchDocsProcessed(t, tel, []metricdata.DataPoint[int64]{
+		point(2, tenant, success, fate("indexed"), code(201)),
+		point(1, tenant, fate("retryable"), code(429), errorType("es_rejected_execution_exception")),
+	}, opts...)
+	metadatatest.AssertEqualElasticsearchBulkRequestsCount(t, tel, []metricdata.DataPoint[int64]{
+		point(2, tenant, success, code(200)),
+	}, opts...)
+	metadatatest.AssertEqualElasticsearchDocsReceived(t, tel, []metricdata.DataPoint[int64]{point(2, tenant)}, opts...)
+	metadatatest.AssertEqualElasticsearchDocsRetried(t, tel, []metricdata.DataPoint[int64]{point(1, tenant)}, opts...)
+	for _, name := range []string{"otelcol.elasticsearch.flushed.bytes", "otelcol.elasticsearch.flushed.uncompressed_bytes"} {
+		m, err := tel.GetMetric(name)
+		require.NoError(t, err)
+		sum, ok := m.Data.(metricdata.Sum[int64])
+		require.True(t, ok)
+		require.Len(t, sum.DataPoints, 1, name)
+		assert.Equal(t, attribute.NewSet(tenant), sum.DataPoints[0].Attributes, name)
+	}
+}
+
+// The bytes of a request are counted when it was answered, as contrib counts them, and not
+// when no answer came.
+func TestFlushedBytesOfAnsweredRequests(t *testing.T) {
+	send := func(answers ...func() (*http.Response, error)) int64 {
+		tb, tel := newTelemetry(t)
+		ix, err := New(Config{
+			Client: script(t, answers...), MaxBulkBytes: 1 << 20, Telemetry: tb,
+			Retry: RetryConfig{Enabled: true, MaxRetries: 2, InitialInterval: 1, RetryOnStatus: []int{503}},
+		})
+		require.NoError(t, err)
+		_, err = ix.Send(context.Background(), batchOf(`{"n":0}`))
+		require.NoError(t, err)
+		return counts(t, tel, "otelcol.elasticsearch.flushed.uncompressed_bytes")[""]
+	}
+	one := send(items(itemCreated))
+	require.Positive(t, one)
+	assert.Equal(t, 2*one, send(fail(errRefused), status(503), items(itemCreated)), "the 503 and the 201")
+}
+
+// sumWithOutcome returns the documents counted with an outcome, and without fate failure_store
+// points (the second count contrib makes of a document its failure store refused).
+func sumWithOutcome(t *testing.T, tel *componenttest.Telemetry) int64 {
+	t.Helper()
+	m, err := tel.GetMetric("otelcol.elasticsearch.docs.processed")
+	if err != nil {
+		return 0
+	}
+	sum, ok := m.Data.(metricdata.Sum[int64])
+	require.True(t, ok)
+	var n int64
+	for _, dp := range sum.DataPoints {
+		_, hasOutcome := dp.Attributes.Value("outcome")
+		_, hasFate := dp.Attributes.Value("fate")
+		if hasOutcome && hasFate {
+			n += dp.Value
+		}
+	}
+	return n
+}
