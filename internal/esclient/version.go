@@ -57,7 +57,7 @@ func (c *Client) CheckServer(ctx context.Context) (Version, bool) {
 		}
 		if !warned {
 			c.logger.Warn("Elasticsearch version check failed; documents are sent once the server answers",
-				zap.Stringers("endpoints", c.URLs()), zap.Error(err))
+				zap.Strings("endpoints", c.RedactedURLs()), zap.Error(err))
 			warned = true
 		}
 		// Ask again later: the version decides include_source_on_error.
