@@ -5,15 +5,25 @@ package elasticsearchexporter
 
 import (
 	"context"
+	"crypto/tls"
+	"encoding/pem"
 	"fmt"
+	"io"
+	"log"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
@@ -124,6 +134,74 @@ func TestEndpointPasswordIsNeverLoggedNorReturned(t *testing.T) {
 				line := fmt.Sprintf("%s %v", entry.Message, entry.ContextMap())
 				assert.NotContains(t, line, urlSecret)
 			}
+		})
+	}
+}
+
+// A TLS handshake refused for a setting fails the push at once and for good, saying what to
+// check, instead of being retried as a network error for the whole retry budget: a server
+// that requires a client certificate, and one that speaks only TLS 1.3 to a client that
+// speaks at most 1.2.
+func TestTLSSettingFailureIsNotRetried(t *testing.T) {
+	tests := []struct {
+		name   string
+		server func(*tls.Config)
+		client func(*Config)
+		want   string
+	}{
+		{
+			name:   "client certificate required",
+			server: func(c *tls.Config) { c.ClientAuth = tls.RequireAnyClientCert },
+			want:   "the server requires a TLS client certificate; set tls::cert_file and tls::key_file",
+		},
+		{
+			name:   "no TLS version in common",
+			server: func(c *tls.Config) { c.MinVersion = tls.VersionTLS13 },
+			client: func(c *Config) { c.TLS.MaxVersion = "1.2" },
+			want:   "no TLS version or cipher suite in common",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var handshakes atomic.Int64
+			srv := httptest.NewUnstartedServer(http.NotFoundHandler())
+			srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+			srv.TLS = &tls.Config{GetConfigForClient: func(*tls.ClientHelloInfo) (*tls.Config, error) {
+				handshakes.Add(1)
+				return nil, nil
+			}}
+			tt.server(srv.TLS)
+			srv.StartTLS()
+			t.Cleanup(srv.Close)
+			ca := filepath.Join(t.TempDir(), "ca.pem")
+			require.NoError(t, os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600))
+
+			set, logs := observed()
+			cfg := newTestConfig(srv.URL)
+			cfg.TLS.CAFile = ca
+			if tt.client != nil {
+				tt.client(cfg)
+			}
+			cfg.Retry.MaxRetries = 30 // the default count, with the test's short waits
+			e, err := newExporter(cfg, set)
+			require.NoError(t, err)
+			e.versionRetry = time.Hour
+			require.NoError(t, e.start(context.Background(), componenttest.NewNopHost()))
+			t.Cleanup(func() { require.NoError(t, e.shutdown(context.Background())) })
+			require.Eventually(t, func() bool { return handshakes.Load() == 1 }, 10*time.Second, time.Millisecond,
+				"the version check's handshake")
+			require.Eventually(t, func() bool { return logs.FilterMessageSnippet("version check failed").Len() == 1 },
+				10*time.Second, time.Millisecond)
+			assert.Contains(t, logs.FilterMessageSnippet("version check failed").All()[0].ContextMap()["error"], tt.want,
+				"the version check says what to check too")
+
+			start := time.Now()
+			err = e.pushLogs(context.Background(), testLogs(2))
+			t.Logf("push failed after %s: %v", time.Since(start), err)
+			require.ErrorContains(t, err, tt.want)
+			assert.True(t, consumererror.IsPermanent(err))
+			assert.LessOrEqual(t, handshakes.Load()-1, int64(2),
+				"one bulk attempt (and the template check's request), not 1+max_retries")
 		})
 	}
 }

@@ -5,7 +5,6 @@ package bulk // import "github.com/otelcol-es/elasticsearchexporter/internal/bul
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/http"
@@ -13,6 +12,8 @@ import (
 	"github.com/elastic/go-docappender/v2"
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.uber.org/zap"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
 )
 
 // Send sends every document of b and returns once each has a final outcome, or the retry
@@ -179,8 +180,8 @@ func requestError(status int, err error, n int) error {
 	if ff, ok := errors.AsType[docappender.ErrorFlushFailed](err); ok {
 		return fmt.Errorf("bulk request answered HTTP %d%s (%d documents): %s", status, hint, n, ff.ResponseBody())
 	}
-	if _, ok := errors.AsType[*tls.CertificateVerificationError](err); ok {
-		return fmt.Errorf("bulk request failed (%d documents): the server's TLS certificate cannot be verified; check tls::ca_file: %w", n, err)
+	if hint, ok := esclient.TLSConfigProblem(err); ok {
+		return fmt.Errorf("bulk request failed (%d documents): %s: %w", n, hint, err)
 	}
 	return fmt.Errorf("bulk request failed (%d documents): %w", n, err)
 }

@@ -120,6 +120,9 @@ func (c *Client) getJSON(ctx context.Context, path string, v any) (int, error) {
 	}
 	resp, err := c.Perform(req)
 	if err != nil {
+		if hint, ok := TLSConfigProblem(err); ok {
+			return 0, fmt.Errorf("GET %s: %s: %w", req.URL.Path, hint, err)
+		}
 		return 0, fmt.Errorf("GET %s: %w", req.URL.Path, err)
 	}
 	defer resp.Body.Close()
