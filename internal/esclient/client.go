@@ -83,6 +83,7 @@ func New(ctx context.Context, cfg Config, host component.Host, set component.Tel
 	if err != nil {
 		return nil, err
 	}
+	warnInsecure(cfg, urls, set.Logger)
 	// The bulk indexer compresses request bodies itself; the HTTP client must not do it again.
 	httpCfg := cfg.HTTP
 	httpCfg.Compression = ""
