@@ -88,6 +88,7 @@ func (ix *Indexer) sendAll(ctx context.Context, s *session, b *Batch) error {
 // sendChunk sends the documents s.chunk of b, retrying what is retryable, and counts every
 // document's outcome.
 func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending []int) error {
+	resent := false // after a refusal of include_source_on_error (includesource.go)
 	for attempt := 0; ; attempt++ {
 		if err := s.add(b, pending); err != nil {
 			err = fmt.Errorf("adding documents to the bulk request: %w", err)
@@ -103,6 +104,11 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 			}
 			if status == http.StatusRequestEntityTooLarge {
 				return ix.split(ctx, s, b, pending)
+			}
+			if !resent && ix.includeSourceRefused(s, status, err) {
+				resent = true
+				attempt-- // sent again at once without the parameter: not a retry
+				continue
 			}
 			retryable := ix.retryableRequest(status, err)
 			if status != 0 || !retryable {
