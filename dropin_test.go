@@ -236,11 +236,20 @@ func TestContribConfigs(t *testing.T) {
 			set.Logger = zap.New(core)
 			startAllSignals(t, cfg, set)
 
+			// The test swaps the configured endpoint for the fake server's http:// URL, so
+			// credentials earn the plain-http warning, which is not the configuration's own.
 			var warnings []string
+			plainHTTP := false
 			for _, e := range logs.FilterLevelExact(zapcore.WarnLevel).All() {
+				if strings.Contains(e.Message, "sent over plain http://") {
+					plainHTTP = true
+					continue
+				}
 				warnings = append(warnings, e.Message)
 			}
 			assert.Equal(t, slices.Concat(tt.expected.deprecations, tt.warnings), warnings)
+			hasCredentials := cfg.Authentication.User != "" || cfg.Authentication.APIKey != ""
+			assert.Equal(t, hasCredentials, plainHTTP, "the plain-http warning goes with user/password or api_key")
 			var infos []string
 			for _, e := range logs.FilterLevelExact(zapcore.InfoLevel).FilterMessageSnippet("ontrib").All() {
 				infos = append(infos, e.Message)

@@ -117,12 +117,14 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 	if e.cfg.Compression == configcompression.TypeGzip {
 		level = int(e.cfg.CompressionParams.Level)
 	}
-	include := docappender.Unset
-	if e.cfg.IncludeSourceOnError != nil {
-		include = docappender.False
-		if *e.cfg.IncludeSourceOnError {
-			include = docappender.True
-		}
+	// Left unset, include_source_on_error is false from the first request: Elasticsearch then
+	// gives its reasons for rejecting documents without their content (without the parameter
+	// docappender drops the reasons). A server older than 8.18 does not take it: the version
+	// check drops it, and so does the bulk session at the server's first refusal, when the
+	// version cannot be read (credentials without the monitor privilege).
+	include := docappender.False
+	if e.cfg.IncludeSourceOnError != nil && *e.cfg.IncludeSourceOnError {
+		include = docappender.True
 	}
 	// Validate has checked it.
 	filterPath, _ := bulk.FilterPath(e.cfg.BulkResponseFilterPath)
@@ -157,10 +159,8 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 	e.templates = esclient.NewTemplateChecker(client, e.logger)
 	e.wg.Go(func() {
 		v, ok := client.CheckServer(bg)
-		if ok && e.cfg.IncludeSourceOnError == nil && v.TakesIncludeSourceOnError() {
-			// Without the parameter Elasticsearch reports no error reasons; false gives the
-			// reasons without the documents' content.
-			e.indexer.SetIncludeSourceOnError(docappender.False)
+		if ok && e.cfg.IncludeSourceOnError == nil && !v.TakesIncludeSourceOnError() {
+			e.indexer.SetIncludeSourceOnError(docappender.Unset)
 		}
 	})
 	e.wg.Go(func() { e.templates.Run(bg) })

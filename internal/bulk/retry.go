@@ -5,13 +5,14 @@ package bulk // import "github.com/otelcol-es/elasticsearchexporter/internal/bul
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"slices"
 	"time"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
 )
 
 // RetryConfig controls retries of bulk requests and of single documents. Retries happen
@@ -95,10 +96,12 @@ func (r *RetryConfig) Check() error {
 func (ix *Indexer) retryableRequest(status int, err error) bool {
 	switch status {
 	case 0:
-		// Network errors and timeouts, but not our own cancellation, and not a server
-		// certificate that cannot be verified: waiting does not fix that.
-		var certErr *tls.CertificateVerificationError
-		return !errors.Is(err, context.Canceled) && !errors.As(err, &certErr)
+		// Network errors and timeouts, but not our own cancellation, and not a TLS handshake
+		// refused for a setting (a server certificate that cannot be verified, a client
+		// certificate the server requires, no TLS version or cipher suite in common):
+		// waiting does not fix those.
+		_, tlsSetting := esclient.TLSConfigProblem(err)
+		return !errors.Is(err, context.Canceled) && !tlsSetting
 	case http.StatusUnauthorized, http.StatusForbidden:
 		return ix.authGrace()
 	}

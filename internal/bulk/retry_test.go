@@ -129,6 +129,9 @@ func TestRetryableRequest(t *testing.T) {
 		{name: "request timeout", err: fmt.Errorf("flush: %w", context.DeadlineExceeded), want: true},
 		{name: "canceled", err: fmt.Errorf("flush: %w", context.Canceled)},
 		{name: "certificate", err: certErr},
+		{name: "TLS client certificate required", err: fmt.Errorf("flush: %w", tls.AlertError(116))},
+		{name: "TLS plain HTTP port", err: fmt.Errorf("flush: %w", tls.RecordHeaderError{Msg: "tls: first record does not look like a TLS handshake"})},
+		{name: "TLS internal error alert", err: fmt.Errorf("flush: %w", tls.AlertError(80)), want: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,7 +5,6 @@ package bulk // import "github.com/otelcol-es/elasticsearchexporter/internal/bul
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/http"
@@ -13,6 +12,8 @@ import (
 	"github.com/elastic/go-docappender/v2"
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.uber.org/zap"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
 )
 
 // Send sends every document of b and returns once each has a final outcome, or the retry
@@ -89,6 +90,7 @@ func (ix *Indexer) sendAll(ctx context.Context, s *session, b *Batch) error {
 // sendChunk sends the documents s.chunk of b, retrying what is retryable, and counts every
 // document's outcome.
 func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending []int) error {
+	resent := false // after a refusal of include_source_on_error (includesource.go)
 	for attempt := 0; ; attempt++ {
 		if err := s.add(b, pending); err != nil {
 			err = fmt.Errorf("adding documents to the bulk request: %w", err)
@@ -105,6 +107,11 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 			}
 			if status == http.StatusRequestEntityTooLarge {
 				return ix.split(ctx, s, b, pending)
+			}
+			if !resent && ix.includeSourceRefused(s, status, err) {
+				resent = true
+				attempt-- // sent again at once without the parameter: not a retry
+				continue
 			}
 			retryable := ix.retryableRequest(status, err)
 			if status != 0 || !retryable {
@@ -182,8 +189,8 @@ func requestError(status int, err error, n int) error {
 	if ff, ok := errors.AsType[docappender.ErrorFlushFailed](err); ok {
 		return fmt.Errorf("bulk request answered HTTP %d%s (%d documents): %s", status, hint, n, ff.ResponseBody())
 	}
-	if _, ok := errors.AsType[*tls.CertificateVerificationError](err); ok {
-		return fmt.Errorf("bulk request failed (%d documents): the server's TLS certificate cannot be verified; check tls::ca_file: %w", n, err)
+	if hint, ok := esclient.TLSConfigProblem(err); ok {
+		return fmt.Errorf("bulk request failed (%d documents): %s: %w", n, hint, err)
 	}
 	return fmt.Errorf("bulk request failed (%d documents): %w", n, err)
 }

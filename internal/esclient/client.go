@@ -83,13 +83,15 @@ func New(ctx context.Context, cfg Config, host component.Host, set component.Tel
 	if err != nil {
 		return nil, err
 	}
+	warnInsecure(cfg, urls, set.Logger)
 	// The bulk indexer compresses request bodies itself; the HTTP client must not do it again.
 	httpCfg := cfg.HTTP
 	httpCfg.Compression = ""
 	httpCfg.Timeout = 0 // applied per bulk request instead
 	hc, err := httpCfg.ToClient(ctx, host.GetExtensions(), set)
 	if err != nil {
-		return nil, fmt.Errorf("building the HTTP client: %w", err)
+		// proxy_url is parsed here, and the error quotes it.
+		return nil, fmt.Errorf("building the HTTP client: %w", redactError(err))
 	}
 
 	transport := hc.Transport
@@ -114,7 +116,7 @@ func New(ctx context.Context, cfg Config, host component.Host, set component.Tel
 	})
 	if err != nil {
 		hc.CloseIdleConnections()
-		return nil, fmt.Errorf("building the Elasticsearch client: %w", err)
+		return nil, fmt.Errorf("building the Elasticsearch client: %w", redactError(err))
 	}
 	versionRetry := cfg.VersionRetry
 	if versionRetry <= 0 {
@@ -126,13 +128,24 @@ func New(ctx context.Context, cfg Config, host component.Host, set component.Tel
 	}, nil
 }
 
-// Perform sends req to one of the endpoints.
+// Perform sends req to one of the endpoints. Its error never holds a URL's password.
 func (c *Client) Perform(req *http.Request) (*http.Response, error) {
-	return c.transport.Perform(req)
+	resp, err := c.transport.Perform(req)
+	return resp, redactError(err)
 }
 
-// URLs returns the endpoints in use.
+// URLs returns the endpoints in use. They may hold passwords: log RedactedURLs instead.
 func (c *Client) URLs() []*url.URL { return c.transport.URLs() }
+
+// RedactedURLs returns the endpoints in use, each with its password replaced by "xxxxx".
+func (c *Client) RedactedURLs() []string {
+	urls := c.URLs()
+	out := make([]string, len(urls))
+	for i, u := range urls {
+		out[i] = u.Redacted()
+	}
+	return out
+}
 
 // Close stops node discovery and closes the idle connections.
 func (c *Client) Close(ctx context.Context) error {

@@ -85,15 +85,21 @@ func parseEndpoint(s string) (*url.URL, error) {
 	if s == "" {
 		return nil, errors.New("empty URL; use e.g. https://localhost:9200")
 	}
+	// The messages quote the URL without its password (see RedactURL).
 	u, err := url.Parse(s)
 	if err != nil {
-		return nil, fmt.Errorf("invalid URL %q: %w", s, err)
+		return nil, fmt.Errorf("invalid URL %q: %s", RedactURL(s), parseProblem(s, err))
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("URL %q must start with http:// or https://", s)
+		return nil, fmt.Errorf("URL %q must start with http:// or https://", RedactURL(s))
 	}
 	if u.Host == "" {
-		return nil, fmt.Errorf("URL %q has no host", s)
+		return nil, fmt.Errorf("URL %q has no host", RedactURL(s))
+	}
+	if strings.Contains(s, "@") && u.User == nil {
+		// http://user:12#pass@host parses with the host "user:12".
+		return nil, fmt.Errorf("invalid URL %q: %s", RedactURL(s),
+			"the user info holds a character that must be percent-encoded (such as # / ? @ or a space)")
 	}
 	return u, nil
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/elastic/elastic-transport-go/v8/elastictransport"
@@ -33,6 +34,10 @@ type TemplateChecker struct {
 	mu    sync.Mutex
 	seen  map[string]struct{}
 	queue chan string
+
+	// forbidden is set once the server answered 403: the credentials lack the privilege, and
+	// nothing more is asked.
+	forbidden atomic.Bool
 }
 
 // NewTemplateChecker returns a TemplateChecker that asks through client; Run does the checks.
@@ -77,6 +82,9 @@ func (c *TemplateChecker) Run(ctx context.Context) {
 }
 
 func (c *TemplateChecker) check(ctx context.Context, name string) {
+	if c.forbidden.Load() {
+		return
+	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "/_index_template/_simulate_index/"+url.PathEscape(name), http.NoBody)
@@ -90,6 +98,11 @@ func (c *TemplateChecker) check(ctx context.Context, name string) {
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode == http.StatusForbidden && !c.forbidden.Swap(true) {
+		c.logger.Info("Index template checks not permitted: POST /_index_template/_simulate_index needs the " +
+			"`manage_index_templates` cluster privilege, which the credentials lack; data streams are not checked " +
+			"for a matching template")
+	}
 	if resp.StatusCode != http.StatusOK {
 		// No privilege to read templates, or an older server: say nothing rather than guess.
 		c.logger.Debug("Index template check not possible", zap.String("data_stream", name),

@@ -9,11 +9,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
@@ -93,4 +95,28 @@ func TestTemplateCheckAnswers(t *testing.T) {
 			assert.Len(t, all, 1)
 		})
 	}
+}
+
+// Credentials without the manage_index_templates cluster privilege are told once, at Info,
+// naming it, and no further data stream is asked about.
+func TestTemplateCheckNotPermittedIsToldOnce(t *testing.T) {
+	var asked atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		asked.Add(1)
+		w.Header().Set("X-Elastic-Product", "Elasticsearch")
+		w.WriteHeader(http.StatusForbidden)
+		fmt.Fprint(w, `{"error":{"type":"security_exception"}}`)
+	}))
+	t.Cleanup(srv.Close)
+	c, logs := newTestClient(t, testConfig(srv.URL))
+	tc := runChecker(t, c)
+	tc.Observe("logs-a.otel-default")
+	require.Eventually(t, func() bool { return logs.FilterMessageSnippet("`manage_index_templates`").Len() == 1 },
+		10*time.Second, 5*time.Millisecond)
+	tc.Observe("logs-b.otel-default")
+	tc.Observe("logs-c.otel-default")
+	time.Sleep(50 * time.Millisecond) // a further check would answer by now
+	assert.Equal(t, int64(1), asked.Load())
+	assert.Equal(t, 1, logs.FilterMessageSnippet("`manage_index_templates`").Len())
+	assert.Equal(t, zapcore.InfoLevel, logs.FilterMessageSnippet("`manage_index_templates`").All()[0].Level)
 }

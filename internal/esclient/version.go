@@ -32,22 +32,34 @@ var minIncludeSourceVersion = Version{8, 18, 0}
 // include_source_on_error.
 func (v Version) TakesIncludeSourceOnError() bool { return !less(v, minIncludeSourceVersion) }
 
+// maxVersionRetry caps the wait between two version checks: it starts at Config.VersionRetry
+// and doubles after each failure.
+const maxVersionRetry = 10 * time.Minute
+
+// nextVersionRetry is the wait after d between two version checks.
+func nextVersionRetry(d time.Duration) time.Duration { return min(2*d, maxVersionRetry) }
+
 // CheckServer discovers the cluster's nodes first when Config.DiscoverOnStart is set, then
 // reads the server's version, logs it, and warns when it is older than the otel mapping mode
-// needs. An unreachable server is a warning, not a failure: CheckServer asks again every
-// Config.VersionRetry until the server answers or ctx ends. It returns the version, and false
-// when ctx ended first or the version could not be read.
+// needs. A check that fails (no answer, or an answer such as 403 for credentials without the
+// monitor cluster privilege) is a warning, not a failure: documents are sent meanwhile, and
+// CheckServer asks again after Config.VersionRetry, doubling the wait after each failure up to
+// maxVersionRetry, until the server answers or ctx ends. It warns once for each kind of failure
+// in a row (no answer, 401, 403, another status). It returns the version, and false when ctx
+// ended first or the version could not be read.
 func (c *Client) CheckServer(ctx context.Context) (Version, bool) {
 	if c.discoverOnStart {
 		if err := c.transport.DiscoverNodesContext(ctx); err != nil {
-			c.logger.Warn("Elasticsearch node discovery failed; using the configured endpoints", zap.Error(err))
+			c.logger.Warn("Elasticsearch node discovery failed; using the configured endpoints", zap.Error(redactError(err)))
 		}
 	}
 	var version, cluster string
-	for warned := false; ; {
+	warned := -1 // the status last warned about, one of failureKind's
+	for retry := c.versionRetry; ; retry = nextVersionRetry(retry) {
 		reqCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		var status int
 		var err error
-		version, cluster, err = c.serverVersion(reqCtx)
+		version, cluster, status, err = c.serverVersion(reqCtx)
 		cancel()
 		if err == nil {
 			break
@@ -55,21 +67,23 @@ func (c *Client) CheckServer(ctx context.Context) (Version, bool) {
 		if ctx.Err() != nil {
 			return Version{}, false
 		}
-		if !warned {
-			c.logger.Warn("Elasticsearch version check failed; documents are sent once the server answers",
-				zap.Stringers("endpoints", c.URLs()), zap.Error(err))
-			warned = true
+		if kind := failureKind(status); kind != warned {
+			warned = kind
+			msg := "Elasticsearch version check failed"
+			if status == http.StatusForbidden {
+				msg = "Elasticsearch version check not permitted: GET / needs the `monitor` cluster privilege, which the credentials lack"
+			}
+			c.logger.Warn(msg+"; documents are sent meanwhile, and the check is repeated at growing intervals, up to every "+
+				maxVersionRetry.String(), zap.Strings("endpoints", c.RedactedURLs()), zap.Error(err))
 		}
-		// Ask again later: the version decides include_source_on_error.
-		if sleepErr := wait(ctx, c.versionRetry); sleepErr != nil {
+		if wait(ctx, retry) != nil {
 			return Version{}, false
 		}
 	}
 	c.logger.Info("Connected to Elasticsearch", zap.String("version", version), zap.String("cluster", cluster))
 	v, ok := parseVersion(version)
 	if !ok {
-		c.logger.Warn("Elasticsearch's version could not be read; include_source_on_error stays unset "+
-			"and the version is not checked", zap.String("version", version))
+		c.logger.Warn("Elasticsearch's version could not be read; the version is not checked", zap.String("version", version))
 		return v, false
 	}
 	if less(v, minOTelVersion) {
@@ -80,21 +94,32 @@ func (c *Client) CheckServer(ctx context.Context) (Version, bool) {
 	return v, true
 }
 
+// failureKind groups the statuses of failed version checks for their warnings: 0 (no
+// answer), 401, 403, and 1 for any other status.
+func failureKind(status int) int {
+	switch status {
+	case 0, http.StatusUnauthorized, http.StatusForbidden:
+		return status
+	}
+	return 1
+}
+
 // serverVersion asks GET / for the version, and GET /_nodes/_local where a server answers the
-// root with 404 or 405 (builds without the root endpoint's module do).
-func (c *Client) serverVersion(ctx context.Context) (version, cluster string, err error) {
+// root with 404 or 405 (builds without the root endpoint's module do). On failure it returns
+// the HTTP status of the answer, 0 when there was none.
+func (c *Client) serverVersion(ctx context.Context) (version, cluster string, status int, err error) {
 	var root struct {
 		ClusterName string `json:"cluster_name"`
 		Version     struct {
 			Number string `json:"number"`
 		} `json:"version"`
 	}
-	status, err := c.getJSON(ctx, "/", &root)
+	status, err = c.getJSON(ctx, "/", &root)
 	if err == nil {
-		return root.Version.Number, root.ClusterName, nil
+		return root.Version.Number, root.ClusterName, 0, nil
 	}
 	if status != http.StatusNotFound && status != http.StatusMethodNotAllowed {
-		return "", "", err
+		return "", "", status, err
 	}
 	var nodes struct {
 		ClusterName string `json:"cluster_name"`
@@ -102,13 +127,13 @@ func (c *Client) serverVersion(ctx context.Context) (version, cluster string, er
 			Version string `json:"version"`
 		} `json:"nodes"`
 	}
-	if _, err := c.getJSON(ctx, "/_nodes/_local?filter_path=cluster_name,nodes.*.version", &nodes); err != nil {
-		return "", "", err
+	if status, err := c.getJSON(ctx, "/_nodes/_local?filter_path=cluster_name,nodes.*.version", &nodes); err != nil {
+		return "", "", status, err
 	}
 	for _, n := range nodes.Nodes {
-		return n.Version, nodes.ClusterName, nil
+		return n.Version, nodes.ClusterName, 0, nil
 	}
-	return "", "", errors.New("the nodes info answer names no node")
+	return "", "", http.StatusOK, errors.New("the nodes info answer names no node")
 }
 
 // getJSON sends GET path and decodes a 200 answer into v. It returns the HTTP status, 0 when
@@ -120,14 +145,20 @@ func (c *Client) getJSON(ctx context.Context, path string, v any) (int, error) {
 	}
 	resp, err := c.Perform(req)
 	if err != nil {
+		if hint, ok := TLSConfigProblem(err); ok {
+			return 0, fmt.Errorf("GET %s: %s: %w", req.URL.Path, hint, err)
+		}
 		return 0, fmt.Errorf("GET %s: %w", req.URL.Path, err)
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
 	switch resp.StatusCode {
 	case http.StatusOK:
-	case http.StatusUnauthorized, http.StatusForbidden:
-		return resp.StatusCode, fmt.Errorf("GET %s: HTTP %d, check user/password or api_key: %s", req.URL.Path, resp.StatusCode, body)
+	case http.StatusUnauthorized:
+		return resp.StatusCode, fmt.Errorf("GET %s: HTTP 401, the credentials were refused; check `user`/`password`, `api_key` or the auth extension: %s",
+			req.URL.Path, body)
+	case http.StatusForbidden:
+		return resp.StatusCode, fmt.Errorf("GET %s: HTTP 403, the credentials lack the `monitor` cluster privilege that it needs: %s", req.URL.Path, body)
 	default:
 		return resp.StatusCode, fmt.Errorf("GET %s: HTTP %d: %s", req.URL.Path, resp.StatusCode, body)
 	}

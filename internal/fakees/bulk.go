@@ -17,10 +17,10 @@ type Response struct {
 	Reason    string
 }
 
-// bulk answers POST /_bulk: a body that cannot be read, or whose event count header does not
-// match its items, is answered 400; then come the request-level faults and hooks (413 for
-// Faults.MaxRequestBytes, SlowResponse, dropped connections, OnRequest), and each item is
-// answered by OnItem or processed.
+// bulk answers POST /_bulk: a body that cannot be read, whose event count header does not
+// match its items, or with a parameter refused (RefuseIncludeSource), is answered 400; then
+// come the request-level faults and hooks (413 for Faults.MaxRequestBytes, SlowResponse,
+// dropped connections, OnRequest), and each item is answered by OnItem or processed.
 func (s *Server) bulk(w http.ResponseWriter, r *http.Request) {
 	raw, err := ReadBody(r)
 	if err != nil {
@@ -37,6 +37,12 @@ func (s *Server) bulk(w http.ResponseWriter, r *http.Request) {
 	if n, _ := strconv.Atoi(r.Header.Get("X-Elastic-Event-Count")); n != 0 && n != len(items) {
 		w.WriteHeader(http.StatusBadRequest)
 		fmt.Fprintf(w, `{"error":{"type":"parse_exception","reason":"event count header %d, items %d"}}`, n, len(items))
+		return
+	}
+	if s.RefuseIncludeSource && r.URL.Query().Has("include_source_on_error") {
+		const reason = `"type":"illegal_argument_exception","reason":"request [/_bulk] contains unrecognized parameter: [include_source_on_error]"`
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, `{"error":{"root_cause":[{`+reason+`}],`+reason+`},"status":400}`)
 		return
 	}
 	s.mu.Lock()

@@ -34,6 +34,13 @@ type Server struct {
 	// NoRoot makes GET / answer 405, as server builds without the root endpoint do; the
 	// version is then only found through GET /_nodes/_local.
 	NoRoot bool
+	// RootStatus, when set, is the answer to GET / and GET /_nodes/_local, with a
+	// security_exception body: 403 is what credentials without the monitor cluster privilege
+	// get.
+	RootStatus int
+	// RefuseIncludeSource answers 400 to a bulk request with the parameter
+	// include_source_on_error, as Elasticsearch before 8.18 does.
+	RefuseIncludeSource bool
 	// OnRequest, when set, may answer a whole bulk request: a non-zero status is returned with
 	// an error body and nothing is accepted.
 	OnRequest func(r *http.Request, items []Item) int
@@ -174,6 +181,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Elastic-Product", "Elasticsearch")
 	w.Header().Set("Content-Type", "application/json")
 	switch {
+	case r.Method == http.MethodGet && (r.URL.Path == "/" || r.URL.Path == "/_nodes/_local") && s.RootStatus != 0:
+		w.WriteHeader(s.RootStatus)
+		fmt.Fprintf(w, `{"error":{"type":"security_exception","reason":"action [cluster:monitor/main] is unauthorized for user [fake], `+
+			`this action is granted by the cluster privileges [monitor,manage,all]"},"status":%d}`, s.RootStatus)
 	case r.Method == http.MethodGet && r.URL.Path == "/" && s.NoRoot:
 		w.WriteHeader(http.StatusMethodNotAllowed)
 		fmt.Fprint(w, `{"error":"Incorrect HTTP method for uri [/] and method [GET], allowed: [DELETE]","status":405}`)

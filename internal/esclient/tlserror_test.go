@@ -1,0 +1,168 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package esclient
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// newTLSTestServer starts an HTTPS server whose TLS settings edit changes, closed when the
+// test ends, and returns a client Config that trusts its certificate.
+func newTLSTestServer(t *testing.T, edit func(*tls.Config)) Config {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("X-Elastic-Product", "Elasticsearch")
+		_, _ = io.WriteString(w, `{}`)
+	}))
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshake errors are expected
+	srv.TLS = &tls.Config{}
+	edit(srv.TLS)
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	require.NoError(t, os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600))
+	cfg := testConfig(srv.URL)
+	cfg.HTTP.TLS.CAFile = ca
+	return cfg
+}
+
+// performErr sends GET / and returns the error.
+func performErr(t *testing.T, c *Client) error {
+	t.Helper()
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, "/", http.NoBody)
+	require.NoError(t, err)
+	resp, err := c.Perform(req)
+	if resp != nil {
+		require.NoError(t, resp.Body.Close())
+	}
+	return err
+}
+
+// TLS handshakes that fail on a setting are told apart, with what to check, from network
+// failures that waiting may fix. Each case is a real handshake against a local server.
+func TestTLSConfigProblem(t *testing.T) {
+	tests := []struct {
+		name   string
+		server func(*tls.Config)
+		client func(*Config)
+		hint   string // empty: not a TLS configuration problem
+	}{
+		{
+			name:   "client certificate required (TLS 1.3)",
+			server: func(c *tls.Config) { c.ClientAuth = tls.RequireAnyClientCert },
+			hint:   "requires a TLS client certificate; set tls::cert_file",
+		},
+		{
+			name:   "client certificate required (TLS 1.2)",
+			server: func(c *tls.Config) { c.ClientAuth, c.MaxVersion = tls.RequireAnyClientCert, tls.VersionTLS12 },
+			hint:   "refused the TLS handshake",
+		},
+		{
+			name:   "server speaks only TLS 1.3, client at most 1.2",
+			server: func(c *tls.Config) { c.MinVersion = tls.VersionTLS13 },
+			client: func(c *Config) { c.HTTP.TLS.MaxVersion = "1.2" },
+			hint:   "no TLS version or cipher suite in common",
+		},
+		{
+			name: "no cipher suite in common",
+			server: func(c *tls.Config) {
+				c.MaxVersion, c.CipherSuites = tls.VersionTLS12, []uint16{tls.TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA}
+			},
+			client: func(c *Config) {
+				c.HTTP.TLS.MaxVersion, c.HTTP.TLS.CipherSuites = "1.2", []string{"TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"}
+			},
+			hint: "refused the TLS handshake",
+		},
+		{
+			name:   "server certificate not trusted",
+			server: func(*tls.Config) {},
+			client: func(c *Config) { c.HTTP.TLS.CAFile = "" },
+			hint:   "certificate cannot be verified; check tls::ca_file",
+		},
+		{
+			name:   "server certificate for another name",
+			server: func(*tls.Config) {},
+			client: func(c *Config) { c.HTTP.TLS.ServerName = "elsewhere.example" },
+			hint:   "certificate cannot be verified",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := newTLSTestServer(t, tt.server)
+			if tt.client != nil {
+				tt.client(&cfg)
+			}
+			c, _ := newTestClient(t, cfg)
+			err := performErr(t, c)
+			require.Error(t, err)
+			hint, ok := TLSConfigProblem(fmt.Errorf("failed to execute the request: %w", err))
+			assert.True(t, ok, "%v", err)
+			assert.Contains(t, hint, tt.hint, "%v", err)
+		})
+	}
+
+	t.Run("https endpoint on a plain HTTP port", func(t *testing.T) {
+		srv := httptest.NewServer(http.NotFoundHandler())
+		t.Cleanup(srv.Close)
+		c, _ := newTestClient(t, testConfig("https"+srv.URL[len("http"):]))
+		hint, ok := TLSConfigProblem(performErr(t, c))
+		assert.True(t, ok)
+		assert.Contains(t, hint, "does not answer TLS")
+	})
+	t.Run("a handshake that succeeds", func(t *testing.T) {
+		cfg := newTLSTestServer(t, func(*tls.Config) {})
+		c, _ := newTestClient(t, cfg)
+		require.NoError(t, performErr(t, c))
+	})
+}
+
+// Network failures, and alerts that say nothing about the settings, may pass: they are not
+// TLS configuration problems.
+func TestTLSConfigProblemLeavesTransientFailures(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			_ = conn.Close() // a server that drops the connection during the handshake
+		}
+	}()
+	c, _ := newTestClient(t, testConfig("https://"+addr))
+	dropped := performErr(t, c)
+	require.Error(t, dropped)
+	require.NoError(t, l.Close())
+	refused := performErr(t, c)
+	require.Error(t, refused)
+
+	for _, err := range []error{
+		nil, dropped, refused, context.Canceled, context.DeadlineExceeded, io.ErrUnexpectedEOF,
+		tls.AlertError(80), // internal_error
+		&net.OpError{Op: "remote error", Err: errors.New("tls: internal error")},
+	} {
+		_, ok := TLSConfigProblem(err)
+		assert.False(t, ok, "%v", err)
+	}
+	hint, ok := TLSConfigProblem(fmt.Errorf("quic: %w", tls.AlertError(116)))
+	assert.True(t, ok)
+	assert.Contains(t, hint, "client certificate")
+}
