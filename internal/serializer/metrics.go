@@ -7,6 +7,8 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -247,4 +249,52 @@ func metricName(metric pmetric.Metric) string {
 func (e *Encoder) dropMetricsDocument(buf *[]byte, start int) {
 	*buf = e.w.buf[:start]
 	e.w.buf = nil
+}
+
+// validMetricName reports whether Elasticsearch takes name as a field name: its dot expansion
+// refuses an empty name, and a name with an empty or whitespace-only part between its dots,
+// which covers a leading, a trailing or a repeated dot. Elasticsearch reads a trailing dot as
+// if it were not there ("a." is "a"), which would collide with the metric "a": it is refused
+// here too. A name without dots that is only whitespace is refused as well.
+func validMetricName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for len(name) > 0 {
+		part := name
+		i := strings.IndexByte(name, '.')
+		if i >= 0 {
+			part, name = name[:i], name[i+1:]
+		} else {
+			name = ""
+		}
+		if blankJava(part) {
+			return false
+		}
+		if i >= 0 && name == "" {
+			return false // a trailing dot
+		}
+	}
+	return true
+}
+
+// blankJava reports whether s is empty or only whitespace as Java's String.isBlank sees it,
+// which Elasticsearch's dot expansion uses: the Unicode space, line and paragraph separators
+// except the no-break spaces, and tab, line feed, vertical tab, form feed, carriage return and
+// the four information separators U+001C..U+001F.
+func blankJava(s string) bool {
+	for _, r := range s {
+		switch {
+		case r == '\u00a0' || r == '\u2007' || r == '\u202f':
+			return false
+		case r >= '\t' && r <= '\r' || r >= 0x1c && r <= 0x1f:
+		case r < utf8.RuneSelf:
+			if r != ' ' {
+				return false
+			}
+		case !unicode.In(r, unicode.Zs, unicode.Zl, unicode.Zp):
+			return false
+		}
+	}
+	return true
 }

@@ -150,6 +150,24 @@ func TestEncodeMetricsECS(t *testing.T) {
 			report: MetricsReport{NonFinite: 1, NonFiniteName: "rpc.duration"},
 		},
 		{
+			name: "metric names Elasticsearch refuses are rejected",
+			md: func() pmetric.Metrics {
+				md, ms := newMetrics()
+				gaugeInt(ms, "a..b", 1)
+				gaugeInt(ms, "ok", 1)
+				return md
+			},
+			want: []ecsDoc{{
+				json:      `{"@timestamp":` + ts0RFC3339 + `,` + ecsDataStream + `,"ok":1,"service":{"name":"checkout"}}`,
+				templates: map[string]string{"ok": "long_metrics"},
+			}},
+			report: func() MetricsReport {
+				var r MetricsReport
+				r.reject(rejectIndex(RejectInvalidMetricName), "a..b")
+				return r
+			}(),
+		},
+		{
 			name: "points of two scopes of one resource share a document; other attributes do not",
 			md: func() pmetric.Metrics {
 				md, ms := newMetrics()

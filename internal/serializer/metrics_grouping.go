@@ -52,10 +52,15 @@ func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, r
 		m.report.reject(rejectIndex(RejectUnsupportedType), metric.Name())
 		return
 	}
+	name := metricName(metric)
+	if !validMetricName(name) {
+		m.report.rejectN(rejectIndex(RejectInvalidMetricName), name, n)
+		return
+	}
 	unitHash := xxhash.Sum64String(metric.Unit())
 	base := mix(m.resources[resIdx].hash, m.scopes[scopeIdx].hash)
 	mi := int32(len(m.metrics))
-	info := metricInfo{metric: metric, name: metricName(metric), unit: metric.Unit(), typ: metric.Type()}
+	info := metricInfo{metric: metric, name: name, unit: metric.Unit(), typ: metric.Type()}
 	if info.typ == pmetric.MetricTypeSum {
 		sum := metric.Sum()
 		info.counter = sum.IsMonotonic() && sum.AggregationTemporality() == pmetric.AggregationTemporalityCumulative

@@ -84,6 +84,35 @@ func TestMetricsBadInput(t *testing.T) {
 			wantNames:    "short",
 		},
 		{
+			name: "metric names Elasticsearch refuses, rejected alone",
+			md: func() pmetric.Metrics {
+				md, ms := newMetrics()
+				for _, name := range []string{
+					"", ".", "..", ".a", "a.", "a..b", "a. .b", "a.\t", " ", "\u3000", "a.\u2028.b", "a.\x1f",
+				} {
+					gaugeInt(ms, name, 1)
+				}
+				h := ms.AppendEmpty()
+				h.SetName("two..points")
+				h.SetEmptyGauge().DataPoints().AppendEmpty().SetIntValue(1)
+				h.Gauge().DataPoints().AppendEmpty().SetIntValue(2)
+				// Accepted: a no-break space is not whitespace to Java, and inner spaces are fine.
+				for _, name := range []string{"ok", "a.b", "a .b", "a.\u00a0", "\u2007", " a. b ", "a_", "-"} {
+					gaugeInt(ms, name, 1)
+				}
+				return md
+			},
+			wantDocs:     1,
+			wantRejected: rejected(RejectInvalidMetricName, 14),
+			wantNames:    "",
+			check: func(t *testing.T, docs []metricDoc) {
+				t.Helper()
+				keys, err := objectKeys(docs[0].fields(t)["metrics"])
+				require.NoError(t, err)
+				assert.Equal(t, []string{"ok", "a.b", "a .b", "a.\u00a0", "\u2007", " a. b ", "a_", "-"}, keys)
+			},
+		},
+		{
 			name: "exponential histogram scale out of range",
 			md: func() pmetric.Metrics {
 				md, ms := newMetrics()
