@@ -80,6 +80,9 @@ type metricPoint struct {
 	ts, start int64
 	shape     attrShape // of attrs
 	hints     hintSet
+	// hasStart tells that the start time is not zero, in nanoseconds: a start below 1 ms is
+	// written as 0, a zero start not at all.
+	hasStart bool
 	// Gauges and sums: the value, read with the rest of the point so that writing does not
 	// go back to the data point.
 	numType pmetric.NumberDataPointValueType

@@ -101,7 +101,7 @@ func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, r
 		}
 		m.points = append(m.points, metricPoint{
 			metric: mi, attrs: attrs, idx: int32(i), res: resIdx, scope: scopeIdx, target: target,
-			hash: h, ts: ts, start: start, shape: shape, hints: pointHints,
+			hash: h, ts: ts, start: start, shape: shape, hints: pointHints, hasStart: e.mode != ModeECS && p.start != 0,
 			numType: p.numType, num: p.num,
 		})
 	}

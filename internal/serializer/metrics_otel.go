@@ -36,7 +36,7 @@ func (e *Encoder) writeOTelMetricsDocument(buf *[]byte, sink MetricsSink) {
 	start := len(e.w.buf)
 	e.w.raw(`{"@timestamp":`)
 	e.w.int(leader.ts)
-	if leader.start != 0 {
+	if leader.hasStart {
 		e.w.raw(`,"start_timestamp":`)
 		e.w.int(leader.start)
 	}

@@ -4,6 +4,7 @@
 package serializer
 
 import (
+	"encoding/json"
 	"strconv"
 	"testing"
 
@@ -137,6 +138,28 @@ func TestMetricsBadInput(t *testing.T) {
 			wantDocs:     1,
 			wantRejected: rejected(RejectInvalidIndexName, 1),
 			wantNames:    "bad",
+		},
+		{
+			name: "start times: none when zero, 0 below 1 ms",
+			md: func() pmetric.Metrics {
+				md, ms := newMetrics()
+				gaugeInt(ms, "zero", 1, "k", "zero")
+				gaugeInt(ms, "ns", 1, "k", "ns").SetStartTimestamp(1)
+				gaugeInt(ms, "below.ms", 1, "k", "below.ms").SetStartTimestamp(999_999)
+				gaugeInt(ms, "ms", 1, "k", "ms").SetStartTimestamp(1_000_000)
+				return md
+			},
+			wantDocs: 4,
+			check: func(t *testing.T, docs []metricDoc) {
+				t.Helper()
+				got := map[string]string{}
+				for _, d := range docs {
+					var attrs map[string]string
+					require.NoError(t, json.Unmarshal(d.fields(t)["attributes"], &attrs))
+					got[attrs["k"]] = string(d.fields(t)["start_timestamp"])
+				}
+				assert.Equal(t, map[string]string{"zero": "", "ns": "0", "below.ms": "0", "ms": "1"}, got)
+			},
 		},
 		{
 			name: "zero timestamps",
