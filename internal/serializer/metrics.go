@@ -104,13 +104,13 @@ type metricsState struct {
 	rank           []int32 // by group id: the group's place in the order written
 	deferred       []int32
 	names          []string
-	docMetrics     []int32 // the metrics of the document being written, in order
+	docMetrics     []int32 // the metrics of the document being written, in order; ^metric for its <name>_quantiles
 	lastMetrics    []int32 // the metrics of the last document whose names hash was computed
 	lastNamesHash  uint64
 	templates      []DynamicTemplate
-	quantiles      []int32
 	paths          map[string]metricPathEntry   // by metric name
-	quantilePaths  map[string]map[string]string // metric name -> quantile key -> path
+	quantileNames  map[string]*quantileNames    // by metric name, otel mode
+	quantilePaths  map[string]map[string]string // metric name -> quantile key -> path, ecs mode
 	bucketValues   bucketValueCache
 	nameSet        keySet
 	report         MetricsReport

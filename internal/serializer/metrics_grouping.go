@@ -252,7 +252,6 @@ func (e *Encoder) writeGroup(buf *[]byte, sink MetricsSink) {
 		m.docMetrics = m.docMetrics[:0]
 		m.nameSet.reset()
 		m.templates = m.templates[:0]
-		m.quantiles = m.quantiles[:0]
 		if e.mode == ModeECS {
 			e.writeECSMetricsDocument(buf, sink)
 		} else {

@@ -23,7 +23,7 @@ func TestMetricValues(t *testing.T) {
 		add           func(ms pmetric.MetricSlice)
 		wantValue     string // the bytes of metrics.m
 		wantTemplates map[string]string
-		wantQuantiles string // the bytes of summary_quantiles, "" for none
+		wantQuantiles string // the bytes of metrics.m_quantiles, "" for none
 		wantDocCount  string // the bytes of _doc_count, "" for none
 		wantNonFinite int
 	}{
@@ -293,10 +293,10 @@ func TestMetricValues(t *testing.T) {
 			},
 			wantValue: `{"sum":12.5,"value_count":5}`,
 			wantTemplates: map[string]string{
-				"metrics.m": "summary", "summary_quantiles.m.q0_5": "gauge_double",
-				"summary_quantiles.m.q0_99": "gauge_double", "summary_quantiles.m.q1": "gauge_double",
+				"metrics.m": "summary", "metrics.m_quantiles.q0_5": "gauge_double",
+				"metrics.m_quantiles.q0_99": "gauge_double", "metrics.m_quantiles.q1": "gauge_double",
 			},
-			wantQuantiles: `{"m":{"q0_5":2.0,"q0_99":9.5,"q1":10.0}}`,
+			wantQuantiles: `{"q0_5":2.0,"q0_99":9.5,"q1":10.0}`,
 		},
 		{
 			name: "summary repeated quantile, the first wins",
@@ -305,9 +305,9 @@ func TestMetricValues(t *testing.T) {
 			},
 			wantValue: `{"sum":12.5,"value_count":5}`,
 			wantTemplates: map[string]string{
-				"metrics.m": "summary", "summary_quantiles.m.q0_5": "gauge_double", "summary_quantiles.m.q0_9": "gauge_double",
+				"metrics.m": "summary", "metrics.m_quantiles.q0_5": "gauge_double", "metrics.m_quantiles.q0_9": "gauge_double",
 			},
-			wantQuantiles: `{"m":{"q0_5":2.0,"q0_9":4.0}}`,
+			wantQuantiles: `{"q0_5":2.0,"q0_9":4.0}`,
 		},
 		{
 			name: "summary NaN and infinite quantiles skipped",
@@ -315,8 +315,8 @@ func TestMetricValues(t *testing.T) {
 				summary(ms, name, 5, 12.5, [2]float64{0.5, math.NaN()}, [2]float64{0.9, 1}, [2]float64{0.99, math.Inf(1)}, [2]float64{math.NaN(), 3})
 			},
 			wantValue:     `{"sum":12.5,"value_count":5}`,
-			wantTemplates: map[string]string{"metrics.m": "summary", "summary_quantiles.m.q0_9": "gauge_double"},
-			wantQuantiles: `{"m":{"q0_9":1.0}}`,
+			wantTemplates: map[string]string{"metrics.m": "summary", "metrics.m_quantiles.q0_9": "gauge_double"},
+			wantQuantiles: `{"q0_9":1.0}`,
 			wantNonFinite: 3,
 		},
 		{
@@ -371,7 +371,7 @@ func TestMetricValues(t *testing.T) {
 			}
 			assert.Equal(t, tt.wantTemplates, got, "dynamic templates")
 			f := d.fields(t)
-			assert.Equal(t, tt.wantQuantiles, string(f["summary_quantiles"]), "summary_quantiles")
+			assert.Equal(t, tt.wantQuantiles, d.metric(t, name+"_quantiles"), "metrics.m_quantiles")
 			assert.Equal(t, tt.wantDocCount, string(f["_doc_count"]), "_doc_count")
 			assert.Equal(t, tt.wantNonFinite, rep.NonFinite, "NonFinite")
 			if tt.wantNonFinite > 0 {
