@@ -112,6 +112,7 @@ type metricsState struct {
 	quantileNames  map[string]*quantileNames    // by metric name, otel mode
 	quantilePaths  map[string]map[string]string // metric name -> quantile key -> path, ecs mode
 	bucketValues   bucketValueCache
+	pairs          []histPair // the pairs of the histogram being written
 	nameSet        keySet
 	report         MetricsReport
 	readSum        uint64 // what readAhead read, kept so that its reads are not left out

@@ -103,6 +103,13 @@ func (e *Encoder) writeECSMetricsDocument(buf *[]byte, sink MetricsSink) {
 		e.w.buf, m.values = m.values, e.w.buf
 		if tpl == "" {
 			m.values = m.values[:mark]
+			if n := len(m.ecsTpls); info.typ == pmetric.MetricTypeSummary {
+				// The quantiles are written even when the summary's own value was skipped.
+				e.addECSQuantiles(d, p, name)
+				if len(m.ecsTpls) > n {
+					continue
+				}
+			}
 			m.nameSet.remove(name)
 			continue
 		}

@@ -86,6 +86,14 @@ func TestSummaryQuantilesNameRepeats(t *testing.T) {
 			},
 			want: []string{`{"m":{"sum":2.0,"value_count":1},"m_quantiles":7}`},
 		},
+		{
+			name: "a summary whose sum is NaN leaves its name to the next point of that name",
+			add: func(ms pmetric.MetricSlice) {
+				summary(ms, "m", 1, math.NaN(), [2]float64{0.5, 3})
+				gaugeInt(ms, "m", 7)
+			},
+			want: []string{`{"m_quantiles":{"q0_5":3.0},"m":7}`},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

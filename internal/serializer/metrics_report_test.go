@@ -5,6 +5,7 @@ package serializer
 
 import (
 	"encoding/json"
+	"math"
 	"strconv"
 	"testing"
 
@@ -77,12 +78,40 @@ func TestMetricsBadInput(t *testing.T) {
 				histogram(ms, "short", 3, 1, []float64{1, 2, 3}, []uint64{1, 2})
 				histogram(ms, "long", 3, 1, []float64{1}, []uint64{1, 1, 1})
 				histogram(ms, "nobounds", 3, 1, nil, []uint64{1, 2})
-				histogram(ms, "nocounts", 3, 1, []float64{1}, nil)
-				histogram(ms, "aggregate", 3, 1, []float64{1}, nil, "elasticsearch.mapping.hints", hints("aggregate_metric_double"))
+				histogram(ms, "aggregate", 3, 1, []float64{1}, []uint64{3}, "elasticsearch.mapping.hints", hints("aggregate_metric_double"))
+				histogram(ms, "nocounts", 3, 1, []float64{1}, nil) // bucketless, not a mismatch
 				return md
 			},
-			wantRejected: rejected(RejectBucketMismatch, 5),
+			wantDocs:     1,
+			wantRejected: rejected(RejectBucketMismatch, 4),
 			wantNames:    "short",
+			check: func(t *testing.T, docs []metricDoc) {
+				t.Helper()
+				assert.Equal(t, []DynamicTemplate{{Path: "metrics.nocounts", Template: "histogram"}}, docs[0].templates)
+			},
+		},
+		{
+			name: "histogram bounds that are not strictly increasing, rejected alone",
+			md: func() pmetric.Metrics {
+				md, ms := newMetrics()
+				histogram(ms, "equal", 3, 1, []float64{1, 1}, []uint64{1, 1, 1})
+				histogram(ms, "decreasing", 3, 1, []float64{2, 1}, []uint64{1, 1, 1})
+				histogram(ms, "nan", 3, 1, []float64{math.NaN()}, []uint64{1, 2})
+				histogram(ms, "nan.later", 3, 1, []float64{1, math.NaN()}, []uint64{1, 1, 1})
+				histogram(ms, "zeros", 3, 1, []float64{0, math.Copysign(0, -1)}, []uint64{1, 1, 1})
+				histogram(ms, "raw", 3, 1, []float64{2, 1}, []uint64{1, 1, 1}, "elasticsearch.mapping.hints", hints("histogram:raw"))
+				histogram(ms, "aggregate", 3, 1, []float64{2, 1}, []uint64{1, 1, 1}, "elasticsearch.mapping.hints", hints("aggregate_metric_double"))
+				histogram(ms, "bucketless", 3, 1, []float64{2, 1}, nil)
+				histogram(ms, "ok", 3, 1, []float64{1, 2}, []uint64{1, 1, 1})
+				return md
+			},
+			wantDocs:     1,
+			wantRejected: rejected(RejectBoundsNotIncreasing, 8),
+			wantNames:    "equal",
+			check: func(t *testing.T, docs []metricDoc) {
+				t.Helper()
+				assert.Equal(t, []DynamicTemplate{{Path: "metrics.ok", Template: "histogram"}}, docs[0].templates)
+			},
 		},
 		{
 			name: "metric names Elasticsearch refuses, rejected alone",
