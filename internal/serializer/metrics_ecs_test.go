@@ -46,6 +46,7 @@ func encodeECS(t *testing.T, md pmetric.Metrics) ([]metricDoc, MetricsReport) {
 	require.Len(t, buf, sink.end, "the buffer holds more than the documents")
 	for _, d := range sink.docs {
 		checkDocument(t, d.raw)
+		checkMetricShapes(t, ModeECS, d.raw, d.templates)
 	}
 	return sink.docs, rep
 }
