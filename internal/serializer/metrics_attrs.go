@@ -213,6 +213,10 @@ func equalValue(a, b pcommon.Value) bool {
 		return false
 	}
 	switch a.Type() {
+	case pcommon.ValueTypeStr: // the common cases first, without Value.Equal's second switch
+		return a.Str() == b.Str()
+	case pcommon.ValueTypeInt:
+		return a.Int() == b.Int()
 	case pcommon.ValueTypeDouble:
 		return doubleBits(a.Double()) == doubleBits(b.Double())
 	case pcommon.ValueTypeSlice:
