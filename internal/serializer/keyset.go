@@ -21,10 +21,13 @@ func (s *keySet) reset() {
 	}
 }
 
-// remove forgets k, the last key added.
+// remove forgets k, most often the last key added.
 func (s *keySet) remove(k string) {
-	if n := len(s.keys); n > 0 && s.keys[n-1] == k {
-		s.keys = s.keys[:n-1]
+	for i, key := range slices.Backward(s.keys) {
+		if key == k {
+			s.keys = slices.Delete(s.keys, i, i+1)
+			break
+		}
 	}
 	delete(s.index, k)
 }

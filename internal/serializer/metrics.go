@@ -7,6 +7,8 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -78,6 +80,9 @@ type metricPoint struct {
 	ts, start int64
 	shape     attrShape // of attrs
 	hints     hintSet
+	// hasStart tells that the start time is not zero, in nanoseconds: a start below 1 ms is
+	// written as 0, a zero start not at all.
+	hasStart bool
 	// Gauges and sums: the value, read with the rest of the point so that writing does not
 	// go back to the data point.
 	numType pmetric.NumberDataPointValueType
@@ -99,14 +104,15 @@ type metricsState struct {
 	rank           []int32 // by group id: the group's place in the order written
 	deferred       []int32
 	names          []string
-	docMetrics     []int32 // the metrics of the document being written, in order
+	docMetrics     []int32 // the metrics of the document being written, in order; ^metric for its <name>_quantiles
 	lastMetrics    []int32 // the metrics of the last document whose names hash was computed
 	lastNamesHash  uint64
 	templates      []DynamicTemplate
-	quantiles      []int32
 	paths          map[string]metricPathEntry   // by metric name
-	quantilePaths  map[string]map[string]string // metric name -> quantile key -> path
+	quantileNames  map[string]*quantileNames    // by metric name, otel mode
+	quantilePaths  map[string]map[string]string // metric name -> quantile key -> path, ecs mode
 	bucketValues   bucketValueCache
+	pairs          []histPair // the pairs of the histogram being written
 	nameSet        keySet
 	report         MetricsReport
 	readSum        uint64 // what readAhead read, kept so that its reads are not left out
@@ -247,4 +253,52 @@ func metricName(metric pmetric.Metric) string {
 func (e *Encoder) dropMetricsDocument(buf *[]byte, start int) {
 	*buf = e.w.buf[:start]
 	e.w.buf = nil
+}
+
+// validMetricName reports whether Elasticsearch takes name as a field name: its dot expansion
+// refuses an empty name, and a name with an empty or whitespace-only part between its dots,
+// which covers a leading, a trailing or a repeated dot. Elasticsearch reads a trailing dot as
+// if it were not there ("a." is "a"), which would collide with the metric "a": it is refused
+// here too. A name without dots that is only whitespace is refused as well.
+func validMetricName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for len(name) > 0 {
+		part := name
+		i := strings.IndexByte(name, '.')
+		if i >= 0 {
+			part, name = name[:i], name[i+1:]
+		} else {
+			name = ""
+		}
+		if blankJava(part) {
+			return false
+		}
+		if i >= 0 && name == "" {
+			return false // a trailing dot
+		}
+	}
+	return true
+}
+
+// blankJava reports whether s is empty or only whitespace as Java's String.isBlank sees it,
+// which Elasticsearch's dot expansion uses: the Unicode space, line and paragraph separators
+// except the no-break spaces, and tab, line feed, vertical tab, form feed, carriage return and
+// the four information separators U+001C..U+001F.
+func blankJava(s string) bool {
+	for _, r := range s {
+		switch {
+		case r == '\u00a0' || r == '\u2007' || r == '\u202f':
+			return false
+		case r >= '\t' && r <= '\r' || r >= 0x1c && r <= 0x1f:
+		case r < utf8.RuneSelf:
+			if r != ' ' {
+				return false
+			}
+		case !unicode.In(r, unicode.Zs, unicode.Zl, unicode.Zp):
+			return false
+		}
+	}
+	return true
 }

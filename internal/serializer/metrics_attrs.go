@@ -38,7 +38,7 @@ func equalPointAttrs(a, b pcommon.Map, sa, sb attrShape) bool {
 			continue
 		}
 		vb, ok := b.Get(k)
-		if !ok || !va.Equal(vb) {
+		if !ok || !equalValue(va, vb) {
 			return false
 		}
 	}
@@ -62,7 +62,7 @@ func equalAttrs(a, b pcommon.Map) bool {
 		}
 		na++
 		vb, ok := b.Get(k)
-		if !ok || !va.Equal(vb) {
+		if !ok || !equalValue(va, vb) {
 			return false
 		}
 	}
@@ -91,7 +91,7 @@ func equalLargeAttrs(a, b pcommon.Map) bool {
 		}
 		seen[k] = struct{}{}
 		vb, ok := first[k]
-		if !ok || !va.Equal(vb) {
+		if !ok || !equalValue(va, vb) {
 			return false
 		}
 	}
@@ -170,7 +170,7 @@ func hashValue(v pcommon.Value) uint64 {
 	case pcommon.ValueTypeInt:
 		return mix(1, uint64(v.Int()))
 	case pcommon.ValueTypeDouble:
-		return mix(2, math.Float64bits(v.Double()))
+		return mix(2, doubleBits(v.Double()))
 	case pcommon.ValueTypeBool:
 		if v.Bool() {
 			return 3
@@ -193,6 +193,57 @@ func hashValue(v pcommon.Value) uint64 {
 		return h
 	}
 	return 0
+}
+
+// doubleBits returns the bits of f that grouping hashes: every NaN has the same, since NaN
+// values group together (see equalValue).
+func doubleBits(f float64) uint64 {
+	if f != f {
+		return 0x7ff8000000000001
+	}
+	return math.Float64bits(f)
+}
+
+// equalValue reports whether two attribute values are one for grouping: pcommon.Value.Equal,
+// except that doubles compare by what they hold, so that two NaN are equal (and Elasticsearch
+// indexes both as the same missing value), at any depth; 0 and -0, which hash apart and are
+// written apart, stay apart.
+func equalValue(a, b pcommon.Value) bool {
+	if a.Type() != b.Type() {
+		return false
+	}
+	switch a.Type() {
+	case pcommon.ValueTypeStr: // the common cases first, without Value.Equal's second switch
+		return a.Str() == b.Str()
+	case pcommon.ValueTypeInt:
+		return a.Int() == b.Int()
+	case pcommon.ValueTypeDouble:
+		return doubleBits(a.Double()) == doubleBits(b.Double())
+	case pcommon.ValueTypeSlice:
+		sa, sb := a.Slice(), b.Slice()
+		if sa.Len() != sb.Len() {
+			return false
+		}
+		for i := range sa.Len() {
+			if !equalValue(sa.At(i), sb.At(i)) {
+				return false
+			}
+		}
+		return true
+	case pcommon.ValueTypeMap:
+		ma, mb := a.Map(), b.Map()
+		if ma.Len() != mb.Len() {
+			return false
+		}
+		for k, va := range ma.All() {
+			vb, ok := mb.Get(k)
+			if !ok || !equalValue(va, vb) {
+				return false
+			}
+		}
+		return true
+	}
+	return a.Equal(b)
 }
 
 // hashMapAll hashes every key of a nested map, independently of their order.

@@ -153,6 +153,32 @@ func BenchmarkEncodeMetrics(b *testing.B) {
 	}
 }
 
+// BenchmarkEncodeMetricsEveryType encodes everyTypeMetrics: groups that hold every metric type
+// and hint (histograms plain, raw and aggregate, exponential histograms, summaries with
+// quantiles), the paths BenchmarkEncodeMetrics, made of gauges, sums and plain histograms,
+// leaves out.
+func BenchmarkEncodeMetricsEveryType(b *testing.B) {
+	md := everyTypeMetrics(100)
+	md.MarkReadOnly()
+	for _, mode := range []Mode{ModeOTel, ModeECS} {
+		b.Run("mode="+mode.String(), func(b *testing.B) {
+			var e Encoder
+			e.SetMode(mode)
+			var sink countingSink
+			var buf []byte
+			e.EncodeMetrics(&buf, md, fixedRoute, &sink)
+			b.ReportAllocs()
+			b.SetBytes(int64(len(buf)))
+			cpu := processCPUTime()
+			for b.Loop() {
+				buf = buf[:0]
+				e.EncodeMetrics(&buf, md, fixedRoute, &sink)
+			}
+			reportCPUTime(b, cpu)
+		})
+	}
+}
+
 // reportCPUTime reports the process CPU time used since start per op, when the system tells it.
 func reportCPUTime(b *testing.B, start time.Duration) {
 	b.Helper()

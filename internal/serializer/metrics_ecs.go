@@ -17,7 +17,9 @@ import (
 // double_metrics, long_metrics, histogram_metrics and summary_metrics, with the metric's name as
 // the path. There is no _metric_names_hash; _doc_count follows the _doc_count hint as in otel
 // mode. Summary quantiles, which contrib's ECS mode leaves out, are written under
-// summary_quantiles.<name>.q<quantile> as in otel mode, with double_metrics.
+// summary_quantiles.<name>.q<quantile> with double_metrics: the ecs mode's own form (otel mode
+// writes <name>_quantiles inside metrics). metrics@mappings maps double_metrics as a double with
+// index: false, so they are kept in doc values (aggregations, sorting), not indexed for search.
 //
 // Points group as contrib's ECS hasher groups them (metrics_ecs_grouping.go).
 //
@@ -101,6 +103,13 @@ func (e *Encoder) writeECSMetricsDocument(buf *[]byte, sink MetricsSink) {
 		e.w.buf, m.values = m.values, e.w.buf
 		if tpl == "" {
 			m.values = m.values[:mark]
+			if n := len(m.ecsTpls); info.typ == pmetric.MetricTypeSummary {
+				// The quantiles are written even when the summary's own value was skipped.
+				e.addECSQuantiles(d, p, name)
+				if len(m.ecsTpls) > n {
+					continue
+				}
+			}
 			m.nameSet.remove(name)
 			continue
 		}

@@ -106,7 +106,7 @@ func (s *metricsState) mergedWithin(a, b *metricPoint) bool {
 		if first, _ := a.attrs.Get(k); first != va {
 			continue // a repeated key
 		}
-		if vb, ok := s.mergedGet(b, k); !ok || !va.Equal(vb) {
+		if vb, ok := s.mergedGet(b, k); !ok || !equalValue(va, vb) {
 			return false
 		}
 	}
@@ -115,7 +115,7 @@ func (s *metricsState) mergedWithin(a, b *metricPoint) bool {
 		if replaced(a, pair.key) {
 			continue
 		}
-		if vb, ok := s.mergedGet(b, pair.key); !ok || !pair.val.Equal(vb) {
+		if vb, ok := s.mergedGet(b, pair.key); !ok || !equalValue(pair.val, vb) {
 			return false
 		}
 	}

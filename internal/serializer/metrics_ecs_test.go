@@ -46,6 +46,7 @@ func encodeECS(t *testing.T, md pmetric.Metrics) ([]metricDoc, MetricsReport) {
 	require.Len(t, buf, sink.end, "the buffer holds more than the documents")
 	for _, d := range sink.docs {
 		checkDocument(t, d.raw)
+		checkMetricShapes(t, ModeECS, d.raw, d.templates)
 	}
 	return sink.docs, rep
 }
@@ -148,6 +149,54 @@ func TestEncodeMetricsECS(t *testing.T) {
 				},
 			}},
 			report: MetricsReport{NonFinite: 1, NonFiniteName: "rpc.duration"},
+		},
+		{
+			name: "summary with a NaN sum: its value skipped and counted, its quantiles kept",
+			md: func() pmetric.Metrics {
+				md, ms := newMetrics()
+				summary(ms, "rpc.duration", 4, math.NaN(), [2]float64{0.5, 2})
+				summary(ms, "rpc.all.nan", 4, math.NaN(), [2]float64{0.5, math.NaN()})
+				return md
+			},
+			want: []ecsDoc{{
+				json:      `{"@timestamp":` + ts0RFC3339 + `,` + ecsDataStream + `,"service":{"name":"checkout"},"summary_quantiles":{"rpc":{"duration":{"q0_5":2.0}}}}`,
+				templates: map[string]string{"summary_quantiles.rpc.duration.q0_5": "double_metrics"},
+			}},
+			report: MetricsReport{NonFinite: 3, NonFiniteName: "rpc.duration"},
+		},
+		{
+			name: "histogram values of the corrected contract: bucketless, infinite bounds, raw exponential",
+			md: func() pmetric.Metrics {
+				md, ms := newMetrics()
+				histogram(ms, "h.nocounts", 4, 10, []float64{1, 5}, nil)
+				histogram(ms, "h.inf", 9, 0, []float64{1, 5, math.Inf(1)}, []uint64{1, 2, 3, 3})
+				expHistogram(ms, "e.raw", 0, 1, expBuckets{counts: []uint64{2}}, expBuckets{offset: 3, counts: []uint64{3, 4}},
+					"elasticsearch.mapping.hints", hints("histogram:raw"))
+				return md
+			},
+			want: []ecsDoc{{
+				json: `{"@timestamp":` + ts0RFC3339 + `,` + ecsDataStream + `,"e":{"raw":{"counts":[2,1,3,4],"values":[-1.0,0.0,16.0,32.0]}},` +
+					`"h":{"inf":{"counts":[1,2,6],"values":[0.5,3.0,5.0]},"nocounts":{"counts":[4],"values":[2.5]}},"service":{"name":"checkout"}}`,
+				templates: map[string]string{"h.nocounts": "histogram_metrics", "h.inf": "histogram_metrics", "e.raw": "histogram_metrics"},
+			}},
+		},
+		{
+			name: "metric names Elasticsearch refuses are rejected",
+			md: func() pmetric.Metrics {
+				md, ms := newMetrics()
+				gaugeInt(ms, "a..b", 1)
+				gaugeInt(ms, "ok", 1)
+				return md
+			},
+			want: []ecsDoc{{
+				json:      `{"@timestamp":` + ts0RFC3339 + `,` + ecsDataStream + `,"ok":1,"service":{"name":"checkout"}}`,
+				templates: map[string]string{"ok": "long_metrics"},
+			}},
+			report: func() MetricsReport {
+				var r MetricsReport
+				r.reject(rejectIndex(RejectInvalidMetricName), "a..b")
+				return r
+			}(),
 		},
 		{
 			name: "points of two scopes of one resource share a document; other attributes do not",

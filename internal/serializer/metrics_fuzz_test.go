@@ -48,12 +48,13 @@ func fuzzMetrics() []pmetric.Metrics {
 	gaugeInt(oms, "routed", 1, "data_stream.dataset", "other", "elasticsearch.index", "custom")
 	gaugeDouble(oms, "zero.ts", math.Inf(1)).SetTimestamp(0)
 
-	return []pmetric.Metrics{md, other, benchMetrics(20), everyTypeMetrics(2), pmetric.NewMetrics()}
+	return []pmetric.Metrics{md, other, benchMetrics(20), everyTypeMetrics(2), valueRuleMetrics(2), pmetric.NewMetrics()}
 }
 
 // FuzzEncodeMetrics decodes OTLP protobuf and, in the otel and ecs modes, checks that every
 // document written is valid JSON, an object with no name repeated at any depth, with unique
-// metric names (otel) or dynamic template paths (ecs).
+// metric names (otel) or dynamic template paths (ecs), and values of the shapes
+// checkMetricShapes checks.
 func FuzzEncodeMetrics(f *testing.F) {
 	var m pmetric.ProtoMarshaler
 	for _, md := range fuzzMetrics() {
@@ -79,6 +80,7 @@ func FuzzEncodeMetrics(f *testing.F) {
 			}
 			for i, doc := range sink.docs {
 				checkDocument(t, doc)
+				checkMetricShapes(t, e.mode, doc, sink.templates[i])
 				var names []string
 				if e.mode == ModeECS {
 					for _, tpl := range sink.templates[i] {

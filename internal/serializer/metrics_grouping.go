@@ -52,10 +52,15 @@ func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, r
 		m.report.reject(rejectIndex(RejectUnsupportedType), metric.Name())
 		return
 	}
+	name := metricName(metric)
+	if !validMetricName(name) {
+		m.report.rejectN(rejectIndex(RejectInvalidMetricName), name, n)
+		return
+	}
 	unitHash := xxhash.Sum64String(metric.Unit())
 	base := mix(m.resources[resIdx].hash, m.scopes[scopeIdx].hash)
 	mi := int32(len(m.metrics))
-	info := metricInfo{metric: metric, name: metricName(metric), unit: metric.Unit(), typ: metric.Type()}
+	info := metricInfo{metric: metric, name: name, unit: metric.Unit(), typ: metric.Type()}
 	if info.typ == pmetric.MetricTypeSum {
 		sum := metric.Sum()
 		info.counter = sum.IsMonotonic() && sum.AggregationTemporality() == pmetric.AggregationTemporalityCumulative
@@ -96,7 +101,7 @@ func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, r
 		}
 		m.points = append(m.points, metricPoint{
 			metric: mi, attrs: attrs, idx: int32(i), res: resIdx, scope: scopeIdx, target: target,
-			hash: h, ts: ts, start: start, shape: shape, hints: pointHints,
+			hash: h, ts: ts, start: start, shape: shape, hints: pointHints, hasStart: e.mode != ModeECS && p.start != 0,
 			numType: p.numType, num: p.num,
 		})
 	}
@@ -247,7 +252,6 @@ func (e *Encoder) writeGroup(buf *[]byte, sink MetricsSink) {
 		m.docMetrics = m.docMetrics[:0]
 		m.nameSet.reset()
 		m.templates = m.templates[:0]
-		m.quantiles = m.quantiles[:0]
 		if e.mode == ModeECS {
 			e.writeECSMetricsDocument(buf, sink)
 		} else {

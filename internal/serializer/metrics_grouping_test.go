@@ -40,6 +40,24 @@ func TestMetricsGrouping(t *testing.T) {
 		{name: "different attribute value", b: func(p *point) { p.attrs = []any{"host", "h2", "cpu", 1} }, wantDocs: 2},
 		{name: "different attribute type", b: func(p *point) { p.attrs = []any{"host", "h1", "cpu", "1"} }, wantDocs: 2},
 		{name: "one attribute more", b: func(p *point) { p.attrs = append(p.attrs, "extra", true) }, wantDocs: 2},
+		{
+			name:     "NaN attribute values",
+			a:        func(p *point) { p.attrs = append(p.attrs, "x", math.NaN()) },
+			b:        func(p *point) { p.attrs = append(p.attrs, "x", math.Float64frombits(0xfff0000000000123)) },
+			wantDocs: 1,
+		},
+		{
+			name:     "NaN and a number",
+			a:        func(p *point) { p.attrs = append(p.attrs, "x", math.NaN()) },
+			b:        func(p *point) { p.attrs = append(p.attrs, "x", 1.0) },
+			wantDocs: 2,
+		},
+		{
+			name:     "0 and -0, written apart",
+			a:        func(p *point) { p.attrs = append(p.attrs, "x", 0.0) },
+			b:        func(p *point) { p.attrs = append(p.attrs, "x", math.Copysign(0, -1)) },
+			wantDocs: 2,
+		},
 		{name: "different unit", b: func(p *point) { p.unit = "By" }, wantDocs: 2},
 		{name: "timestamps one millisecond apart", b: func(p *point) { p.ts += 1_000_000 }, wantDocs: 2},
 		{name: "timestamps apart by less than a millisecond", b: func(p *point) { p.ts += 543_210 }, wantDocs: 1},
@@ -95,6 +113,75 @@ func TestMetricsGrouping(t *testing.T) {
 			if tt.wantDocs == 1 {
 				assert.Equal(t, "0", docs[0].metric(t, "a"))
 				assert.Equal(t, "1", docs[0].metric(t, "b"))
+			}
+		})
+	}
+}
+
+// TestNaNDimensionsGroupTogether puts NaN values, with different bits, at every level a data
+// point attribute can hold them, and in a resource attribute, in both mapping modes: the
+// points share one document.
+func TestNaNDimensionsGroupTogether(t *testing.T) {
+	nans := []float64{math.NaN(), math.Float64frombits(0x7ff0000000000001), math.Float64frombits(0xfff8000000000000)}
+	md := pmetric.NewMetrics()
+	for i, nan := range nans {
+		rm := md.ResourceMetrics().AppendEmpty()
+		rm.Resource().Attributes().PutDouble("r", nan)
+		sm := rm.ScopeMetrics().AppendEmpty()
+		sm.Scope().SetName("test")
+		attrs := gaugeInt(sm.Metrics(), "m"+strconv.Itoa(i), 1).Attributes()
+		attrs.PutDouble("x", nan)
+		attrs.PutEmptySlice("list").AppendEmpty().SetDouble(nan)
+		inner := attrs.PutEmptyMap("map")
+		inner.PutDouble("y", nan)
+		inner.PutEmptySlice("z").AppendEmpty().SetDouble(nan)
+	}
+	docs, rep := encodeMetrics(t, md)
+	require.Len(t, docs, 1, "documents: %s", docsText(docs))
+	assert.Equal(t, MetricsReport{}, rep)
+	// pdata's AsString, the form of map-valued attributes, gives "" for a map holding NaN.
+	assert.JSONEq(t, `{"x":null,"list":[null],"map":""}`, string(docs[0].fields(t)["attributes"]))
+	ecsDocs, ecsRep := encodeECS(t, md)
+	require.Len(t, ecsDocs, 1, "ecs documents: %s", docsText(ecsDocs))
+	assert.Equal(t, MetricsReport{}, ecsRep)
+}
+
+// TestEqualValue checks the value equality of grouping against pcommon.Value.Equal, which it
+// follows but for NaN and -0.
+func TestEqualValue(t *testing.T) {
+	vals := func(f func(v pcommon.Value)) pcommon.Value {
+		v := pcommon.NewValueEmpty()
+		f(v)
+		return v
+	}
+	nanSlice := func(nan float64) pcommon.Value {
+		return vals(func(v pcommon.Value) { v.SetEmptySlice().AppendEmpty().SetDouble(nan) })
+	}
+	nanMap := func(nan float64) pcommon.Value {
+		return vals(func(v pcommon.Value) { v.SetEmptyMap().PutEmptyMap("a").PutDouble("b", nan) })
+	}
+	other := math.Float64frombits(0x7ff0000000000001)
+	tests := []struct {
+		name string
+		a, b pcommon.Value
+		want bool
+	}{
+		{name: "NaN", a: pcommon.NewValueDouble(math.NaN()), b: pcommon.NewValueDouble(other), want: true},
+		{name: "NaN in a slice", a: nanSlice(math.NaN()), b: nanSlice(other), want: true},
+		{name: "NaN in a map", a: nanMap(math.NaN()), b: nanMap(other), want: true},
+		{name: "NaN and 1", a: pcommon.NewValueDouble(math.NaN()), b: pcommon.NewValueDouble(1), want: false},
+		{name: "0 and -0", a: pcommon.NewValueDouble(0), b: pcommon.NewValueDouble(math.Copysign(0, -1)), want: false},
+		{name: "slices of other lengths", a: nanSlice(1), b: vals(func(v pcommon.Value) { v.SetEmptySlice() }), want: false},
+		{name: "double and int", a: pcommon.NewValueDouble(1), b: pcommon.NewValueInt(1), want: false},
+		{name: "strings", a: pcommon.NewValueStr("a"), b: pcommon.NewValueStr("a"), want: true},
+		{name: "maps of other keys", a: nanMap(1), b: vals(func(v pcommon.Value) { v.SetEmptyMap().PutEmptyMap("c").PutDouble("b", 1) }), want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, equalValue(tt.a, tt.b))
+			assert.Equal(t, tt.want, equalValue(tt.b, tt.a))
+			if tt.want {
+				assert.Equal(t, hashValue(tt.a), hashValue(tt.b), "equal values hash alike")
 			}
 		})
 	}

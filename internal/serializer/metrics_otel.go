@@ -36,7 +36,7 @@ func (e *Encoder) writeOTelMetricsDocument(buf *[]byte, sink MetricsSink) {
 	start := len(e.w.buf)
 	e.w.raw(`{"@timestamp":`)
 	e.w.int(leader.ts)
-	if leader.start != 0 {
+	if leader.hasStart {
 		e.w.raw(`,"start_timestamp":`)
 		e.w.int(leader.start)
 	}
@@ -60,7 +60,21 @@ func (e *Encoder) writeOTelMetricsDocument(buf *[]byte, sink MetricsSink) {
 		p := &m.points[pi]
 		info := &m.metrics[p.metric]
 		name := info.name
+		var qs pmetric.SummaryDataPointValueAtQuantileSlice
+		var qn *quantileNames
+		if info.typ == pmetric.MetricTypeSummary {
+			qs = info.metric.Summary().DataPoints().At(int(p.idx)).QuantileValues()
+			if finiteQuantiles(qs) {
+				qn = e.quantileNamesOf(name)
+			}
+		}
 		if !m.takeName(pi, name) {
+			continue
+		}
+		if qn != nil && !m.nameSet.add(qn.name) {
+			// <name>_quantiles is taken: the point goes to the next document whole.
+			m.nameSet.remove(name)
+			m.deferred = append(m.deferred, pi)
 			continue
 		}
 		mark := len(e.w.buf)
@@ -75,24 +89,34 @@ func (e *Encoder) writeOTelMetricsDocument(buf *[]byte, sink MetricsSink) {
 		if tpl == "" {
 			e.w.buf = e.w.buf[:mark]
 			m.nameSet.remove(name)
+		} else {
+			m.names = append(m.names, name)
+			m.docMetrics = append(m.docMetrics, p.metric)
+			m.templates = append(m.templates, DynamicTemplate{Path: info.path, Template: tpl})
+			if hinted {
+				docCount = count
+			}
+		}
+		if qn == nil {
+			if info.typ == pmetric.MetricTypeSummary && qs.Len() > 0 {
+				m.countNonFiniteQuantiles(qs, name) // none of them is finite
+			}
 			continue
 		}
-		m.names = append(m.names, name)
-		m.docMetrics = append(m.docMetrics, p.metric)
-		m.templates = append(m.templates, DynamicTemplate{Path: info.path, Template: tpl})
-		if hinted {
-			docCount = count
+		// The quantiles are written even when the summary's own value was skipped.
+		if len(m.names) > 0 {
+			e.w.byte(',')
 		}
-		if info.typ == pmetric.MetricTypeSummary && info.metric.Summary().DataPoints().At(int(p.idx)).QuantileValues().Len() > 0 {
-			m.quantiles = append(m.quantiles, pi)
-		}
+		e.w.raw(qn.key)
+		e.writeQuantiles(qs, name, qn)
+		m.names = append(m.names, qn.name)
+		m.docMetrics = append(m.docMetrics, ^p.metric)
 	}
 	e.w.byte('}')
 	if len(m.names) == 0 {
 		e.dropMetricsDocument(buf, start) // every value of the group was skipped
 		return
 	}
-	e.writeQuantiles()
 	if docCount > 0 {
 		e.w.raw(`,"_doc_count":`)
 		e.w.uint(capDocCount(docCount))

@@ -15,12 +15,18 @@ const (
 	// RejectFieldTaken: in ecs mode, a metric whose name is a field the document already
 	// holds (@timestamp, data_stream.*, _doc_count) or lies below an ECS field.
 	RejectFieldTaken = "ecs_field_taken"
-	numRejectReasons = 6
+	// RejectBoundsNotIncreasing: a histogram whose explicit bounds are not strictly increasing
+	// (a NaN bound included).
+	RejectBoundsNotIncreasing = "histogram_bounds_not_increasing"
+	// RejectInvalidMetricName: a metric name that Elasticsearch's dot expansion refuses as a
+	// field name: empty, a leading or trailing dot, consecutive dots, a whitespace-only part.
+	RejectInvalidMetricName = "invalid_metric_name"
+	numRejectReasons        = 8
 )
 
 var rejectReasons = [numRejectReasons]string{
 	RejectNoValue, RejectBucketMismatch, RejectScaleOutOfRange, RejectUnsupportedType, RejectInvalidIndexName,
-	RejectFieldTaken,
+	RejectFieldTaken, RejectBoundsNotIncreasing, RejectInvalidMetricName,
 }
 
 // MetricsReport tells what EncodeMetrics could not write.
@@ -29,8 +35,10 @@ type MetricsReport struct {
 	// first metric rejected for each reason.
 	Rejected      [numRejectReasons]int
 	RejectedNames [numRejectReasons]string
-	// NonFinite counts NaN and ±Inf values skipped (numbers, and summary quantiles), with the
-	// name of the first such metric.
+	// NonFinite counts NaN and ±Inf values skipped, with the name of the first such metric:
+	// gauge and sum values, summary quantiles, and the whole value of a histogram or summary
+	// that a NaN or infinite sum (the {sum, value_count} form, or a histogram without buckets)
+	// or explicit bounds without a finite one leave without a value Elasticsearch can store.
 	NonFinite     int
 	NonFiniteName string
 	// NoIndex counts data points skipped for their _noindex hint.
@@ -42,11 +50,17 @@ type MetricsReport struct {
 // RejectReason returns the name of reason i, for i < len(Rejected).
 func RejectReason(i int) string { return rejectReasons[i] }
 
-func (r *MetricsReport) reject(reason int, name string) {
+func (r *MetricsReport) reject(reason int, name string) { r.rejectN(reason, name, 1) }
+
+// rejectN counts n data points rejected for reason.
+func (r *MetricsReport) rejectN(reason int, name string, n int) {
+	if n == 0 {
+		return
+	}
 	if r.Rejected[reason] == 0 {
 		r.RejectedNames[reason] = name
 	}
-	r.Rejected[reason]++
+	r.Rejected[reason] += n
 }
 
 func rejectIndex(reason string) int {

@@ -4,6 +4,8 @@
 package serializer
 
 import (
+	"encoding/json"
+	"math"
 	"strconv"
 	"testing"
 
@@ -76,12 +78,69 @@ func TestMetricsBadInput(t *testing.T) {
 				histogram(ms, "short", 3, 1, []float64{1, 2, 3}, []uint64{1, 2})
 				histogram(ms, "long", 3, 1, []float64{1}, []uint64{1, 1, 1})
 				histogram(ms, "nobounds", 3, 1, nil, []uint64{1, 2})
-				histogram(ms, "nocounts", 3, 1, []float64{1}, nil)
-				histogram(ms, "aggregate", 3, 1, []float64{1}, nil, "elasticsearch.mapping.hints", hints("aggregate_metric_double"))
+				histogram(ms, "aggregate", 3, 1, []float64{1}, []uint64{3}, "elasticsearch.mapping.hints", hints("aggregate_metric_double"))
+				histogram(ms, "nocounts", 3, 1, []float64{1}, nil) // bucketless, not a mismatch
 				return md
 			},
-			wantRejected: rejected(RejectBucketMismatch, 5),
+			wantDocs:     1,
+			wantRejected: rejected(RejectBucketMismatch, 4),
 			wantNames:    "short",
+			check: func(t *testing.T, docs []metricDoc) {
+				t.Helper()
+				assert.Equal(t, []DynamicTemplate{{Path: "metrics.nocounts", Template: "histogram"}}, docs[0].templates)
+			},
+		},
+		{
+			name: "histogram bounds that are not strictly increasing, rejected alone",
+			md: func() pmetric.Metrics {
+				md, ms := newMetrics()
+				histogram(ms, "equal", 3, 1, []float64{1, 1}, []uint64{1, 1, 1})
+				histogram(ms, "decreasing", 3, 1, []float64{2, 1}, []uint64{1, 1, 1})
+				histogram(ms, "nan", 3, 1, []float64{math.NaN()}, []uint64{1, 2})
+				histogram(ms, "nan.later", 3, 1, []float64{1, math.NaN()}, []uint64{1, 1, 1})
+				histogram(ms, "zeros", 3, 1, []float64{0, math.Copysign(0, -1)}, []uint64{1, 1, 1})
+				histogram(ms, "raw", 3, 1, []float64{2, 1}, []uint64{1, 1, 1}, "elasticsearch.mapping.hints", hints("histogram:raw"))
+				histogram(ms, "aggregate", 3, 1, []float64{2, 1}, []uint64{1, 1, 1}, "elasticsearch.mapping.hints", hints("aggregate_metric_double"))
+				histogram(ms, "bucketless", 3, 1, []float64{2, 1}, nil)
+				histogram(ms, "ok", 3, 1, []float64{1, 2}, []uint64{1, 1, 1})
+				return md
+			},
+			wantDocs:     1,
+			wantRejected: rejected(RejectBoundsNotIncreasing, 8),
+			wantNames:    "equal",
+			check: func(t *testing.T, docs []metricDoc) {
+				t.Helper()
+				assert.Equal(t, []DynamicTemplate{{Path: "metrics.ok", Template: "histogram"}}, docs[0].templates)
+			},
+		},
+		{
+			name: "metric names Elasticsearch refuses, rejected alone",
+			md: func() pmetric.Metrics {
+				md, ms := newMetrics()
+				for _, name := range []string{
+					"", ".", "..", ".a", "a.", "a..b", "a. .b", "a.\t", " ", "\u3000", "a.\u2028.b", "a.\x1f",
+				} {
+					gaugeInt(ms, name, 1)
+				}
+				h := ms.AppendEmpty()
+				h.SetName("two..points")
+				h.SetEmptyGauge().DataPoints().AppendEmpty().SetIntValue(1)
+				h.Gauge().DataPoints().AppendEmpty().SetIntValue(2)
+				// Accepted: a no-break space is not whitespace to Java, and inner spaces are fine.
+				for _, name := range []string{"ok", "a.b", "a .b", "a.\u00a0", "\u2007", " a. b ", "a_", "-"} {
+					gaugeInt(ms, name, 1)
+				}
+				return md
+			},
+			wantDocs:     1,
+			wantRejected: rejected(RejectInvalidMetricName, 14),
+			wantNames:    "",
+			check: func(t *testing.T, docs []metricDoc) {
+				t.Helper()
+				keys, err := objectKeys(docs[0].fields(t)["metrics"])
+				require.NoError(t, err)
+				assert.Equal(t, []string{"ok", "a.b", "a .b", "a.\u00a0", "\u2007", " a. b ", "a_", "-"}, keys)
+			},
 		},
 		{
 			name: "exponential histogram scale out of range",
@@ -108,6 +167,28 @@ func TestMetricsBadInput(t *testing.T) {
 			wantDocs:     1,
 			wantRejected: rejected(RejectInvalidIndexName, 1),
 			wantNames:    "bad",
+		},
+		{
+			name: "start times: none when zero, 0 below 1 ms",
+			md: func() pmetric.Metrics {
+				md, ms := newMetrics()
+				gaugeInt(ms, "zero", 1, "k", "zero")
+				gaugeInt(ms, "ns", 1, "k", "ns").SetStartTimestamp(1)
+				gaugeInt(ms, "below.ms", 1, "k", "below.ms").SetStartTimestamp(999_999)
+				gaugeInt(ms, "ms", 1, "k", "ms").SetStartTimestamp(1_000_000)
+				return md
+			},
+			wantDocs: 4,
+			check: func(t *testing.T, docs []metricDoc) {
+				t.Helper()
+				got := map[string]string{}
+				for _, d := range docs {
+					var attrs map[string]string
+					require.NoError(t, json.Unmarshal(d.fields(t)["attributes"], &attrs))
+					got[attrs["k"]] = string(d.fields(t)["start_timestamp"])
+				}
+				assert.Equal(t, map[string]string{"zero": "", "ns": "0", "below.ms": "0", "ms": "1"}, got)
+			},
 		},
 		{
 			name: "zero timestamps",

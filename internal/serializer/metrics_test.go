@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -123,10 +124,13 @@ func encodeMetricsWith(t testing.TB, e *Encoder, md pmetric.Metrics, route Metri
 
 // checkMetricsDocument fails unless the document is valid JSON, an object with no name repeated
 // at any depth, with an integer @timestamp, a non-empty metrics object whose names are unique
-// and each have a dynamic template, and a _metric_names_hash that is the XXH64 of those names.
+// and each have a dynamic template (summary quantiles: one per quantile under the name), every
+// template under metrics, values of the shapes checkMetricShapes checks, and a
+// _metric_names_hash that is the XXH64 of the names.
 func checkMetricsDocument(t testing.TB, d metricDoc) {
 	t.Helper()
 	checkDocument(t, d.raw)
+	checkMetricShapes(t, ModeOTel, d.raw, d.templates)
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(d.raw, &top); err != nil {
 		t.Fatalf("document is not a JSON object: %v: %q", err, d.raw)
@@ -145,17 +149,18 @@ func checkMetricsDocument(t testing.TB, d metricDoc) {
 	if c := slices.Compact(slices.Clone(sorted)); len(c) != len(sorted) {
 		t.Errorf("metrics repeats a name: %q in %s", names, d.raw)
 	}
-	n := 0
 	for _, tpl := range d.templates {
-		if strings.HasPrefix(tpl.Path, "metrics.") {
-			n++
-			if !slices.Contains(names, repairUTF8(strings.TrimPrefix(tpl.Path, "metrics."))) {
-				t.Errorf("template for %q, which the document does not hold: %s", tpl.Path, d.raw)
-			}
+		if !strings.HasPrefix(tpl.Path, "metrics.") {
+			t.Errorf("template for %q, outside metrics: %s", tpl.Path, d.raw)
 		}
 	}
-	if n != len(names) {
-		t.Errorf("%d metric templates for %d metrics: %v: %s", n, len(names), d.templates, d.raw)
+	for _, name := range names {
+		if !slices.ContainsFunc(d.templates, func(tpl DynamicTemplate) bool {
+			p := repairUTF8(tpl.Path)
+			return p == "metrics."+name || strings.HasSuffix(name, "_quantiles") && strings.HasPrefix(p, "metrics."+name+".")
+		}) {
+			t.Errorf("no template for metric %q: %v: %s", name, d.templates, d.raw)
+		}
 	}
 	var hash string
 	if err := json.Unmarshal(top["_metric_names_hash"], &hash); err != nil {
@@ -366,7 +371,7 @@ func TestMetricNamesWithInvalidUTF8(t *testing.T) {
 	assert.Len(t, docs, 2, "documents: %s", docsText(docs))
 }
 
-// TestSummaryNamesWithInvalidUTF8 is the same for summary_quantiles, whose keys are the names.
+// TestSummaryNamesWithInvalidUTF8 is the same for summaries, whose <name>_quantiles repeat too.
 func TestSummaryNamesWithInvalidUTF8(t *testing.T) {
 	md, ms := newMetrics()
 	summary(ms, "q\xff", 1, 1, [2]float64{0.5, 1})
@@ -392,6 +397,7 @@ func TestEncodeMetricsSteadyStateDoesNotAllocate(t *testing.T) {
 	}{
 		{name: "1000 points in 100 groups", md: benchMetrics(1000)},
 		{name: "every type", md: everyTypeMetrics(100)},
+		{name: "value rules", md: valueRuleMetrics(100)},
 	}
 	for _, tt := range tests {
 		tt.md.MarkReadOnly()
@@ -431,6 +437,29 @@ func everyTypeMetrics(n int) pmetric.Metrics {
 		histogram(ms, "h.agg", 10, 250, []float64{10}, []uint64{4, 6}, "i", i, "elasticsearch.mapping.hints", hints("aggregate_metric_double"))
 		expHistogram(ms, "e", 2, 1, expBuckets{offset: -1, counts: []uint64{1, 2}}, expBuckets{offset: 3, counts: []uint64{4, 0, 5}}, kv...)
 		putAttrs(summary(ms, "sm", 5, 12.5, [2]float64{0.5, 2}, [2]float64{0.99, 9.5}).Attributes(), kv...)
+	}
+	return md
+}
+
+// valueRuleMetrics returns n groups of data points that take the value rules of the contract:
+// infinite bounds and merged buckets, bucketless histograms, raw and overflowing exponential
+// histograms, NaN sums, NaN dimensions, a refused metric name and bad bounds.
+func valueRuleMetrics(n int) pmetric.Metrics {
+	md, ms := newMetrics()
+	raw := "elasticsearch.mapping.hints"
+	for i := range n {
+		kv := []any{"i", i, "nan", math.NaN()}
+		histogram(ms, "h.inf", 9, 0, []float64{1, 5, math.Inf(1)}, []uint64{1, 2, 3, 3}, kv...)
+		histogram(ms, "h.inf.raw", 9, 0, []float64{math.Inf(-1), 1, 5, math.Inf(1)}, []uint64{1, 2, 3, 3, 1}, "i", i, "nan", math.NaN(), raw, hints("histogram:raw"))
+		histogram(ms, "h.nocounts", 4, 10, []float64{1, 5}, nil, kv...)
+		histogram(ms, "h.bad", 4, 10, []float64{5, 1}, []uint64{1, 2, 1}, kv...)
+		histogram(ms, "h.nan", 4, math.NaN(), nil, nil, kv...)
+		expHistogram(ms, "e.raw", 0, 1, expBuckets{counts: []uint64{2}}, expBuckets{offset: 3, counts: []uint64{3, 4}}, "i", i, "nan", math.NaN(), raw, hints("histogram:raw"))
+		expHistogram(ms, "e.big", -10, 1, expBuckets{counts: []uint64{2, 3}}, expBuckets{counts: []uint64{3, 4}}, kv...)
+		putAttrs(summary(ms, "sm", 5, math.NaN(), [2]float64{0.5, 2}, [2]float64{0.99, math.NaN()}).Attributes(), kv...)
+		gaugeDouble(ms, "g.nan", math.Inf(1), kv...)
+		gaugeInt(ms, "bad..name", 1, kv...)
+		gaugeInt(ms, "g", 1, kv...).SetStartTimestamp(1)
 	}
 	return md
 }

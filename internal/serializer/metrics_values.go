@@ -10,8 +10,8 @@ import (
 )
 
 // writeMetricValue writes the value of one data point and returns its dynamic template, or
-// "" when the point is skipped (the caller then removes what was written), and the point's
-// document count with whether it carries the _doc_count hint.
+// "" when the value is skipped, counted in the report (the caller then removes what was
+// written), and the point's document count with whether it carries the _doc_count hint.
 func (e *Encoder) writeMetricValue(p *metricPoint, info *metricInfo) (tpl string, count uint64, hinted bool) {
 	rep := &e.metrics.report
 	i := int(p.idx)
@@ -45,15 +45,29 @@ func (e *Encoder) writeMetricValue(p *metricPoint, info *metricInfo) (tpl string
 		dp := info.metric.Histogram().DataPoints().At(i)
 		hinted = p.hints&hasDocCount != 0
 		bounds, counts := dp.ExplicitBounds(), dp.BucketCounts()
-		if bounds.Len() > 0 && counts.Len() != bounds.Len()+1 || bounds.Len() == 0 && counts.Len() > 1 {
+		if counts.Len() > 0 && counts.Len() != bounds.Len()+1 {
 			rep.reject(rejectIndex(RejectBucketMismatch), name)
 			return "", 0, false
 		}
 		if p.hints&hasAggregateMetricDouble != 0 {
-			e.writeSumCount(dp.Sum(), dp.Count())
+			if !increasingBounds(bounds) {
+				rep.reject(rejectIndex(RejectBoundsNotIncreasing), name)
+				return "", 0, false
+			}
+			if !e.writeSumCount(dp.Sum(), dp.Count()) {
+				rep.nonFinite(name)
+				return "", 0, false
+			}
 			return "summary", dp.Count(), hinted
 		}
-		e.writeHistogram(dp, p.hints&hasHistogramRaw != 0)
+		switch e.writeHistogram(dp, p.hints&hasHistogramRaw != 0) {
+		case histogramBadBounds:
+			rep.reject(rejectIndex(RejectBoundsNotIncreasing), name)
+			return "", 0, false
+		case histogramNonFinite:
+			rep.nonFinite(name)
+			return "", 0, false
+		}
 		return "histogram", dp.Count(), hinted
 	case pmetric.MetricTypeExponentialHistogram:
 		dp := info.metric.ExponentialHistogram().DataPoints().At(i)
@@ -63,28 +77,39 @@ func (e *Encoder) writeMetricValue(p *metricPoint, info *metricInfo) (tpl string
 			return "", 0, false
 		}
 		if p.hints&hasAggregateMetricDouble != 0 {
-			e.writeSumCount(dp.Sum(), dp.Count())
+			if !e.writeSumCount(dp.Sum(), dp.Count()) {
+				rep.nonFinite(name)
+				return "", 0, false
+			}
 			return "summary", dp.Count(), hinted
 		}
-		e.writeExponentialHistogram(dp)
+		e.writeExponentialHistogram(dp, p.hints&hasHistogramRaw != 0)
 		return "histogram", dp.Count(), hinted
 	case pmetric.MetricTypeSummary:
 		dp := info.metric.Summary().DataPoints().At(i)
 		hinted = p.hints&hasDocCount != 0
-		e.writeSumCount(dp.Sum(), dp.Count())
+		if !e.writeSumCount(dp.Sum(), dp.Count()) {
+			rep.nonFinite(name)
+			return "", 0, false
+		}
 		return "summary", dp.Count(), hinted
 	}
 	return "", 0, false
 }
 
-// writeSumCount writes {"sum": x, "value_count": n}, the aggregate_metric_double form. A NaN
-// sum is written as null.
-func (e *Encoder) writeSumCount(sum float64, count uint64) {
+// writeSumCount writes {"sum": x, "value_count": n}, the aggregate_metric_double form, and
+// reports whether it could: a NaN or infinite sum leaves the form without a value Elasticsearch
+// can store (with ignore_malformed it would drop the whole field), and writes nothing.
+func (e *Encoder) writeSumCount(sum float64, count uint64) bool {
+	if !finite(sum) {
+		return false
+	}
 	e.w.raw(`{"sum":`)
 	e.w.float(sum)
 	e.w.raw(`,"value_count":`)
 	e.w.uint(capCount(count))
 	e.w.byte('}')
+	return true
 }
 
 // capCount keeps counts within the long Elasticsearch stores.

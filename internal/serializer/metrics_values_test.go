@@ -21,9 +21,9 @@ func TestMetricValues(t *testing.T) {
 	tests := []struct {
 		name          string
 		add           func(ms pmetric.MetricSlice)
-		wantValue     string // the bytes of metrics.m
+		wantValue     string // the bytes of metrics.m, "" when it is skipped
 		wantTemplates map[string]string
-		wantQuantiles string // the bytes of summary_quantiles, "" for none
+		wantQuantiles string // the bytes of metrics.m_quantiles, "" for none
 		wantDocCount  string // the bytes of _doc_count, "" for none
 		wantNonFinite int
 	}{
@@ -137,7 +137,116 @@ func TestMetricValues(t *testing.T) {
 		{
 			name:          "histogram without bounds, infinite sum",
 			add:           func(ms pmetric.MetricSlice) { histogram(ms, name, 2, math.Inf(1), nil, nil) },
-			wantValue:     `{"counts":[2],"values":[null]}`,
+			wantNonFinite: 1,
+		},
+		{
+			name:          "histogram without bounds, NaN sum",
+			add:           func(ms pmetric.MetricSlice) { histogram(ms, name, 2, math.NaN(), nil, nil) },
+			wantNonFinite: 1,
+		},
+		{
+			name:          "histogram without bounds, count zero, NaN sum",
+			add:           func(ms pmetric.MetricSlice) { histogram(ms, name, 0, math.NaN(), nil, nil) },
+			wantValue:     `{"counts":[],"values":[]}`,
+			wantTemplates: map[string]string{"metrics.m": "histogram"},
+		},
+		{
+			name:          "histogram with bounds but no bucket counts is bucketless",
+			add:           func(ms pmetric.MetricSlice) { histogram(ms, name, 4, 10, []float64{1, 5}, nil) },
+			wantValue:     `{"counts":[4],"values":[2.5]}`,
+			wantTemplates: map[string]string{"metrics.m": "histogram"},
+		},
+		{
+			name:          "histogram with bounds but no bucket counts, count zero",
+			add:           func(ms pmetric.MetricSlice) { histogram(ms, name, 0, 0, []float64{1, 5}, nil) },
+			wantValue:     `{"counts":[],"values":[]}`,
+			wantTemplates: map[string]string{"metrics.m": "histogram"},
+		},
+		{
+			name: "aggregate_metric_double with bounds but no bucket counts",
+			add: func(ms pmetric.MetricSlice) {
+				histogram(ms, name, 3, 1.5, []float64{1}, nil, "elasticsearch.mapping.hints", hints("aggregate_metric_double"))
+			},
+			wantValue:     `{"sum":1.5,"value_count":3}`,
+			wantTemplates: map[string]string{"metrics.m": "summary"},
+		},
+		{
+			name: "histogram with an infinite last bound",
+			add: func(ms pmetric.MetricSlice) {
+				// (5, +Inf] and the overflow bucket take 5, the nearest finite bound: one pair.
+				histogram(ms, name, 9, 0, []float64{1, 5, math.Inf(1)}, []uint64{1, 2, 3, 3})
+			},
+			wantValue:     `{"counts":[1,2,6],"values":[0.5,3.0,5.0]}`,
+			wantTemplates: map[string]string{"metrics.m": "histogram"},
+		},
+		{
+			name: "histogram with an infinite first bound",
+			add: func(ms pmetric.MetricSlice) {
+				// The first bucket and (-Inf, -1] take -1, the nearest finite bound: one pair.
+				histogram(ms, name, 10, 0, []float64{math.Inf(-1), -1, 1}, []uint64{1, 2, 3, 4})
+			},
+			wantValue:     `{"counts":[3,3,4],"values":[-1.0,0.0,1.0]}`,
+			wantTemplates: map[string]string{"metrics.m": "histogram"},
+		},
+		{
+			name: "histogram with infinite bounds, only the infinite buckets used",
+			add: func(ms pmetric.MetricSlice) {
+				histogram(ms, name, 5, 0, []float64{math.Inf(-1), 2, math.Inf(1)}, []uint64{0, 1, 0, 4})
+			},
+			wantValue:     `{"counts":[5],"values":[2.0]}`,
+			wantTemplates: map[string]string{"metrics.m": "histogram"},
+		},
+		{
+			name: "histogram:raw with an infinite last bound",
+			add: func(ms pmetric.MetricSlice) {
+				histogram(ms, name, 9, 0, []float64{1, 5, math.Inf(1)}, []uint64{1, 2, 3, 3}, "elasticsearch.mapping.hints", hints("histogram:raw"))
+			},
+			wantValue:     `{"counts":[1,8],"values":[1.0,5.0]}`,
+			wantTemplates: map[string]string{"metrics.m": "histogram"},
+		},
+		{
+			name: "histogram whose midpoint overflows",
+			add: func(ms pmetric.MetricSlice) {
+				// (-1e308, 1e308]: its midpoint, -1e308 + 2e308/2, is +Inf; 1e308 is the nearest
+				// finite bound, which the overflow bucket takes too.
+				histogram(ms, name, 3, 0, []float64{-1e308, 1e308}, []uint64{1, 1, 1})
+			},
+			wantValue:     `{"counts":[1,2],"values":[-1e+308,1e+308]}`,
+			wantTemplates: map[string]string{"metrics.m": "histogram"},
+		},
+		{
+			name: "histogram with no finite bound",
+			add: func(ms pmetric.MetricSlice) {
+				histogram(ms, name, 3, 0, []float64{math.Inf(1)}, []uint64{3, 0})
+			},
+			wantNonFinite: 1,
+		},
+		{
+			name: "histogram with no finite bound, all buckets empty",
+			add: func(ms pmetric.MetricSlice) {
+				histogram(ms, name, 0, 0, []float64{math.Inf(-1), math.Inf(1)}, []uint64{0, 0, 0})
+			},
+			wantValue:     `{"counts":[],"values":[]}`,
+			wantTemplates: map[string]string{"metrics.m": "histogram"},
+		},
+		{
+			name: "histogram buckets that write the same value are merged",
+			add: func(ms pmetric.MetricSlice) {
+				// Adjacent bounds a < b: the midpoint of (a, b] rounds to b, the value of the
+				// overflow bucket too.
+				a := math.Nextafter(1, 2)
+				b := math.Nextafter(a, 2)
+				histogram(ms, name, 7, 0, []float64{1, a, b}, []uint64{0, 1, 2, 4})
+			},
+			wantValue:     `{"counts":[1,6],"values":[1.0,1.0000000000000004]}`,
+			wantTemplates: map[string]string{"metrics.m": "histogram"},
+		},
+		{
+			name: "histogram counts summed by a merge are capped",
+			add: func(ms pmetric.MetricSlice) {
+				histogram(ms, name, 0, 0, []float64{1, math.Inf(1)}, []uint64{0, math.MaxUint64, 5})
+			},
+			wantValue:     `{"counts":[9223372036854775807],"values":[1.0]}`,
 			wantTemplates: map[string]string{"metrics.m": "histogram"},
 		},
 		{
@@ -209,8 +318,14 @@ func TestMetricValues(t *testing.T) {
 			add: func(ms pmetric.MetricSlice) {
 				histogram(ms, name, 10, math.NaN(), []float64{10}, []uint64{4, 6}, "elasticsearch.mapping.hints", hints("aggregate_metric_double"))
 			},
-			wantValue:     `{"sum":null,"value_count":10}`,
-			wantTemplates: map[string]string{"metrics.m": "summary"},
+			wantNonFinite: 1,
+		},
+		{
+			name: "aggregate_metric_double with an infinite sum on an exponential histogram",
+			add: func(ms pmetric.MetricSlice) {
+				expHistogram(ms, name, 0, 1, expBuckets{}, expBuckets{}, "elasticsearch.mapping.hints", hints("aggregate_metric_double")).SetSum(math.Inf(-1))
+			},
+			wantNonFinite: 1,
 		},
 		{
 			name: "aggregate_metric_double on an exponential histogram",
@@ -277,8 +392,23 @@ func TestMetricValues(t *testing.T) {
 		{
 			name:          "summary with a NaN sum",
 			add:           func(ms pmetric.MetricSlice) { summary(ms, name, 5, math.NaN()) },
-			wantValue:     `{"sum":null,"value_count":5}`,
+			wantNonFinite: 1,
+		},
+		{
+			name:          "summary with an infinite sum keeps its quantiles",
+			add:           func(ms pmetric.MetricSlice) { summary(ms, name, 5, math.Inf(1), [2]float64{0.5, 2}) },
+			wantTemplates: map[string]string{"metrics.m_quantiles.q0_5": "gauge_double"},
+			wantQuantiles: `{"q0_5":2.0}`,
+			wantNonFinite: 1,
+		},
+		{
+			name: "summary whose quantiles are all NaN",
+			add: func(ms pmetric.MetricSlice) {
+				summary(ms, name, 5, 1, [2]float64{0.5, math.NaN()}, [2]float64{0.9, math.Inf(1)})
+			},
+			wantValue:     `{"sum":1.0,"value_count":5}`,
 			wantTemplates: map[string]string{"metrics.m": "summary"},
+			wantNonFinite: 2,
 		},
 		{
 			name:          "summary count capped",
@@ -293,10 +423,10 @@ func TestMetricValues(t *testing.T) {
 			},
 			wantValue: `{"sum":12.5,"value_count":5}`,
 			wantTemplates: map[string]string{
-				"metrics.m": "summary", "summary_quantiles.m.q0_5": "gauge_double",
-				"summary_quantiles.m.q0_99": "gauge_double", "summary_quantiles.m.q1": "gauge_double",
+				"metrics.m": "summary", "metrics.m_quantiles.q0_5": "gauge_double",
+				"metrics.m_quantiles.q0_99": "gauge_double", "metrics.m_quantiles.q1": "gauge_double",
 			},
-			wantQuantiles: `{"m":{"q0_5":2.0,"q0_99":9.5,"q1":10.0}}`,
+			wantQuantiles: `{"q0_5":2.0,"q0_99":9.5,"q1":10.0}`,
 		},
 		{
 			name: "summary repeated quantile, the first wins",
@@ -305,9 +435,9 @@ func TestMetricValues(t *testing.T) {
 			},
 			wantValue: `{"sum":12.5,"value_count":5}`,
 			wantTemplates: map[string]string{
-				"metrics.m": "summary", "summary_quantiles.m.q0_5": "gauge_double", "summary_quantiles.m.q0_9": "gauge_double",
+				"metrics.m": "summary", "metrics.m_quantiles.q0_5": "gauge_double", "metrics.m_quantiles.q0_9": "gauge_double",
 			},
-			wantQuantiles: `{"m":{"q0_5":2.0,"q0_9":4.0}}`,
+			wantQuantiles: `{"q0_5":2.0,"q0_9":4.0}`,
 		},
 		{
 			name: "summary NaN and infinite quantiles skipped",
@@ -315,8 +445,8 @@ func TestMetricValues(t *testing.T) {
 				summary(ms, name, 5, 12.5, [2]float64{0.5, math.NaN()}, [2]float64{0.9, 1}, [2]float64{0.99, math.Inf(1)}, [2]float64{math.NaN(), 3})
 			},
 			wantValue:     `{"sum":12.5,"value_count":5}`,
-			wantTemplates: map[string]string{"metrics.m": "summary", "summary_quantiles.m.q0_9": "gauge_double"},
-			wantQuantiles: `{"m":{"q0_9":1.0}}`,
+			wantTemplates: map[string]string{"metrics.m": "summary", "metrics.m_quantiles.q0_9": "gauge_double"},
+			wantQuantiles: `{"q0_9":1.0}`,
 			wantNonFinite: 3,
 		},
 		{
@@ -360,6 +490,15 @@ func TestMetricValues(t *testing.T) {
 			md, ms := newMetrics()
 			tt.add(ms)
 			docs, rep := encodeMetrics(t, md)
+			assert.Equal(t, tt.wantNonFinite, rep.NonFinite, "NonFinite")
+			if tt.wantNonFinite > 0 {
+				assert.Equal(t, name, rep.NonFiniteName)
+			}
+			assert.Equal(t, [numRejectReasons]int{}, rep.Rejected)
+			if tt.wantValue == "" && tt.wantQuantiles == "" {
+				require.Empty(t, docs, "the only value is skipped: no document")
+				return
+			}
 			require.Len(t, docs, 1, "documents: %s", docsText(docs))
 			d := docs[0]
 			if got := d.metric(t, name); got != tt.wantValue {
@@ -370,14 +509,8 @@ func TestMetricValues(t *testing.T) {
 				got[tpl.Path] = tpl.Template
 			}
 			assert.Equal(t, tt.wantTemplates, got, "dynamic templates")
-			f := d.fields(t)
-			assert.Equal(t, tt.wantQuantiles, string(f["summary_quantiles"]), "summary_quantiles")
-			assert.Equal(t, tt.wantDocCount, string(f["_doc_count"]), "_doc_count")
-			assert.Equal(t, tt.wantNonFinite, rep.NonFinite, "NonFinite")
-			if tt.wantNonFinite > 0 {
-				assert.Equal(t, name, rep.NonFiniteName)
-			}
-			assert.Equal(t, [numRejectReasons]int{}, rep.Rejected)
+			assert.Equal(t, tt.wantQuantiles, d.metric(t, name+"_quantiles"), "metrics.m_quantiles")
+			assert.Equal(t, tt.wantDocCount, string(d.fields(t)["_doc_count"]), "_doc_count")
 		})
 	}
 }
