@@ -26,7 +26,10 @@ import (
 //
 // Keys that are not a pdata key as it is (a prefixed or nested key, a key with invalid UTF-8, a
 // renamed key) are built in the flatDoc's arena, which only grows while a document is built, so
-// the strings that view it stay valid until the next reset.
+// the strings that view it stay valid until the next reset. Flattening a map extends one path
+// buffer by each key on the way down and cuts it back on the way up; only the keys of entries
+// are copied into the arena, so a map nested n deep costs O(n) bytes there, not one prefix per
+// level.
 
 // entryKind says where an entry's value is.
 type entryKind uint8
@@ -64,6 +67,7 @@ type flatDoc struct {
 	entries []entry
 	order   []sortRef // scratch of mergeSorted
 	arena   []byte
+	path    []byte // the dotted path of the map being flattened (walk)
 	seq     uint32
 	// invalid counts the bytes of invalid UTF-8 replaced in keys since the last reset.
 	invalid int
@@ -202,12 +206,44 @@ func (d *flatDoc) addValue(key string, v pcommon.Value) {
 
 // addMap flattens m below prefix. Control attributes are left out of a top-level attribute map.
 func (d *flatDoc) addMap(prefix string, m pcommon.Map, attributes bool) {
+	d.path = append(d.path[:0], prefix...)
+	d.walk(m, attributes)
+}
+
+// walk flattens m below d.path, and leaves d.path as it found it. An empty path is no prefix:
+// the keys of m are the keys of their entries, and only those that need repairing are copied.
+func (d *flatDoc) walk(m pcommon.Map, attributes bool) {
+	base := len(d.path)
 	for k, v := range m.All() {
 		if attributes && controlattr.Is(k) {
 			continue
 		}
-		d.addValue(d.key(prefix, k), v)
+		valid := utf8.ValidString(k)
+		d.path = d.path[:base]
+		if base > 0 {
+			d.path = append(d.path, '.')
+		}
+		if valid {
+			d.path = append(d.path, k...)
+		} else {
+			d.path = d.appendRepaired(d.path, k)
+		}
+		switch v.Type() {
+		case pcommon.ValueTypeEmpty:
+			continue
+		case pcommon.ValueTypeMap:
+			d.walk(v.Map(), false)
+			continue
+		}
+		key := k
+		if base > 0 || !valid {
+			start := len(d.arena)
+			d.arena = append(d.arena, d.path...)
+			key = arenaString(d.arena[start:])
+		}
+		d.add(entry{key: key, kind: kindValue, val: v})
 	}
+	d.path = d.path[:base]
 }
 
 // addMapNested adds the keys of m as they are, without flattening its maps; for objects
