@@ -77,11 +77,3 @@ func TestDeepMapsMemory(t *testing.T) {
 		}
 	}
 }
-
-// nestMaps nests n maps below m under the key k, the innermost holding k: "leaf".
-func nestMaps(m pcommon.Map, k string, n int) {
-	for range n {
-		m = m.PutEmptyMap(k)
-	}
-	m.PutStr(k, "leaf")
-}
