@@ -30,10 +30,15 @@ const (
 // writeObject writes m as a JSON object without its closing brace when top is true and extra is
 // set, so the caller can append more members; otherwise with it.
 func (e *Encoder) writeObject(m pcommon.Map, depth int, top bool, extra string) {
-	for len(e.seen) <= depth {
-		e.seen = append(e.seen, keySet{})
+	// A map of one key repeats none: it takes no key set, so a chain of such maps, however
+	// deep, costs no state per level.
+	track := top || extra != "" || m.Len() > 1
+	if track {
+		for len(e.seen) <= depth {
+			e.seen = append(e.seen, keySet{})
+		}
+		e.seen[depth].reset()
 	}
-	e.seen[depth].reset()
 	if extra != "" {
 		e.seen[depth].add(extra)
 	}
@@ -54,7 +59,7 @@ func (e *Encoder) writeObject(m pcommon.Map, depth int, top bool, extra string) 
 				continue
 			}
 		}
-		if !e.seen[depth].add(k) {
+		if track && !e.seen[depth].add(k) {
 			continue
 		}
 		if !first {
@@ -135,7 +140,8 @@ func (e *Encoder) writeGeo(m pcommon.Map, k string, depth int, first bool) bool 
 	return true
 }
 
-// writeValue writes any pdata value. Bytes are lower-case hex; NaN and ±Inf are null.
+// writeValue writes any pdata value, at the given level of maps (see maxMapDepth). Bytes are
+// lower-case hex; NaN and ±Inf are null; a map above maxMapDepth is a JSON string.
 func (e *Encoder) writeValue(v pcommon.Value, depth int) {
 	switch v.Type() {
 	case pcommon.ValueTypeStr:
@@ -156,6 +162,10 @@ func (e *Encoder) writeValue(v pcommon.Value, depth int) {
 	case pcommon.ValueTypeMap:
 		if e.flatMaps {
 			e.w.str(v.AsString()) // allocates; map-valued dimensions are rare
+			return
+		}
+		if depth > maxMapDepth && !e.inDeep {
+			e.writeDeep(v.Map(), depth)
 			return
 		}
 		e.writeObject(v.Map(), depth, false, "")

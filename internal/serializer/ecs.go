@@ -188,7 +188,7 @@ func ecsProtected(key string) bool {
 // addECS adds the attributes of m, converted by rule, to d. Control attributes are left out.
 func (d *flatDoc) addECS(m pcommon.Map, rule func(string) (string, ecsRule)) {
 	for k, v := range ecsAttributes(m, rule) {
-		d.addValue(d.key("", k), v)
+		d.addValue(d.key("", k), v, 1)
 	}
 }
 

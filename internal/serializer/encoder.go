@@ -9,7 +9,8 @@ import (
 )
 
 // Repair names what the encoder changed in a document to make it valid. The exporter counts
-// documents by repair.
+// documents by repair; a document with more than one is counted under the first of
+// negative_duration, depth_limit and invalid_utf8.
 type Repair string
 
 const (
@@ -19,6 +20,9 @@ const (
 	RepairInvalidUTF8 Repair = "invalid_utf8"
 	// RepairNegativeDuration means a span ended before it started; its duration was written as 0.
 	RepairNegativeDuration Repair = "negative_duration"
+	// RepairDepthLimit means maps nested deeper than Elasticsearch's default mapping depth limit
+	// allows were written as JSON strings (see maxMapDepth).
+	RepairDepthLimit Repair = "depth_limit"
 )
 
 // DataStream is the resolved data stream of a document. The zero value means the document
@@ -44,8 +48,11 @@ type Encoder struct {
 
 	resource, scope             []byte // encoded "resource" and "scope" objects
 	resourceRepair, scopeRepair bool   // invalid UTF-8 seen in the resource or the scope
+	resourceDeep, scopeDeep     bool   // otel mode: a map of the resource or the scope cut at maxMapDepth
+	envelopeDeep                bool   // a map of the envelope encoded last was cut at maxMapDepth
 	repair                      Repair // repair of the last document written
 	seen                        []keySet
+	inDeep                      bool // writing a map beyond maxMapDepth as a string (writeDeep)
 
 	// flatMaps writes map-valued attributes as JSON strings (pdata's AsString form), as metric
 	// documents need so that dimensions stay flat.
@@ -82,6 +89,7 @@ func (e *Encoder) begin(dst []byte) {
 	e.rejection = ""
 	e.w.buf = dst
 	e.w.invalidUTF8 = 0
+	e.w.deepMaps = 0
 	e.repair = RepairNone
 }
 
@@ -93,8 +101,13 @@ func (e *Encoder) finish() []byte {
 
 // done records the repair of the document written and returns the buffer.
 func (e *Encoder) done() []byte {
-	if e.repair == RepairNone && (e.w.invalidUTF8 > 0 || e.resourceRepair || e.scopeRepair) {
-		e.repair = RepairInvalidUTF8
+	if e.repair == RepairNone {
+		switch {
+		case e.w.deepMaps > 0 || e.resourceDeep || e.scopeDeep:
+			e.repair = RepairDepthLimit
+		case e.w.invalidUTF8 > 0 || e.resourceRepair || e.scopeRepair:
+			e.repair = RepairInvalidUTF8
+		}
 	}
 	out := e.w.buf
 	e.w.buf = nil

@@ -19,6 +19,7 @@ func (e *Encoder) SetResource(r pcommon.Resource, schemaURL string) {
 		return
 	}
 	e.resource, e.resourceRepair = e.encodeEnvelope(e.resource[:0], schemaURL, "", "", r.Attributes(), r.DroppedAttributesCount())
+	e.resourceDeep = e.envelopeDeep
 }
 
 // SetScope encodes the instrumentation scope once; its object is copied into every document
@@ -30,10 +31,12 @@ func (e *Encoder) SetScope(s pcommon.InstrumentationScope, schemaURL string) {
 		return
 	}
 	e.scope, e.scopeRepair = e.encodeEnvelope(e.scope[:0], schemaURL, s.Name(), s.Version(), s.Attributes(), s.DroppedAttributesCount())
+	e.scopeDeep = e.envelopeDeep
 }
 
 // encodeEnvelope writes the resource or scope object: {schema_url, name, version, attributes,
-// dropped_attributes_count}, leaving out empty fields.
+// dropped_attributes_count}, leaving out empty fields. It reports whether invalid UTF-8 was
+// repaired, and sets e.envelopeDeep to whether a map was written as a string (maxMapDepth).
 func (e *Encoder) encodeEnvelope(dst []byte, schemaURL, name, version string, attrs pcommon.Map, dropped uint32) ([]byte, bool) {
 	saved := e.w
 	e.w = writer{buf: dst}
@@ -65,6 +68,7 @@ func (e *Encoder) encodeEnvelope(dst []byte, schemaURL, name, version string, at
 	}
 	e.w.byte('}')
 	out, repaired := e.w.buf, e.w.invalidUTF8 > 0
+	e.envelopeDeep = e.w.deepMaps > 0
 	e.w = saved
 	return out, repaired
 }
@@ -105,8 +109,9 @@ func (e *Encoder) setResourceFlat(r pcommon.Resource) {
 	}
 	sortEntries(e.res.entries)
 	e.resourceRepair = e.res.invalid > 0
+	e.resourceDeep = false // the flat modes cut maps when writing each document
 	e.sc.reset()
-	e.scopeRepair = false
+	e.scopeRepair, e.scopeDeep = false, false
 	e.env = append(e.env[:0], e.res.entries...)
 }
 
@@ -126,5 +131,6 @@ func (e *Encoder) setScopeFlat(s pcommon.InstrumentationScope) {
 	}
 	sortEntries(e.sc.entries)
 	e.scopeRepair = e.sc.invalid > 0
+	e.scopeDeep = false
 	e.env = mergeEntries(e.env[:0], e.res.entries, e.sc.entries)
 }

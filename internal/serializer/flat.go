@@ -26,7 +26,11 @@ import (
 //
 // Keys that are not a pdata key as it is (a prefixed or nested key, a key with invalid UTF-8, a
 // renamed key) are built in the flatDoc's arena, which only grows while a document is built, so
-// the strings that view it stay valid until the next reset.
+// the strings that view it stay valid until the next reset. Flattening a map extends one path
+// buffer by each key on the way down and cuts it back on the way up; only the keys of entries
+// are copied into the arena, so a map nested n deep costs O(n) bytes there, not one prefix per
+// level. Maps nest as objects down to maxMapDepth; below, a map is an entry of its own, written
+// as a JSON string.
 
 // entryKind says where an entry's value is.
 type entryKind uint8
@@ -54,6 +58,9 @@ type entry struct {
 	kind    entryKind
 	renamed bool // renamed to key.value; loses to a key.value of the document
 	plain   bool // key is written as it is between quotes: nothing in it needs escaping
+	// level is the level of maps of val (see maxMapDepth): the level of a map beyond the cap,
+	// or of the maps in a slice.
+	level uint8
 }
 
 // layerShift puts the layer of an entry in the high bits of its seq.
@@ -64,6 +71,7 @@ type flatDoc struct {
 	entries []entry
 	order   []sortRef // scratch of mergeSorted
 	arena   []byte
+	path    []byte // the dotted path of the map being flattened (walk)
 	seq     uint32
 	// invalid counts the bytes of invalid UTF-8 replaced in keys since the last reset.
 	invalid int
@@ -189,32 +197,86 @@ func (d *flatDoc) addID(key string, id []byte) {
 	}
 }
 
-// addValue adds v under key: a map is flattened below key, an empty value is left out.
-func (d *flatDoc) addValue(key string, v pcommon.Value) {
-	switch v.Type() {
-	case pcommon.ValueTypeEmpty:
-	case pcommon.ValueTypeMap:
-		d.addMap(key, v.Map(), false)
-	default:
-		d.add(entry{key: key, kind: kindValue, val: v})
+// addValue adds v, a value at the given level of maps, under key: a map is flattened below key
+// down to maxMapDepth, an empty value is left out.
+func (d *flatDoc) addValue(key string, v pcommon.Value, level int) {
+	if v.Type() == pcommon.ValueTypeMap && level <= maxMapDepth {
+		d.path = append(d.path[:0], key...)
+		d.walk(v.Map(), level, false)
+		return
 	}
+	if isEmptyValue(v) {
+		return
+	}
+	d.add(entry{key: key, kind: kindValue, val: v, level: uint8(min(level, maxMapDepth+1))})
 }
 
-// addMap flattens m below prefix. Control attributes are left out of a top-level attribute map.
+// isEmptyValue reports whether v adds nothing to a flattened document: an empty value, or an
+// empty map (which has no keys to flatten).
+func isEmptyValue(v pcommon.Value) bool {
+	switch v.Type() {
+	case pcommon.ValueTypeEmpty:
+		return true
+	case pcommon.ValueTypeMap:
+		return v.Map().Len() == 0
+	}
+	return false
+}
+
+// addMap flattens m, a root map, below prefix. Control attributes are left out of a top-level
+// attribute map.
 func (d *flatDoc) addMap(prefix string, m pcommon.Map, attributes bool) {
+	d.addMapAt(prefix, m, 0, attributes)
+}
+
+// addMapAt flattens m, a map at the given level, below prefix.
+func (d *flatDoc) addMapAt(prefix string, m pcommon.Map, level int, attributes bool) {
+	d.path = append(d.path[:0], prefix...)
+	d.walk(m, level, attributes)
+}
+
+// walk flattens m, a map at the given level, below d.path, and leaves d.path as it found it.
+// An empty path is no prefix: the keys of m are the keys of their entries, and only those
+// that need repairing are copied.
+func (d *flatDoc) walk(m pcommon.Map, level int, attributes bool) {
+	base := len(d.path)
 	for k, v := range m.All() {
 		if attributes && controlattr.Is(k) {
 			continue
 		}
-		d.addValue(d.key(prefix, k), v)
+		valid := utf8.ValidString(k)
+		d.path = d.path[:base]
+		if base > 0 {
+			d.path = append(d.path, '.')
+		}
+		if valid {
+			d.path = append(d.path, k...)
+		} else {
+			d.path = d.appendRepaired(d.path, k)
+		}
+		if v.Type() == pcommon.ValueTypeMap && level < maxMapDepth {
+			d.walk(v.Map(), level+1, false)
+			continue
+		}
+		if isEmptyValue(v) {
+			continue
+		}
+		key := k
+		if base > 0 || !valid {
+			start := len(d.arena)
+			d.arena = append(d.arena, d.path...)
+			key = arenaString(d.arena[start:])
+		}
+		d.add(entry{key: key, kind: kindValue, val: v, level: uint8(level + 1)})
 	}
+	d.path = d.path[:base]
 }
 
-// addMapNested adds the keys of m as they are, without flattening its maps; for objects
-// written with their keys sorted but not de-dotted.
-func (d *flatDoc) addMapNested(m pcommon.Map) {
+// addMapNested adds the keys of m, a map at the given level, as they are, without flattening
+// its maps; for objects written with their keys sorted but not de-dotted.
+func (d *flatDoc) addMapNested(m pcommon.Map, level int) {
 	for k, v := range m.All() {
-		d.add(entry{key: d.key("", k), kind: kindValue, val: v})
+		d.add(entry{key: d.key("", k), kind: kindValue, val: v, level: uint8(min(level+1, maxMapDepth+1))})
 	}
 }
 

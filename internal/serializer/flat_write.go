@@ -131,14 +131,16 @@ func (e *Encoder) writeEntry(en *entry, depth int, nested bool) {
 	case kindJSON:
 		e.w.raw(en.s)
 	default:
-		e.writeFlatValue(en.val, depth, nested)
+		e.writeFlatValue(en.val, depth, nested, int(en.level))
 	}
 }
 
-// writeFlatValue writes a value of a flattened document. An object inside an array is a
-// document of its own, flattened, normalized and de-dotted; with nested set it keeps its keys
-// as they are instead, sorted, the last of a repeated key winning, and empty values are null.
-func (e *Encoder) writeFlatValue(v pcommon.Value, depth int, nested bool) {
+// writeFlatValue writes a value of a flattened document, at the given level of maps (see
+// maxMapDepth). An object inside an array is a document of its own, flattened, normalized and
+// de-dotted; with nested set it keeps its keys as they are instead, sorted, the last of a
+// repeated key winning, and empty values are null. A map above maxMapDepth is a JSON string,
+// unless it is empty.
+func (e *Encoder) writeFlatValue(v pcommon.Value, depth int, nested bool, level int) {
 	switch v.Type() {
 	case pcommon.ValueTypeSlice:
 		e.w.byte('[')
@@ -146,23 +148,28 @@ func (e *Encoder) writeFlatValue(v pcommon.Value, depth int, nested bool) {
 			if i > 0 {
 				e.w.byte(',')
 			}
-			e.writeFlatValue(el, depth, nested)
+			e.writeFlatValue(el, depth, nested, level)
 		}
 		e.w.byte(']')
 	case pcommon.ValueTypeMap:
-		e.writeFlatObject(v.Map(), depth+1, nested)
+		if level > maxMapDepth && v.Map().Len() > 0 { // an empty one creates no object
+			e.writeDeep(v.Map(), level)
+			return
+		}
+		e.writeFlatObject(v.Map(), depth+1, nested, level)
 	default:
 		e.writeValue(v, depth) // scalars, and null for an empty value
 	}
 }
 
-// writeFlatObject writes m as an object of its own, at the given depth of scratch state.
-func (e *Encoder) writeFlatObject(m pcommon.Map, depth int, nested bool) {
+// writeFlatObject writes m, a map at the given level, as an object of its own, at the given
+// depth of scratch state.
+func (e *Encoder) writeFlatObject(m pcommon.Map, depth int, nested bool, level int) {
 	d := e.flatDocAt(depth)
 	if nested {
-		d.addMapNested(m)
+		d.addMapNested(m, level)
 	} else {
-		d.addMap("", m, false)
+		d.addMapAt("", m, level, false)
 	}
 	e.w.invalidUTF8 += d.invalid
 	sortEntries(d.entries)

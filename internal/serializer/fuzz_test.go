@@ -192,7 +192,7 @@ func FuzzEncodeLogs(f *testing.F) {
 					start := len(buf)
 					buf = e.AppendLog(buf, rec, ds)
 					checkFuzzDocument(t, buf[start:])
-					checkRepair(t, e.Repair(), RepairNone, RepairInvalidUTF8)
+					checkRepair(t, e.Repair(), RepairNone, RepairInvalidUTF8, RepairDepthLimit)
 					buf = append(buf, '\n')
 				}
 			}
@@ -263,7 +263,7 @@ func FuzzEncodeSpans(f *testing.F) {
 					start := len(buf)
 					buf = e.AppendSpan(buf, span, ds)
 					checkFuzzDocument(t, buf[start:])
-					checkRepair(t, e.Repair(), RepairNone, RepairInvalidUTF8, RepairNegativeDuration)
+					checkRepair(t, e.Repair(), RepairNone, RepairInvalidUTF8, RepairDepthLimit, RepairNegativeDuration)
 					if span.EndTimestamp() < span.StartTimestamp() && e.Repair() != RepairNegativeDuration {
 						t.Fatalf("span ends before it starts: Repair() = %q, want %q", e.Repair(), RepairNegativeDuration)
 					}
@@ -272,7 +272,7 @@ func FuzzEncodeSpans(f *testing.F) {
 						start = len(buf)
 						buf = e.AppendSpanEvent(buf, span, ev, logsStream)
 						checkFuzzDocument(t, buf[start:])
-						checkRepair(t, e.Repair(), RepairNone, RepairInvalidUTF8)
+						checkRepair(t, e.Repair(), RepairNone, RepairInvalidUTF8, RepairDepthLimit)
 						buf = append(buf, '\n')
 					}
 				}
@@ -282,10 +282,12 @@ func FuzzEncodeSpans(f *testing.F) {
 }
 
 // checkFuzzDocument is checkDocument (valid JSON, one line, an object, no repeated name) plus
-// the members every document has.
+// the members every document has, and objects nested at most 20 deep (otel names are written
+// as they are, so this is the depth Elasticsearch sees when they hold no dots).
 func checkFuzzDocument(t *testing.T, doc []byte) {
 	t.Helper()
 	checkDocument(t, doc)
+	checkObjectDepth(t, doc)
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(doc, &m); err != nil {
 		t.Fatalf("document is not a JSON object: %v: %q", err, doc)
@@ -348,7 +350,7 @@ func FuzzEncodeLogsModes(f *testing.F) {
 							continue
 						}
 						checkModeDocument(t, m, buf[start:])
-						checkRepair(t, e.Repair(), RepairNone, RepairInvalidUTF8)
+						checkRepair(t, e.Repair(), RepairNone, RepairInvalidUTF8, RepairDepthLimit)
 						buf = append(buf, '\n')
 					}
 				}
@@ -393,7 +395,7 @@ func FuzzEncodeSpansModes(f *testing.F) {
 							continue
 						}
 						checkModeDocument(t, m, buf[start:])
-						checkRepair(t, e.Repair(), RepairNone, RepairInvalidUTF8, RepairNegativeDuration)
+						checkRepair(t, e.Repair(), RepairNone, RepairInvalidUTF8, RepairDepthLimit, RepairNegativeDuration)
 						buf = append(buf, '\n')
 						if !m.SeparateSpanEvents() {
 							continue
@@ -402,7 +404,7 @@ func FuzzEncodeSpansModes(f *testing.F) {
 							start = len(buf)
 							buf = e.AppendSpanEvent(buf, span, ev, logsStream)
 							checkModeDocument(t, m, buf[start:])
-							checkRepair(t, e.Repair(), RepairNone, RepairInvalidUTF8)
+							checkRepair(t, e.Repair(), RepairNone, RepairInvalidUTF8, RepairDepthLimit)
 							buf = append(buf, '\n')
 						}
 					}
@@ -413,11 +415,14 @@ func FuzzEncodeSpansModes(f *testing.F) {
 }
 
 // checkModeDocument is checkDocument plus the layout of the mode: ecs names hold no '.', none
-// and raw top-level values are never objects, and every document has @timestamp but bodymap's.
+// and raw top-level values are never objects, every document has @timestamp but bodymap's, and
+// bodymap objects nest at most 20 deep (the other modes expand dots in names into objects, and
+// the depth limit does not count those).
 func checkModeDocument(t *testing.T, m Mode, doc []byte) {
 	t.Helper()
 	checkDocument(t, doc)
 	if m == ModeBodyMap {
+		checkObjectDepth(t, doc)
 		return
 	}
 	var top map[string]json.RawMessage

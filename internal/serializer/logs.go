@@ -170,7 +170,7 @@ func (e *Encoder) appendLogLegacy(dst []byte, rec plog.LogRecord, ds DataStream)
 	d.addInt("TraceFlags", int64(rec.Flags()))
 	d.addStr("SeverityText", rec.SeverityText())
 	d.addInt("SeverityNumber", int64(rec.SeverityNumber()))
-	d.addValue("Body", rec.Body())
+	d.addValue("Body", rec.Body(), 0) // a map body is a root map
 	e.addLegacyAttributes(d, rec.Attributes(), ds)
 	return e.endFlat(d)
 }
@@ -207,7 +207,10 @@ func (e *Encoder) appendLogBodyMap(dst []byte, rec plog.LogRecord) []byte {
 	}
 	e.begin(dst)
 	e.writeObject(body.Map(), 0, false, "")
-	if e.w.invalidUTF8 > 0 {
+	switch {
+	case e.w.deepMaps > 0:
+		e.repair = RepairDepthLimit
+	case e.w.invalidUTF8 > 0:
 		e.repair = RepairInvalidUTF8
 	}
 	out := e.w.buf

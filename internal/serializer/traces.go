@@ -335,7 +335,7 @@ func (e *Encoder) writeLinksJSON() {
 			e.w.byte(',')
 		}
 		e.w.raw(`{"attribute":`)
-		e.writeFlatObject(l.Attributes(), 1, true)
+		e.writeFlatObject(l.Attributes(), 1, true, 0)
 		e.w.raw(`,"spanID":`)
 		if id := l.SpanID(); !id.IsEmpty() {
 			e.w.hex(id[:])
@@ -351,9 +351,10 @@ func (e *Encoder) writeLinksJSON() {
 		e.w.byte('}')
 	}
 	e.w.byte(']')
-	inner, invalid := e.w.buf, e.w.invalidUTF8
+	inner, invalid, deep := e.w.buf, e.w.invalidUTF8, e.w.deepMaps
 	e.links = inner
 	e.w = saved
 	e.w.invalidUTF8 += invalid
+	e.w.deepMaps += deep
 	e.w.str(arenaString(inner))
 }

@@ -270,6 +270,9 @@ type writer struct {
 	buf []byte
 	// invalidUTF8 counts the bytes of invalid UTF-8 replaced since the last reset.
 	invalidUTF8 int
+	// deepMaps counts the maps nested beyond maxMapDepth written as JSON strings since the
+	// last reset.
+	deepMaps int
 }
 
 func (w *writer) raw(s string) { w.buf = append(w.buf, s...) }
