@@ -10,6 +10,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
 
@@ -323,5 +324,56 @@ func TestMapDepthLimitEdges(t *testing.T) {
 	e.AppendLog(nil, rec, DataStream{})
 	if len(e.seen) > seenKeep {
 		t.Errorf("the encoder keeps %d key sets, want at most %d", len(e.seen), seenKeep)
+	}
+}
+
+// repairSink records the encoder's repair of each metric document as the document is handed over.
+type repairSink struct {
+	e       *Encoder
+	repairs []Repair
+}
+
+func (s *repairSink) AddMetricsDocument(int, string, DataStream, []DynamicTemplate) {
+	s.repairs = append(s.repairs, s.e.Repair())
+}
+
+// TestMapDepthLimitMetrics: an ecs metric document whose resource held a map beyond the limit is
+// counted as repaired (depth_limit), one at the limit is not. otel metric documents write every
+// map-valued attribute as a JSON string already (dimensions stay flat) and ecs ones do not write
+// the scope, so a deep map repairs nothing there.
+func TestMapDepthLimitMetrics(t *testing.T) {
+	for _, mode := range []Mode{ModeOTel, ModeECS} {
+		for _, where := range []string{"resource", "scope"} {
+			for _, n := range []int{maxMapDepth, maxMapDepth + 1} {
+				md := pmetric.NewMetrics()
+				rm := md.ResourceMetrics().AppendEmpty()
+				sm := rm.ScopeMetrics().AppendEmpty()
+				if where == "resource" {
+					nestMaps(rm.Resource().Attributes(), "r", n)
+				} else {
+					nestMaps(sm.Scope().Attributes(), "s", n)
+				}
+				g := sm.Metrics().AppendEmpty()
+				g.SetName("g")
+				g.SetEmptyGauge().DataPoints().AppendEmpty().SetIntValue(1)
+
+				e := new(Encoder)
+				e.SetMode(mode)
+				route := testRoute
+				if mode == ModeECS {
+					route = ecsRoute
+				}
+				sink := &repairSink{e: e}
+				var buf []byte
+				e.EncodeMetrics(&buf, md, route, sink)
+				want := RepairNone
+				if n > maxMapDepth && mode == ModeECS && where == "resource" {
+					want = RepairDepthLimit
+				}
+				if len(sink.repairs) != 1 || sink.repairs[0] != want {
+					t.Errorf("%v, %s with %d maps: repairs %q, want [%q]", mode, where, n, sink.repairs, want)
+				}
+			}
+		}
 	}
 }
