@@ -48,11 +48,18 @@ type Config struct {
 	DeadLetterIndex string
 	// Concurrency limits the bulk requests in flight at once, over every Send (see concurrency.go).
 	Concurrency ConcurrencyConfig
-	// HandBackOnStop hands a Send given up because of Stop back to its caller when none of
-	// its documents has an outcome yet: they are counted as retryable (error.type shutdown),
-	// not dropped nor dead-lettered, and Result.HandedBack says so. The exporter sets it with
-	// a persistent sending queue, which keeps such a batch for after the restart.
+	// HandBackOnStop hands a Send that gives documents up because of Stop back to its caller,
+	// whatever part of its batch was written: the documents without an outcome are counted as
+	// retryable (error.type shutdown), not dropped nor dead-lettered, Result.HandedBack says
+	// so, and the error wraps ErrHandedBack and is not permanent. The exporter sets it with a
+	// persistent sending queue, which keeps such a batch and sends it whole after the restart:
+	// the documents already written are sent again, duplicates that deterministic ids make
+	// 409s. At-least-once delivery thus holds across a graceful stop, as across a crash.
 	HandBackOnStop bool
+	// Budget, when set, counts the response buffers of bulk requests while they are read and
+	// decoded (at most ResponseLimit bytes each), next to the encoded documents the caller
+	// counts: the exporter passes its in-flight ByteBudget.
+	Budget *ByteBudget
 }
 
 // Indexer sends batches. It is safe for concurrent use: each Send takes its own
@@ -81,6 +88,11 @@ type Indexer struct {
 	// compression of request bodies (budget.go).
 	requests *concurrencyLimiter
 	sizes    requestSizes
+
+	// sizeLimit is the request size learned from 413 answers (toolarge.go); now is the
+	// clock it is measured with.
+	sizeLimit sizeLimit
+	now       func() time.Time
 }
 
 // New validates cfg and returns an Indexer.
@@ -98,7 +110,7 @@ func New(cfg Config) (*Indexer, error) {
 		}
 		cfg.Telemetry = tb
 	}
-	ix := &Indexer{cfg: cfg, limiter: NewLogLimiter(cfg.LogRateLimit), docLimiter: NewLogLimiter(cfg.LogRateLimit)}
+	ix := &Indexer{cfg: cfg, limiter: NewLogLimiter(cfg.LogRateLimit), docLimiter: NewLogLimiter(cfg.LogRateLimit), now: time.Now}
 	ix.stopCtx, ix.stop = context.WithCancel(context.Background())
 	ix.abortCtx, ix.abort = context.WithCancel(context.Background())
 	ix.includeSource.Store(int32(cfg.IncludeSourceOnError))
@@ -115,8 +127,9 @@ var errStopped = errors.New("the exporter is shutting down")
 // Stop ends retries: each Send gives up what is left without an outcome after its current
 // attempt, and a wait before a retry ends at once; requests in flight finish (within
 // RequestTimeout), and a Send that starts after Stop makes one attempt. The documents given up
-// are counted as dropped (or handed back, see Config.HandBackOnStop) and Send returns a
-// retryable error when none of its documents was written. The exporter calls it when
+// are counted as dropped, and Send returns a retryable error when none of its documents was
+// written; with Config.HandBackOnStop the whole batch is handed back instead, whatever part of
+// it was written. The exporter calls it when
 // shutdown begins, before the sending queue drains: the queue's batches are sent once, and a
 // shutdown during an outage does not wait for the outage to end.
 func (ix *Indexer) Stop() { ix.stop() }

@@ -35,6 +35,17 @@ type session struct {
 	lastFailure []itemFailure
 	dlq         Batch
 	gen         uint64 // the Indexer's settings generation the bulk indexer was made with
+
+	// retries counts the retries of the Send, of every request of it and of its dead
+	// letters: together they make at most Retry.MaxRetries (see canRetry).
+	retries int
+	// permanent tells that the Send's error must be permanent whatever was written: a
+	// resend could store documents twice, or would fail the same way.
+	permanent bool
+	// unknown counts the documents answered by an odd response item (see compactClient),
+	// firstUnknown says why the first one was.
+	unknown      int
+	firstUnknown string
 }
 
 // getSession takes a session from the pool, or makes a new one when the pool is empty or the
@@ -60,6 +71,7 @@ func (ix *Indexer) putSession(s *session) {
 	s.lastFailure = s.lastFailure[:0]
 	s.deadLettering = false
 	s.dlq.Reset()
+	s.retries, s.permanent, s.unknown, s.firstUnknown = 0, false, 0, ""
 	if s.gen == ix.gen.Load() {
 		ix.pool.Put(s)
 	}
@@ -69,7 +81,7 @@ func (ix *Indexer) putSession(s *session) {
 // generation gen.
 func (ix *Indexer) newSession(gen uint64) (*session, error) {
 	s := &session{gen: gen}
-	s.client = compactClient{next: ix.cfg.Client}
+	s.client = compactClient{next: ix.cfg.Client, budget: ix.cfg.Budget}
 	if err := ix.newBulkIndexer(s); err != nil {
 		return nil, err
 	}
@@ -127,13 +139,17 @@ func (ix *Indexer) flush(ctx context.Context, s *session) (docappender.BulkIndex
 	start := time.Now()
 	stat, err := bi.Flush(reqCtx)
 	elapsed := time.Since(start).Seconds()
+	s.client.release() // docappender has read what it needs of the response
 
 	status := http.StatusOK
 	outcome := requestSuccess
 	if err != nil {
 		status = 0
 		outcome = requestFailedNetwork
-		if ff, ok := errors.AsType[docappender.ErrorFlushFailed](err); ok {
+		if _, ok := errors.AsType[errResponseTooLarge](err); ok {
+			// Answered 200, but longer than any answer to the request can be.
+			status, outcome = http.StatusOK, requestFailedServer
+		} else if ff, ok := errors.AsType[docappender.ErrorFlushFailed](err); ok {
 			status = ff.StatusCode()
 			switch {
 			case status == http.StatusTooManyRequests:
