@@ -292,7 +292,7 @@ func TestHugeResponseRefused(t *testing.T) {
 // The bytes of a response count in the byte budget while it is read and decoded, and are given
 // back once the request is done; a session does not keep a large buffer when pooled.
 func TestResponseBytesCountInBudget(t *testing.T) {
-	items := make([]string, 20_000)
+	items := make([]string, 50_000)
 	for i := range items {
 		items[i] = itemRejected
 	}

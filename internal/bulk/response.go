@@ -73,6 +73,9 @@ func (c *compactClient) Perform(req *http.Request) (*http.Response, error) {
 		_ = resp.Body.Close()
 		return nil, errResponseTooLarge{limit: limit, docs: c.docs}
 	}
+	if resp.ContentLength > 0 && int(resp.ContentLength) > cap(c.in) {
+		c.in = make([]byte, 0, resp.ContentLength+1) // +1: to see the end without growing
+	}
 	c.in, err = readAtMost(c.in[:0], resp.Body, limit+1)
 	_ = resp.Body.Close()
 	c.hold(cap(c.in))
