@@ -141,6 +141,7 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 		LogFailedDocsInput:     e.cfg.Telemetry.LogFailedDocsInput,
 		DeadLetterIndex:        e.deadLetterIndex(),
 		HandBackOnStop:         e.cfg.persistentQueue(),
+		Budget:                 e.budget,
 		FilterPath:             filterPath,
 		SuppressConflictErrors: e.cfg.SuppressConflictErrors,
 		Concurrency: bulk.ConcurrencyConfig{

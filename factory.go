@@ -306,8 +306,8 @@ func (h *signalRef) options(cfg *Config) []exporterhelper.Option {
 // before exporterhelper drains the sending queue: retries happen inside the push, and a drain
 // that kept retrying through an outage would not end. From then on each push makes one attempt
 // (a push under way finishes its current one), so the queue's remaining batches are sent once;
-// what fails is counted and logged as dropped, or, with a persistent queue and nothing of the
-// batch written yet, handed back to the queue, which keeps it (see options). If the shutdown's
+// what fails is counted and logged as dropped, or, with a persistent queue, handed back whole
+// to the queue, which keeps it (see options). If the shutdown's
 // context ends before the drain, the requests in flight are canceled.
 type stoppingLogs struct {
 	exporter.Logs

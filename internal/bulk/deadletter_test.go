@@ -19,13 +19,14 @@ import (
 
 // A dead letter whose first request's answer is lost is stored; its resend is answered 409
 // (content-derived id): it counts as dead-lettered, not as a duplicate of the push, and the
-// push succeeds.
+// push succeeds. The dead letter may retry: its document was rejected, the push spent none of
+// its retries.
 func TestDeadLetterResentAfterLostAnswer(t *testing.T) {
 	c := &scriptedClient{answer: func(n int) (*http.Response, error) {
 		switch n {
-		case 0, 1: // the push's document: 503 twice, given up
-			return answerItems(itemBusy)
-		case 2: // the dead letter: stored, but the answer is lost
+		case 0: // the push's document: rejected for good
+			return answerItems(itemRejected)
+		case 1: // the dead letter: stored, but the answer is lost
 			return nil, errors.New("connection reset by peer")
 		default: // resent dead letter: already there
 			return answerItems(itemConflict)
@@ -37,7 +38,7 @@ func TestDeadLetterResentAfterLostAnswer(t *testing.T) {
 	})
 	require.NoError(t, err)
 	res, err := ix.Send(context.Background(), batchOf(`{"n":1}`))
-	assert.Equal(t, 4, c.n)
+	assert.Equal(t, 3, c.n)
 	assert.Equal(t, 0, res.Duplicate, "the dead letter is not a duplicate of the push")
 	assert.Equal(t, 1, res.DeadLettered)
 	assert.NoError(t, err, "every document is dead-lettered")
@@ -153,8 +154,7 @@ func TestDeadLetterDocuments(t *testing.T) {
 				letter(`{"n":0}`, 400, "request_rejected",
 					`bulk request answered HTTP 400 (1 documents): {"error":{"type":"fake_exception","reason":"injected 400"},"status":400}`),
 				letter(`{"n":1}`, 0, "not_attempted",
-					// The reason carries consumererror's "Permanent error: " prefix.
-					`an earlier request of the same push failed: Permanent error: bulk request answered HTTP 400 (1 documents): {"error":{"type":"fake_exception","reason":"injected 400"},"status":400}`),
+					`an earlier request of the same push failed: bulk request answered HTTP 400 (1 documents): {"error":{"type":"fake_exception","reason":"injected 400"},"status":400}`),
 			},
 			result: Result{Rejected: 1, Dropped: 1, DeadLettered: 2},
 		},

@@ -54,15 +54,22 @@ type Config struct {
 	// SuppressConflictErrors leaves the documents answered 409 version_conflict_engine_exception
 	// out of the log line about failed documents; they are still counted.
 	SuppressConflictErrors bool
-	// HandBackOnStop hands a Send given up because of Stop back to its caller when none of
-	// its documents has an outcome yet: they are counted as retryable (error.type shutdown),
-	// not dropped nor dead-lettered, and Result.HandedBack says so. The exporter sets it with
-	// a persistent sending queue, which keeps such a batch for after the restart.
+	// HandBackOnStop hands a Send that gives documents up because of Stop back to its caller,
+	// whatever part of its batch was written: the documents without an outcome are counted as
+	// retryable (error.type shutdown), not dropped nor dead-lettered, Result.HandedBack says
+	// so, and the error wraps ErrHandedBack and is not permanent. The exporter sets it with a
+	// persistent sending queue, which keeps such a batch and sends it whole after the restart:
+	// the documents already written are sent again, duplicates that deterministic ids make
+	// 409s. At-least-once delivery thus holds across a graceful stop, as across a crash.
 	HandBackOnStop bool
 	// MetadataKeys are the metadata_keys: each one that the client metadata of a Send's
 	// context holds becomes an attribute of the Send's telemetry, named after the key
 	// lower-cased.
 	MetadataKeys []string
+	// Budget, when set, counts the response buffers of bulk requests while they are read and
+	// decoded (at most ResponseLimit bytes each), next to the encoded documents the caller
+	// counts: the exporter passes its in-flight ByteBudget.
+	Budget *ByteBudget
 }
 
 // Indexer sends batches. It is safe for concurrent use: each Send takes its own
@@ -94,6 +101,10 @@ type Indexer struct {
 
 	// metadataKeys are Config.MetadataKeys lower-cased (see LowerKeys).
 	metadataKeys []string
+	// sizeLimit is the request size learned from 413 answers (toolarge.go); now is the
+	// clock it is measured with.
+	sizeLimit sizeLimit
+	now       func() time.Time
 }
 
 // New validates cfg and returns an Indexer.
@@ -113,7 +124,7 @@ func New(cfg Config) (*Indexer, error) {
 	}
 	ix := &Indexer{
 		cfg: cfg, limiter: NewLogLimiter(cfg.LogRateLimit), docLimiter: NewLogLimiter(cfg.LogRateLimit),
-		metadataKeys: LowerKeys(cfg.MetadataKeys),
+		metadataKeys: LowerKeys(cfg.MetadataKeys), now: time.Now,
 	}
 	ix.stopCtx, ix.stop = context.WithCancel(context.Background())
 	ix.abortCtx, ix.abort = context.WithCancel(context.Background())
@@ -131,8 +142,9 @@ var errStopped = errors.New("the exporter is shutting down")
 // Stop ends retries: each Send gives up what is left without an outcome after its current
 // attempt, and a wait before a retry ends at once; requests in flight finish (within
 // RequestTimeout), and a Send that starts after Stop makes one attempt. The documents given up
-// are counted as dropped (or handed back, see Config.HandBackOnStop) and Send returns a
-// retryable error when none of its documents was written. The exporter calls it when
+// are counted as dropped, and Send returns a retryable error when none of its documents was
+// written; with Config.HandBackOnStop the whole batch is handed back instead, whatever part of
+// it was written. The exporter calls it when
 // shutdown begins, before the sending queue drains: the queue's batches are sent once, and a
 // shutdown during an outage does not wait for the outage to end.
 func (ix *Indexer) Stop() { ix.stop() }

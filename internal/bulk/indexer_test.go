@@ -48,7 +48,8 @@ func TestSetIncludeSourceOnError(t *testing.T) {
 }
 
 // At Stop, a Send waiting to retry gives up at once: its documents are dropped (no hand-back
-// asked), the error is retryable and says the exporter is shutting down.
+// asked), the error is retryable and says the exporter is shutting down, and so does the log
+// line: the retries were not exhausted.
 func TestStopEndsRetries(t *testing.T) {
 	started := make(chan struct{})
 	c := &scriptedClient{answer: func(n int) (*http.Response, error) {
@@ -75,9 +76,10 @@ func TestStopEndsRetries(t *testing.T) {
 	require.ErrorIs(t, err, errStopped)
 	assert.False(t, consumererror.IsPermanent(err))
 	assert.Contains(t, err.Error(), "2 documents not sent: the exporter is shutting down: bulk request answered HTTP 503")
-	dropped := logs.FilterMessage("Dropping documents: retries exhausted").All()
+	dropped := logs.FilterMessage("Dropping documents: the exporter is shutting down").All()
 	require.Len(t, dropped, 1)
 	assert.Equal(t, int64(2), dropped[0].ContextMap()["documents"])
+	assert.Empty(t, logs.FilterMessageSnippet("retries exhausted").All())
 
 	// A Send after Stop makes one attempt.
 	res, err = ix.Send(context.Background(), batchOf(`{"n":2}`))

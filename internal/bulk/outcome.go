@@ -10,7 +10,6 @@ import (
 	"net/http"
 
 	"github.com/elastic/go-docappender/v2"
-	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.uber.org/zap"
 )
 
@@ -32,7 +31,9 @@ const (
 )
 
 // Result counts the final outcome of the documents of one Send. HandedBack counts the
-// documents handed back to the caller at shutdown (see Config.HandBackOnStop).
+// documents without an outcome handed back to the caller at shutdown (see
+// Config.HandBackOnStop): the caller then keeps the whole batch, and the documents already
+// counted indexed, duplicate or rejected are sent again after the restart.
 type Result struct {
 	Indexed, Duplicate, Rejected, Dropped, FailureStore, DeadLettered, HandedBack int
 }
@@ -41,9 +42,11 @@ type Result struct {
 // documents to retry, written over the front of pending.
 func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat docappender.BulkIndexerResponseStat, pending []int) ([]int, error) {
 	// The items that only said created were counted by the session's client, not by
-	// docappender, which numbered the others in the order it read them.
+	// docappender, which numbered the others in the order it read them; the client left out
+	// the odd items too (see compactClient).
 	indexed := int(stat.Indexed) + s.client.created
-	got := indexed + len(stat.FailedDocs)
+	odd := s.client.odd
+	got := indexed + len(stat.FailedDocs) + len(odd)
 	mismatch := got != len(pending) ||
 		(s.client.compacted && int(stat.Indexed)+len(stat.FailedDocs) != len(s.client.kept))
 	for _, f := range stat.FailedDocs {
@@ -51,23 +54,18 @@ func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat doca
 			mismatch = true
 		}
 	}
+	for _, o := range odd {
+		if o.pos >= len(pending) {
+			mismatch = true
+		}
+	}
 	if mismatch {
 		// The server answered for other documents than those sent: their fate is unknown,
 		// and resending would risk duplicates.
-		// contrib counts a response it cannot read as internal_server_error.
-		ix.recordDocs(ctx, s, docRecord{
-			fate: OutcomeDropped, outcome: outcomeInternalError, errorType: "response_mismatch", status: http.StatusOK,
-		}, len(pending))
-		s.result.Dropped += len(pending)
 		err := fmt.Errorf("bulk response has %d items for %d documents sent; their outcome is unknown", got, len(pending))
-		for _, i := range pending {
-			s.toDead(i, http.StatusOK, "response_mismatch", err.Error())
-		}
-		return nil, consumererror.NewPermanent(err)
+		return nil, ix.unknownOutcome(ctx, s, b, pending, "response_mismatch", http.StatusOK, err)
 	}
-	if indexed > 0 {
-		s.result.Indexed += indexed
-	}
+	s.result.Indexed += indexed
 	fs := int(stat.FailureStoreDocs.Used)
 	s.result.FailureStore += fs
 	// A document written to the failure store is counted once, as failure_store (docappender
@@ -77,9 +75,30 @@ func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat doca
 		fate: OutcomeIndexed, outcome: outcomeFailureStore, failureStore: failureStoreUsed, status: http.StatusCreated,
 	}, fs)
 	ix.recordFailureStore(ctx, s, stat)
+	for _, o := range odd {
+		// Whether the document was written is unknown: like a response that does not
+		// match the request, it is dropped (and dead-lettered), and the push's error is
+		// permanent, since a resend could store it twice.
+		i := pending[o.pos]
+		s.result.Dropped++
+		// contrib counts an answer it cannot read as internal_server_error.
+		ix.recordDocs(ctx, s, docRecord{
+			fate: OutcomeDropped, outcome: outcomeInternalError, errorType: ErrorTypeUnexpectedStatus, status: o.status,
+		}, 1)
+		s.failures.add(OutcomeDropped, o.status, ErrorTypeUnexpectedStatus, o.reason, b.items[i].Index)
+		s.toDead(i, o.status, ErrorTypeUnexpectedStatus, o.reason)
+		if !s.deadLettering {
+			if s.unknown == 0 {
+				s.firstUnknown = o.reason
+			}
+			s.unknown++
+			s.permanent = true
+		}
+	}
 	retry := s.retry[:0]
 	for _, f := range stat.FailedDocs {
 		i := pending[s.client.position(f.Position)] // checked above
+		f.Error.Reason = truncateReason(f.Error.Reason)
 		switch {
 		case f.Status == http.StatusConflict:
 			s.result.Duplicate++
@@ -112,36 +131,84 @@ func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat doca
 	return append(pending[:0], retry...), nil
 }
 
-// giveUp counts and logs the documents left without a final outcome, and returns the error
+// ErrorTypeUnexpectedStatus is the error.type of a document answered by a bulk response item
+// that Elasticsearch does not give to a create action (see responseItem.problem).
+const ErrorTypeUnexpectedStatus = "unexpected_status"
+
+// unknownOutcome counts the documents pending of a request whose answer does not tell their
+// fate (a response that does not match the request, or one too long to read): they are
+// dropped and dead-lettered, and the push's error is permanent, since a resend could store
+// them twice. It returns err.
+func (ix *Indexer) unknownOutcome(ctx context.Context, s *session, b *Batch, pending []int, errorType string, status int, err error) error {
+	// contrib counts an answer it cannot read as internal_server_error.
+	ix.recordDocs(ctx, s, docRecord{fate: OutcomeDropped, outcome: outcomeInternalError, errorType: errorType, status: status}, len(pending))
+	s.result.Dropped += len(pending)
+	reason := truncateReason(err.Error())
+	s.failures.add(OutcomeDropped, status, errorType, reason, b.items[pending[0]].Index)
+	for _, i := range pending {
+		s.toDead(i, status, errorType, reason)
+	}
+	s.permanent = true
+	return err
+}
+
+// giveUp counts the documents pending, left without a final outcome, and returns the error
 // that says why: the retries are spent, the push was canceled, or the exporter is shutting
-// down.
+// down. They are dropped, logged and listed for the dead-letter index, or handed back (see
+// handingBack), which Send logs once for the whole batch.
 func (ix *Indexer) giveUp(ctx context.Context, s *session, pending []int, status, attempts int, err error) error {
+	handBack := ix.handingBack(s)
 	ix.givenUp(context.WithoutCancel(ctx), s, pending, status)
-	defer func() {
-		for _, i := range pending {
-			st, reason := status, err.Error()
-			if i < len(s.lastFailure) && s.lastFailure[i].status != 0 {
-				st, reason = s.lastFailure[i].status, s.lastFailure[i].errorType+": "+reason
-			}
-			s.toDead(i, st, "not_delivered", reason)
-		}
-	}()
+	stopped, canceled := ix.stopCtx.Err() != nil, ctx.Err() != nil
 	switch {
-	case ix.stopCtx.Err() != nil:
+	case stopped:
 		err = fmt.Errorf("%d documents not sent: %w: %w", len(pending), errStopped, err)
-	case ctx.Err() != nil:
+	case canceled:
 		err = fmt.Errorf("%d documents not sent: %w", len(pending), errors.Join(err, ctx.Err()))
 	default:
 		err = fmt.Errorf("%d documents not sent after %d attempts: %w", len(pending), attempts, err)
 	}
-	if s.result.HandedBack > 0 {
-		ix.cfg.Logger.Warn("Handing documents back to the persistent queue: shutting down", zap.Int("documents", len(pending)),
-			zap.Int("attempts", attempts), zap.Error(err))
+	if handBack {
 		return err
 	}
-	ix.cfg.Logger.Error("Dropping documents: retries exhausted", zap.Int("documents", len(pending)),
-		zap.Int("attempts", attempts), zap.Error(err))
+	// One reason string for all of them, and one per type of last failure.
+	reason := truncateReason(err.Error())
+	var typed map[string]string
+	for _, i := range pending {
+		st, r := status, reason
+		if i < len(s.lastFailure) && s.lastFailure[i].status != 0 {
+			f := s.lastFailure[i]
+			if typed == nil {
+				typed = map[string]string{}
+			}
+			if r = typed[f.errorType]; r == "" {
+				r = truncateReason(f.errorType + ": " + reason)
+				typed[f.errorType] = r
+			}
+			st = f.status
+		}
+		s.toDead(i, st, "not_delivered", r)
+	}
+	msg := "Dropping documents: retries exhausted"
+	switch {
+	case stopped:
+		msg = "Dropping documents: the exporter is shutting down"
+	case canceled:
+		msg = "Dropping documents: the push was canceled"
+	case attempts == 0:
+		msg = "Dropping documents: the bulk request could not be made"
+	}
+	ix.cfg.Logger.Error(msg, zap.Int("documents", len(pending)), zap.Int("attempts", attempts), zap.Error(err))
 	return err
+}
+
+// handingBack tells whether the documents of s's batch given up now are handed back to the
+// caller rather than dropped (see Config.HandBackOnStop): the exporter is shutting down, and
+// the caller keeps the whole batch, whatever part of it was written, for after the restart.
+// Dead letters are never handed back: they are written once the push's own documents are
+// done.
+func (ix *Indexer) handingBack(s *session) bool {
+	return ix.cfg.HandBackOnStop && ix.stopCtx.Err() != nil && !s.deadLettering
 }
 
 // givenUp counts the documents pending left without an outcome after their last attempt,
@@ -183,13 +250,9 @@ func (*Indexer) notAttempted(s *session) docRecord {
 }
 
 // unsent counts n documents of s's batch left without an outcome, with the attributes of r:
-// dropped, unless they are handed back (see Config.HandBackOnStop): the exporter is shutting
-// down and no document of the batch has an outcome yet, so that the caller may keep the whole
-// batch.
+// dropped, or handed back (see handingBack).
 func (ix *Indexer) unsent(ctx context.Context, s *session, n int, r docRecord) {
-	res := s.result
-	if ix.cfg.HandBackOnStop && ix.stopCtx.Err() != nil && !s.deadLettering &&
-		res.Indexed+res.Duplicate+res.Rejected+res.FailureStore+res.Dropped == 0 {
+	if ix.handingBack(s) {
 		s.result.HandedBack += n
 		r.fate, r.errorType = OutcomeRetryable, "shutdown"
 		ix.recordDocs(ctx, s, r, n)

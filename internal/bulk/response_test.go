@@ -25,62 +25,69 @@ func TestCompactBulkResponse(t *testing.T) {
 	tests := []struct {
 		name, in, want string
 		kept           []int
+		odd            []int // positions
 		created        int
-		shaped         bool
+		malformed      bool
 	}{
-		{name: "empty", in: `{"items":[]}`, want: `{"items":[]}`, shaped: true},
-		{name: "created", in: `{"items":[` + ok + `,` + ok + `]}`, want: `{"items":[]}`, created: 2, shaped: true},
-		{name: "trailing newline", in: `{"items":[` + ok + `]}` + "\n", want: `{"items":[]}`, created: 1, shaped: true},
+		{name: "empty", in: `{"items":[]}`, want: `{"items":[]}`},
+		{name: "no items", in: `{"errors":false}`, want: `{"items":[]}`},
+		{name: "created", in: `{"items":[` + ok + `,` + ok + `]}`, want: `{"items":[]}`, created: 2},
+		{name: "trailing newline", in: `{"items":[` + ok + `]}` + "\n", want: `{"items":[]}`, created: 1},
 		{
-			name: "errors kept with their positions", shaped: true,
+			name: "errors kept with their positions",
 			in:   `{"items":[` + ok + `,` + rejected + `,` + ok + `,` + ok + `,` + rejected + `]}`,
 			want: `{"items":[` + rejected + `,` + rejected + `]}`, kept: []int{1, 4}, created: 3,
 		},
-		{name: "only errors", in: `{"items":[` + rejected + `,` + rejected + `]}`, want: `{"items":[` + rejected + `,` + rejected + `]}`, kept: []int{0, 1}, shaped: true},
+		{name: "only errors", in: `{"items":[` + rejected + `,` + rejected + `]}`, want: `{"items":[` + rejected + `,` + rejected + `]}`, kept: []int{0, 1}},
 		{
-			name: "failure store kept", shaped: true,
+			name: "failure store kept",
 			in:   `{"items":[{"create":{"_index":"i","status":201,"failure_store":"used"}}]}`,
 			want: `{"items":[{"create":{"_index":"i","status":201,"failure_store":"used"}}]}`, kept: []int{0},
 		},
 		{
-			name: "other status kept", shaped: true,
-			in:   `{"items":[{"create":{"_index":"i","status":200}},{"index":{"_index":"i","status":201}}]}`,
-			want: `{"items":[{"create":{"_index":"i","status":200}},{"index":{"_index":"i","status":201}}]}`, kept: []int{0, 1},
+			name: "odd statuses left out",
+			in:   `{"items":[{"create":{"_index":"i","status":200}},{"index":{"_index":"i","status":201}},` + ok + `]}`,
+			want: `{"items":[]}`, odd: []int{0, 1}, created: 1,
 		},
 		{
-			name: "escaped name kept", shaped: true,
+			name: "escaped name kept",
 			in:   `{"items":[{"create":{"_index":"a\\b","status":201}}]}`,
 			want: `{"items":[{"create":{"_index":"a\\b","status":201}}]}`, kept: []int{0},
 		},
-		// A bulk_response_filter_path wider than the accounting's keeps top-level scalars.
-		{name: "errors member", in: `{"errors":false,"items":[` + ok + `]}`, want: `{"items":[]}`, created: 1, shaped: true},
 		{
-			name: "errors and took members", shaped: true,
-			in:   `{"errors":true,"took":12,"items":[` + ok + `,` + rejected + `]}`,
-			want: `{"items":[` + rejected + `]}`, kept: []int{1}, created: 1,
+			name: "other members and white space",
+			in:   `{ "took" : 3, "errors" : true, "items" : [ ` + ok + ` , {"create": {"status": 429, "error": {"type": "x"}}} ] }`,
+			want: `{"items":[{"create": {"status": 429, "error": {"type": "x"}}}]}`, kept: []int{1}, created: 1,
 		},
-		{name: "object member", in: `{"ingest":{"took":1},"items":[` + ok + `]}`},
-		{name: "string member", in: `{"status":"x","items":[` + ok + `]}`},
-		{name: "members without items", in: `{"errors":false,"took":3}`},
-		{name: "member without value", in: `{"errors":,"items":[` + ok + `]}`},
-		{name: "unterminated member name", in: `{"errors`},
-		{name: "member name without colon", in: `{"errors" false,"items":[]}`},
-		{name: "truncated", in: `{"items":[` + ok + `,{"create":{"_index":"i"`},
-		{name: "truncated string", in: `{"items":[{"create":{"_index":"i\"`},
-		{name: "no closing brace", in: `{"items":[` + ok + `]`},
-		{name: "garbage between items", in: `{"items":[` + ok + ` x ` + ok + `]}`},
-		{name: "not an object", in: `{"items":[1]}`},
-		{name: "too deep", in: `{"items":[` + strings.Repeat("[", 100) + `]}`},
+		// A bulk_response_filter_path wider than the accounting's keeps more members.
+		{name: "errors member", in: `{"errors":false,"items":[` + ok + `]}`, want: `{"items":[]}`, created: 1},
+		{name: "object member", in: `{"ingest":{"took":1},"items":[` + ok + `]}`, want: `{"items":[]}`, created: 1},
+		{name: "item not an object", in: `{"items":[1]}`, want: `{"items":[]}`, odd: []int{0}},
+		{name: "truncated", in: `{"items":[` + ok + `,{"create":{"_index":"i"`, malformed: true},
+		{name: "truncated string", in: `{"items":[{"create":{"_index":"i\"`, malformed: true},
+		{name: "no closing brace", in: `{"items":[` + ok + `]`, malformed: true},
+		{name: "garbage between items", in: `{"items":[` + ok + ` x ` + ok + `]}`, malformed: true},
+		{name: "garbage after", in: `{"items":[]}x`, malformed: true},
+		{name: "member without value", in: `{"errors":,"items":[` + ok + `]}`, malformed: true},
+		{name: "not JSON", in: `<html>gateway says hello</html>`, malformed: true},
+		{name: "too deep", in: `{"items":[` + strings.Repeat("[", 100) + `]}`, malformed: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, kept, created, shaped := compactBulkResponse(nil, nil, []byte(tt.in))
-			require.Equal(t, tt.shaped, shaped)
-			if shaped {
-				assert.Equal(t, tt.want, string(got))
-				assert.Equal(t, tt.kept, kept)
-				assert.Equal(t, tt.created, created)
+			got, kept, odd, created, err := compactBulkResponse(nil, nil, nil, []byte(tt.in))
+			if tt.malformed {
+				require.Error(t, err)
+				return
 			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, string(got))
+			assert.Equal(t, tt.kept, kept)
+			var oddPos []int
+			for _, o := range odd {
+				oddPos = append(oddPos, o.pos)
+			}
+			assert.Equal(t, tt.odd, oddPos)
+			assert.Equal(t, tt.created, created)
 		})
 	}
 }
@@ -131,7 +138,7 @@ func TestCompactedResponseKeepsOutcomes(t *testing.T) {
 	assert.Equal(t, int64(1), compacted.FailureStoreDocs.Used)
 }
 
-func TestCompactClientPassesOtherAnswersOn(t *testing.T) {
+func TestCompactClientPassesErrorAnswersOn(t *testing.T) {
 	for _, status := range []int{http.StatusBadRequest, http.StatusTooManyRequests} {
 		c := &compactClient{next: stubStatus(status, `{"items":[{"create":{"_index":"a","status":201}}]}`)}
 		resp, err := c.Perform(httptest.NewRequest(http.MethodPost, "/_bulk", nil))
@@ -161,19 +168,21 @@ func stubStatus(status int, body string) clientFunc {
 func okClient(body string) clientFunc { return stubStatus(http.StatusOK, body) }
 
 // FuzzCompactBulkResponse checks that a compacted response says what the original said: each
-// item of a valid response is either counted as created, when it is exactly such an item, or
-// kept byte for byte with its position, and what docappender reads is valid JSON.
+// item of a valid response is counted as created, when it is exactly such an item, or listed
+// as odd, or kept byte for byte with its position; what docappender reads is valid JSON, and
+// every item it reads is one Elasticsearch gives to a create action.
 func FuzzCompactBulkResponse(f *testing.F) {
 	f.Add([]byte(`{"items":[{"create":{"_index":"a","status":201}},{"create":{"_index":"a","status":429,"error":{"type":"x","reason":"y"}}}]}`))
 	f.Add([]byte(`{"items":[{"create":{"_index":"a\"b","status":201}},{"create":{"_index":"a","status":201,"failure_store":"used"}}]}`))
+	f.Add([]byte(`{"took":1,"items":[{"create":{"status":200}},{"index":{"status":201}},{"create":{}},{"create":{"status":"201"}}]}`))
 	f.Add([]byte(`{"items":[]}`))
 	f.Add([]byte(`{"errors":true,"took":3,"items":[{"create":{"_index":"a","status":201}},{"create":{"status":409,"error":{"type":"x"}}}]}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		out, kept, created, shaped := compactBulkResponse(nil, nil, in)
+		out, kept, odd, created, err := compactBulkResponse(nil, nil, nil, in)
 		var orig struct {
 			Items []json.RawMessage `json:"items"`
 		}
-		if !shaped || json.Unmarshal(in, &orig) != nil {
+		if err != nil || json.Unmarshal(in, &orig) != nil {
 			return
 		}
 		require.True(t, json.Valid(out), "compacted: %s", out)
@@ -182,14 +191,25 @@ func FuzzCompactBulkResponse(f *testing.F) {
 		}
 		require.NoError(t, json.Unmarshal(out, &compacted))
 		require.Len(t, compacted.Items, len(kept))
-		require.Equal(t, len(orig.Items), created+len(kept))
-		isKept := map[int]bool{}
+		require.Equal(t, len(orig.Items), created+len(kept)+len(odd))
+		seen := map[int]bool{}
 		for k, p := range kept {
 			require.Equal(t, string(orig.Items[p]), string(compacted.Items[k]))
-			isKept[p] = true
+			seen[p] = true
+			var c map[string]map[string]json.RawMessage
+			require.NoError(t, json.Unmarshal(compacted.Items[k], &c), "kept item %d: %s", p, compacted.Items[k])
+			require.Len(t, c, 1)
+			var status int
+			require.NoError(t, json.Unmarshal(c["create"]["status"], &status), "kept item %d: %s", p, compacted.Items[k])
+			require.True(t, status == 201 || status == 409 || (status >= 400 && status <= 599), "kept item %d: %s", p, compacted.Items[k])
+		}
+		for _, o := range odd {
+			require.False(t, seen[o.pos])
+			require.NotEmpty(t, o.reason)
+			seen[o.pos] = true
 		}
 		for p, item := range orig.Items {
-			if isKept[p] {
+			if seen[p] {
 				continue
 			}
 			var c map[string]map[string]json.RawMessage

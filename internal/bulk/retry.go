@@ -21,10 +21,11 @@ type RetryConfig struct {
 	// Enabled turns retries on. Default: true.
 	Enabled bool `mapstructure:"enabled"`
 
-	// MaxRetries is the number of retries after the first attempt; -1 retries
-	// without limit. Default: 30, which with the default intervals keeps
-	// retrying through an outage of at least 10 minutes (about 16 minutes
-	// on average) before documents are given up.
+	// MaxRetries is the number of retries of a push, after the first attempt of
+	// each of its bulk requests, shared by its requests and its dead letters; -1
+	// retries without limit. Default: 30, which with the default intervals keeps
+	// retrying through an outage of at least 10 minutes (about 16 minutes on
+	// average) before documents are given up.
 	MaxRetries int `mapstructure:"max_retries"`
 
 	// InitialInterval is the wait before the first retry; later waits grow
@@ -139,9 +140,14 @@ func (ix *Indexer) retryableDocument(status int) bool {
 	return status >= 500 || slices.Contains(ix.cfg.Retry.RetryOnStatus, status)
 }
 
-func (ix *Indexer) canRetry(attempt int) bool {
+// canRetry tells whether a Send that made retries retries so far may retry once more: the
+// retry budget is the Send's, shared by its requests and by its dead letters, so that a dead
+// letter that fails for the same outage as its document does not start a second schedule, and
+// the time a Send takes is bounded (see docs/delivery.md). The wait before a retry grows with
+// the attempts of its request only (see backoff).
+func (ix *Indexer) canRetry(retries int) bool {
 	r := ix.cfg.Retry
-	return r.Enabled && ix.stopCtx.Err() == nil && (r.MaxRetries < 0 || attempt < r.MaxRetries)
+	return r.Enabled && ix.stopCtx.Err() == nil && (r.MaxRetries < 0 || retries < r.MaxRetries)
 }
 
 // wait is Wait that also ends when Stop is called.

@@ -10,6 +10,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -67,13 +71,14 @@ func TestBackoffJitter(t *testing.T) {
 	assert.Equal(t, time.Duration(0), jitter(1), "half of 1ns is 0")
 }
 
-// Retries stop after max_retries (-1: never), at once when disabled, and after Stop.
+// Retries stop once a push has made max_retries of them (-1: never), at once when disabled, and
+// after Stop.
 func TestCanRetry(t *testing.T) {
 	tests := []struct {
 		name      string
 		retry     RetryConfig
 		stopped   bool
-		retries   int // the attempts after which canRetry holds
+		retries   int // the retries of a push after which canRetry no longer holds
 		unlimited bool
 	}{
 		{name: "disabled", retry: RetryConfig{Enabled: false, MaxRetries: 5}},
@@ -90,9 +95,9 @@ func TestCanRetry(t *testing.T) {
 			if tt.stopped {
 				ix.Stop()
 			}
-			for attempt := range 10 {
-				want := tt.unlimited || attempt < tt.retries
-				assert.Equal(t, want, ix.canRetry(attempt), "after attempt %d", attempt+1)
+			for retries := range 10 {
+				want := tt.unlimited || retries < tt.retries
+				assert.Equal(t, want, ix.canRetry(retries), "after %d retries", retries)
 			}
 			if tt.unlimited {
 				assert.True(t, ix.canRetry(1<<30))
@@ -290,4 +295,121 @@ func TestRetryWaitsForRetryAfter(t *testing.T) {
 	assert.Equal(t, Result{Indexed: 1}, res)
 	assert.Equal(t, 2, requests)
 	assert.GreaterOrEqual(t, time.Since(start), time.Second, "the retry waited for Retry-After, not the 1ms backoff")
+}
+
+// bodyCountingClient answers each bulk request according to how many times the same body was
+// sent: fail(n) for its n-th sending (from 1), 201 for each document when fail returns 0.
+type bodyCountingClient struct {
+	mu    sync.Mutex
+	seen  map[string]int
+	total int
+	fail  func(body string, n int) int
+}
+
+func (c *bodyCountingClient) Perform(req *http.Request) (*http.Response, error) {
+	raw, err := io.ReadAll(req.Body)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.seen == nil {
+		c.seen = map[string]int{}
+	}
+	c.seen[string(raw)]++
+	c.total++
+	n := c.seen[string(raw)]
+	c.mu.Unlock()
+	if st := c.fail(string(raw), n); st != 0 {
+		return answerStatus(st)
+	}
+	docs := strings.Count(string(raw), "\n") / 2
+	return answerItems(slices.Repeat([]string{itemCreated}, docs)...)
+}
+
+// retries returns the requests that repeated an earlier one.
+func (c *bodyCountingClient) retries() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.total - len(c.seen)
+}
+
+// The retry budget is the push's (issue 17, item 8): its requests and its dead letters make
+// at most max_retries retries together. A dead letter that fails for the same outage as its
+// document gets no second schedule (it was a second full one: about 16 more minutes with the
+// defaults), and a push whose requests each recover just before their retries run out cannot
+// hold its consumer for a schedule per request.
+func TestRetryBudgetIsThePush(t *testing.T) {
+	const maxRetries = 4
+	const interval = 5 * time.Millisecond
+	for _, tc := range []struct {
+		name    string
+		docs    int
+		maxBulk int
+		fail    func(body string, n int) int
+		// wantRetries: all of them, the budget; wantRequests: including first attempts.
+		wantRetries, wantRequests int
+		wantErr                   bool
+	}{
+		{
+			// The push's request: 1 + 4 retries, given up; its dead letter: one attempt.
+			name: "outage: the dead letter gets what is left, nothing", docs: 1,
+			fail:        func(string, int) int { return http.StatusServiceUnavailable },
+			wantRetries: maxRetries, wantRequests: maxRetries + 2, wantErr: true,
+		},
+		{
+			// Each request recovers at its 4th sending: the first uses 3 retries, the second
+			// 1 more and is given up; the third is not attempted; two dead-letter requests
+			// (one document each).
+			name: "flapping: the requests share the budget", docs: 3, maxBulk: 1,
+			fail: func(body string, n int) int {
+				if strings.Contains(body, `"_index":"d"`) || n > 3 {
+					return 0
+				}
+				return http.StatusServiceUnavailable
+			},
+			wantRetries: maxRetries, wantRequests: 4 + 2 + 2,
+		},
+		{
+			name: "a dead letter of a rejected document may retry", docs: 1,
+			fail: func(body string, n int) int {
+				if !strings.Contains(body, `"_index":"d"`) {
+					return http.StatusBadRequest
+				}
+				if n <= 2 {
+					return http.StatusServiceUnavailable
+				}
+				return 0
+			},
+			wantRetries: 2, wantRequests: 1 + 3,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &bodyCountingClient{fail: tc.fail}
+			maxBulk := tc.maxBulk
+			if maxBulk == 0 {
+				maxBulk = 1 << 20
+			}
+			ix, err := New(Config{
+				Client: c, MaxBulkBytes: maxBulk, DeadLetterIndex: "d",
+				Retry: RetryConfig{
+					Enabled: true, MaxRetries: maxRetries, InitialInterval: interval, MaxInterval: interval,
+					RetryOnStatus: []int{503},
+				},
+			})
+			require.NoError(t, err)
+			var docs []string
+			for i := range tc.docs {
+				docs = append(docs, `{"n":`+strconv.Itoa(i)+`}`)
+			}
+			start := time.Now()
+			_, err = ix.Send(context.Background(), batchOf(docs...))
+			elapsed := time.Since(start)
+			t.Logf("%d requests, %d retries, %s", c.total, c.retries(), elapsed.Round(time.Millisecond))
+			assert.Equal(t, tc.wantRetries, c.retries())
+			assert.Equal(t, tc.wantRequests, c.total)
+			assert.Equal(t, tc.wantErr, err != nil, "%v", err)
+			// The waits: one per retry, each at most the interval.
+			assert.Less(t, elapsed, time.Duration(maxRetries+1)*interval+time.Second)
+		})
+	}
 }

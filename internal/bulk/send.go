@@ -16,11 +16,20 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
 )
 
+// ErrHandedBack is wrapped by the error of a Send whose batch is handed back to its caller at
+// shutdown (see Config.HandBackOnStop): the caller keeps the whole batch and sends it again.
+var ErrHandedBack = errors.New("the batch is handed back to the persistent queue")
+
 // Send sends every document of b and returns once each has a final outcome, or the retry
 // budget is spent. It returns nil when no document was dropped: indexed, duplicates and
 // documents rejected for good (counted and logged) are final outcomes. Otherwise the error is
-// retryable when no document of b was indexed, so that the caller may resend the whole batch
-// without duplicates, and permanent when some were.
+// retryable when no document of b was written, so that the caller may resend the whole batch
+// without duplicates, and permanent when some were or when a resend could store a document
+// twice. A batch handed back at shutdown (Result.HandedBack > 0) returns a retryable error
+// wrapping ErrHandedBack, whatever part of it was written.
+//
+// Only Send makes an error permanent, once: the errors of the steps below it are plain, and
+// the session notes whether the push's error must be permanent.
 func (ix *Indexer) Send(ctx context.Context, b *Batch) (Result, error) {
 	if b.Len() == 0 {
 		return Result{}, nil
@@ -37,7 +46,21 @@ func (ix *Indexer) Send(ctx context.Context, b *Batch) (Result, error) {
 	defer context.AfterFunc(ix.abortCtx, cancel)()
 
 	sendErr := ix.sendAll(ctx, s, b)
-	if len(s.dead) > 0 && ix.cfg.DeadLetterIndex != "" && ix.abortCtx.Err() == nil && s.result.HandedBack == 0 {
+	if sendErr == nil && s.unknown > 0 {
+		sendErr = fmt.Errorf("%d documents answered by bulk response items that Elasticsearch does not give to a create, "+
+			"their outcome is unknown (first: %s)", s.unknown, s.firstUnknown)
+	}
+	r := &s.result
+	handedBack := r.HandedBack > 0
+	switch {
+	case handedBack:
+		// The whole batch goes back: what was written of it is sent again after the restart
+		// (a 409 duplicate with deterministic ids), and the dead letters are written then.
+		ix.cfg.Logger.Warn("Handing documents back to the persistent queue: the exporter is shutting down; "+
+			"the whole batch is sent again after the restart",
+			zap.Int("documents", b.Len()), zap.Int("not_written", r.HandedBack),
+			zap.Int("written", r.Indexed+r.Duplicate+r.Rejected), zap.Error(sendErr))
+	case len(s.dead) > 0 && ix.cfg.DeadLetterIndex != "" && ix.abortCtx.Err() == nil:
 		if ix.deadLetter(ctx, s, b) {
 			// Every document left without an outcome is now in the dead-letter index.
 			sendErr = nil
@@ -46,27 +69,27 @@ func (ix *Indexer) Send(ctx context.Context, b *Batch) (Result, error) {
 		}
 	}
 	ix.logFailures(s)
-	if sendErr == nil {
+	switch {
+	case sendErr == nil:
 		return s.result, nil
-	}
-	if s.result.Indexed > 0 || s.result.Duplicate > 0 || s.result.Rejected > 0 {
+	case handedBack:
+		return s.result, fmt.Errorf("%w: %w", ErrHandedBack, sendErr)
+	case s.permanent || r.Indexed > 0 || r.Duplicate > 0 || r.Rejected > 0 || r.FailureStore > 0:
 		return s.result, consumererror.NewPermanent(sendErr)
 	}
 	return s.result, sendErr
 }
 
-// sendAll sends the documents of b in bulk requests of at most MaxBulkBytes.
+// sendAll sends the documents of b in bulk requests of at most MaxBulkBytes, or less after a
+// 413 (see requestLimit).
 func (ix *Indexer) sendAll(ctx context.Context, s *session, b *Batch) error {
+	limit := ix.requestLimit()
 	for next := 0; next < b.Len(); {
 		s.chunk = s.chunk[:0]
 		size := 0
 		for next < b.Len() {
-			it := &b.items[next]
-			n := it.end - it.start + itemOverhead(it)
-			for _, t := range b.Templates(next) {
-				n += len(t.Path) + len(t.Template) + len(`,"dynamic_templates":{"":""}`)
-			}
-			if len(s.chunk) > 0 && size+n > ix.cfg.MaxBulkBytes {
+			n := itemBytes(b, next)
+			if len(s.chunk) > 0 && size+n > limit {
 				break
 			}
 			s.chunk = append(s.chunk, next)
@@ -76,15 +99,31 @@ func (ix *Indexer) sendAll(ctx context.Context, s *session, b *Batch) error {
 		if err := ix.sendChunk(ctx, s, b, s.chunk); err != nil {
 			// Documents after a failed request are not attempted: the same failure
 			// would meet them.
-			rest := b.Len() - next
-			ix.unsent(ctx, s, rest, ix.notAttempted(s))
-			for i := next; i < b.Len(); i++ {
-				s.toDead(i, 0, "not_attempted", "an earlier request of the same push failed: "+err.Error())
+			if rest := b.Len() - next; rest > 0 {
+				handBack := ix.handingBack(s)
+				ix.unsent(ctx, s, rest, ix.notAttempted(s))
+				if !handBack {
+					reason := truncateReason("an earlier request of the same push failed: " + err.Error())
+					for i := next; i < b.Len(); i++ {
+						s.toDead(i, 0, "not_attempted", reason)
+					}
+				}
 			}
 			return err
 		}
 	}
 	return nil
+}
+
+// itemBytes returns the bytes document i of b adds to a request: its document, its action line
+// and newlines.
+func itemBytes(b *Batch, i int) int {
+	it := &b.items[i]
+	n := it.end - it.start + itemOverhead(it)
+	for _, t := range b.Templates(i) {
+		n += len(t.Path) + len(t.Template) + len(`,"dynamic_templates":{"":""}`)
+	}
+	return n
 }
 
 // sendChunk sends the documents s.chunk of b, retrying what is retryable, and counts every
@@ -106,7 +145,11 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 				return ix.giveUp(ctx, s, pending, status, attempt+1, err)
 			}
 			if status == http.StatusRequestEntityTooLarge {
+				ix.tooLarge(b, pending)
 				return ix.split(ctx, s, b, pending)
+			}
+			if tooLarge, ok := errors.AsType[errResponseTooLarge](err); ok {
+				return ix.unknownOutcome(ctx, s, b, pending, "response_too_large", http.StatusOK, tooLarge)
 			}
 			if !resent && ix.includeSourceRefused(s, status, err) {
 				resent = true
@@ -120,10 +163,12 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 			if !retryable {
 				ix.recordDocs(ctx, s, docRecord{fate: OutcomeRejected, outcome: s.lastOutcome, status: status}, len(pending))
 				s.result.Rejected += len(pending)
+				reason := err.Error() // one string for all of them
 				for _, i := range pending {
-					s.toDead(i, status, "request_rejected", err.Error())
+					s.toDead(i, status, "request_rejected", reason)
 				}
-				return consumererror.NewPermanent(err)
+				s.permanent = true
+				return err
 			}
 		} else {
 			ix.noteSuccess()
@@ -136,8 +181,9 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 			}
 			err = fmt.Errorf("%d documents failed with a retryable status", len(pending))
 		}
-		if ix.canRetry(attempt) && ctx.Err() == nil {
+		if ix.canRetry(s.retries) && ctx.Err() == nil {
 			if ix.wait(ctx, max(ix.backoff(attempt), retryAfter)) == nil {
+				s.retries++
 				ix.recordRetried(ctx, s, len(pending))
 				continue
 			}
@@ -167,9 +213,13 @@ func (ix *Indexer) split(ctx context.Context, s *session, b *Batch, pending []in
 	second := append([]int(nil), pending[half:]...)
 	ix.cfg.Logger.Debug("Bulk request too large; sending it in halves", zap.Int("documents", len(pending)))
 	if err := ix.sendChunk(ctx, s, b, first); err != nil {
+		handBack := ix.handingBack(s)
 		ix.unsent(ctx, s, len(second), ix.notAttempted(s))
-		for _, i := range second {
-			s.toDead(i, 0, "not_attempted", "the other half of a split request failed: "+err.Error())
+		if !handBack {
+			reason := truncateReason("the other half of a split request failed: " + err.Error())
+			for _, i := range second {
+				s.toDead(i, 0, "not_attempted", reason)
+			}
 		}
 		return err
 	}
@@ -177,7 +227,8 @@ func (ix *Indexer) split(ctx context.Context, s *session, b *Batch, pending []in
 }
 
 // requestError says why a request of n documents failed with status (0 for no answer), with
-// what the server answered and a hint for the failures a user can fix.
+// what the server answered and a hint for the failures a user can fix, in at most MaxReason
+// bytes.
 func requestError(status int, err error, n int) error {
 	hint := ""
 	switch status {
@@ -187,7 +238,8 @@ func requestError(status int, err error, n int) error {
 		hint = ": the credentials lack the privilege to write to these indices"
 	}
 	if ff, ok := errors.AsType[docappender.ErrorFlushFailed](err); ok {
-		return fmt.Errorf("bulk request answered HTTP %d%s (%d documents): %s", status, hint, n, ff.ResponseBody())
+		return errors.New(truncateReason(fmt.Sprintf("bulk request answered HTTP %d%s (%d documents): %s",
+			status, hint, n, truncateReason(ff.ResponseBody()))))
 	}
 	if hint, ok := esclient.TLSConfigProblem(err); ok {
 		return fmt.Errorf("bulk request failed (%d documents): %s: %w", n, hint, err)

@@ -42,6 +42,16 @@ type session struct {
 	metaSet                  attribute.Set
 	attrs                    []attribute.KeyValue
 	lastOutcome, failOutcome string
+	// retries counts the retries of the Send, of every request of it and of its dead
+	// letters: together they make at most Retry.MaxRetries (see canRetry).
+	retries int
+	// permanent tells that the Send's error must be permanent whatever was written: a
+	// resend could store documents twice, or would fail the same way.
+	permanent bool
+	// unknown counts the documents answered by an odd response item (see compactClient),
+	// firstUnknown says why the first one was.
+	unknown      int
+	firstUnknown string
 }
 
 // getSession takes a session from the pool, or makes a new one when the pool is empty or the
@@ -69,6 +79,7 @@ func (ix *Indexer) putSession(s *session) {
 	s.dlq.Reset()
 	s.meta, s.metaSet = s.meta[:0], attribute.Set{}
 	s.lastOutcome, s.failOutcome = "", ""
+	s.retries, s.permanent, s.unknown, s.firstUnknown = 0, false, 0, ""
 	if s.gen == ix.gen.Load() {
 		ix.pool.Put(s)
 	}
@@ -78,7 +89,7 @@ func (ix *Indexer) putSession(s *session) {
 // generation gen.
 func (ix *Indexer) newSession(gen uint64) (*session, error) {
 	s := &session{gen: gen}
-	s.client = compactClient{next: ix.cfg.Client, filterPath: ix.cfg.FilterPath}
+	s.client = compactClient{next: ix.cfg.Client, filterPath: ix.cfg.FilterPath, budget: ix.cfg.Budget}
 	s.failures.quietConflicts = ix.cfg.SuppressConflictErrors
 	if err := ix.newBulkIndexer(s); err != nil {
 		return nil, err
@@ -130,11 +141,15 @@ func (ix *Indexer) flush(ctx context.Context, s *session) (docappender.BulkIndex
 	start := time.Now()
 	stat, err := bi.Flush(reqCtx)
 	elapsed := time.Since(start).Seconds()
+	s.client.release() // docappender has read what it needs of the response
 
 	status := http.StatusOK
 	if err != nil {
 		status = 0
-		if ff, ok := errors.AsType[docappender.ErrorFlushFailed](err); ok {
+		if _, ok := errors.AsType[errResponseTooLarge](err); ok {
+			// Answered 200, but longer than any answer to the request can be.
+			status = http.StatusOK
+		} else if ff, ok := errors.AsType[docappender.ErrorFlushFailed](err); ok {
 			status = ff.StatusCode()
 		}
 	} else {

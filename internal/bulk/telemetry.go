@@ -61,6 +61,8 @@ func requestOutcome(status int, err error) string {
 	switch {
 	case err == nil:
 		return outcomeSuccess
+	case isResponseTooLarge(err):
+		return outcomeFailedServer // answered 200, but longer than any answer to the request can be
 	case status != 0:
 		return statusOutcome(status)
 	case isTimeout(err):
@@ -78,6 +80,11 @@ func statusOutcome(status int) string {
 		return outcomeFailedServer
 	}
 	return outcomeFailedClient
+}
+
+func isResponseTooLarge(err error) bool {
+	_, ok := errors.AsType[errResponseTooLarge](err)
+	return ok
 }
 
 // isTimeout tells whether a request without a response timed out or was canceled.

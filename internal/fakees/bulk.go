@@ -6,6 +6,7 @@ package fakees // import "github.com/otelcol-es/elasticsearchexporter/internal/f
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 )
@@ -15,6 +16,10 @@ type Response struct {
 	Status    int
 	ErrorType string
 	Reason    string
+	// Raw, when set, is written as the item's answer, byte for byte, and the item is not
+	// stored: for answers Elasticsearch does not give to a create, such as
+	// {"create":{"status":200}}, {"index":{"status":201}} or an item without status.
+	Raw string
 }
 
 // bulk answers POST /_bulk: a body that cannot be read, whose event count header does not
@@ -79,6 +84,12 @@ func (s *Server) bulk(w http.ResponseWriter, r *http.Request) {
 			if s.RetryAfter != "" && (status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable) {
 				w.Header().Set("Retry-After", s.RetryAfter)
 			}
+			if errorBody := s.ErrorBody; errorBody != nil {
+				w.Header().Set("Content-Type", "text/html")
+				w.WriteHeader(status)
+				_, _ = io.Copy(w, errorBody(status))
+				return
+			}
 			w.WriteHeader(status)
 			fmt.Fprintf(w, `{"error":{"type":"fake_exception","reason":"injected %d"},"status":%d}`, status, status)
 			return
@@ -95,6 +106,9 @@ func (s *Server) bulk(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	stored := 0
 	for i, it := range items {
+		if responses[i].Raw != "" {
+			continue // not stored, and not an error Elasticsearch would count
+		}
 		switch {
 		case responses[i].Status == 0:
 			responses[i] = s.process(it)
@@ -109,6 +123,7 @@ func (s *Server) bulk(w http.ResponseWriter, r *http.Request) {
 			stored++
 		}
 	}
+	padding := s.Faults.ResponsePadding
 	out.WriteString(`{"errors":`)
 	out.WriteString(strconv.FormatBool(anyErr))
 	out.WriteString(`,"items":[`)
@@ -118,6 +133,10 @@ func (s *Server) bulk(w http.ResponseWriter, r *http.Request) {
 		}
 		op, _ := it.Op()
 		resp := responses[i]
+		if resp.Raw != "" {
+			out.WriteString(resp.Raw)
+			continue
+		}
 		fmt.Fprintf(&out, `{%q:{"_index":%q,"status":%d`, op, it.Index(), resp.Status)
 		if resp.Status > 299 {
 			fmt.Fprintf(&out, `,"error":{"type":%q,"reason":%q}`, resp.ErrorType, resp.Reason)
@@ -135,7 +154,26 @@ func (s *Server) bulk(w http.ResponseWriter, r *http.Request) {
 		dropConnection(w)
 		return
 	}
+	if padding > 0 {
+		// A member before the items, streamed: a client that bounds what it reads stops
+		// before the items.
+		_, _ = io.WriteString(w, `{"padding":"`)
+		_, _ = io.CopyN(w, repeatReader('p'), int64(padding))
+		_, _ = io.WriteString(w, `",`)
+		_, _ = w.Write(out.Bytes()[1:])
+		return
+	}
 	_, _ = w.Write(out.Bytes())
+}
+
+// repeatReader reads as its byte, without end.
+type repeatReader byte
+
+func (r repeatReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(r)
+	}
+	return len(p), nil
 }
 
 // process answers an item that no hook answered: an injected fault, 409 for a create whose _id

@@ -14,6 +14,7 @@ package fakees // import "github.com/otelcol-es/elasticsearchexporter/internal/f
 
 import (
 	"fmt"
+	"io"
 	"maps"
 	"math/rand/v2"
 	"net"
@@ -46,8 +47,13 @@ type Server struct {
 	OnRequest func(r *http.Request, items []Item) int
 	// RetryAfter is the Retry-After header sent with request-level 429 and 503 answers.
 	RetryAfter string
+	// ErrorBody, when set, gives the body of a request-level failure answered by OnRequest,
+	// instead of the JSON error of Elasticsearch: an HTML page of a proxy, or a body of any
+	// size, which the server streams without holding it.
+	ErrorBody func(status int) io.Reader
 	// OnItem, when set, answers each item; a zero Response lets the server process it (see
-	// Faults and the _id check), which answers 201 Created when nothing fails.
+	// Faults and the _id check), which answers 201 Created when nothing fails. A Response
+	// with Raw set is written as it is, as an item no Elasticsearch sends (see Response).
 	OnItem func(it Item) Response
 	// HasTemplate tells whether a data stream index template matches a name, for
 	// POST /_index_template/_simulate_index/<name>. Nil means every name matches.

@@ -172,3 +172,41 @@ func TestVersionEndpoints(t *testing.T) {
 		assert.Contains(t, string(raw), want)
 	}
 }
+
+// The shapes of answers no Elasticsearch gives, for the exporter's bounds: an item answered
+// byte for byte as a hook says (and not stored), a request-level failure with a body of the
+// hook's choosing, and a successful answer padded before its items.
+func TestUnusualAnswers(t *testing.T) {
+	s := New(t)
+	s.OnItem = func(it Item) Response {
+		if it.Index() == "b" {
+			return Response{Raw: `{"create":{"_index":"b","status":200}}`}
+		}
+		return Response{}
+	}
+	status, _, answer := post(t, s, threeItems, "", false)
+	require.Equal(t, http.StatusOK, status)
+	items := answer["items"].([]any)
+	require.Len(t, items, 3)
+	assert.Equal(t, map[string]any{"create": map[string]any{"_index": "b", "status": float64(200)}}, items[2])
+	assert.Len(t, s.Accepted(), 1, "the raw answer stores nothing; the second item is a 409")
+
+	s.SetFaults(Faults{ResponsePadding: 1 << 20})
+	status, _, answer = post(t, s, `{"create":{"_index":"c"}}`+"\n{}\n", "", false)
+	require.Equal(t, http.StatusOK, status)
+	assert.Len(t, answer["padding"], 1<<20)
+	assert.Len(t, answer["items"], 1)
+
+	s.SetFaults(Faults{})
+	s.OnRequest = func(*http.Request, []Item) int { return http.StatusBadGateway }
+	s.ErrorBody = func(int) io.Reader { return strings.NewReader("<html>bad gateway</html>") }
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, s.URL+"/_bulk", strings.NewReader(threeItems))
+	require.NoError(t, err)
+	resp, err := s.Client().Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusBadGateway, resp.StatusCode)
+	assert.Equal(t, "<html>bad gateway</html>", string(body))
+}

@@ -47,6 +47,10 @@ type Faults struct {
 	// The others are dropped before any item is processed.
 	DropProcessedRate float64
 
+	// ResponsePadding, when positive, pads every successful bulk answer with that many bytes,
+	// in a member before "items": an answer far longer than any Elasticsearch gives.
+	ResponsePadding int
+
 	// OutageUntil makes every request until that time fail: answered 503, or with OutageRefuse
 	// its connection closed at once. See StartOutage.
 	OutageUntil  time.Time
