@@ -4,7 +4,9 @@
 package serializer
 
 import (
+	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"testing"
@@ -418,9 +420,11 @@ func TestSamePointGroup(t *testing.T) {
 // long at 8n, work that grows with the square of the count (a pcommon.Map.Get per key while
 // hashing and comparing attributes, a linear scan of the names written for every name) 64
 // times, and a single large payload then holds an exporter goroutine for seconds. Each size
-// is timed five times and the fastest run counts, so that a busy machine (or the race
-// detector) slows both sizes alike; the limit, 40 times, leaves room for cache effects (the
-// larger input no longer fits the caches: up to 2 times per element here) and noise.
+// is timed five times, each after a garbage collection, and the fastest run counts, so that a
+// busy machine (or the race detector) slows both sizes alike; the limit, 40 times, leaves room
+// for cache effects (the larger input no longer fits the caches: up to 2 times per element
+// here) and noise. A ratio over the limit is measured again, up to three times in all: quadratic
+// work is over it every time, a burst of load on a shared machine is not.
 func TestGroupingScalesLinearly(t *testing.T) {
 	tests := []struct {
 		name string
@@ -462,6 +466,7 @@ func TestGroupingScalesLinearly(t *testing.T) {
 				for range 5 {
 					var sink countingSink
 					buf = buf[:0]
+					runtime.GC()
 					start := time.Now()
 					e.EncodeMetrics(&buf, md, fixedRoute, &sink)
 					best = min(best, time.Since(start))
@@ -469,10 +474,16 @@ func TestGroupingScalesLinearly(t *testing.T) {
 				}
 				return best
 			}
-			small, large := fastest(tt.n), fastest(8*tt.n)
-			if ratio := float64(large) / float64(small); ratio > 40 {
-				t.Errorf("8 times as many %s took %.0f times as long (%v vs %v); linear work takes about 8 times", tt.name, ratio, large, small)
+			var ratios []string
+			for range 3 {
+				small, large := fastest(tt.n), fastest(8*tt.n)
+				ratio := float64(large) / float64(small)
+				if ratio <= 40 {
+					return
+				}
+				ratios = append(ratios, fmt.Sprintf("%.0f times (%v vs %v)", ratio, large, small))
 			}
+			t.Errorf("8 times as many %s took %v as long; linear work takes about 8 times", tt.name, ratios)
 		})
 	}
 }
