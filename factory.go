@@ -135,7 +135,7 @@ func createLogsExporter(ctx context.Context, set exporter.Settings, cfg componen
 	if err != nil {
 		return nil, err
 	}
-	exp, err := exporterhelper.NewLogs(ctx, set, cfg, h.shared.exp.pushLogsAdmitted, h.options(c)...)
+	exp, err := exporterhelper.NewLogs(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pushLogsAdmitted, h.options(c)...)
 	if err != nil {
 		_ = h.shutdown(ctx)
 		return nil, err
@@ -152,7 +152,7 @@ func createMetricsExporter(ctx context.Context, set exporter.Settings, cfg compo
 	if msg := c.modeFallbackWarning("metrics"); msg != "" {
 		set.Logger.Warn(msg)
 	}
-	exp, err := exporterhelper.NewMetrics(ctx, set, cfg, h.shared.exp.pushMetricsAdmitted, h.options(c)...)
+	exp, err := exporterhelper.NewMetrics(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pushMetricsAdmitted, h.options(c)...)
 	if err != nil {
 		_ = h.shutdown(ctx)
 		return nil, err
@@ -169,7 +169,7 @@ func createTracesExporter(ctx context.Context, set exporter.Settings, cfg compon
 	if msg := c.modeFallbackWarning("traces"); msg != "" {
 		set.Logger.Warn(msg)
 	}
-	exp, err := exporterhelper.NewTraces(ctx, set, cfg, h.shared.exp.pushTracesAdmitted, h.options(c)...)
+	exp, err := exporterhelper.NewTraces(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pushTracesAdmitted, h.options(c)...)
 	if err != nil {
 		_ = h.shutdown(ctx)
 		return nil, err
@@ -232,7 +232,9 @@ func (r *exporterRegistry) acquire(cfg *Config, set exporter.Settings) (*signalR
 	if !ok {
 		cfg.logDeprecations(set.Logger)
 		cfg.logContribDifferences(set.Logger)
-		exp, err := newExporter(cfg, set)
+		shared := set
+		shared.TelemetrySettings = withoutSignal(set.TelemetrySettings)
+		exp, err := newExporter(cfg, shared)
 		if err != nil {
 			return nil, fmt.Errorf("creating elasticsearch exporter %s: %w", set.ID, err)
 		}
@@ -270,6 +272,15 @@ func (h *signalRef) shutdown(ctx context.Context) error {
 }
 
 // options are the exporterhelper options common to every signal.
+// helperSettings returns the settings exporterhelper logs with: with a persistent queue, its
+// line about a failed push says so when the batch was handed back and the queue keeps it.
+func (*signalRef) helperSettings(cfg *Config, set exporter.Settings) exporter.Settings {
+	if cfg.persistentQueue() {
+		set.TelemetrySettings = withHandBackLog(set.TelemetrySettings)
+	}
+	return set
+}
+
 func (h *signalRef) options(cfg *Config) []exporterhelper.Option {
 	// The exporter bounds each bulk request by `timeout` itself; a timeout
 	// around the whole push would cut retries and multi-request pushes

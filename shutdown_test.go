@@ -14,6 +14,9 @@ import (
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 )
@@ -120,6 +123,8 @@ func TestPersistentQueueKeepsBatchGivenUpAtShutdown(t *testing.T) {
 	cfg.Retry.MaxRetries = -1
 	cfg.DeadLetter.Enabled = true
 	set, tel := withTelemetry(t)
+	core, logs := observer.New(zapcore.InfoLevel)
+	set.Logger = zap.New(core)
 	exp, err := NewFactory().CreateLogs(context.Background(), set, cfg)
 	require.NoError(t, err)
 	require.NoError(t, exp.Start(context.Background(), host))
@@ -130,6 +135,11 @@ func TestPersistentQueueKeepsBatchGivenUpAtShutdown(t *testing.T) {
 	assert.Equal(t, int64(5), counterSum(t, tel, "otelcol.elasticsearch.docs.processed",
 		fate("retryable"), attribute.String("error.type", "shutdown")))
 	assert.Zero(t, counterSum(t, tel, "otelcol.elasticsearch.docs.processed", fate("dropped")))
+	assert.Empty(t, logs.FilterMessageSnippet(exportFailedDropping).All(), "nothing was dropped")
+	kept := logs.FilterMessage(handedBackMessage).All()
+	require.Len(t, kept, 1, "exporterhelper's line says the queue keeps the batch")
+	assert.Equal(t, zapcore.InfoLevel, kept[0].Level)
+	assert.Equal(t, int64(5), kept[0].ContextMap()["items"])
 
 	srv.StartOutage(0)
 	restarted := *cfg // a new *Config: a new shared instance, as after a restart

@@ -26,10 +26,10 @@ const (
 	MaxErrorBody = 64 << 10
 	MaxReason    = 1 << 10
 
-	responseBase       = 64 << 10
-	responsePerDoc     = 8 << 10
-	MaxResponseBytes   = 64 << 20
-	truncatedMarker    = "…[truncated]"
+	responseBase     = 64 << 10
+	responsePerDoc   = 8 << 10
+	MaxResponseBytes = 64 << 20
+	truncatedMarker  = "…[truncated]"
 	// retainedBufferSize: larger response buffers are not kept in a pooled session. The
 	// all-created answer to a 5 MB request of small documents is about 2.5 MB.
 	retainedBufferSize = 4 << 20
