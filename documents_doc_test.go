@@ -38,12 +38,12 @@ func TestDocumentsExamples(t *testing.T) {
 	files := map[string][]string{}
 	for _, b := range blocks {
 		file, line, text := string(b[1]), string(b[2]), b[3]
-		n, err := strconv.Atoi(line)
-		require.NoError(t, err)
+		n, convErr := strconv.Atoi(line)
+		require.NoError(t, convErr)
 		lines, ok := files[file]
 		if !ok {
-			raw, err := os.ReadFile(file)
-			require.NoError(t, err, "the golden file of an example")
+			raw, readErr := os.ReadFile(file)
+			require.NoError(t, readErr, "the golden file of an example")
 			lines = strings.Split(string(raw), "\n")
 			files[file] = lines
 		}
