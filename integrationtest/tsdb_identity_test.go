@@ -187,11 +187,18 @@ type identityOutcome struct {
 // identityPush sends md, and returns its outcome, the documents of label in index.
 func (s *suite) identityPush(t *testing.T, push func(pmetric.Metrics) error, md pmetric.Metrics, index, label string) identityOutcome {
 	t.Helper()
-	indexed, duplicate := s.docs(t, "indexed"), s.docs(t, "duplicate")
+	indexed, duplicate := s.docs(t, "indexed"), s.docsWithError(t, "duplicate", "version_conflict_engine_exception")
+	lost := s.docs(t, "rejected") + s.docs(t, "dropped") + s.docs(t, "skipped")
 	lines := s.logs.FilterMessage("Documents not indexed").Len()
 	require.NoError(t, push(md))
 	s.es.Refresh(t, index)
-	out := identityOutcome{indexed: s.docs(t, "indexed") - indexed, duplicate: s.docs(t, "duplicate") - duplicate}
+	out := identityOutcome{
+		indexed:   s.docs(t, "indexed") - indexed,
+		duplicate: s.docsWithError(t, "duplicate", "version_conflict_engine_exception") - duplicate,
+	}
+	assert.Equal(t, s.docs(t, "duplicate"), s.docsWithError(t, "duplicate", "version_conflict_engine_exception"),
+		"every duplicate has the error type version_conflict_engine_exception")
+	assert.Equal(t, lost, s.docs(t, "rejected")+s.docs(t, "dropped")+s.docs(t, "skipped"), "nothing rejected, dropped or skipped")
 	if warns := s.logs.FilterMessage("Documents not indexed").All(); len(warns) > lines {
 		out.failures = fmt.Sprint(warns[len(warns)-1].ContextMap()["failures"])
 	}

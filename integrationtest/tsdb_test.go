@@ -420,6 +420,7 @@ func TestTSDBRepeatedNameCollides(t *testing.T) {
 
 	assert.Equal(t, int64(1), s.docs(t, "indexed"))
 	assert.Equal(t, int64(1), s.docs(t, "duplicate"), "the later document is a duplicate of the first")
+	assert.Equal(t, int64(1), s.docsWithError(t, "duplicate", "version_conflict_engine_exception"))
 	hits := searchNumbers(t, s.es, index, map[string]any{"query": map[string]any{"term": map[string]any{"attributes.run": s.id}}})
 	require.Len(t, hits, 1)
 	assert.Equal(t, map[string]any{"g.repeated": json.Number("1.5")}, hits[0]["metrics"], "the first is kept")
@@ -461,6 +462,7 @@ func TestTSDBPointOutsideTimeWindow(t *testing.T) {
 
 	assert.Equal(t, int64(1), s.docs(t, "indexed"))
 	assert.Equal(t, int64(2), s.docs(t, "rejected"))
+	assert.Equal(t, int64(2), s.docsWithError(t, "rejected", "timestamp_error"), "counted with the error type the node gave")
 	assert.Equal(t, 1, s.es.Count(t, index))
 	warns := s.logs.FilterMessage("Documents not indexed").All()
 	require.NotEmpty(t, warns)
