@@ -333,6 +333,11 @@ func TestTSDBIdentity(t *testing.T) {
 		}
 	})
 
+	t.Run("no _ignored", func(t *testing.T) {
+		s.es.Refresh(t, index)
+		assert.Equal(t, 0, s.es.CountQuery(t, index, map[string]any{"query": map[string]any{"exists": map[string]any{"field": "_ignored"}}}))
+	})
+
 	// The names hash is XXH64 over the sorted names concatenated without a separator (the
 	// contract, shared with contrib, so that series continue): {"ab", "c"} and {"a", "bc"} hash
 	// alike. Two documents of one series and time that hold these name sets, split by what is
