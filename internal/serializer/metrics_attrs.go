@@ -32,8 +32,9 @@ func grouped(k string) bool { return !controlattr.Is(k) }
 // over the dimension text) and 9.x (a typed time series id) both take as one: a one-element
 // slice is its element, an empty slice, an empty value and NaN or ±Inf (written null) are as
 // if the key were missing, and strings that differ only in invalid UTF-8 are one (written with
-// U+FFFD). 1 and "1", or true and "true", stay apart: 8.x indexes them as one series, 9.x as
-// two. See docs/documents.md, "Time series identity".
+// U+FFFD). 1 and "1", or true and "true", stay apart: a routing path over the dimensions (8.x)
+// makes them one series, 9.x's index.dimensions two. See docs/documents.md, "Time series
+// identity".
 
 // dimValue returns the value Elasticsearch indexes as a dimension for an attribute value v, and
 // false when it indexes none (the key is then as if missing).
