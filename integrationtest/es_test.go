@@ -116,6 +116,24 @@ func (s *suite) docs(t *testing.T, fate string) int64 {
 	return n
 }
 
+// docsWithError counts the documents processed with the given fate and error.type.
+func (s *suite) docsWithError(t *testing.T, fate, errorType string) int64 {
+	t.Helper()
+	m, err := s.tel.GetMetric("otelcol.elasticsearch.docs.processed")
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
+		f, _ := dp.Attributes.Value("fate")
+		e, _ := dp.Attributes.Value("error.type")
+		if f.AsString() == fate && e.AsString() == errorType {
+			n += dp.Value
+		}
+	}
+	return n
+}
+
 // search refreshes index and returns the documents whose attribute run equals value, oldest
 // first.
 func (s *suite) search(t *testing.T, index string, value any) []map[string]any {

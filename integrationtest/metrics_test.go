@@ -257,8 +257,8 @@ func TestMetricsHistogramAndSummaryWithoutTemplates(t *testing.T) {
 	// the same shape directly to read each item's answer.
 	bulk := `{"create":{"_index":"` + index + `","dynamic_templates":{"metrics.h":"histogram"},"require_data_stream":true}}` + "\n" +
 		`{"@timestamp":1700000000000,"metrics":{"h":{"counts":[2,3,1],"values":[0.5,3.0,5.0]}}}` + "\n" +
-		`{"create":{"_index":"` + index + `","dynamic_templates":{"metrics.h.agg":"summary","metrics.sm":"summary","summary_quantiles.sm.q0_5":"gauge_double"},"require_data_stream":true}}` + "\n" +
-		`{"@timestamp":1700000000000,"metrics":{"h.agg":{"sum":9.0,"value_count":6},"sm":{"sum":10.0,"value_count":4}},"summary_quantiles":{"sm":{"q0_5":2.0}}}` + "\n"
+		`{"create":{"_index":"` + index + `","dynamic_templates":{"metrics.h.agg":"summary","metrics.sm":"summary","metrics.sm_quantiles.q0_5":"gauge_double"},"require_data_stream":true}}` + "\n" +
+		`{"@timestamp":1700000000000,"metrics":{"h.agg":{"sum":9.0,"value_count":6},"sm":{"sum":10.0,"value_count":4},"sm_quantiles":{"q0_5":2.0}}}` + "\n"
 	resp := s.es.MustDo(t, http.MethodPost, "/_bulk?include_source_on_error=false", bulk)
 	var r struct {
 		Items []map[string]struct {

@@ -11,6 +11,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"strconv"
 	"testing"
 	"time"
 
@@ -26,8 +27,8 @@ import (
 // a time series data stream made by the stand-in template (internal/estest/templates/
 // metrics-otel.json, shaped like Elasticsearch's metrics-otel@template), and check in
 // Elasticsearch that every value is indexed, not only kept in _source. What the stand-in
-// cannot check, and what the serializer writes today where the contract has changed, is in
-// TSDB-FACTS.md; the sub-tests that wait for those changes are skipped with the reason.
+// cannot check is in docs/tsdb-facts.md; the time series identity of the documents is tested
+// in tsdb_identity_test.go.
 
 // tsdbPoint is one kind of data point the tests send, alone in its document (its attribute
 // kind differs from the others'): the metric, the dynamic template the bulk item must name,
@@ -54,7 +55,8 @@ var tsdbPoints = []tsdbPoint{
 	// Scale 0: one negative bucket (-2, -1], the zero bucket, positive buckets (1, 2] and (2, 4].
 	{"exponential_histogram", "eh", "histogram", `{"eh":{"counts":[1,1,1,2],"values":[-1.5,0.0,1.5,3.0]}}`},
 	{"histogram_aggregate_metric_double", "h.agg", "summary", `{"h.agg":{"sum":9.0,"value_count":6}}`},
-	{"summary", "sm", "summary", `{"sm":{"sum":10.0,"value_count":4}}`},
+	// The quantiles go inside metrics, as the metric sm_quantiles, each leaf a gauge_double.
+	{"summary", "sm", "summary", `{"sm":{"sum":10.0,"value_count":4},"sm_quantiles":{"q0_5":2.0,"q0_99":4.0}}`},
 }
 
 // tsdbMetrics returns the data points of tsdbPoints at ts (start time one minute earlier),
@@ -279,19 +281,24 @@ func TestTSDBEveryMetricValueIndexed(t *testing.T) {
 		})
 	}
 
-	// Summary quantiles: today the serializer writes them at the document root,
-	// "summary_quantiles": {"sm": {"q0_5": 2.0, "q0_99": 4.0}}, with gauge_double templates
-	// named summary_quantiles.sm.q0_5 and .q0_99. The root is dynamic: false (as in the
-	// built-in template), so they stay in _source and nothing indexes them.
+	// Summary quantiles are inside metrics, under sm_quantiles: each is a double gauge that a
+	// term query and an aggregation find (the term queries ran above, with every leaf).
 	t.Run("summary_quantiles", func(t *testing.T) {
-		t.Skip("serializer change pending: summary quantiles at the root (summary_quantiles.<name>) are not indexed " +
-			"under a dynamic: false root; the contract moves them into metrics as <name>_quantiles")
 		for q, v := range map[string]float64{"q0_5": 2, "q0_99": 4} {
 			field := "metrics.sm_quantiles." + q
-			assert.Equal(t, 1, s.es.CountQuery(t, index, s.kindQuery("summary", map[string]any{"term": map[string]any{field: v}})), field)
 			assert.Equal(t, "double", types[field], field)
+			assert.Equal(t, "gauge", timeSeriesMetric(t, s.es, index, field), field)
+			assert.InDelta(t, v, aggregate(t, s.es, index, "max", field, s.kindQuery("summary")), 0, field)
 		}
 	})
+}
+
+// mustJSON returns v as JSON.
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(b)
 }
 
 // timeSeriesMetric returns the time_series_metric of field's mapping, or "".
@@ -314,15 +321,12 @@ func timeSeriesMetric(t *testing.T, es *estest.Client, index, field string) stri
 	return ""
 }
 
-// TestTSDBNonFiniteValues sends a summary whose sum is NaN and a histogram with an infinite
-// bound. The contract (DOCUMENTS.md, "nothing dropped silently") skips and counts a
-// {sum, value_count} value that a NaN makes unrepresentable, and gives an infinite bucket
-// value the nearest finite bound; it never writes null. Today the serializer writes null for
-// both (see TSDB-FACTS.md): Elasticsearch indexes the document and drops the null values
-// without an _ignored entry.
+// TestTSDBNonFiniteValues sends a summary whose sum is NaN, a histogram with an infinite
+// bound and a gauge whose value is +Inf. The contract ("nothing dropped silently") skips and
+// counts a {sum, value_count} value that a NaN makes unrepresentable, and gives an infinite
+// bucket value the nearest finite bound, merging the buckets that then write the same value;
+// it never writes null, which ignore_malformed would drop without a trace.
 func TestTSDBNonFiniteValues(t *testing.T) {
-	t.Skip("serializer change pending: a NaN summary sum and an infinite histogram bound are written as null, " +
-		"which ignore_malformed drops without a trace")
 	s := newSuite(t)
 	exp := s.metricsExporter(t, s.config())
 	ts := tsdbNow()
@@ -350,17 +354,37 @@ func TestTSDBNonFiniteValues(t *testing.T) {
 	hdp.BucketCounts().FromRaw([]uint64{1, 1, 1})
 	hdp.Attributes().PutStr("run", s.id)
 	hdp.Attributes().PutStr("kind", "histogram_inf")
+	gm := ms.AppendEmpty()
+	gm.SetName("g.inf")
+	gdps := gm.SetEmptyGauge().DataPoints()
+	for i, v := range []float64{math.Inf(1), 3.5} {
+		dp := gdps.AppendEmpty()
+		dp.SetTimestamp(ts)
+		dp.SetDoubleValue(v)
+		dp.Attributes().PutStr("run", s.id)
+		dp.Attributes().PutStr("kind", "gauge_"+strconv.Itoa(i))
+	}
 	require.NoError(t, exp.ConsumeMetrics(context.Background(), md))
 	index := "metrics-" + s.id + ".otel-default"
 	s.es.Refresh(t, index)
 
-	assert.Positive(t, s.docs(t, "skipped"), "the NaN summary value is skipped and counted")
+	assert.Equal(t, int64(2), s.docs(t, "skipped"), "the NaN summary value and the infinite gauge value are skipped and counted")
+	assert.Equal(t, int64(2), s.docs(t, "indexed"), "the histogram and the finite gauge")
+	assert.Equal(t, 2, s.es.Count(t, index))
+	assert.Equal(t, 0, s.es.CountQuery(t, index, map[string]any{"query": map[string]any{"exists": map[string]any{"field": "_ignored"}}}))
 	assert.Equal(t, 0, s.es.CountQuery(t, index, s.kindQuery("summary_nan")), "no document holds the unrepresentable summary alone")
+	assert.Equal(t, 0, s.es.CountQuery(t, index, s.kindQuery("gauge_0")), "no document holds the infinite gauge alone")
+	assert.Equal(t, 1, s.es.CountQuery(t, index, s.kindQuery("gauge_1", map[string]any{"term": map[string]any{"metrics.g.inf": 3.5}})))
+	skipped := s.logs.FilterMessageSnippet("NaN or infinite").All()
+	require.Len(t, skipped, 1, "the skipped values are logged once per push, with a metric's name")
+	assert.Contains(t, []any{"sm.nan", "g.inf"}, skipped[0].ContextMap()["metric"])
 	hits := searchNumbers(t, s.es, index, s.kindQuery("histogram_inf"))
 	require.Len(t, hits, 1)
 	raw, err := json.Marshal(hits[0])
 	require.NoError(t, err)
 	assert.NotContains(t, string(raw), "null", "no value is written as null")
+	assert.JSONEq(t, `{"h.inf":{"counts":[1,2],"values":[0.5,1.0]}}`, mustJSON(t, hits[0]["metrics"]),
+		"the buckets (1, +Inf] and (+Inf, ...) write the nearest finite bound, 1.0: one pair")
 	leaves := numericLeaves("metrics", hits[0]["metrics"].(map[string]any))
 	assert.Len(t, leaves["metrics.h.inf.values"], len(leaves["metrics.h.inf.counts"]), "counts and values pair up")
 	for _, v := range leaves["metrics.h.inf.values"] {
@@ -396,6 +420,7 @@ func TestTSDBRepeatedNameCollides(t *testing.T) {
 
 	assert.Equal(t, int64(1), s.docs(t, "indexed"))
 	assert.Equal(t, int64(1), s.docs(t, "duplicate"), "the later document is a duplicate of the first")
+	assert.Equal(t, int64(1), s.docsWithError(t, "duplicate", "version_conflict_engine_exception"))
 	hits := searchNumbers(t, s.es, index, map[string]any{"query": map[string]any{"term": map[string]any{"attributes.run": s.id}}})
 	require.Len(t, hits, 1)
 	assert.Equal(t, map[string]any{"g.repeated": json.Number("1.5")}, hits[0]["metrics"], "the first is kept")
@@ -405,10 +430,7 @@ func TestTSDBRepeatedNameCollides(t *testing.T) {
 	t.Logf("logged: %s", failures)
 	assert.Contains(t, failures, "1 duplicate (409 version_conflict_engine_exception")
 
-	t.Run("logged with the metric names", func(t *testing.T) {
-		t.Skip("exporter change pending: the duplicate is logged with the error reason (the _id), not with the metric names")
-		assert.Contains(t, failures, "g.repeated")
-	})
+	assert.Contains(t, failures, "first document's metrics: metrics.g.repeated", "logged with the metric name")
 }
 
 // TestTSDBPointOutsideTimeWindow sends three points through the exporter to a time series data
@@ -440,6 +462,7 @@ func TestTSDBPointOutsideTimeWindow(t *testing.T) {
 
 	assert.Equal(t, int64(1), s.docs(t, "indexed"))
 	assert.Equal(t, int64(2), s.docs(t, "rejected"))
+	assert.Equal(t, int64(2), s.docsWithError(t, "rejected", "timestamp_error"), "counted with the error type the node gave")
 	assert.Equal(t, 1, s.es.Count(t, index))
 	warns := s.logs.FilterMessage("Documents not indexed").All()
 	require.NotEmpty(t, warns)
@@ -449,8 +472,7 @@ func TestTSDBPointOutsideTimeWindow(t *testing.T) {
 	assert.Contains(t, failures, "is outside of ranges of currently writable indices")
 	assert.Contains(t, failures, index)
 
-	t.Run("logged with the metric name", func(t *testing.T) {
-		t.Skip("exporter change pending: the rejection is logged with the error reason and the data stream, not with the metric name")
-		assert.Contains(t, failures, "g.window")
-	})
+	assert.Contains(t, failures, "first document's metrics: metrics.g.window", "logged with the metric name")
+	assert.Equal(t, 1, s.es.CountQuery(t, index, map[string]any{"query": map[string]any{"term": map[string]any{"metrics.g.window": 1.5}}}),
+		"the point inside the window is indexed")
 }

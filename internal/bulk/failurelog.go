@@ -43,6 +43,10 @@ func (ix *Indexer) logFailures(s *session) {
 		}
 		sb.WriteString(") in ")
 		sb.WriteString(e.index)
+		if e.fields != "" {
+			sb.WriteString(", first document's metrics: ")
+			sb.WriteString(e.fields)
+		}
 	}
 	fields := []zap.Field{
 		zap.String("failures", sb.String()),
@@ -64,7 +68,10 @@ type failureSummary struct {
 
 type failureEntry struct {
 	outcome, errorType, reason, index string
-	status, count                     int
+	// fields names the metrics of the entry's first document: the paths of its dynamic
+	// templates (metrics.<name> in otel mode), which identify what a metric document held.
+	fields        string
+	status, count int
 }
 
 const maxFailureEntries = 16
@@ -72,28 +79,58 @@ const maxFailureEntries = 16
 // errorTypeVersionConflict is the error of a document whose _id is taken: a duplicate.
 const errorTypeVersionConflict = "version_conflict_engine_exception"
 
-func (f *failureSummary) addItem(item docappender.BulkIndexerResponseItem, outcome string) {
+// addItem adds the failure of document i of b; a new entry names the document's metrics.
+func (f *failureSummary) addItem(item docappender.BulkIndexerResponseItem, outcome string, b *Batch, i int) {
 	if f.quietConflicts && item.Status == http.StatusConflict && item.Error.Type == errorTypeVersionConflict {
 		return
 	}
-	f.add(outcome, item.Status, item.Error.Type, item.Error.Reason, item.Index)
+	if e := f.add(outcome, item.Status, item.Error.Type, item.Error.Reason, item.Index); e != nil {
+		e.fields = templateFields(b.Templates(i))
+	}
 }
 
-func (f *failureSummary) add(outcome string, status int, errorType, reason, index string) {
+// add counts a failure in its entry and returns the entry when it is new, or nil.
+func (f *failureSummary) add(outcome string, status int, errorType, reason, index string) *failureEntry {
 	for i := range f.entries {
 		e := &f.entries[i]
 		if e.outcome == outcome && e.status == status && e.errorType == errorType && e.index == index {
 			e.count++
-			return
+			return nil
 		}
 	}
 	if len(f.entries) == maxFailureEntries {
-		return
+		return nil
 	}
 	f.entries = append(f.entries, failureEntry{
 		outcome: outcome, errorType: errorType, reason: reason,
 		index: index, status: status, count: 1,
 	})
+	return &f.entries[len(f.entries)-1]
+}
+
+// maxLoggedFields bounds the metrics named for one failure entry.
+const maxLoggedFields = 8
+
+// templateFields returns the paths of templates, comma-separated, at most maxLoggedFields of
+// them, or "" when there are none (log records and spans).
+func templateFields(templates []DynamicTemplate) string {
+	if len(templates) == 0 {
+		return ""
+	}
+	var sb strings.Builder
+	for i, t := range templates {
+		if i == maxLoggedFields {
+			sb.WriteString(" and ")
+			sb.WriteString(strconv.Itoa(len(templates) - i))
+			sb.WriteString(" more")
+			break
+		}
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString(t.Path)
+	}
+	return sb.String()
 }
 
 func (f *failureSummary) reset() {

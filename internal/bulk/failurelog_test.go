@@ -50,6 +50,46 @@ func TestFailureLogLine(t *testing.T) {
 	}, lines[0].ContextMap())
 }
 
+// A metric document's failure is logged with the metrics of the first document of its entry,
+// the paths of its dynamic templates (at most maxLoggedFields of them): a duplicate or an
+// out-of-window rejection then says which metric it was.
+func TestFailureLogNamesMetrics(t *testing.T) {
+	c := &scriptedClient{answer: func(int) (*http.Response, error) {
+		return answerItems(itemRejected, itemRejected, itemConflict, itemCreated)
+	}}
+	core, logs := observer.New(zapcore.InfoLevel)
+	ix, err := New(Config{
+		Client: c, MaxBulkBytes: 1 << 20, Logger: zap.New(core),
+		IncludeSourceOnError: docappender.False,
+	})
+	require.NoError(t, err)
+	var b Batch
+	add := func(it Item, paths ...string) {
+		for _, p := range paths {
+			b.AddTemplate(p, "gauge_double")
+		}
+		start := len(b.Buf)
+		b.Buf = append(b.Buf, `{"n":0}`...)
+		b.Add(start, it)
+	}
+	many := make([]string, maxLoggedFields+2)
+	for i := range many {
+		many[i] = "metrics.m" + strconv.Itoa(i)
+	}
+	add(Item{Index: "i"}, many...)
+	add(Item{Index: "i"}, "metrics.other") // same entry: only the first document is named
+	add(Item{Index: "d"}, "metrics.g.repeated")
+	add(Item{Index: "logs"}) // no templates
+	_, err = ix.Send(context.Background(), &b)
+	require.NoError(t, err)
+	lines := logs.FilterMessage("Documents not indexed").All()
+	require.Len(t, lines, 1)
+	assert.Equal(t, "2 rejected (400 mapper_parsing_exception: x) in i, first document's metrics: "+
+		"metrics.m0, metrics.m1, metrics.m2, metrics.m3, metrics.m4, metrics.m5, metrics.m6, metrics.m7 and 2 more; "+
+		"1 duplicate (409 version_conflict_engine_exception: x) in d, first document's metrics: metrics.g.repeated",
+		lines[0].ContextMap()["failures"])
+}
+
 // Retryable failures are in the line too, and a Send without failures logs nothing.
 func TestFailureLogRetryable(t *testing.T) {
 	c := &scriptedClient{answer: func(n int) (*http.Response, error) {

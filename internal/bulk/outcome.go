@@ -104,19 +104,19 @@ func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat doca
 			s.result.Duplicate++
 			ix.recordDocs(ctx, s, itemRecord(OutcomeDuplicate, f.Status, f.Error.Type), 1)
 			if !b.items[i].DerivedID {
-				s.failures.addItem(f, OutcomeDuplicate) // a user-given id met another document
+				s.failures.addItem(f, OutcomeDuplicate, b, i) // a user-given id met another document
 			}
 		case ix.retryableDocument(f.Status):
 			retry = append(retry, i)
 			s.noteFailure(b, i, f.Status, f.Error.Type)
 			// Sent again: contrib does not count it, hence no outcome.
 			ix.recordDocs(ctx, s, docRecord{fate: OutcomeRetryable, errorType: f.Error.Type, status: f.Status}, 1)
-			s.failures.addItem(f, OutcomeRetryable)
+			s.failures.addItem(f, OutcomeRetryable, b, i)
 		default:
 			s.result.Rejected++
 			ix.recordDocs(ctx, s, itemRecord(OutcomeRejected, f.Status, f.Error.Type), 1)
 			s.toDead(i, f.Status, f.Error.Type, f.Error.Reason)
-			s.failures.addItem(f, OutcomeRejected)
+			s.failures.addItem(f, OutcomeRejected, b, i)
 			if ix.cfg.LogFailedDocsInput {
 				if suppressed, ok := ix.docLimiter.Allow(); ok {
 					ix.cfg.Logger.Warn("Document rejected",

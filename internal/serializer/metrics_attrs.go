@@ -5,6 +5,7 @@ package serializer // import "github.com/otelcol-es/elasticsearchexporter/intern
 
 import (
 	"math"
+	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -23,22 +24,159 @@ type attrShape struct {
 // attributes and the mapping hints do not.
 func grouped(k string) bool { return !controlattr.Is(k) }
 
+// Grouping compares attribute maps in one of two ways. The ecs mode compares pdata values
+// (equalValue, hashValue). The otel mode, whose attributes are the time series dimensions of
+// Elasticsearch's OTel data streams, compares what Elasticsearch indexes of them (dims): values
+// that it takes as one dimension value group together, so that one series at one time is one
+// document. dimValue says which; it keeps only the cases that Elasticsearch 8.x (a routing path
+// over the dimension text) and 9.x (a typed time series id) both take as one: a one-element
+// slice is its element, an empty slice, an empty value and NaN or ±Inf (written null) are as
+// if the key were missing, and strings that differ only in invalid UTF-8 are one (written with
+// U+FFFD). 1 and "1", or true and "true", stay apart: a routing path over the dimensions (8.x)
+// makes them one series, 9.x's index.dimensions two. See docs/documents.md, "Time series
+// identity".
+
+// dimValue returns the value Elasticsearch indexes as a dimension for an attribute value v, and
+// false when it indexes none (the key is then as if missing).
+func dimValue(v pcommon.Value) (pcommon.Value, bool) {
+	switch v.Type() {
+	case pcommon.ValueTypeStr, pcommon.ValueTypeInt, pcommon.ValueTypeBool:
+		return v, true
+	case pcommon.ValueTypeEmpty:
+		return v, false
+	case pcommon.ValueTypeDouble:
+		return v, finite(v.Double())
+	case pcommon.ValueTypeSlice:
+		s := v.Slice()
+		switch s.Len() {
+		case 0:
+			return v, false
+		case 1:
+			// [null] and [[...]] stay slices: Elasticsearch refuses both.
+			switch e := s.At(0); e.Type() {
+			case pcommon.ValueTypeEmpty, pcommon.ValueTypeSlice:
+			case pcommon.ValueTypeDouble:
+				if finite(e.Double()) {
+					return e, true
+				}
+			default:
+				return e, true
+			}
+		}
+	}
+	return v, true
+}
+
+// attrCounts reports whether the value v of a grouped key takes part in grouping: always in
+// the ecs mode, with dims when Elasticsearch indexes a dimension value for it.
+func attrCounts(v pcommon.Value, dims bool) bool {
+	if !dims {
+		return true
+	}
+	_, ok := dimValue(v)
+	return ok
+}
+
+// attrTerm returns the term of the pair k, v in the hash of an attribute map, and false when
+// v does not count (see attrCounts). The common types take one type switch.
+func attrTerm(k string, v pcommon.Value, dims bool) (uint64, bool) {
+	var vh uint64
+	switch v.Type() {
+	case pcommon.ValueTypeStr:
+		vh = hashDimStr(v.Str(), dims)
+	case pcommon.ValueTypeInt:
+		vh = mix(1, uint64(v.Int()))
+	case pcommon.ValueTypeBool:
+		vh = hashValue(v)
+	default:
+		if dims {
+			var ok bool
+			if v, ok = dimValue(v); !ok {
+				return 0, false
+			}
+			if v.Type() == pcommon.ValueTypeStr {
+				vh = hashDimStr(v.Str(), dims)
+				break
+			}
+		}
+		vh = hashValue(v)
+	}
+	return mix(xxhash.Sum64String(k), vh), true
+}
+
+// hashDimStr is hashValue of a string; with dims, of the string as written, invalid UTF-8
+// repaired.
+func hashDimStr(s string, dims bool) uint64 {
+	if dims && !utf8.ValidString(s) {
+		s = repairUTF8(s) // allocates; invalid UTF-8 is rare
+	}
+	return xxhash.Sum64String(s)
+}
+
+// sameScalar reports whether a and b are strings, ints or booleans of one type and value: the
+// common case of equal values, without dimValue.
+func sameScalar(a, b pcommon.Value) bool {
+	t := a.Type()
+	if t != b.Type() {
+		return false
+	}
+	switch t {
+	case pcommon.ValueTypeStr:
+		return a.Str() == b.Str()
+	case pcommon.ValueTypeInt:
+		return a.Int() == b.Int()
+	case pcommon.ValueTypeBool:
+		return a.Bool() == b.Bool()
+	}
+	return false
+}
+
+// sameAttrValue reports whether the value va of a key, which counts (see attrCounts), and the
+// value vb of the same key in another map group together.
+func sameAttrValue(va, vb pcommon.Value, dims bool) bool {
+	if !dims {
+		return equalValue(va, vb)
+	}
+	da, _ := dimValue(va)
+	db, ok := dimValue(vb)
+	if !ok {
+		return false
+	}
+	if da.Type() == pcommon.ValueTypeStr && db.Type() == pcommon.ValueTypeStr {
+		a, b := da.Str(), db.Str()
+		if a == b {
+			return true
+		}
+		if utf8.ValidString(a) && utf8.ValidString(b) {
+			return false
+		}
+		return repairUTF8(a) == repairUTF8(b)
+	}
+	return equalValue(da, db)
+}
+
 // equalPointAttrs is equalAttrs for maps of known shape. Without repeated keys, the same
 // number of grouped keys and every grouped key of a found in b with an equal value make the
 // two sets equal, so b need not be walked and a's keys need no check for repeats.
-func equalPointAttrs(a, b pcommon.Map, sa, sb attrShape) bool {
+func equalPointAttrs(a, b pcommon.Map, sa, sb attrShape, dims bool) bool {
 	if sa.grouped != sb.grouped {
 		return false
 	}
 	if sa.repeats || sb.repeats || a.Len() > linearMax || b.Len() > linearMax {
-		return equalAttrs(a, b)
+		return equalAttrs(a, b, dims)
 	}
 	for k, va := range a.All() {
 		if !grouped(k) {
 			continue
 		}
 		vb, ok := b.Get(k)
-		if !ok || !equalValue(va, vb) {
+		if ok && sameScalar(va, vb) {
+			continue
+		}
+		if !attrCounts(va, dims) {
+			continue
+		}
+		if !ok || !sameAttrValue(va, vb, dims) {
 			return false
 		}
 	}
@@ -48,21 +186,21 @@ func equalPointAttrs(a, b pcommon.Map, sa, sb attrShape) bool {
 // equalAttrs compares two attribute maps as sets of grouped keys, in any order. A repeated
 // key counts once, with its first value, as it is written. Small maps are compared in place;
 // large ones through an index of b's first values, so the time stays linear.
-func equalAttrs(a, b pcommon.Map) bool {
+func equalAttrs(a, b pcommon.Map, dims bool) bool {
 	if a.Len() > linearMax || b.Len() > linearMax {
-		return equalLargeAttrs(a, b)
+		return equalLargeAttrs(a, b, dims)
 	}
 	na, nb := 0, 0
 	for k, va := range a.All() {
 		if !grouped(k) {
 			continue
 		}
-		if first, _ := a.Get(k); first != va {
-			continue // a repeated key
+		if first, _ := a.Get(k); first != va || !attrCounts(va, dims) {
+			continue // a repeated key, or a value that does not count
 		}
 		na++
 		vb, ok := b.Get(k)
-		if !ok || !equalValue(va, vb) {
+		if !ok || !sameAttrValue(va, vb, dims) {
 			return false
 		}
 	}
@@ -70,44 +208,53 @@ func equalAttrs(a, b pcommon.Map) bool {
 		if !grouped(k) {
 			continue
 		}
-		if first, _ := b.Get(k); first == vb {
+		if first, _ := b.Get(k); first == vb && attrCounts(vb, dims) {
 			nb++
 		}
 	}
 	return na == nb
 }
 
-func equalLargeAttrs(a, b pcommon.Map) bool {
+func equalLargeAttrs(a, b pcommon.Map, dims bool) bool {
 	first := make(map[string]pcommon.Value, b.Len())
+	nb := 0
 	for k, v := range b.All() {
 		if _, seen := first[k]; !seen && grouped(k) {
 			first[k] = v
+			if attrCounts(v, dims) {
+				nb++
+			}
 		}
 	}
 	seen := make(map[string]struct{}, a.Len())
+	na := 0
 	for k, va := range a.All() {
 		if _, dup := seen[k]; dup || !grouped(k) {
 			continue
 		}
 		seen[k] = struct{}{}
+		if !attrCounts(va, dims) {
+			continue
+		}
+		na++
 		vb, ok := first[k]
-		if !ok || !equalValue(va, vb) {
+		if !ok || !sameAttrValue(va, vb, dims) {
 			return false
 		}
 	}
-	return len(seen) == len(first)
+	return na == nb
 }
 
 // hashMap hashes the grouped attributes of m independently of their order; a repeated key
 // counts once, with its first value.
-func hashMap(m pcommon.Map) uint64 {
-	h, _ := hashAttrs(m)
+func hashMap(m pcommon.Map, dims bool) uint64 {
+	h, _ := hashAttrs(m, dims)
 	return h
 }
 
 // hashAttrs returns hashMap of m and its shape. Maps of more than linearMax keys track the
 // keys seen in a set, so the time stays linear.
-func hashAttrs(m pcommon.Map) (uint64, attrShape) {
+func hashAttrs(m pcommon.Map, dims bool) (uint64, attrShape) {
 	var seen map[string]struct{}
 	if m.Len() > linearMax {
 		seen = make(map[string]struct{}, m.Len())
@@ -128,17 +275,19 @@ func hashAttrs(m pcommon.Map) (uint64, attrShape) {
 			shape.repeats = true
 			continue
 		}
-		shape.grouped++
-		h += mix(xxhash.Sum64String(k), hashValue(v))
+		if term, ok := attrTerm(k, v, dims); ok {
+			shape.grouped++
+			h += term
+		}
 	}
 	return h, shape
 }
 
 // hashPointAttrs is hashAttrs of a data point's attributes with the point's mapping hints (see
 // hintsOf), read in the same walk.
-func hashPointAttrs(m pcommon.Map) (uint64, attrShape, hintSet) {
+func hashPointAttrs(m pcommon.Map, dims bool) (uint64, attrShape, hintSet) {
 	if m.Len() > linearMax {
-		h, shape := hashAttrs(m)
+		h, shape := hashAttrs(m, dims)
 		return h, shape, hintsOf(m)
 	}
 	var h uint64
@@ -157,8 +306,10 @@ func hashPointAttrs(m pcommon.Map) (uint64, attrShape, hintSet) {
 			shape.repeats = true
 			continue
 		}
-		shape.grouped++
-		h += mix(xxhash.Sum64String(k), hashValue(v))
+		if term, ok := attrTerm(k, v, dims); ok {
+			shape.grouped++
+			h += term
+		}
 	}
 	return h, shape, hints
 }

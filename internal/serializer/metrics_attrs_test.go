@@ -4,6 +4,7 @@
 package serializer
 
 import (
+	"math"
 	"strconv"
 	"testing"
 
@@ -60,27 +61,104 @@ func TestEqualAttrsAndHashMap(t *testing.T) {
 		{name: "large maps differ", a: mk(largeAttrs(0)...), b: mk(append(largeAttrs(1)[2:], "k0", "x")...), want: false},
 	}
 	for _, tt := range tests {
+		for _, dims := range []bool{false, true} {
+			t.Run(tt.name+"/dims="+strconv.FormatBool(dims), func(t *testing.T) {
+				checkAttrsEqual(t, tt.a, tt.b, dims, tt.want)
+			})
+		}
+	}
+}
+
+// checkAttrsEqual checks every equality of attribute maps, both ways, against want, and that
+// equal maps hash alike and different ones (in these tests) apart.
+func checkAttrsEqual(t *testing.T, a, b pcommon.Map, dims, want bool) {
+	t.Helper()
+	if got := equalAttrs(a, b, dims); got != want {
+		t.Errorf("equalAttrs = %v, want %v", got, want)
+	}
+	if got := equalAttrs(b, a, dims); got != want {
+		t.Errorf("equalAttrs (swapped) = %v, want %v", got, want)
+	}
+	_, sa := hashAttrs(a, dims)
+	_, sb := hashAttrs(b, dims)
+	if got := equalPointAttrs(a, b, sa, sb, dims); got != want {
+		t.Errorf("equalPointAttrs = %v, want %v", got, want)
+	}
+	if got := equalPointAttrs(b, a, sb, sa, dims); got != want {
+		t.Errorf("equalPointAttrs (swapped) = %v, want %v", got, want)
+	}
+	ha, hb := hashMap(a, dims), hashMap(b, dims)
+	if want && ha != hb {
+		t.Errorf("equal maps hash apart: %x, %x", ha, hb)
+	}
+	if !want && ha == hb {
+		t.Errorf("different maps hash alike: %x", ha)
+	}
+	ph, ps, _ := hashPointAttrs(a, dims)
+	if ph != ha || ps != sa {
+		t.Errorf("hashPointAttrs = %x %+v, hashAttrs = %x %+v", ph, ps, ha, sa)
+	}
+}
+
+// TestDimensionAttrs checks the otel mode's grouping of attribute values that Elasticsearch
+// indexes as one time series dimension value (dims), against the ecs mode's, which compares
+// pdata values: one-element slices and their element, empty slices, empty values and NaN or
+// ±Inf (written null) and a missing key, strings that differ only in invalid UTF-8. Values that
+// one Elasticsearch version indexes apart stay apart (see dimValue).
+func TestDimensionAttrs(t *testing.T) {
+	mk := func(set func(m pcommon.Map)) pcommon.Map {
+		m := pcommon.NewMap()
+		m.PutStr("k", "v")
+		set(m)
+		return m
+	}
+	none := mk(func(pcommon.Map) {})
+	slice := func(k string, set ...func(v pcommon.Value)) func(m pcommon.Map) {
+		return func(m pcommon.Map) {
+			s := m.PutEmptySlice(k)
+			for _, f := range set {
+				f(s.AppendEmpty())
+			}
+		}
+	}
+	str := func(s string) func(v pcommon.Value) { return func(v pcommon.Value) { v.SetStr(s) } }
+	dbl := func(f float64) func(v pcommon.Value) { return func(v pcommon.Value) { v.SetDouble(f) } }
+	large := func(extra func(m pcommon.Map)) pcommon.Map {
+		m := pcommon.NewMap()
+		putAttrs(m, largeAttrs(0)...)
+		extra(m)
+		return m
+	}
+	tests := []struct {
+		name           string
+		a, b           pcommon.Map
+		want, wantDims bool
+	}{
+		{name: "[v] and v", a: mk(slice("x", str("a"))), b: mk(func(m pcommon.Map) { m.PutStr("x", "a") }), wantDims: true},
+		{name: "[1] and 1", a: mk(slice("x", func(v pcommon.Value) { v.SetInt(1) })), b: mk(func(m pcommon.Map) { m.PutInt("x", 1) }), wantDims: true},
+		{name: "[] and missing", a: mk(slice("x")), b: none, wantDims: true},
+		{name: "[] and NaN", a: mk(slice("x")), b: mk(func(m pcommon.Map) { m.PutDouble("x", math.NaN()) }), wantDims: true},
+		{name: "NaN and missing", a: mk(func(m pcommon.Map) { m.PutDouble("x", math.NaN()) }), b: none, wantDims: true},
+		{name: "+Inf and -Inf", a: mk(func(m pcommon.Map) { m.PutDouble("x", math.Inf(1)) }), b: mk(func(m pcommon.Map) { m.PutDouble("x", math.Inf(-1)) }), wantDims: true},
+		{name: "empty value and missing", a: mk(func(m pcommon.Map) { m.PutEmpty("x") }), b: none, wantDims: true},
+		{name: "invalid UTF-8", a: mk(func(m pcommon.Map) { m.PutStr("x", "a\xff") }), b: mk(func(m pcommon.Map) { m.PutStr("x", "a\xfe") }), wantDims: true},
+		{name: "invalid UTF-8 and U+FFFD", a: mk(func(m pcommon.Map) { m.PutStr("x", "a\xff") }), b: mk(func(m pcommon.Map) { m.PutStr("x", "a\ufffd") }), wantDims: true},
+		{name: "[invalid UTF-8] and U+FFFD", a: mk(slice("x", str("a\xff"))), b: mk(func(m pcommon.Map) { m.PutStr("x", "a\ufffd") }), wantDims: true},
+		{name: "large maps, [] and missing", a: large(slice("x")), b: large(func(pcommon.Map) {}), wantDims: true},
+		{name: "large maps, [v] and v", a: large(slice("x", str("a"))), b: large(func(m pcommon.Map) { m.PutStr("x", "a") }), wantDims: true},
+		{name: "[NaN] and missing", a: mk(slice("x", dbl(math.NaN()))), b: none},
+		{name: "[[a]] and [a]", a: mk(slice("x", func(v pcommon.Value) { v.SetEmptySlice().AppendEmpty().SetStr("a") })), b: mk(slice("x", str("a")))},
+		{name: "[a, b] and a", a: mk(slice("x", str("a"), str("b"))), b: mk(func(m pcommon.Map) { m.PutStr("x", "a") })},
+		{name: "1 and \"1\"", a: mk(func(m pcommon.Map) { m.PutInt("x", 1) }), b: mk(func(m pcommon.Map) { m.PutStr("x", "1") })},
+		{name: "true and \"true\"", a: mk(func(m pcommon.Map) { m.PutBool("x", true) }), b: mk(func(m pcommon.Map) { m.PutStr("x", "true") })},
+		{name: "1 and 1.0", a: mk(func(m pcommon.Map) { m.PutInt("x", 1) }), b: mk(func(m pcommon.Map) { m.PutDouble("x", 1) })},
+		{name: "NaN and 1", a: mk(func(m pcommon.Map) { m.PutDouble("x", math.NaN()) }), b: mk(func(m pcommon.Map) { m.PutDouble("x", 1) })},
+		{name: "valid strings", a: mk(func(m pcommon.Map) { m.PutStr("x", "a") }), b: mk(func(m pcommon.Map) { m.PutStr("x", "b") })},
+	}
+	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := equalAttrs(tt.a, tt.b); got != tt.want {
-				t.Errorf("equalAttrs = %v, want %v", got, tt.want)
-			}
-			if got := equalAttrs(tt.b, tt.a); got != tt.want {
-				t.Errorf("equalAttrs (swapped) = %v, want %v", got, tt.want)
-			}
-			_, sa := hashAttrs(tt.a)
-			_, sb := hashAttrs(tt.b)
-			if got := equalPointAttrs(tt.a, tt.b, sa, sb); got != tt.want {
-				t.Errorf("equalPointAttrs = %v, want %v", got, tt.want)
-			}
-			if got := equalPointAttrs(tt.b, tt.a, sb, sa); got != tt.want {
-				t.Errorf("equalPointAttrs (swapped) = %v, want %v", got, tt.want)
-			}
-			if tt.want && hashMap(tt.a) != hashMap(tt.b) {
-				t.Errorf("equal maps hash apart: %x, %x", hashMap(tt.a), hashMap(tt.b))
-			}
-			if !tt.want && hashMap(tt.a) == hashMap(tt.b) {
-				t.Errorf("different maps hash alike: %x", hashMap(tt.a))
-			}
+			checkAttrsEqual(t, tt.a, tt.b, false, tt.want)
+			checkAttrsEqual(t, tt.a, tt.b, true, tt.wantDims)
 		})
 	}
 }

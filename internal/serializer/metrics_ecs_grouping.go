@@ -56,7 +56,7 @@ func (s *metricsState) ecsMergedHash(res *envelopeRef, attrs pcommon.Map, ah uin
 // sameECSAttrs reports whether two points have the same merged resource and data point
 // attributes.
 func (s *metricsState) sameECSAttrs(a, b *metricPoint) bool {
-	if a.res == b.res && equalPointAttrs(a.attrs, b.attrs, a.shape, b.shape) {
+	if a.res == b.res && equalPointAttrs(a.attrs, b.attrs, a.shape, b.shape, false) {
 		return true
 	}
 	return s.mergedLen(a) == s.mergedLen(b) && s.mergedWithin(a, b)

@@ -69,7 +69,7 @@ func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, r
 	for i := range n {
 		p := pointOf(metric, i)
 		attrs := p.attrs
-		ah, shape, pointHints := hashPointAttrs(attrs)
+		ah, shape, pointHints := hashPointAttrs(attrs, e.mode != ModeECS)
 		if pointHints&hasNoIndex != 0 {
 			m.report.NoIndex++
 			continue
@@ -230,14 +230,14 @@ func (e *Encoder) samePointGroup(a, b *metricPoint) bool {
 		a.metric != b.metric && m.metrics[a.metric].unit != m.metrics[b.metric].unit {
 		return false
 	}
-	if a.res != b.res && !equalAttrs(m.resources[a.res].attrs, m.resources[b.res].attrs) {
+	if a.res != b.res && !equalAttrs(m.resources[a.res].attrs, m.resources[b.res].attrs, true) {
 		return false
 	}
 	if a.scope != b.scope && (m.scopes[a.scope].name != m.scopes[b.scope].name ||
-		!equalAttrs(m.scopes[a.scope].attrs, m.scopes[b.scope].attrs)) {
+		!equalAttrs(m.scopes[a.scope].attrs, m.scopes[b.scope].attrs, true)) {
 		return false
 	}
-	return equalPointAttrs(a.attrs, b.attrs, a.shape, b.shape)
+	return equalPointAttrs(a.attrs, b.attrs, a.shape, b.shape, true)
 }
 
 // writeGroup writes the points in e.metrics.group as one document, or as several when two

@@ -148,6 +148,67 @@ func TestNaNDimensionsGroupTogether(t *testing.T) {
 	assert.Equal(t, MetricsReport{}, ecsRep)
 }
 
+// TestMetricsGroupByDimension sends, in each case, two gauges of other names whose points
+// differ only in a value that Elasticsearch indexes as one dimension value, at the data point
+// level and at the resource level: the otel mode writes one document, with the first point's
+// attributes; the ecs mode, whose documents are not time series, two.
+func TestMetricsGroupByDimension(t *testing.T) {
+	tests := []struct {
+		name        string
+		first, then func(m pcommon.Map)
+		wantAttrs   string
+	}{
+		{
+			name:  "[v] and v",
+			first: func(m pcommon.Map) { m.PutEmptySlice("x").AppendEmpty().SetStr("v") },
+			then:  func(m pcommon.Map) { m.PutStr("x", "v") }, wantAttrs: `{"x":["v"]}`,
+		},
+		{
+			name: "[] and missing", first: func(m pcommon.Map) { m.PutEmptySlice("x") },
+			then: func(pcommon.Map) {}, wantAttrs: `{"x":[]}`,
+		},
+		{
+			name: "NaN and missing", first: func(m pcommon.Map) { m.PutDouble("x", math.NaN()) },
+			then: func(pcommon.Map) {}, wantAttrs: `{"x":null}`,
+		},
+		{
+			name: "+Inf and NaN", first: func(m pcommon.Map) { m.PutDouble("x", math.Inf(1)) },
+			then: func(m pcommon.Map) { m.PutDouble("x", math.NaN()) }, wantAttrs: `{"x":null}`,
+		},
+		{
+			name: "invalid UTF-8", first: func(m pcommon.Map) { m.PutStr("x", "a\xff") },
+			then: func(m pcommon.Map) { m.PutStr("x", "a\xfe") }, wantAttrs: `{"x":"a\ufffd"}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			md, ms := newMetrics()
+			tt.first(gaugeInt(ms, "a", 1).Attributes())
+			tt.then(gaugeInt(ms, "b", 2).Attributes())
+			docs, rep := encodeMetrics(t, md)
+			assert.Equal(t, MetricsReport{}, rep)
+			require.Len(t, docs, 1, "documents: %s", docsText(docs))
+			assert.Equal(t, "1", docs[0].metric(t, "a"))
+			assert.Equal(t, "2", docs[0].metric(t, "b"))
+			assert.JSONEq(t, tt.wantAttrs, string(docs[0].fields(t)["attributes"]))
+			ecsDocs, _ := encodeECS(t, md)
+			assert.Len(t, ecsDocs, 2, "ecs documents: %s", docsText(ecsDocs))
+
+			md = pmetric.NewMetrics()
+			for i, set := range []func(pcommon.Map){tt.first, tt.then} {
+				rm := md.ResourceMetrics().AppendEmpty()
+				set(rm.Resource().Attributes())
+				sm := rm.ScopeMetrics().AppendEmpty()
+				sm.Scope().SetName("test")
+				gaugeInt(sm.Metrics(), []string{"a", "b"}[i], int64(i+1))
+			}
+			docs, rep = encodeMetrics(t, md)
+			assert.Equal(t, MetricsReport{}, rep)
+			require.Len(t, docs, 1, "resource attributes: documents: %s", docsText(docs))
+		})
+	}
+}
+
 // TestEqualValue checks the value equality of grouping against pcommon.Value.Equal, which it
 // follows but for NaN and -0.
 func TestEqualValue(t *testing.T) {
@@ -311,8 +372,8 @@ func collidingInt(t *testing.T, key string) int64 {
 	a, b := pcommon.NewMap(), pcommon.NewMap()
 	a.PutInt("k", 1)
 	b.PutInt(key, v)
-	require.Equal(t, hashMap(a), hashMap(b), "the forged collision")
-	require.False(t, equalAttrs(a, b))
+	require.Equal(t, hashMap(a, true), hashMap(b, true), "the forged collision")
+	require.False(t, equalAttrs(a, b, true))
 	return v
 }
 
@@ -380,7 +441,7 @@ func TestSamePointGroup(t *testing.T) {
 	}
 	point := func(metric int, change func(p *metricPoint)) *metricPoint {
 		attrs := ms.At(metric).Gauge().DataPoints().At(0).Attributes()
-		_, shape := hashAttrs(attrs)
+		_, shape := hashAttrs(attrs, true)
 		p := &metricPoint{metric: int32(metric), attrs: attrs, shape: shape, hash: 42, ts: 1, start: 1}
 		if change != nil {
 			change(p)

@@ -18,7 +18,7 @@ func (e *Encoder) encodeMetricEnvelope(schemaURL, name, version string, attrs pc
 	start := len(m.frags)
 	var repaired bool
 	m.frags, repaired = e.encodeEnvelope(m.frags, schemaURL, name, version, attrs, dropped)
-	h, _ := hashAttrs(attrs)
+	h, _ := hashAttrs(attrs, true)
 	if name != "" {
 		h = mix(h, xxhash.Sum64String(name))
 	}

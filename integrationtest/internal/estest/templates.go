@@ -23,8 +23,9 @@ import (
 // counter_double, gauge_double with time_series_metric). The archive lacks the histogram and
 // aggregate_metric_double field types: the histogram, summary and summary_minmax templates map
 // an object instead, whose counts, values, sum, value_count, min and max sub-fields are
-// numbers, so each value is indexed. integrationtest/TSDB-FACTS.md lists every difference from
-// the built-in template. scripts/demo.sh installs the same files.
+// numbers, so each value is indexed. docs/documents.md lists every difference from the
+// built-in template, docs/tsdb-facts.md the measurements behind them. scripts/demo.sh
+// installs the same files.
 //
 //go:embed templates/*.json
 var templateFS embed.FS
