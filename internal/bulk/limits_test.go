@@ -147,7 +147,7 @@ func logDocs(n int) *Batch {
 }
 
 // A whole-request 500 with a 10 KB HTML page on 5,000 documents: each of the 5,000 dead letters
-// repeated the page, 54 MB of dead letters (the run); now each carries one reason of at
+// repeated the page, 54 MB of dead letters; now each carries one reason of at
 // most MaxReason bytes, made once.
 func TestErrorPageDeadLettersBounded(t *testing.T) {
 	const docs = 5000
@@ -249,7 +249,7 @@ func TestLongItemReasonBounded(t *testing.T) {
 	require.NotEmpty(t, logs.FilterMessage("Documents not indexed").All())
 }
 
-// A 256 MB answer of 200 to a 3-document request took 555 MB (the run), outside the
+// A 256 MB answer of 200 to a 3-document request took 555 MB, outside the
 // in-flight cap; now it is refused once ResponseLimit(3) bytes are read, and its documents,
 // whose outcome is unknown, are dropped and dead-lettered like those of a response that does
 // not match its request. With a Content-Length, nothing of it is read.
