@@ -34,7 +34,7 @@ import (
 // the middle of a backlog that it writes to Elasticsearch from a persistent sending queue
 // (file_storage), while Elasticsearch answers 429 for part of the documents of each bulk
 // request, and starts it again: every record the receiver acknowledged is indexed after the
-// restart (issue 17, item 0). With deterministic_ids each is indexed exactly once: what a
+// restart. With deterministic_ids each is indexed exactly once: what a
 // batch handed back at the stop had already written comes back 409 and is counted as a
 // duplicate. Without them the written part is stored again, a duplicate that docs/delivery.md
 // documents; nothing is missing either way.

@@ -28,7 +28,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 )
 
-// The bounds of issue 17, item 2: what is read of a server's answer and what is kept of it.
+// The bounds on what is read of a server's answer and what is kept of it.
 // Each test measures what the bound is about (bytes allocated, dead letters written, lengths of
 // errors and log lines) and logs it; the numbers before the bounds are in the test's comment.
 

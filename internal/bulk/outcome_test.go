@@ -37,7 +37,7 @@ func TestResponseItemWithTwoActions(t *testing.T) {
 }
 
 // At Stop, a Send with documents not yet written hands its whole batch back with
-// HandBackOnStop, whatever part of it was written (issue 17, item 0): the error is retryable
+// HandBackOnStop, whatever part of it was written: the error is retryable
 // and wraps ErrHandedBack, no dead letter is written, the requests that remain are not sent,
 // and one Warn line says so. The written documents are sent again after the restart: with
 // deterministic ids a 409 each. Without HandBackOnStop the documents are dropped, and the log
@@ -449,8 +449,7 @@ func TestSendOutcomes(t *testing.T) {
 	}
 }
 
-// Only the statuses Elasticsearch documents for a create count as its outcome (issue 17,
-// item 7): 201 indexed, 409 duplicate, 4xx rejected or retried, 5xx retried. Any other item —
+// Only the statuses Elasticsearch documents for a create count as its outcome: 201 indexed, 409 duplicate, 4xx rejected or retried, 5xx retried. Any other item —
 // no status, 0, -1, 100, 200, 3xx, a status that is not an integer, 201 with an error, an
 // answer for another action or for two — does not say whether the document was written: it
 // is dropped with error.type unexpected_status and dead-lettered, like a response that does
@@ -549,7 +548,7 @@ func TestResponseItemStatuses(t *testing.T) {
 	}
 }
 
-// An error says "Permanent error" once at most (issue 17, item 10), whatever failed on the
+// An error says "Permanent error" once at most, whatever failed on the
 // way, and the dead letters' reasons never say it: only Send makes an error permanent.
 func TestPermanentErrorSaidOnce(t *testing.T) {
 	for _, tc := range []struct {

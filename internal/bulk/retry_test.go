@@ -333,7 +333,7 @@ func (c *bodyCountingClient) retries() int {
 	return c.total - len(c.seen)
 }
 
-// The retry budget is the push's (issue 17, item 8): its requests and its dead letters make
+// The retry budget is the push's: its requests and its dead letters make
 // at most max_retries retries together. A dead letter that fails for the same outage as its
 // document gets no second schedule (it was a second full one: about 16 more minutes with the
 // defaults), and a push whose requests each recover just before their retries run out cannot

@@ -16,7 +16,7 @@ import (
 )
 
 // After a 413, the requests that follow are cut at half the size refused, so they are not
-// refused and split again (issue 17, item 9); the limit doubles back every sizeRecovery
+// refused and split again; the limit doubles back every sizeRecovery
 // without a 413, and a server that still refuses costs one 413 and a split when it does.
 func TestTooLargeLimitIsRemembered(t *testing.T) {
 	var sizes []int // documents per request
