@@ -73,13 +73,13 @@ const (
 
 // Stats counts what the sink received, from its start.
 type Stats struct {
-	Requests   int64 `json:"requests"`    // bulk requests answered
-	Documents  int64 `json:"documents"`   // documents in them
-	BodyBytes  int64 `json:"body_bytes"`  // bytes of the bodies as sent (compressed)
-	RawBytes   int64 `json:"raw_bytes"`   // bytes of the bodies uncompressed (CountLines only)
-	Mismatches int64 `json:"mismatches"`  // requests whose X-Elastic-Event-Count differs from the lines
-	Errors     int64 `json:"errors"`      // requests refused: unreadable body, odd number of lines
-	CPUNanos   int64 `json:"cpu_nanos"`   // CPU time of the sink's process (user and system)
+	Requests   int64  `json:"requests"`   // bulk requests answered
+	Documents  int64  `json:"documents"`  // documents in them
+	BodyBytes  int64  `json:"body_bytes"` // bytes of the bodies as sent (compressed)
+	RawBytes   int64  `json:"raw_bytes"`  // bytes of the bodies uncompressed (CountLines only)
+	Mismatches int64  `json:"mismatches"` // requests whose X-Elastic-Event-Count differs from the lines
+	Errors     int64  `json:"errors"`     // requests refused: unreadable body, odd number of lines
+	CPUNanos   int64  `json:"cpu_nanos"`  // CPU time of the sink's process (user and system)
 	Count      string `json:"count_mode"` // "lines" or "header"
 }
 
