@@ -110,6 +110,28 @@ bench-compare: ## Compare benchmarks of the working tree with BASE=<git ref> (BE
 		echo "GO=$(GO) BENCHSTAT=$$benchstat scripts/bench-compare.sh $(BASE)"; \
 		GO="$(GO)" BENCHSTAT="$$benchstat" scripts/bench-compare.sh "$(BASE)"
 
+# Settings of `make cost` (integrationtest/cmd/costbench -h lists them all): the measurement
+# window per signal, and whether to measure on a busy machine (COST_FORCE=1).
+COST_WINDOW ?= 30s
+COST_FORCE  ?= 0
+COST_FLAGS  ?=
+
+.PHONY: cost
+cost: build ## Out-of-process cost of the real collector per signal: docs/s, CPU s per million docs, RSS, bytes/doc, profile split (~5 min)
+	mkdir -p .bin/cost
+	cd integrationtest && $(GO) build -o ../.bin/bulksink ./cmd/bulksink && $(GO) build -o ../.bin/costbench ./cmd/costbench
+	.bin/costbench -collector .bin/otelcol-es -sink .bin/bulksink -out .bin/cost -window $(COST_WINDOW) \
+		$$( [ "$(COST_FORCE)" = 1 ] && echo -force ) $(COST_FLAGS) | tee .bin/cost/report.md
+
+.PHONY: request-cost
+request-cost: ## Fixed cost of one bulk request: CPU and allocations at 1, 10, 100 docs per request, push vs a bare POST, and a profile of 1 doc
+	mkdir -p .bin/cost
+	$(GO) test -run '^$$' -bench '^BenchmarkRequestCost$$' -benchmem -cpu 2 -count 5 -benchtime 3000x . \
+		| tee /dev/stderr | $(GO) run ./internal/cmd/benchtable
+	$(GO) test -run '^$$' -bench '^BenchmarkRequestCost/records=1/impl=push$$' -benchmem -cpu 2 -benchtime 20000x \
+		-cpuprofile .bin/cost/request1.pprof -o .bin/cost/request1.test . >/dev/null
+	$(GO) tool pprof -top -cum -nodecount 40 .bin/cost/request1.test .bin/cost/request1.pprof 2>/dev/null | head -50
+
 ##@ Tools
 
 .PHONY: tools
