@@ -124,13 +124,19 @@ cost: build ## Out-of-process cost of the real collector per signal: docs/s, CPU
 		$$( [ "$(COST_FORCE)" = 1 ] && echo -force ) $(COST_FLAGS) | tee .bin/cost/report.md
 
 .PHONY: request-cost
-request-cost: ## Fixed cost of one bulk request: CPU and allocations at 1, 10, 100 docs per request, push vs a bare POST, and a profile of 1 doc
+request-cost: ## Fixed cost of one bulk request: CPU and allocations at 1, 10, 100 docs, push vs a bare POST, and where 1 doc's go (~2 min)
 	mkdir -p .bin/cost
 	$(GO) test -run '^$$' -bench '^BenchmarkRequestCost$$' -benchmem -cpu 2 -count 5 -benchtime 3000x . \
 		| tee /dev/stderr | $(GO) run ./internal/cmd/benchtable
-	$(GO) test -run '^$$' -bench '^BenchmarkRequestCost/records=1/impl=push$$' -benchmem -cpu 2 -benchtime 20000x \
-		-cpuprofile .bin/cost/request1.pprof -o .bin/cost/request1.test . >/dev/null
-	$(GO) tool pprof -top -cum -nodecount 40 .bin/cost/request1.test .bin/cost/request1.pprof 2>/dev/null | head -50
+	cd integrationtest && $(GO) build -o ../.bin/costbench ./cmd/costbench
+	for impl in push post; do \
+		$(GO) test -run '^$$' -bench "^BenchmarkRequestCost\$$/^records=1\$$/^impl=$$impl\$$" -cpu 2 -benchtime 20000x \
+			-cpuprofile .bin/cost/request1-$$impl.pprof -o .bin/cost/request1.test . >/dev/null; \
+		.bin/costbench -request-profile .bin/cost/request1-$$impl.pprof -requests 20000; \
+		$(GO) test -run '^$$' -bench "^BenchmarkRequestCost\$$/^records=1\$$/^impl=$$impl\$$" -cpu 2 -benchtime 5000x \
+			-memprofile .bin/cost/request1-$$impl.mem -memprofilerate 1 -o .bin/cost/request1.test . >/dev/null; \
+		.bin/costbench -request-profile .bin/cost/request1-$$impl.mem -requests 5000; \
+	done
 
 ##@ Tools
 

@@ -81,7 +81,16 @@ func main() {
 	flag.DurationVar(&o.ceiling, "ceiling", 3*time.Second, "time of each of the encode and gzip measurements (0: none)")
 	flag.Float64Var(&o.maxLoad, "max-load", 0.5, "refuse to start when the 1-minute load average is above this")
 	flag.BoolVar(&o.force, "force", false, "start even when the machine is busy (the results say so)")
+	requestProfile := flag.String("request-profile", "", "only split this CPU profile of BenchmarkRequestCost into the parts of a bulk request, and exit")
+	requests := flag.Int("requests", 0, "with -request-profile: the number of requests it covers")
 	flag.Parse()
+	if *requestProfile != "" {
+		if err := printRequestSplit(os.Stdout, *requestProfile, max(*requests, 1)); err != nil {
+			fmt.Fprintln(os.Stderr, "costbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	o.signals = strings.Split(signals, ",")
 	var err error
 	if o.records, err = parseRecords(records); err != nil {

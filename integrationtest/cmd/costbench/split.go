@@ -22,13 +22,16 @@ const (
 
 var parts = []string{partExporter, partExporterHelp, partReceiver, partGC, partRest}
 
+// owner is a function-name prefix and the part it stands for.
+type owner struct{ prefix, part string }
+
 // owners are function-name prefixes and the part a sample belongs to when, walking its stack
 // from the leaf up, the first function that has an owner has this one. Functions with no owner
 // (the runtime, the standard library but net/http's client and server loops, pdata, gzip,
 // confighttp, OpenTelemetry's SDK) work for whoever called them: gzip and telemetry under the
 // exporter are the exporter's, the pdata size of a request under exporterhelper is
 // exporterhelper's, the protobuf decoding under the receiver is the receiver's.
-var owners = []struct{ prefix, part string }{
+var owners = []owner{
 	// The exporter: this module, the bulk indexer and the Elasticsearch client under it, and
 	// net/http's client (the exporter is the collector's only HTTP client under load).
 	{"github.com/otelcol-es/elasticsearchexporter", partExporter},
@@ -95,18 +98,24 @@ func splitProfileFile(path string) (split, error) {
 	return splitProfile(p), nil
 }
 
-func splitProfile(p *profile.Profile) split {
-	// The CPU value is the last of a CPU profile's sample types (samples, cpu nanoseconds).
-	vi := len(p.SampleType) - 1
+func splitProfile(p *profile.Profile) split { return splitProfileBy(p, classify) }
+
+// splitProfileBy splits the samples of a CPU profile (in seconds) or of a heap profile (in
+// allocations, alloc_objects) by classify.
+func splitProfileBy(p *profile.Profile, classify func(stack []string) string) split {
+	vi, scale := len(p.SampleType)-1, 1e-9
 	for i, st := range p.SampleType {
-		if st.Type == "cpu" {
+		switch st.Type {
+		case "cpu":
 			vi = i
+		case "alloc_objects":
+			vi, scale = i, 1
 		}
 	}
 	s := split{Parts: map[string]float64{}}
 	cum := map[string]float64{}
 	for _, smp := range p.Sample {
-		v := float64(smp.Value[vi]) / 1e9
+		v := float64(smp.Value[vi]) * scale
 		s.Total += v
 		var names []string
 		for _, loc := range smp.Location {
@@ -150,8 +159,12 @@ func splitProfile(p *profile.Profile) split {
 	return s
 }
 
-// classify returns the part of a stack, given leaf first.
-func classify(stack []string) string {
+// classify returns the part of a stack of the collector, given leaf first.
+func classify(stack []string) string { return classifyBy(stack, owners, partRest) }
+
+// classifyBy returns the part of the first function of stack (leaf first) that has an owner,
+// or, for a stack that has none, the GC's background marking or rest.
+func classifyBy(stack []string, owners []owner, rest string) string {
 	for _, name := range stack {
 		for _, o := range owners {
 			if strings.HasPrefix(name, o.prefix) {
@@ -162,5 +175,5 @@ func classify(stack []string) string {
 	if slices.Contains(stack, "runtime.gcBgMarkWorker") {
 		return partGC
 	}
-	return partRest
+	return rest
 }

@@ -66,3 +66,24 @@ func TestParseStatCPU(t *testing.T) {
 	assert.NoError(t, err)
 	assert.Equal(t, 3250*time.Millisecond, got)
 }
+
+func TestClassifyRequest(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		stack []string // leaf first
+		want  string
+	}{
+		{"gzip close", []string{"github.com/klauspost/compress/flate.(*compressor).close", "github.com/klauspost/compress/gzip.(*Writer).Close", "github.com/elastic/go-docappender/v2.(*BulkIndexer).Flush"}, reqGzip},
+		{"write syscall", []string{"syscall.write", "net.(*conn).Write", "net/http.(*persistConn).writeLoop"}, reqWrite},
+		{"otelhttp attributes", []string{"runtime.mallocgc", "go.opentelemetry.io/otel/attribute.NewSet", "go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp.(*Transport).RoundTrip", "net/http.send"}, reqTelemetry},
+		{"new request", []string{"runtime.mallocgc", "net/http.NewRequestWithContext", "github.com/elastic/go-docappender/v2.(*BulkIndexer).newBulkIndexRequest"}, reqSetup},
+		{"compaction", []string{module + "/internal/bulk.compactBulkResponse", module + "/internal/bulk.(*compactClient).Perform"}, reqResponse},
+		{"encoding", []string{module + "/internal/serializer.appendString", module + ".(*esExporter).appendLog", module + ".(*esExporter).pushLogs"}, reqEncode},
+		{"the push", []string{"runtime.mallocgc", module + ".(*esExporter).pushLogs", module + ".measureRequests"}, reqSession},
+		{"idle", []string{"runtime.futex", "runtime.findRunnable", "runtime.schedule", "runtime.mcall"}, reqSched},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, classifyRequest(tt.stack))
+		})
+	}
+}
