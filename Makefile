@@ -111,7 +111,8 @@ bench-compare: ## Compare benchmarks of the working tree with BASE=<git ref> (BE
 		GO="$(GO)" BENCHSTAT="$$benchstat" scripts/bench-compare.sh "$(BASE)"
 
 # Settings of `make cost` (integrationtest/cmd/costbench -h lists them all): the measurement
-# window per signal, and whether to measure on a busy machine (COST_FORCE=1).
+# window per signal, and whether to measure on a busy machine (COST_FORCE=1: costbench
+# otherwise refuses to start while other processes keep more than 0.3 CPUs busy).
 COST_WINDOW ?= 30s
 COST_FORCE  ?= 0
 COST_FLAGS  ?=

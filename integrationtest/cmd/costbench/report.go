@@ -12,8 +12,8 @@ import (
 // printReport writes the tables of a run in Markdown.
 func printReport(w io.Writer, o options, rep report) {
 	m := rep.Machine
-	fmt.Fprintf(w, "\n## Results\n\nMachine: %d CPUs (%s), collector built with %s, GOMAXPROCS=2; load average at start %.2f %.2f %.2f.\n",
-		m.CPUs, m.CPUModel, m.GoVersion, m.LoadStart[0], m.LoadStart[1], m.LoadStart[2])
+	fmt.Fprintf(w, "\n## Results\n\nMachine: %d CPUs (%s), collector built with %s, GOMAXPROCS=2; load average at start %.2f %.2f %.2f, "+
+		"other processes busy on %.2f CPUs.\n", m.CPUs, m.CPUModel, m.GoVersion, m.LoadStart[0], m.LoadStart[1], m.LoadStart[2], m.BusyStart)
 	fmt.Fprintf(w, "Layout: %s.\n", m.Layout)
 	var per []string
 	for _, sig := range o.signals {
