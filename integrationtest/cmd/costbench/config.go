@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 )
 
 // The exporter's sending_queue defaults (factory.go), written out for the debug exporter of the
@@ -43,11 +44,19 @@ func freePorts() (ports, error) {
 // and one pipeline per signal into either the Elasticsearch exporter at its defaults
 // (endpoint only) or, for the baseline, the debug exporter (verbosity basic) behind the
 // exporter's sending_queue settings.
-func collectorConfig(p ports, exporter, sinkURL string) string {
+//
+// extra, when not empty, is YAML added to the Elasticsearch exporter's settings (each line
+// indented under it), to measure other settings than the defaults.
+func collectorConfig(p ports, exporter, sinkURL, extra string) string {
 	var exp string
 	switch exporter {
 	case "elasticsearch":
 		exp = fmt.Sprintf("  elasticsearch:\n    endpoint: %s\n", sinkURL)
+		for line := range strings.SplitSeq(strings.TrimRight(extra, "\n"), "\n") {
+			if line != "" {
+				exp += "    " + line + "\n"
+			}
+		}
 	case "debug":
 		exp = fmt.Sprintf(`  debug:
     verbosity: basic

@@ -33,3 +33,9 @@ func TestQueueDefaults(t *testing.T) {
 	assert.Equal(t, d, b.FlushTimeout)
 	assert.Equal(t, int64(inflightCap), cfg.FlowControl.MaxInflightBytes)
 }
+
+func TestCollectorConfigExtra(t *testing.T) {
+	cfg := collectorConfig(ports{1, 2, 3}, "elasticsearch", "http://127.0.0.1:9", "sending_queue:\n  queue_size: 40\n")
+	assert.Contains(t, cfg, "  elasticsearch:\n    endpoint: http://127.0.0.1:9\n    sending_queue:\n      queue_size: 40\nextensions:\n")
+	assert.NotContains(t, collectorConfig(ports{1, 2, 3}, "elasticsearch", "http://127.0.0.1:9", ""), "sending_queue")
+}

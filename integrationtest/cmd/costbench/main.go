@@ -61,6 +61,7 @@ type options struct {
 	profile, baseline    time.Duration
 	ceiling              time.Duration
 	maxBusy              float64
+	exporterConfig       string // YAML added to the exporter's settings; empty: the defaults
 	force                bool
 }
 
@@ -82,6 +83,7 @@ func main() {
 	flag.DurationVar(&o.ceiling, "ceiling", 3*time.Second, "time of each of the encode and gzip measurements (0: none)")
 	flag.Float64Var(&o.maxBusy, "max-busy", 0.3, "refuse to start when other processes keep more than this many CPUs busy (measured over 3 s)")
 	flag.BoolVar(&o.force, "force", false, "start even when the machine is busy (the results say so)")
+	flag.StringVar(&o.exporterConfig, "exporter-config", "", `YAML added under the Elasticsearch exporter, "\n" between lines, e.g. "sending_queue:\n  queue_size: 40" (default: none, the exporter's defaults)`)
 	requestProfile := flag.String("request-profile", "", "only split this CPU profile of BenchmarkRequestCost into the parts of a bulk request, and exit")
 	requests := flag.Int("requests", 0, "with -request-profile: the number of requests it covers")
 	flag.Parse()
@@ -93,6 +95,7 @@ func main() {
 		return
 	}
 	o.signals = strings.Split(signals, ",")
+	o.exporterConfig = strings.ReplaceAll(o.exporterConfig, `\n`, "\n")
 	var err error
 	if o.records, err = parseRecords(records); err != nil {
 		fmt.Fprintln(os.Stderr, "costbench: -records:", err)
@@ -155,7 +158,9 @@ type report struct {
 	} `json:"machine"`
 	Records map[string]int `json:"records_per_request"`
 	Conns   int            `json:"connections"`
-	Runs    []result       `json:"runs"`
+	// ExporterConfig is what -exporter-config added to the exporter's defaults.
+	ExporterConfig string   `json:"exporter_config,omitempty"`
+	Runs           []result `json:"runs"`
 }
 
 func run(o options) error {
@@ -217,6 +222,10 @@ func run(o options) error {
 			"the collector's figure is its own CPU time from /proc/<pid>/stat", rep.Machine.CPUs)
 	}
 	fmt.Println("layout: " + rep.Machine.Layout)
+	if o.exporterConfig != "" {
+		rep.ExporterConfig = o.exporterConfig
+		fmt.Printf("WARNING: not the defaults: the exporter's settings add\n%s\n", o.exporterConfig)
+	}
 
 	sinkCmd := withCPUs(otherCPUs, o.sink, "-count", "lines", "-stdin")
 	sinkCmd.Stderr = os.Stderr
@@ -315,7 +324,7 @@ func measureRun(o options, signal, exporter string, bodies [][]byte, sinkURL, cp
 	}
 	name := signal + "-" + exporter
 	cfgPath := filepath.Join(o.out, name+".yaml")
-	if err := os.WriteFile(cfgPath, []byte(collectorConfig(p, exporter, sinkURL)), 0o644); err != nil {
+	if err := os.WriteFile(cfgPath, []byte(collectorConfig(p, exporter, sinkURL, o.exporterConfig)), 0o644); err != nil {
 		return r, nil, err
 	}
 	logf, err := os.Create(filepath.Join(o.out, name+".log"))

@@ -15,6 +15,9 @@ func printReport(w io.Writer, o options, rep report) {
 	fmt.Fprintf(w, "\n## Results\n\nMachine: %d CPUs (%s), collector built with %s, GOMAXPROCS=2; load average at start %.2f %.2f %.2f, "+
 		"other processes busy on %.2f CPUs.\n", m.CPUs, m.CPUModel, m.GoVersion, m.LoadStart[0], m.LoadStart[1], m.LoadStart[2], m.BusyStart)
 	fmt.Fprintf(w, "Layout: %s.\n", m.Layout)
+	if rep.ExporterConfig != "" {
+		fmt.Fprintf(w, "Not the defaults: the exporter's settings add `%s`.\n", strings.ReplaceAll(rep.ExporterConfig, "\n", `\n`))
+	}
 	var per []string
 	for _, sig := range o.signals {
 		per = append(per, fmt.Sprintf("%s %d", sig, rep.Records[sig]))
