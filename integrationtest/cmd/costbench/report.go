@@ -45,6 +45,30 @@ func printReport(w io.Writer, o options, rep report) {
 			r.BodyBytesPerDoc, r.RawBytesPerDoc, perM(r.SinkCPU), perM(r.GeneratorCPU), r.OtherCPUCores, r.LoadAvg[0])
 	}
 
+	var profiled, ceilinged bool
+	for _, r := range es {
+		profiled = profiled || r.Split != nil
+		ceilinged = ceilinged || (r.Split != nil && r.Ceiling != nil)
+	}
+	if profiled {
+		printSplit(w, es)
+	}
+	if ceilinged {
+		printCeiling(w, es)
+	}
+	printMemory(w, es, base)
+	var profiles []string
+	for _, r := range es {
+		if r.Profile != "" {
+			profiles = append(profiles, r.Profile)
+		}
+	}
+	if len(profiles) > 0 {
+		fmt.Fprintf(w, "\nProfiles: %s (go tool pprof -top <file>); all figures: %s/results.json.\n", strings.Join(profiles, ", "), o.out)
+	}
+}
+
+func printSplit(w io.Writer, es []result) {
 	fmt.Fprintln(w, "\nCPU profile of the collector (pprof extension, a window of its own), share of its samples:")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| signal | exporter | of which under push* | exporterhelper queue and batching | receiver and pipeline | GC background | rest | exporter CPU ns/doc |")
@@ -60,6 +84,9 @@ func printReport(w io.Writer, o options, rep report) {
 			r.CPUPerMillion*1e3*s.share(partExporter))
 	}
 
+}
+
+func printCeiling(w io.Writer, es []result) {
 	fmt.Fprintln(w, "\nThe exporter's CPU per document against encoding and gzip level 1 alone for the same documents (one thread of the generator's process, the collector stopped):")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| signal | exporter ns/doc | encode ns/doc | gzip 1 ns/doc | encode + gzip | exporter / (encode + gzip) |")
@@ -73,6 +100,9 @@ func printReport(w io.Writer, o options, rep report) {
 		fmt.Fprintf(w, "| %s | %.0f | %.0f | %.0f | %.0f | %.2f |\n", r.Signal, exp, c.EncodeNs, c.GzipNs, c.total(), exp/c.total())
 	}
 
+}
+
+func printMemory(w io.Writer, es []result, base map[string]result) {
 	fmt.Fprintf(w, "\nMemory: RSS under saturation against 2 × the in-flight cap (flow_control::max_inflight_bytes, %d MiB) plus the baseline, the debug exporter (verbosity basic) behind the same sending_queue:\n\n", inflightCap>>20)
 	fmt.Fprintln(w, "| signal | RSS mean MiB | VmHWM MiB | RSS growth MiB/min | baseline VmHWM MiB | bound MiB | within | baseline docs/s | baseline CPU s/M |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---|---:|---:|")
@@ -89,15 +119,6 @@ func printReport(w io.Writer, o options, rep report) {
 		}
 		fmt.Fprintf(w, "| %s | %.0f | %.0f | %+.1f | %.0f | %.0f | %s | %s | %.2f |\n", r.Signal, r.RSSMeanMiB, r.HWMMiB,
 			r.GrowthMiBPerMin, b.HWMMiB, bound, within, thousands(b.DocsPerSec), b.CPUPerMillion)
-	}
-	var profiles []string
-	for _, r := range es {
-		if r.Profile != "" {
-			profiles = append(profiles, r.Profile)
-		}
-	}
-	if len(profiles) > 0 {
-		fmt.Fprintf(w, "\nProfiles: %s (go tool pprof -top <file>); all figures: %s/results.json.\n", strings.Join(profiles, ", "), o.out)
 	}
 }
 
