@@ -81,7 +81,7 @@ func Start(cmd *exec.Cmd) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	if err = cmd.Start(); err != nil {
 		return nil, err
 	}
 	p := &Process{cmd: cmd, stdin: stdin}

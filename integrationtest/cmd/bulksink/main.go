@@ -21,10 +21,14 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := bulksink.Main(ctx, os.Args[1:], os.Stdin, os.Stdout); err != nil {
+	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "bulksink:", err)
 		os.Exit(1)
 	}
+}
+
+func run() error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return bulksink.Main(ctx, os.Args[1:], os.Stdin, os.Stdout)
 }

@@ -51,12 +51,14 @@ func collectorConfig(p ports, exporter, sinkURL, extra string) string {
 	var exp string
 	switch exporter {
 	case "elasticsearch":
-		exp = fmt.Sprintf("  elasticsearch:\n    endpoint: %s\n", sinkURL)
+		var b strings.Builder
+		fmt.Fprintf(&b, "  elasticsearch:\n    endpoint: %s\n", sinkURL)
 		for line := range strings.SplitSeq(strings.TrimRight(extra, "\n"), "\n") {
 			if line != "" {
-				exp += "    " + line + "\n"
+				b.WriteString("    " + line + "\n")
 			}
 		}
+		exp = b.String()
 	case "debug":
 		exp = fmt.Sprintf(`  debug:
     verbosity: basic

@@ -171,11 +171,11 @@ func run(o options) error {
 	rep.Records, rep.Conns = o.records, o.conns
 	rep.Machine.CPUs = runtime.NumCPU()
 	rep.Machine.CPUModel = cpuModel()
-	if bi, err := buildinfo.ReadFile(o.collector); err == nil {
-		rep.Machine.GoVersion = bi.GoVersion
-	} else {
+	bi, err := buildinfo.ReadFile(o.collector)
+	if err != nil {
 		return fmt.Errorf("reading %s: %w (run make build)", o.collector, err)
 	}
+	rep.Machine.GoVersion = bi.GoVersion
 	la, err := loadAverage()
 	if err != nil {
 		return err
@@ -211,7 +211,7 @@ func run(o options) error {
 	var collectorCPUs, otherCPUs string
 	if rep.Machine.CPUs >= 4 {
 		collectorCPUs, otherCPUs = "0,1", fmt.Sprintf("2-%d", rep.Machine.CPUs-1)
-		if err := exec.Command("taskset", "-a", "-p", "-c", otherCPUs, strconv.Itoa(os.Getpid())).Run(); err != nil {
+		if exec.Command("taskset", "-a", "-p", "-c", otherCPUs, strconv.Itoa(os.Getpid())).Run() != nil {
 			collectorCPUs, otherCPUs = "", ""
 		}
 	}
@@ -237,42 +237,11 @@ func run(o options) error {
 	fmt.Printf("sink: %s (pid %d), counting the lines of each gunzipped body\n", sink.URL, sink.Pid())
 
 	for _, signal := range o.signals {
-		n := o.records[signal]
-		if n <= 0 {
-			return fmt.Errorf("-records gives no number of records for %s", signal)
+		runs, merr := measureSignal(o, signal, sink.URL, collectorCPUs)
+		if merr != nil {
+			return merr
 		}
-		bodies, err := requestBodies(signal, n)
-		if err != nil {
-			return err
-		}
-		if queueSize*len(bodies[0]) < batchMinSize {
-			// exporterhelper frees a request's room in the queue once its batch is sent: a
-			// batch can never grow past queue_size requests, and waits for the flush timeout
-			// when they hold less than min_size.
-			fmt.Printf("WARNING: %s: %d requests of %d bytes hold less than batch::min_size (%d bytes): "+
-				"each batch waits for the flush timeout (%s)\n", signal, queueSize, len(bodies[0]), batchMinSize, batchFlush)
-		}
-		fmt.Printf("%s: %d records (%d bytes of OTLP protobuf) per request\n", signal, n, len(bodies[0]))
-		r, body, err := measureRun(o, signal, "elasticsearch", bodies, sink.URL, collectorCPUs, o.window, o.profile)
-		if err != nil {
-			return fmt.Errorf("%s: %w", signal, err)
-		}
-		if o.ceiling > 0 && body != nil {
-			docs := strings.Count(string(body), "\n") / 2
-			c, err := measureCeiling(signal, docs, body, docs, o.ceiling)
-			if err != nil {
-				return fmt.Errorf("%s: ceiling: %w", signal, err)
-			}
-			r.Ceiling = &c
-		}
-		rep.Runs = append(rep.Runs, r)
-		if o.baseline > 0 {
-			b, _, err := measureRun(o, signal, "debug", bodies, "", collectorCPUs, o.baseline, 0)
-			if err != nil {
-				return fmt.Errorf("%s baseline: %w", signal, err)
-			}
-			rep.Runs = append(rep.Runs, b)
-		}
+		rep.Runs = append(rep.Runs, runs...)
 	}
 	js, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
@@ -305,6 +274,49 @@ func parseRecords(s string) (map[string]int, error) {
 	return out, nil
 }
 
+// measureSignal measures one signal: the collector with the Elasticsearch exporter, encoding and
+// gzip alone for the same documents, and the debug-exporter baseline.
+func measureSignal(o options, signal, sinkURL, collectorCPUs string) ([]result, error) {
+	var runs []result
+	n := o.records[signal]
+	if n <= 0 {
+		return nil, fmt.Errorf("-records gives no number of records for %s", signal)
+	}
+	bodies, err := requestBodies(signal, n)
+	if err != nil {
+		return nil, err
+	}
+	if queueSize*len(bodies[0]) < batchMinSize {
+		// exporterhelper frees a request's room in the queue once its batch is sent: a
+		// batch can never grow past queue_size requests, and waits for the flush timeout
+		// when they hold less than min_size.
+		fmt.Printf("WARNING: %s: %d requests of %d bytes hold less than batch::min_size (%d bytes): "+
+			"each batch waits for the flush timeout (%s)\n", signal, queueSize, len(bodies[0]), batchMinSize, batchFlush)
+	}
+	fmt.Printf("%s: %d records (%d bytes of OTLP protobuf) per request\n", signal, n, len(bodies[0]))
+	r, body, err := measureRun(o, signal, "elasticsearch", bodies, sinkURL, collectorCPUs, o.window, o.profile)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", signal, err)
+	}
+	if o.ceiling > 0 && body != nil {
+		docs := strings.Count(string(body), "\n") / 2
+		c, cerr := measureCeiling(signal, docs, body, docs, o.ceiling)
+		if cerr != nil {
+			return nil, fmt.Errorf("%s: ceiling: %w", signal, cerr)
+		}
+		r.Ceiling = &c
+	}
+	runs = append(runs, r)
+	if o.baseline > 0 {
+		b, _, berr := measureRun(o, signal, "debug", bodies, "", collectorCPUs, o.baseline, 0)
+		if berr != nil {
+			return nil, fmt.Errorf("%s baseline: %w", signal, berr)
+		}
+		runs = append(runs, b)
+	}
+	return runs, nil
+}
+
 // withCPUs returns the command name args, run under taskset on cpus when cpus is not empty.
 func withCPUs(cpus, name string, args ...string) *exec.Cmd {
 	if cpus == "" {
@@ -324,7 +336,7 @@ func measureRun(o options, signal, exporter string, bodies [][]byte, sinkURL, cp
 	}
 	name := signal + "-" + exporter
 	cfgPath := filepath.Join(o.out, name+".yaml")
-	if err := os.WriteFile(cfgPath, []byte(collectorConfig(p, exporter, sinkURL, o.exporterConfig)), 0o644); err != nil {
+	if err = os.WriteFile(cfgPath, []byte(collectorConfig(p, exporter, sinkURL, o.exporterConfig)), 0o644); err != nil {
 		return r, nil, err
 	}
 	logf, err := os.Create(filepath.Join(o.out, name+".log"))
@@ -335,7 +347,7 @@ func measureRun(o options, signal, exporter string, bodies [][]byte, sinkURL, cp
 	cmd := withCPUs(cpus, o.collector, "--config", cfgPath)
 	cmd.Env = append(os.Environ(), "GOMAXPROCS=2")
 	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
+	if err = cmd.Start(); err != nil {
 		return r, nil, err
 	}
 	exited := make(chan error, 1)
@@ -348,18 +360,18 @@ func measureRun(o options, signal, exporter string, bodies [][]byte, sinkURL, cp
 		stopped = true
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
-		case err := <-exited:
-			return err
+		case werr := <-exited:
+			return werr
 		case <-time.After(60 * time.Second):
 			_ = cmd.Process.Kill()
-			<-exited
-			return errors.New("the collector did not stop within 60 s of SIGTERM; killed")
+			werr := <-exited
+			return fmt.Errorf("the collector did not stop within 60 s of SIGTERM; killed: %w", werr)
 		}
 	}
 	defer func() { _ = stop() }()
 	// taskset execs the collector: the pid is the collector's.
 	pid := cmd.Process.Pid
-	if err := waitListening(p.otlp, exited, 60*time.Second); err != nil {
+	if err = waitListening(p.otlp, exited, 60*time.Second); err != nil {
 		return r, nil, fmt.Errorf("collector (%s): %w; see %s", exporter, err, logf.Name())
 	}
 
@@ -378,7 +390,7 @@ func measureRun(o options, signal, exporter string, bodies [][]byte, sinkURL, cp
 
 	fmt.Printf("%s/%s: collector pid %d, warm-up %s, window %s\n", signal, exporter, pid, o.warmup, window)
 	time.Sleep(o.warmup)
-	if err := measureWindow(&r, pid, sinkURL, g, window); err != nil {
+	if err = measureWindow(&r, pid, sinkURL, g, window); err != nil {
 		return r, nil, err
 	}
 	fmt.Printf("%s/%s: %.0f documents/s, %.2f s of collector CPU per million, VmHWM %.0f MiB, other processes %.2f cores, load %.2f\n",
@@ -432,9 +444,9 @@ func measureWindow(r *result, pid int, sinkURL string, g *generator, window time
 	t0 := time.Now()
 	var ts, rss []float64
 	for {
-		m, _, err := memory(pid)
-		if err != nil {
-			return err
+		m, _, merr := memory(pid)
+		if merr != nil {
+			return merr
 		}
 		ts, rss = append(ts, time.Since(t0).Seconds()), append(rss, float64(m)/(1<<20))
 		if time.Since(t0) >= window {
@@ -516,7 +528,7 @@ func waitListening(port int, exited <-chan error, limit time.Duration) error {
 	for time.Now().Before(deadline) {
 		select {
 		case err := <-exited:
-			return fmt.Errorf("exited before listening: %v", err)
+			return fmt.Errorf("exited before listening: %w", err)
 		default:
 		}
 		c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), time.Second)

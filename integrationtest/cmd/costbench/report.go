@@ -83,7 +83,6 @@ func printSplit(w io.Writer, es []result) {
 			pct(s.share(partReceiver)), pct(s.share(partGC)), pct(s.share(partRest)),
 			r.CPUPerMillion*1e3*s.share(partExporter))
 	}
-
 }
 
 func printCeiling(w io.Writer, es []result) {
@@ -99,7 +98,6 @@ func printCeiling(w io.Writer, es []result) {
 		c := r.Ceiling
 		fmt.Fprintf(w, "| %s | %.0f | %.0f | %.0f | %.0f | %.2f |\n", r.Signal, exp, c.EncodeNs, c.GzipNs, c.total(), exp/c.total())
 	}
-
 }
 
 func printMemory(w io.Writer, es []result, base map[string]result) {

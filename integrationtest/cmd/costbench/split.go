@@ -20,8 +20,6 @@ const (
 	partRest         = "rest (runtime, scheduler, network poller, other)"
 )
 
-var parts = []string{partExporter, partExporterHelp, partReceiver, partGC, partRest}
-
 // owner is a function-name prefix and the part it stands for.
 type owner struct{ prefix, part string }
 

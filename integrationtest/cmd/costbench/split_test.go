@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/pprof/profile"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestClassify(t *testing.T) {
@@ -63,7 +64,7 @@ func TestSplitProfile(t *testing.T) {
 func TestParseStatCPU(t *testing.T) {
 	stat := "4242 (otelcol es) S 1 4242 4242 0 -1 4194560 1000 0 0 0 250 75 0 0 20 0 12 0 100 0 0"
 	got, err := parseStatCPU([]byte(stat))
-	assert.NoError(t, err)
+	require.NoError(t, err)
 	assert.Equal(t, 3250*time.Millisecond, got)
 }
 
