@@ -118,7 +118,7 @@ COST_FORCE  ?= 0
 COST_FLAGS  ?=
 
 .PHONY: cost
-cost: build ## Out-of-process cost of the real collector per signal: docs/s, CPU s per million docs, RSS, bytes/doc, profile split (~5 min)
+cost: build ## Out-of-process cost of the real collector per signal: docs/s, CPU s per million docs, RSS, bytes/doc, profile split (~7 min)
 	mkdir -p .bin/cost
 	cd integrationtest && $(GO) build -o ../.bin/bulksink ./cmd/bulksink && $(GO) build -o ../.bin/costbench ./cmd/costbench
 	.bin/costbench -collector .bin/otelcol-es -sink .bin/bulksink -out .bin/cost -window $(COST_WINDOW) \
