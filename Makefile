@@ -110,6 +110,35 @@ bench-compare: ## Compare benchmarks of the working tree with BASE=<git ref> (BE
 		echo "GO=$(GO) BENCHSTAT=$$benchstat scripts/bench-compare.sh $(BASE)"; \
 		GO="$(GO)" BENCHSTAT="$$benchstat" scripts/bench-compare.sh "$(BASE)"
 
+# Settings of `make cost` (integrationtest/cmd/costbench -h lists them all): the measurement
+# window per signal, and whether to measure on a busy machine (COST_FORCE=1: costbench
+# otherwise refuses to start while other processes keep more than 0.3 CPUs busy).
+COST_WINDOW ?= 30s
+COST_FORCE  ?= 0
+COST_FLAGS  ?=
+
+.PHONY: cost
+cost: build ## Out-of-process cost of the real collector per signal: docs/s, CPU s per million docs, RSS, bytes/doc, profile split (~7 min)
+	mkdir -p .bin/cost
+	cd integrationtest && $(GO) build -o ../.bin/bulksink ./cmd/bulksink && $(GO) build -o ../.bin/costbench ./cmd/costbench
+	.bin/costbench -collector .bin/otelcol-es -sink .bin/bulksink -out .bin/cost -window $(COST_WINDOW) \
+		$$( [ "$(COST_FORCE)" = 1 ] && echo -force ) $(COST_FLAGS) | tee .bin/cost/report.md
+
+.PHONY: request-cost
+request-cost: ## Fixed cost of one bulk request: CPU and allocations at 1, 10, 100 docs, push vs a bare POST, and where 1 doc's go (~2 min)
+	mkdir -p .bin/cost
+	$(GO) test -run '^$$' -bench '^BenchmarkRequestCost$$' -benchmem -cpu 2 -count 5 -benchtime 3000x . \
+		| tee /dev/stderr | $(GO) run ./internal/cmd/benchtable
+	cd integrationtest && $(GO) build -o ../.bin/costbench ./cmd/costbench
+	for impl in push post; do \
+		$(GO) test -run '^$$' -bench "^BenchmarkRequestCost\$$/^records=1\$$/^impl=$$impl\$$" -cpu 2 -benchtime 20000x \
+			-cpuprofile .bin/cost/request1-$$impl.pprof -o .bin/cost/request1.test . >/dev/null; \
+		.bin/costbench -request-profile .bin/cost/request1-$$impl.pprof -requests 20000; \
+		$(GO) test -run '^$$' -bench "^BenchmarkRequestCost\$$/^records=1\$$/^impl=$$impl\$$" -cpu 2 -benchtime 5000x \
+			-memprofile .bin/cost/request1-$$impl.mem -memprofilerate 1 -o .bin/cost/request1.test . >/dev/null; \
+		.bin/costbench -request-profile .bin/cost/request1-$$impl.mem -requests 5000; \
+	done
+
 ##@ Tools
 
 .PHONY: tools

@@ -23,6 +23,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/benchdata"
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
@@ -81,82 +82,11 @@ func bulkSink(tb testing.TB) string {
 	})
 }
 
-// benchmarkResource gives r the attributes of a small service.
-func benchmarkResource(r pcommon.Resource) {
-	r.Attributes().PutStr("service.name", "checkout")
-	r.Attributes().PutStr("host.name", "web-1")
-}
-
-// benchmarkLogs returns n small log records (about 300 bytes of JSON each) in one resource and
-// scope.
-func benchmarkLogs(n int) plog.Logs {
-	ld := plog.NewLogs()
-	rl := ld.ResourceLogs().AppendEmpty()
-	benchmarkResource(rl.Resource())
-	sl := rl.ScopeLogs().AppendEmpty()
-	sl.Scope().SetName("checkout.logger")
-	sl.LogRecords().EnsureCapacity(n)
-	for i := range n {
-		r := sl.LogRecords().AppendEmpty()
-		r.SetTimestamp(pcommon.Timestamp(1_700_000_000_000_000_000 + i))
-		r.SetSeverityNumber(plog.SeverityNumberInfo)
-		r.SetSeverityText("INFO")
-		r.Body().SetStr("order placed for customer " + strconv.Itoa(i))
-		r.Attributes().PutStr("http.method", "POST")
-		r.Attributes().PutInt("http.status_code", 201)
-	}
-	ld.MarkReadOnly()
-	return ld
-}
-
-// benchmarkTraces returns n small spans (about 400 bytes of JSON each, no events) in one
-// resource and scope.
-func benchmarkTraces(n int) ptrace.Traces {
-	td := ptrace.NewTraces()
-	rs := td.ResourceSpans().AppendEmpty()
-	benchmarkResource(rs.Resource())
-	ss := rs.ScopeSpans().AppendEmpty()
-	ss.Scope().SetName("checkout.http")
-	ss.Spans().EnsureCapacity(n)
-	for i := range n {
-		s := ss.Spans().AppendEmpty()
-		start := pcommon.Timestamp(1_700_000_000_000_000_000 + i*1000)
-		s.SetStartTimestamp(start)
-		s.SetEndTimestamp(start + 1_500_000)
-		s.SetTraceID(pcommon.TraceID{0x5b, 0x8e, 0xff, 0xf7, 0x98, 0x03, 0x81, 0x03, 0xd2, 0x69, 0xb6, 0x33, byte(i >> 24), byte(i >> 16), byte(i >> 8), byte(i)})
-		s.SetSpanID(pcommon.SpanID{0xeb, 0xa1, byte(i >> 24), byte(i >> 16), byte(i >> 8), byte(i), 0x7a, 0x01})
-		s.SetName("POST /orders")
-		s.SetKind(ptrace.SpanKindServer)
-		s.Attributes().PutStr("http.method", "POST")
-		s.Attributes().PutInt("http.status_code", 201)
-	}
-	td.MarkReadOnly()
-	return td
-}
-
-// benchmarkMetrics returns n gauge data points, each with its own attributes and so its own
-// document (about 300 bytes of JSON each), in one resource and scope.
-func benchmarkMetrics(n int) pmetric.Metrics {
-	md := pmetric.NewMetrics()
-	rm := md.ResourceMetrics().AppendEmpty()
-	benchmarkResource(rm.Resource())
-	sm := rm.ScopeMetrics().AppendEmpty()
-	sm.Scope().SetName("checkout.runtime")
-	m := sm.Metrics().AppendEmpty()
-	m.SetName("process.cpu.utilization")
-	m.SetUnit("1")
-	dps := m.SetEmptyGauge().DataPoints()
-	dps.EnsureCapacity(n)
-	for i := range n {
-		dp := dps.AppendEmpty()
-		dp.SetTimestamp(pcommon.Timestamp(1_700_000_000_000_000_000))
-		dp.SetDoubleValue(float64(i%100) / 100)
-		dp.Attributes().PutInt("cpu", int64(i))
-		dp.Attributes().PutStr("state", "user")
-	}
-	md.MarkReadOnly()
-	return md
-}
+// The records of the push benchmarks, shared with the out-of-process cost benchmark
+// (integrationtest/cmd/costbench): about 300 to 430 bytes of JSON per document.
+func benchmarkLogs(n int) plog.Logs          { return benchdata.Logs(n) }
+func benchmarkTraces(n int) ptrace.Traces    { return benchdata.Traces(n) }
+func benchmarkMetrics(n int) pmetric.Metrics { return benchdata.Metrics(n) }
 
 var benchmarkSizes = []int{10, 100, 1000, 10000}
 
@@ -301,13 +231,15 @@ func startBenchmarkExporter(tb testing.TB, exp any) {
 
 // BenchmarkPush measures, per signal and number of records per push, the whole push path of the
 // factory-built exporter (impl=push: encoding, gzip at level 1, the HTTP round trip to a
-// loopback sink, reading the bulk response), and in the same run, on the same data, the
+// loopback sink in a process of its own, reading the bulk response), and in the same run, on
+// the same data, the
 // serializer alone into a reused buffer (impl=serializer), gzip at level 1 alone over the
 // request bodies the push sends (impl=gzip: action lines and documents, one pass per request,
 // as the push compresses them) and pdata's OTLP JSON and OTLP protobuf marshalers
 // (impl=otlpjson, impl=otlpproto). events/s counts records (log records,
-// spans, data points) per second; cpu-ns/event is the process's CPU time per record.
-// internal/cmd/benchtable turns the output into ratios.
+// spans, data points) per second; cpu-ns/event is the benchmark process's CPU time per record,
+// which leaves out the sink's (processSink), so that push, serializer and gzip compare like
+// with like. internal/cmd/benchtable turns the output into ratios of cpu-ns/event.
 func BenchmarkPush(b *testing.B) { benchmarkPush(b, false) }
 
 // BenchmarkPushParallel is BenchmarkPush with b.RunParallel: GOMAXPROCS goroutines push
@@ -317,6 +249,7 @@ func BenchmarkPushParallel(b *testing.B) { benchmarkPush(b, true) }
 
 func benchmarkPush(b *testing.B, parallel bool) {
 	b.Helper()
+	sink := sync.OnceValue(func() string { return processSink(b) })
 	for _, sig := range benchmarkSignals {
 		for _, n := range benchmarkSizes {
 			data := sig.data(n)
@@ -346,14 +279,14 @@ func benchmarkPush(b *testing.B, parallel bool) {
 				}
 				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 				if cpu1, ok := processCPUTime(); ok && cpuOK {
-					// CPU time of the whole process (the loopback sink included) per record:
-					// unlike events/s, it hardly moves when other jobs share the machine.
+					// CPU time of the process (the sink runs in another) per record: unlike
+					// events/s, it hardly moves when other jobs share the machine.
 					b.ReportMetric(float64(cpu1-cpu0)/float64(n)/float64(b.N), "cpu-ns/event")
 				}
 			}
 			prefix := "signal=" + sig.name + "/records=" + strconv.Itoa(n)
 			b.Run(prefix+"/impl=push", func(b *testing.B) {
-				exp := sig.create(b, bulkSink(b))
+				exp := sig.create(b, sink())
 				// A context with a Done channel, as the sending queue gives: a background
 				// context would let every select on it take a shortcut.
 				ctx := b.Context()

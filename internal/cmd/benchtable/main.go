@@ -1,13 +1,25 @@
 // Copyright The OpenTelemetry Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Command benchtable reads `go test -bench` output of BenchmarkPush and BenchmarkPushParallel
-// on stdin and prints, per mode, signal and records per push, the push path's rate next to the
-// serializer's, gzip level 1's over the same request bodies, and pdata's OTLP JSON and protobuf
-// marshalers' on the same data, as ratios, with the push path's bytes and allocations per
-// document. The ceiling column is the push/serializer ratio a push that did nothing but encode
-// and compress would reach, gzip/(serializer+gzip): what gzip level 1 alone leaves possible. With several runs of a benchmark (-count),
-// the median of each value is used. `make bench` pipes its output here.
+// Command benchtable reads `go test -bench` output of BenchmarkPush, BenchmarkPushParallel and
+// BenchmarkRequestCost on stdin.
+//
+// For the push benchmarks it prints, per mode, signal and records per push, the push path's
+// rate and CPU per document next to the serializer's, gzip level 1's over the same request
+// bodies, and pdata's OTLP JSON and protobuf marshalers' on the same data, as ratios, with the
+// push path's bytes and allocations per document. Ratios are of CPU time per document
+// (cpu-ns/event, the benchmark process's CPU, which leaves out the sink running in another
+// process), or of events/s where the output has no CPU time. The ceiling column is the
+// push/serializer ratio a push that did nothing but encode and compress would reach,
+// serializer/(serializer+gzip) in CPU per document; push/(enc+gzip) is the push's CPU per
+// document over that of encoding and gzip level 1 alone.
+//
+// For BenchmarkRequestCost it fits a line through CPU time (cpu-ns/req) and allocations per
+// request against records per request, per implementation: the intercept is the fixed cost
+// of one bulk request, the slope the cost of one document.
+//
+// With several runs of a benchmark (-count), the median of each value is used. `make bench`
+// pipes its output here.
 package main
 
 import (
@@ -37,11 +49,18 @@ type key struct {
 
 // sample holds the runs of one benchmark.
 type sample struct {
-	eventsPerSec, bytesPerOp, allocsPerOp []float64
+	eventsPerSec, cpuPerEvent, cpuPerReq, bytesPerOp, allocsPerOp []float64
+}
+
+// costKey names one benchmark of BenchmarkRequestCost.
+type costKey struct {
+	impl    string
+	records int
 }
 
 type results struct {
 	rows    map[key]map[string]*sample // impl -> runs
+	costs   map[costKey]*sample
 	procs   map[int]bool
 	cpu     string
 	signals []string // in the order first seen
@@ -52,14 +71,22 @@ func run(r io.Reader, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if len(res.rows) == 0 {
-		return errors.New("no BenchmarkPush results in the input")
+	if len(res.rows) == 0 && len(res.costs) == 0 {
+		return errors.New("no BenchmarkPush or BenchmarkRequestCost results in the input")
 	}
-	return res.print(w)
+	if len(res.rows) > 0 {
+		if err := res.print(w); err != nil {
+			return err
+		}
+	}
+	if len(res.costs) > 0 {
+		return res.printCosts(w)
+	}
+	return nil
 }
 
 func parse(r io.Reader) (*results, error) {
-	res := &results{rows: map[key]map[string]*sample{}, procs: map[int]bool{}}
+	res := &results{rows: map[key]map[string]*sample{}, costs: map[costKey]*sample{}, procs: map[int]bool{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 1024*1024)
 	for sc.Scan() {
@@ -69,24 +96,40 @@ func parse(r io.Reader) (*results, error) {
 			continue
 		}
 		fields := strings.Fields(line)
-		if len(fields) < 4 || !strings.HasPrefix(fields[0], "BenchmarkPush") {
+		if len(fields) < 4 {
 			continue
 		}
-		k, impl, procs, ok := parseName(fields[0])
-		if !ok {
-			continue
-		}
-		res.procs[procs] = true
-		if res.rows[k] == nil {
-			res.rows[k] = map[string]*sample{}
-			if !slices.Contains(res.signals, k.signal) {
-				res.signals = append(res.signals, k.signal)
+		var s *sample
+		switch {
+		case strings.HasPrefix(fields[0], "BenchmarkPush"):
+			k, impl, procs, ok := parseName(fields[0])
+			if !ok {
+				continue
 			}
-		}
-		s := res.rows[k][impl]
-		if s == nil {
-			s = &sample{}
-			res.rows[k][impl] = s
+			res.procs[procs] = true
+			if res.rows[k] == nil {
+				res.rows[k] = map[string]*sample{}
+				if !slices.Contains(res.signals, k.signal) {
+					res.signals = append(res.signals, k.signal)
+				}
+			}
+			s = res.rows[k][impl]
+			if s == nil {
+				s = &sample{}
+				res.rows[k][impl] = s
+			}
+		case strings.HasPrefix(fields[0], "BenchmarkRequestCost/"):
+			k, ok := parseCostName(fields[0])
+			if !ok {
+				continue
+			}
+			s = res.costs[k]
+			if s == nil {
+				s = &sample{}
+				res.costs[k] = s
+			}
+		default:
+			continue
 		}
 		// fields[1] is the iteration count; then value-unit pairs.
 		for i := 2; i+1 < len(fields); i += 2 {
@@ -97,6 +140,10 @@ func parse(r io.Reader) (*results, error) {
 			switch fields[i+1] {
 			case "events/s":
 				s.eventsPerSec = append(s.eventsPerSec, v)
+			case "cpu-ns/event":
+				s.cpuPerEvent = append(s.cpuPerEvent, v)
+			case "cpu-ns/req":
+				s.cpuPerReq = append(s.cpuPerReq, v)
 			case "B/op":
 				s.bytesPerOp = append(s.bytesPerOp, v)
 			case "allocs/op":
@@ -141,6 +188,30 @@ func parseName(name string) (k key, impl string, procs int, ok bool) {
 	return k, impl, procs, k.signal != "" && k.records > 0 && impl != ""
 }
 
+// parseCostName splits BenchmarkRequestCost/records=N/impl=I[-P].
+func parseCostName(name string) (costKey, bool) {
+	if i := strings.LastIndexByte(name, '-'); i > 0 {
+		if _, err := strconv.Atoi(name[i+1:]); err == nil {
+			name = name[:i]
+		}
+	}
+	var k costKey
+	for _, p := range strings.Split(name, "/")[1:] {
+		name, value, _ := strings.Cut(p, "=")
+		switch name {
+		case "records":
+			n, err := strconv.Atoi(value)
+			if err != nil {
+				return costKey{}, false
+			}
+			k.records = n
+		case "impl":
+			k.impl = value
+		}
+	}
+	return k, k.impl != "" && k.records > 0
+}
+
 func median(v []float64) (float64, bool) {
 	if len(v) == 0 {
 		return 0, false
@@ -163,7 +234,8 @@ func (res *results) print(w io.Writer) error {
 	if res.cpu != "" {
 		fmt.Fprintf(w, ", %s", res.cpu)
 	}
-	fmt.Fprintln(w, "); medians; events/s in records per second")
+	fmt.Fprintln(w, "); medians; events/s in records per second; CPU in ns per document of the benchmark process (the sink runs in another);"+
+		" ratios of CPU per document (of events/s where the output has no cpu-ns/event)")
 	for _, parallel := range []bool{false, true} {
 		keys := make([]key, 0, len(res.rows))
 		for k := range res.rows {
@@ -185,37 +257,52 @@ func (res *results) print(w io.Writer) error {
 			mode = "parallel (b.RunParallel, GOMAXPROCS pushers)"
 		}
 		fmt.Fprintf(w, "\n%s\n\n", mode)
-		fmt.Fprintln(w, "| signal | records | push events/s | serializer | gzip 1 | OTLP JSON | OTLP proto | push/serializer | ceiling | push/OTLP JSON | push/OTLP proto | push B/doc | push allocs/doc |")
-		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+		fmt.Fprintln(w, "| signal | records | push events/s | push CPU ns/doc | serializer | gzip 1 | OTLP JSON | OTLP proto | push/serializer | ceiling | push/(enc+gzip) | push/OTLP JSON | push/OTLP proto | push B/doc | push allocs/doc |")
+		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 		for _, k := range keys {
 			impls := res.rows[k]
-			rate := func(impl string) (float64, bool) {
-				if s := impls[impl]; s != nil {
-					return median(s.eventsPerSec)
+			// cost is the CPU time per record, or where the output has none the time per
+			// record that events/s gives.
+			cost := func(impl string) (float64, bool) {
+				s := impls[impl]
+				if s == nil {
+					return 0, false
+				}
+				if v, ok := median(s.cpuPerEvent); ok && v > 0 {
+					return v, true
+				}
+				if v, ok := median(s.eventsPerSec); ok && v > 0 {
+					return 1e9 / v, true
 				}
 				return 0, false
 			}
-			push, hasPush := rate("push")
-			cells := []string{k.signal, strconv.Itoa(k.records), formatRate(push, hasPush)}
-			for _, impl := range []string{"serializer", "gzip", "otlpjson", "otlpproto"} {
-				v, ok := rate(impl)
-				cells = append(cells, formatRate(v, ok))
+			rate, hasRate := 0.0, false
+			if s := impls["push"]; s != nil {
+				rate, hasRate = median(s.eventsPerSec)
 			}
+			push, hasPush := cost("push")
+			cells := []string{k.signal, strconv.Itoa(k.records), formatRate(rate, hasRate), formatNs(push, hasPush)}
+			for _, impl := range []string{"serializer", "gzip", "otlpjson", "otlpproto"} {
+				v, ok := cost(impl)
+				cells = append(cells, formatNs(v, ok))
+			}
+			// ratio is a/b of two costs, written as a ratio of rates (b's rate is a's cost).
 			ratio := func(a float64, aOK bool, b float64, bOK bool) string {
 				if !aOK || !bOK || b == 0 {
 					return "–"
 				}
 				return fmt.Sprintf("%.2f", a/b)
 			}
-			ser, serOK := rate("serializer")
-			gz, gzOK := rate("gzip")
-			cells = append(cells, ratio(push, hasPush, ser, serOK),
-				// A push encodes and compresses every document on the same cores: even if
-				// nothing else cost anything, it could not beat 1/(1/serializer+1/gzip).
-				ratio(gz, gzOK, ser+gz, serOK && gzOK))
+			ser, serOK := cost("serializer")
+			gz, gzOK := cost("gzip")
+			cells = append(cells, ratio(ser, serOK, push, hasPush),
+				// A push encodes and compresses every document: even if nothing else cost
+				// anything, its rate could not beat 1/(1/serializer+1/gzip).
+				ratio(ser, serOK, ser+gz, serOK && gzOK),
+				ratio(push, hasPush, ser+gz, serOK && gzOK))
 			for _, impl := range []string{"otlpjson", "otlpproto"} {
-				v, ok := rate(impl)
-				cells = append(cells, ratio(push, hasPush, v, ok))
+				v, ok := cost(impl)
+				cells = append(cells, ratio(v, ok, push, hasPush))
 			}
 			perDoc := func(v []float64) string {
 				m, ok := median(v)
@@ -233,6 +320,125 @@ func (res *results) print(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// printCosts prints the CPU time and allocations per request of BenchmarkRequestCost at each
+// size, and the line fitted through them.
+func (res *results) printCosts(w io.Writer) error {
+	var impls []string
+	var sizes []int
+	for k := range res.costs {
+		if !slices.Contains(impls, k.impl) {
+			impls = append(impls, k.impl)
+		}
+		if !slices.Contains(sizes, k.records) {
+			sizes = append(sizes, k.records)
+		}
+	}
+	// push first, then the others by name.
+	slices.SortFunc(impls, func(a, b string) int {
+		switch {
+		case a == b:
+			return 0
+		case a == "push":
+			return -1
+		case b == "push":
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	slices.Sort(sizes)
+	fmt.Fprintln(w, "\nCost of one bulk request (BenchmarkRequestCost; CPU of the client process, the sink in another); medians; fixed = intercept, per doc = slope of a least-squares line over records per request")
+	fmt.Fprintln(w)
+	head := []string{"impl"}
+	for _, n := range sizes {
+		head = append(head, fmt.Sprintf("CPU µs @%d", n))
+	}
+	head = append(head, "fixed CPU µs", "CPU µs/doc")
+	for _, n := range sizes {
+		head = append(head, fmt.Sprintf("allocs @%d", n))
+	}
+	head = append(head, "fixed allocs", "allocs/doc")
+	fmt.Fprintf(w, "| %s |\n", strings.Join(head, " | "))
+	fmt.Fprintf(w, "|---|%s\n", strings.Repeat("---:|", len(head)-1))
+	for _, impl := range impls {
+		cells := []string{impl}
+		for _, m := range []struct {
+			values func(*sample) []float64
+			cpu    bool
+		}{
+			{func(s *sample) []float64 { return s.cpuPerReq }, true},
+			{func(s *sample) []float64 { return s.allocsPerOp }, false},
+		} {
+			var xs, ys []float64
+			for _, n := range sizes {
+				v, ok := 0.0, false
+				if s := res.costs[costKey{impl, n}]; s != nil {
+					v, ok = median(m.values(s))
+				}
+				if !ok {
+					cells = append(cells, "–")
+					continue
+				}
+				xs, ys = append(xs, float64(n)), append(ys, v)
+				cells = append(cells, formatCost(v, m.cpu))
+			}
+			if a, b, ok := fitLine(xs, ys); ok {
+				cells = append(cells, formatCost(a, m.cpu), formatSlope(b, m.cpu))
+			} else {
+				cells = append(cells, "–", "–")
+			}
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+	}
+	return nil
+}
+
+// fitLine returns the intercept and slope of the least-squares line through the points.
+func fitLine(xs, ys []float64) (intercept, slope float64, ok bool) {
+	if len(xs) < 2 {
+		return 0, 0, false
+	}
+	var mx, my float64
+	for i := range xs {
+		mx += xs[i]
+		my += ys[i]
+	}
+	mx /= float64(len(xs))
+	my /= float64(len(ys))
+	var sxy, sxx float64
+	for i := range xs {
+		sxy += (xs[i] - mx) * (ys[i] - my)
+		sxx += (xs[i] - mx) * (xs[i] - mx)
+	}
+	if sxx == 0 {
+		return 0, 0, false
+	}
+	slope = sxy / sxx
+	return my - slope*mx, slope, true
+}
+
+// formatCost writes CPU nanoseconds as microseconds, or a count of allocations.
+func formatCost(v float64, cpu bool) string {
+	if cpu {
+		return fmt.Sprintf("%.1f", v/1e3)
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
+func formatSlope(v float64, cpu bool) string {
+	if cpu {
+		return fmt.Sprintf("%.2f", v/1e3)
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+// formatNs writes a time per document in nanoseconds.
+func formatNs(v float64, ok bool) string {
+	if !ok {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f", v)
 }
 
 // formatRate writes a rate in thousands, or millions from 10 million on.

@@ -1,0 +1,110 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package main
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+)
+
+// The exporter's sending_queue defaults (factory.go), written out for the debug exporter of the
+// baseline, so that the baseline queues and batches as the exporter does. TestQueueDefaults
+// checks them against the exporter's factory.
+const (
+	queueSize         = 10
+	queueNumConsumers = 10
+	batchMinSize      = 1_000_000
+	batchMaxSize      = 5_000_000
+	batchFlush        = "10s"
+)
+
+// ports are the collector's listening ports of one run.
+type ports struct {
+	otlp, pprof, telemetry int
+}
+
+func freePorts() (ports, error) {
+	var p [3]int
+	for i := range p {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return ports{}, err
+		}
+		p[i] = ln.Addr().(*net.TCPAddr).Port
+		defer ln.Close()
+	}
+	return ports{p[0], p[1], p[2]}, nil
+}
+
+// collectorConfig returns the collector's configuration: the OTLP/HTTP receiver, the pprof
+// extension, the collector's own metrics on a port of their own (the default level, normal),
+// and one pipeline per signal into either the Elasticsearch exporter at its defaults
+// (endpoint only) or, for the baseline, the debug exporter (verbosity basic) behind the
+// exporter's sending_queue settings.
+//
+// extra, when not empty, is YAML added to the Elasticsearch exporter's settings (each line
+// indented under it), to measure other settings than the defaults.
+func collectorConfig(p ports, exporter, sinkURL, extra string) string {
+	var exp string
+	switch exporter {
+	case "elasticsearch":
+		var b strings.Builder
+		fmt.Fprintf(&b, "  elasticsearch:\n    endpoint: %s\n", sinkURL)
+		for line := range strings.SplitSeq(strings.TrimRight(extra, "\n"), "\n") {
+			if line != "" {
+				b.WriteString("    " + line + "\n")
+			}
+		}
+		exp = b.String()
+	case "debug":
+		exp = fmt.Sprintf(`  debug:
+    verbosity: basic
+    sending_queue:
+      enabled: true
+      sizer: requests
+      queue_size: %d
+      num_consumers: %d
+      block_on_overflow: true
+      batch:
+        sizer: bytes
+        min_size: %d
+        max_size: %d
+        flush_timeout: %s
+`, queueSize, queueNumConsumers, batchMinSize, batchMaxSize, batchFlush)
+	default:
+		panic("unknown exporter " + exporter)
+	}
+	return `receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: 127.0.0.1:` + strconv.Itoa(p.otlp) + `
+exporters:
+` + exp + `extensions:
+  pprof:
+    endpoint: 127.0.0.1:` + strconv.Itoa(p.pprof) + `
+service:
+  extensions: [pprof]
+  telemetry:
+    metrics:
+      readers:
+        - pull:
+            exporter:
+              prometheus:
+                host: 127.0.0.1
+                port: ` + strconv.Itoa(p.telemetry) + `
+  pipelines:
+    logs:
+      receivers: [otlp]
+      exporters: [` + exporter + `]
+    traces:
+      receivers: [otlp]
+      exporters: [` + exporter + `]
+    metrics:
+      receivers: [otlp]
+      exporters: [` + exporter + `]
+`
+}

@@ -1,0 +1,41 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
+
+	elasticsearchexporter "github.com/otelcol-es/elasticsearchexporter"
+)
+
+// TestQueueDefaults keeps the baseline's sending_queue equal to the exporter's default.
+func TestQueueDefaults(t *testing.T) {
+	cfg := elasticsearchexporter.NewFactory().CreateDefaultConfig().(*elasticsearchexporter.Config)
+	q := cfg.QueueBatchConfig.Get()
+	require.NotNil(t, q)
+	assert.Equal(t, exporterhelper.RequestSizerTypeRequests, q.Sizer)
+	assert.Equal(t, int64(queueSize), q.QueueSize)
+	assert.Equal(t, queueNumConsumers, q.NumConsumers)
+	assert.True(t, q.BlockOnOverflow)
+	b := q.Batch.Get()
+	require.NotNil(t, b)
+	assert.Equal(t, exporterhelper.RequestSizerTypeBytes, b.Sizer)
+	assert.Equal(t, int64(batchMinSize), b.MinSize)
+	assert.Equal(t, int64(batchMaxSize), b.MaxSize)
+	d, err := time.ParseDuration(batchFlush)
+	require.NoError(t, err)
+	assert.Equal(t, d, b.FlushTimeout)
+	assert.Equal(t, int64(inflightCap), cfg.FlowControl.MaxInflightBytes)
+}
+
+func TestCollectorConfigExtra(t *testing.T) {
+	cfg := collectorConfig(ports{1, 2, 3}, "elasticsearch", "http://127.0.0.1:9", "sending_queue:\n  queue_size: 40\n")
+	assert.Contains(t, cfg, "  elasticsearch:\n    endpoint: http://127.0.0.1:9\n    sending_queue:\n      queue_size: 40\nextensions:\n")
+	assert.NotContains(t, collectorConfig(ports{1, 2, 3}, "elasticsearch", "http://127.0.0.1:9", ""), "sending_queue")
+}

@@ -1,0 +1,599 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+// Command costbench measures what the otelcol-es collector costs per document, out of process
+// (`make cost`): the collector built by ocb (.bin/otelcol-es), the Elasticsearch exporter at its
+// default settings (sending queue and batching as shipped, only the endpoint set) and
+// GOMAXPROCS=2; this process as the load generator, posting OTLP/HTTP protobuf logs, then
+// spans, then metrics of the push benchmarks' shape (internal/benchdata) over keep-alive
+// connections as fast as the collector takes them; and the bulk sink (cmd/bulksink) in a
+// third process, answering one created item per document and counting documents and bytes.
+//
+// Per signal it starts a new collector, loads it for a warm-up, then measures over a window:
+// documents per second at the sink; the collector's CPU time from /proc/<pid>/stat (utime +
+// stime, all threads: not wall time) per million documents; its peak RSS (VmHWM) and RSS
+// over the window; bytes sent per document. Then it takes a CPU profile of the collector
+// through the pprof extension (in a window of its own, so that profiling does not touch the
+// figures) and splits it into the exporter, exporterhelper's queue and batching, the receiver
+// and pipeline, and the rest. A second collector with the debug exporter (verbosity basic)
+// behind the same sending_queue settings gives the baseline of memory. Last, with the
+// collector stopped, it measures encoding and gzip level 1 alone for the same documents.
+//
+// The generator and the sink share the machine with the collector; the collector's CPU time
+// is its own whatever runs beside it, but documents per second are those of this layout. The
+// CPU time that other processes took during each window is reported, as is the load average;
+// costbench refuses to start when other processes keep more than -max-busy CPUs busy (measured
+// from /proc/stat over 3 s), unless -force.
+package main
+
+import (
+	"context"
+	"debug/buildinfo"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/bulksink"
+)
+
+// inflightCap is the exporter's default flow_control::max_inflight_bytes (factory.go;
+// TestQueueDefaults checks it).
+const inflightCap = 64 << 20
+
+type options struct {
+	collector, sink, out string
+	signals              []string
+	records              map[string]int // records per request, per signal
+	conns                int
+	warmup, window       time.Duration
+	profile, baseline    time.Duration
+	ceiling              time.Duration
+	maxBusy              float64
+	exporterConfig       string // YAML added to the exporter's settings; empty: the defaults
+	force                bool
+}
+
+func main() {
+	var o options
+	signals := "logs,spans,metrics"
+	records := "logs=1000,spans=1000,metrics=2500"
+	flag.StringVar(&o.collector, "collector", ".bin/otelcol-es", "the ocb-built collector")
+	flag.StringVar(&o.sink, "sink", ".bin/bulksink", "the bulk sink (integrationtest/cmd/bulksink)")
+	flag.StringVar(&o.out, "out", ".bin/cost", "directory for the configurations, logs, profiles and results.json")
+	flag.StringVar(&signals, "signals", signals, "signals to measure, in order")
+	flag.StringVar(&records, "records", records, "records per OTLP request, per signal (the metrics' data points are smaller:\n"+
+		"at the default sending_queue, requests under batch::min_size / queue_size bytes wait for the flush timeout)")
+	flag.IntVar(&o.conns, "conns", 32, "concurrent OTLP/HTTP connections of the generator (enough to keep the receiver blocked on the full sending queue)")
+	flag.DurationVar(&o.warmup, "warmup", 10*time.Second, "load before each measurement window")
+	flag.DurationVar(&o.window, "window", 30*time.Second, "measurement window per signal")
+	flag.DurationVar(&o.profile, "profile", 15*time.Second, "CPU profile after the window (0: none)")
+	flag.DurationVar(&o.baseline, "baseline", 20*time.Second, "window of the debug-exporter baseline (0: none)")
+	flag.DurationVar(&o.ceiling, "ceiling", 3*time.Second, "time of each of the encode and gzip measurements (0: none)")
+	flag.Float64Var(&o.maxBusy, "max-busy", 0.3, "refuse to start when other processes keep more than this many CPUs busy (measured over 3 s)")
+	flag.BoolVar(&o.force, "force", false, "start even when the machine is busy (the results say so)")
+	flag.StringVar(&o.exporterConfig, "exporter-config", "", `YAML added under the Elasticsearch exporter, "\n" between lines, e.g. "sending_queue:\n  queue_size: 40" (default: none, the exporter's defaults)`)
+	requestProfile := flag.String("request-profile", "", "only split this CPU profile of BenchmarkRequestCost into the parts of a bulk request, and exit")
+	requests := flag.Int("requests", 0, "with -request-profile: the number of requests it covers")
+	flag.Parse()
+	if *requestProfile != "" {
+		if err := printRequestSplit(os.Stdout, *requestProfile, max(*requests, 1)); err != nil {
+			fmt.Fprintln(os.Stderr, "costbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	o.signals = strings.Split(signals, ",")
+	o.exporterConfig = strings.ReplaceAll(o.exporterConfig, `\n`, "\n")
+	var err error
+	if o.records, err = parseRecords(records); err != nil {
+		fmt.Fprintln(os.Stderr, "costbench: -records:", err)
+		os.Exit(2)
+	}
+	if err := run(o); err != nil {
+		fmt.Fprintln(os.Stderr, "costbench:", err)
+		os.Exit(1)
+	}
+}
+
+// result is one collector run: one signal, one exporter.
+type result struct {
+	Signal   string `json:"signal"`
+	Exporter string `json:"exporter"`
+
+	WindowSeconds float64 `json:"window_seconds"`
+	Records       int64   `json:"records"`   // accepted by the receiver in the window
+	Documents     int64   `json:"documents"` // counted by the sink in the window
+	DocsPerSec    float64 `json:"docs_per_second"`
+	Failures      int64   `json:"failed_requests"`
+
+	CollectorCPU    float64 `json:"collector_cpu_seconds"`
+	CPUPerMillion   float64 `json:"collector_cpu_seconds_per_million_docs"`
+	GeneratorCPU    float64 `json:"generator_cpu_seconds"`
+	SinkCPU         float64 `json:"sink_cpu_seconds"`
+	OtherCPUCores   float64 `json:"other_processes_cpu_cores"`
+	LoadAvg         [3]float64
+	BodyBytesPerDoc float64 `json:"body_bytes_per_doc"`
+	RawBytesPerDoc  float64 `json:"raw_bytes_per_doc"`
+
+	RSSStartMiB     float64 `json:"rss_start_mib"`
+	RSSEndMiB       float64 `json:"rss_end_mib"`
+	RSSMeanMiB      float64 `json:"rss_mean_mib"`
+	HWMMiB          float64 `json:"vmhwm_mib"`
+	GrowthMiBPerMin float64 `json:"rss_growth_mib_per_minute"`
+
+	Profile string   `json:"profile,omitempty"`
+	Split   *split   `json:"split,omitempty"`
+	Ceiling *ceiling `json:"ceiling,omitempty"`
+}
+
+// docs returns the documents of the window: the sink's count, or the records accepted when
+// there is no sink (the baseline).
+func (r result) docs() int64 {
+	if r.Exporter == "elasticsearch" {
+		return r.Documents
+	}
+	return r.Records
+}
+
+type report struct {
+	Machine struct {
+		CPUs      int        `json:"cpus"`
+		CPUModel  string     `json:"cpu_model"`
+		GoVersion string     `json:"collector_go_version"`
+		Layout    string     `json:"layout"`
+		LoadStart [3]float64 `json:"load_average_at_start"`
+		BusyStart float64    `json:"busy_cpus_at_start"` // CPUs kept busy by other processes in the 3 s before the start
+	} `json:"machine"`
+	Records map[string]int `json:"records_per_request"`
+	Conns   int            `json:"connections"`
+	// ExporterConfig is what -exporter-config added to the exporter's defaults.
+	ExporterConfig string   `json:"exporter_config,omitempty"`
+	Runs           []result `json:"runs"`
+}
+
+func run(o options) error {
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return err
+	}
+	var rep report
+	rep.Records, rep.Conns = o.records, o.conns
+	rep.Machine.CPUs = runtime.NumCPU()
+	rep.Machine.CPUModel = cpuModel()
+	bi, err := buildinfo.ReadFile(o.collector)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w (run make build)", o.collector, err)
+	}
+	rep.Machine.GoVersion = bi.GoVersion
+	la, err := loadAverage()
+	if err != nil {
+		return err
+	}
+	rep.Machine.LoadStart = la
+	// The load average lags by a minute (and counts the build that `make cost` may just have
+	// run): what decides is the CPU time the machine spends now, before anything of ours runs.
+	busy0, err := machineBusy()
+	if err != nil {
+		return err
+	}
+	self0 := selfCPU()
+	time.Sleep(3 * time.Second)
+	busy1, err := machineBusy()
+	if err != nil {
+		return err
+	}
+	busy := max(0, ((busy1-busy0)-(selfCPU()-self0)).Seconds()/3)
+	rep.Machine.BusyStart = busy
+	fmt.Printf("machine: %d CPUs, %s; collector built with %s; load average %.2f %.2f %.2f; other processes busy on %.2f CPUs\n",
+		rep.Machine.CPUs, rep.Machine.CPUModel, rep.Machine.GoVersion, la[0], la[1], la[2], busy)
+	if busy > o.maxBusy {
+		msg := fmt.Sprintf("the machine is busy: other processes use %.2f CPUs > %.2f (-max-busy); load average %.2f", busy, o.maxBusy, la[0])
+		if !o.force {
+			return errors.New(msg + "; wait for it to settle or pass -force (COST_FORCE=1 with make), and the results will say so")
+		}
+		fmt.Println("WARNING: " + msg + "; measuring anyway (-force): expect noisy documents/s")
+	}
+
+	// Layout: with 4 CPUs or more, the collector gets CPUs 0-1 and the generator and the sink
+	// the others; with fewer, all three share the CPUs and the collector's CPU time (not
+	// wall time) is the measure.
+	var collectorCPUs, otherCPUs string
+	if rep.Machine.CPUs >= 4 {
+		collectorCPUs, otherCPUs = "0,1", fmt.Sprintf("2-%d", rep.Machine.CPUs-1)
+		if exec.Command("taskset", "-a", "-p", "-c", otherCPUs, strconv.Itoa(os.Getpid())).Run() != nil {
+			collectorCPUs, otherCPUs = "", ""
+		}
+	}
+	if collectorCPUs != "" {
+		rep.Machine.Layout = "collector pinned to CPUs " + collectorCPUs + " (taskset) with GOMAXPROCS=2; generator and sink on CPUs " + otherCPUs
+	} else {
+		rep.Machine.Layout = fmt.Sprintf("no pinning (%d CPUs): collector with GOMAXPROCS=2, generator and sink time-sliced on the same CPUs; "+
+			"the collector's figure is its own CPU time from /proc/<pid>/stat", rep.Machine.CPUs)
+	}
+	fmt.Println("layout: " + rep.Machine.Layout)
+	if o.exporterConfig != "" {
+		rep.ExporterConfig = o.exporterConfig
+		fmt.Printf("WARNING: not the defaults: the exporter's settings add\n%s\n", o.exporterConfig)
+	}
+
+	sinkCmd := withCPUs(otherCPUs, o.sink, "-count", "lines", "-stdin")
+	sinkCmd.Stderr = os.Stderr
+	sink, err := bulksink.Start(sinkCmd)
+	if err != nil {
+		return fmt.Errorf("starting %s: %w", o.sink, err)
+	}
+	defer func() { _ = sink.Stop() }()
+	fmt.Printf("sink: %s (pid %d), counting the lines of each gunzipped body\n", sink.URL, sink.Pid())
+
+	for _, signal := range o.signals {
+		runs, merr := measureSignal(o, signal, sink.URL, collectorCPUs)
+		if merr != nil {
+			return merr
+		}
+		rep.Runs = append(rep.Runs, runs...)
+	}
+	js, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(o.out, "results.json"), js, 0o644); err != nil {
+		return err
+	}
+	printReport(os.Stdout, o, rep)
+	return nil
+}
+
+// parseRecords reads "logs=1000,spans=1000,metrics=2500", or one number for every signal.
+func parseRecords(s string) (map[string]int, error) {
+	out := map[string]int{}
+	if n, err := strconv.Atoi(s); err == nil {
+		for _, sig := range []string{"logs", "spans", "metrics"} {
+			out[sig] = n
+		}
+		return out, nil
+	}
+	for item := range strings.SplitSeq(s, ",") {
+		sig, v, ok := strings.Cut(item, "=")
+		n, err := strconv.Atoi(v)
+		if !ok || err != nil || n <= 0 {
+			return nil, fmt.Errorf("%q is not signal=records", item)
+		}
+		out[sig] = n
+	}
+	return out, nil
+}
+
+// measureSignal measures one signal: the collector with the Elasticsearch exporter, encoding and
+// gzip alone for the same documents, and the debug-exporter baseline.
+func measureSignal(o options, signal, sinkURL, collectorCPUs string) ([]result, error) {
+	var runs []result
+	n := o.records[signal]
+	if n <= 0 {
+		return nil, fmt.Errorf("-records gives no number of records for %s", signal)
+	}
+	bodies, err := requestBodies(signal, n)
+	if err != nil {
+		return nil, err
+	}
+	if queueSize*len(bodies[0]) < batchMinSize {
+		// exporterhelper frees a request's room in the queue once its batch is sent: a
+		// batch can never grow past queue_size requests, and waits for the flush timeout
+		// when they hold less than min_size.
+		fmt.Printf("WARNING: %s: %d requests of %d bytes hold less than batch::min_size (%d bytes): "+
+			"each batch waits for the flush timeout (%s)\n", signal, queueSize, len(bodies[0]), batchMinSize, batchFlush)
+	}
+	fmt.Printf("%s: %d records (%d bytes of OTLP protobuf) per request\n", signal, n, len(bodies[0]))
+	r, body, err := measureRun(o, signal, "elasticsearch", bodies, sinkURL, collectorCPUs, o.window, o.profile)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", signal, err)
+	}
+	if o.ceiling > 0 && body != nil {
+		docs := strings.Count(string(body), "\n") / 2
+		c, cerr := measureCeiling(signal, docs, body, docs, o.ceiling)
+		if cerr != nil {
+			return nil, fmt.Errorf("%s: ceiling: %w", signal, cerr)
+		}
+		r.Ceiling = &c
+	}
+	runs = append(runs, r)
+	if o.baseline > 0 {
+		b, _, berr := measureRun(o, signal, "debug", bodies, "", collectorCPUs, o.baseline, 0)
+		if berr != nil {
+			return nil, fmt.Errorf("%s baseline: %w", signal, berr)
+		}
+		runs = append(runs, b)
+	}
+	return runs, nil
+}
+
+// withCPUs returns the command name args, run under taskset on cpus when cpus is not empty.
+func withCPUs(cpus, name string, args ...string) *exec.Cmd {
+	if cpus == "" {
+		return exec.Command(name, args...)
+	}
+	return exec.Command("taskset", append([]string{"-c", cpus, name}, args...)...)
+}
+
+// measureRun starts a collector with exporter, loads it with bodies of signal for the warm-up,
+// measures over window, profiles it for profile and, with the Elasticsearch exporter, captures
+// one bulk body at the sink; then stops the load and the collector.
+func measureRun(o options, signal, exporter string, bodies [][]byte, sinkURL, cpus string, window, profile time.Duration) (result, []byte, error) {
+	r := result{Signal: signal, Exporter: exporter}
+	p, err := freePorts()
+	if err != nil {
+		return r, nil, err
+	}
+	name := signal + "-" + exporter
+	cfgPath := filepath.Join(o.out, name+".yaml")
+	if err = os.WriteFile(cfgPath, []byte(collectorConfig(p, exporter, sinkURL, o.exporterConfig)), 0o644); err != nil {
+		return r, nil, err
+	}
+	logf, err := os.Create(filepath.Join(o.out, name+".log"))
+	if err != nil {
+		return r, nil, err
+	}
+	defer logf.Close()
+	cmd := withCPUs(cpus, o.collector, "--config", cfgPath)
+	cmd.Env = append(os.Environ(), "GOMAXPROCS=2")
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err = cmd.Start(); err != nil {
+		return r, nil, err
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	stopped := false
+	stop := func() error {
+		if stopped {
+			return nil
+		}
+		stopped = true
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case werr := <-exited:
+			return werr
+		case <-time.After(60 * time.Second):
+			_ = cmd.Process.Kill()
+			werr := <-exited
+			return fmt.Errorf("the collector did not stop within 60 s of SIGTERM; killed: %w", werr)
+		}
+	}
+	defer func() { _ = stop() }()
+	// taskset execs the collector: the pid is the collector's.
+	pid := cmd.Process.Pid
+	if err = waitListening(p.otlp, exited, 60*time.Second); err != nil {
+		return r, nil, fmt.Errorf("collector (%s): %w; see %s", exporter, err, logf.Name())
+	}
+
+	g := &generator{url: "http://127.0.0.1:" + strconv.Itoa(p.otlp) + otlpPath(signal), bodies: bodies, records: o.records[signal]}
+	ctx, cancel := context.WithCancel(context.Background())
+	loadDone := make(chan struct{})
+	go func() {
+		g.run(ctx, o.conns)
+		close(loadDone)
+	}()
+	stopLoad := func() {
+		cancel()
+		<-loadDone
+	}
+	defer stopLoad()
+
+	fmt.Printf("%s/%s: collector pid %d, warm-up %s, window %s\n", signal, exporter, pid, o.warmup, window)
+	time.Sleep(o.warmup)
+	if err = measureWindow(&r, pid, sinkURL, g, window); err != nil {
+		return r, nil, err
+	}
+	fmt.Printf("%s/%s: %.0f documents/s, %.2f s of collector CPU per million, VmHWM %.0f MiB, other processes %.2f cores, load %.2f\n",
+		signal, exporter, r.DocsPerSec, r.CPUPerMillion, r.HWMMiB, r.OtherCPUCores, r.LoadAvg[0])
+	if msg := g.lastErr.Load(); msg != nil {
+		fmt.Printf("%s/%s: %d requests failed, the last with: %s\n", signal, exporter, g.failed.Load(), *msg)
+	}
+
+	var body []byte
+	if sinkURL != "" {
+		if body, err = captureBody(sinkURL); err != nil {
+			return r, nil, err
+		}
+	}
+	if profile > 0 {
+		path := filepath.Join(o.out, name+".pprof")
+		if err := fetchProfile(p.pprof, profile, path); err != nil {
+			return r, nil, err
+		}
+		s, err := splitProfileFile(path)
+		if err != nil {
+			return r, nil, err
+		}
+		r.Profile, r.Split = path, &s
+	}
+	stopLoad()
+	if err := stop(); err != nil {
+		fmt.Printf("%s/%s: collector: %v (see %s)\n", signal, exporter, err, logf.Name())
+	}
+	return r, body, nil
+}
+
+// measureWindow measures the collector pid and the sink over window while the load runs.
+func measureWindow(r *result, pid int, sinkURL string, g *generator, window time.Duration) error {
+	var s0, s1 bulksink.Stats
+	var err error
+	if sinkURL != "" {
+		if s0, err = sinkStats(sinkURL); err != nil {
+			return err
+		}
+	}
+	cpu0, err := processCPU(pid)
+	if err != nil {
+		return err
+	}
+	busy0, err := machineBusy()
+	if err != nil {
+		return err
+	}
+	gen0, acc0, fail0 := selfCPU(), g.accepted.Load(), g.failed.Load()
+	t0 := time.Now()
+	var ts, rss []float64
+	for {
+		m, _, merr := memory(pid)
+		if merr != nil {
+			return merr
+		}
+		ts, rss = append(ts, time.Since(t0).Seconds()), append(rss, float64(m)/(1<<20))
+		if time.Since(t0) >= window {
+			break
+		}
+		time.Sleep(min(250*time.Millisecond, window-time.Since(t0)))
+	}
+	elapsed := time.Since(t0)
+	cpu1, err := processCPU(pid)
+	if err != nil {
+		return err
+	}
+	busy1, err := machineBusy()
+	if err != nil {
+		return err
+	}
+	gen1, acc1, fail1 := selfCPU(), g.accepted.Load(), g.failed.Load()
+	if sinkURL != "" {
+		if s1, err = sinkStats(sinkURL); err != nil {
+			return err
+		}
+	}
+	_, hwm, err := memory(pid)
+	if err != nil {
+		return err
+	}
+	r.LoadAvg, _ = loadAverage()
+
+	r.WindowSeconds = elapsed.Seconds()
+	r.Records, r.Failures = acc1-acc0, fail1-fail0
+	r.Documents = s1.Documents - s0.Documents
+	r.DocsPerSec = float64(r.docs()) / r.WindowSeconds
+	r.CollectorCPU = (cpu1 - cpu0).Seconds()
+	if d := r.docs(); d > 0 {
+		r.CPUPerMillion = r.CollectorCPU / float64(d) * 1e6
+	}
+	r.GeneratorCPU = (gen1 - gen0).Seconds()
+	r.SinkCPU = float64(s1.CPUNanos-s0.CPUNanos) / 1e9
+	r.OtherCPUCores = max(0, ((busy1-busy0).Seconds()-r.CollectorCPU-r.GeneratorCPU-r.SinkCPU)/r.WindowSeconds)
+	if r.Documents > 0 {
+		r.BodyBytesPerDoc = float64(s1.BodyBytes-s0.BodyBytes) / float64(r.Documents)
+		r.RawBytesPerDoc = float64(s1.RawBytes-s0.RawBytes) / float64(r.Documents)
+	}
+	r.RSSStartMiB, r.RSSEndMiB = rss[0], rss[len(rss)-1]
+	for _, v := range rss {
+		r.RSSMeanMiB += v / float64(len(rss))
+	}
+	r.HWMMiB = float64(hwm) / (1 << 20)
+	if _, slope, ok := fitLine(ts, rss); ok {
+		r.GrowthMiBPerMin = slope * 60
+	}
+	return nil
+}
+
+// fitLine returns the intercept and slope of the least-squares line through the points.
+func fitLine(xs, ys []float64) (intercept, slope float64, ok bool) {
+	if len(xs) < 2 {
+		return 0, 0, false
+	}
+	var mx, my float64
+	for i := range xs {
+		mx += xs[i] / float64(len(xs))
+		my += ys[i] / float64(len(ys))
+	}
+	var sxy, sxx float64
+	for i := range xs {
+		sxy += (xs[i] - mx) * (ys[i] - my)
+		sxx += (xs[i] - mx) * (xs[i] - mx)
+	}
+	if sxx == 0 {
+		return 0, 0, false
+	}
+	slope = sxy / sxx
+	return my - slope*mx, slope, true
+}
+
+func waitListening(port int, exited <-chan error, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-exited:
+			return fmt.Errorf("exited before listening: %w", err)
+		default:
+		}
+		c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), time.Second)
+		if err == nil {
+			c.Close()
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("not listening on %d after %s", port, limit)
+}
+
+func sinkStats(url string) (bulksink.Stats, error) {
+	var s bulksink.Stats
+	resp, err := http.Get(url + bulksink.StatsPath)
+	if err != nil {
+		return s, err
+	}
+	defer resp.Body.Close()
+	return s, json.NewDecoder(resp.Body).Decode(&s)
+}
+
+// captureBody asks the sink to keep the next bulk body and returns it, uncompressed.
+func captureBody(url string) ([]byte, error) {
+	resp, err := http.Post(url+bulksink.CapturePath, "", http.NoBody)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body.Close()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		resp, err := http.Get(url + bulksink.CapturePath)
+		if err != nil {
+			return nil, err
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode == http.StatusOK {
+			return body, nil
+		}
+	}
+	return nil, errors.New("the sink captured no bulk body within 30 s")
+}
+
+// fetchProfile takes a CPU profile of d through the pprof extension and writes it to path.
+func fetchProfile(port int, d time.Duration, path string) error {
+	url := fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/profile?seconds=%d", port, int(d.Seconds()))
+	client := &http.Client{Timeout: d + 30*time.Second}
+	resp, err := client.Get(url)
+	if err != nil {
+		return fmt.Errorf("profile: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("profile: %s", resp.Status)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,136 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// printReport writes the tables of a run in Markdown.
+func printReport(w io.Writer, o options, rep report) {
+	m := rep.Machine
+	fmt.Fprintf(w, "\n## Results\n\nMachine: %d CPUs (%s), collector built with %s, GOMAXPROCS=2; load average at start %.2f %.2f %.2f, "+
+		"other processes busy on %.2f CPUs.\n", m.CPUs, m.CPUModel, m.GoVersion, m.LoadStart[0], m.LoadStart[1], m.LoadStart[2], m.BusyStart)
+	fmt.Fprintf(w, "Layout: %s.\n", m.Layout)
+	if rep.ExporterConfig != "" {
+		fmt.Fprintf(w, "Not the defaults: the exporter's settings add `%s`.\n", strings.ReplaceAll(rep.ExporterConfig, "\n", `\n`))
+	}
+	var per []string
+	for _, sig := range o.signals {
+		per = append(per, fmt.Sprintf("%s %d", sig, rep.Records[sig]))
+	}
+	fmt.Fprintf(w, "Load: OTLP/HTTP protobuf, uncompressed, records per request: %s; %d connections; warm-up %s, window %s, profile %s, baseline window %s.\n\n",
+		strings.Join(per, ", "), rep.Conns, o.warmup, o.window, o.profile, o.baseline)
+
+	es := runsOf(rep, "elasticsearch")
+	base := map[string]result{}
+	for _, r := range runsOf(rep, "debug") {
+		base[r.Signal] = r
+	}
+
+	fmt.Fprintln(w, "| signal | documents/s | collector CPU s per million docs | collector cores | peak RSS (VmHWM) MiB | bytes sent/doc (gzip) | JSON bytes/doc | sink CPU s/M | generator CPU s/M | other processes (cores) | load avg 1m (end) |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, r := range es {
+		perM := func(s float64) string {
+			if r.Documents == 0 {
+				return "–"
+			}
+			return fmt.Sprintf("%.2f", s/float64(r.Documents)*1e6)
+		}
+		fmt.Fprintf(w, "| %s | %s | %.2f | %.2f | %.0f | %.1f | %.0f | %s | %s | %.2f | %.2f |\n",
+			r.Signal, thousands(r.DocsPerSec), r.CPUPerMillion, r.CollectorCPU/r.WindowSeconds, r.HWMMiB,
+			r.BodyBytesPerDoc, r.RawBytesPerDoc, perM(r.SinkCPU), perM(r.GeneratorCPU), r.OtherCPUCores, r.LoadAvg[0])
+	}
+
+	var profiled, ceilinged bool
+	for _, r := range es {
+		profiled = profiled || r.Split != nil
+		ceilinged = ceilinged || (r.Split != nil && r.Ceiling != nil)
+	}
+	if profiled {
+		printSplit(w, es)
+	}
+	if ceilinged {
+		printCeiling(w, es)
+	}
+	printMemory(w, es, base)
+	var profiles []string
+	for _, r := range es {
+		if r.Profile != "" {
+			profiles = append(profiles, r.Profile)
+		}
+	}
+	if len(profiles) > 0 {
+		fmt.Fprintf(w, "\nProfiles: %s (go tool pprof -top <file>); all figures: %s/results.json.\n", strings.Join(profiles, ", "), o.out)
+	}
+}
+
+func printSplit(w io.Writer, es []result) {
+	fmt.Fprintln(w, "\nCPU profile of the collector (pprof extension, a window of its own), share of its samples:")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| signal | exporter | of which under push* | exporterhelper queue and batching | receiver and pipeline | GC background | rest | exporter CPU ns/doc |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
+	for _, r := range es {
+		if r.Split == nil {
+			continue
+		}
+		s := r.Split
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %.0f |\n", r.Signal,
+			pct(s.share(partExporter)), pct(s.UnderPush/s.Total), pct(s.share(partExporterHelp)),
+			pct(s.share(partReceiver)), pct(s.share(partGC)), pct(s.share(partRest)),
+			r.CPUPerMillion*1e3*s.share(partExporter))
+	}
+}
+
+func printCeiling(w io.Writer, es []result) {
+	fmt.Fprintln(w, "\nThe exporter's CPU per document against encoding and gzip level 1 alone for the same documents (one thread of the generator's process, the collector stopped):")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| signal | exporter ns/doc | encode ns/doc | gzip 1 ns/doc | encode + gzip | exporter / (encode + gzip) |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
+	for _, r := range es {
+		if r.Split == nil || r.Ceiling == nil {
+			continue
+		}
+		exp := r.CPUPerMillion * 1e3 * r.Split.share(partExporter)
+		c := r.Ceiling
+		fmt.Fprintf(w, "| %s | %.0f | %.0f | %.0f | %.0f | %.2f |\n", r.Signal, exp, c.EncodeNs, c.GzipNs, c.total(), exp/c.total())
+	}
+}
+
+func printMemory(w io.Writer, es []result, base map[string]result) {
+	fmt.Fprintf(w, "\nMemory: RSS under saturation against 2 × the in-flight cap (flow_control::max_inflight_bytes, %d MiB) plus the baseline, the debug exporter (verbosity basic) behind the same sending_queue:\n\n", inflightCap>>20)
+	fmt.Fprintln(w, "| signal | RSS mean MiB | VmHWM MiB | RSS growth MiB/min | baseline VmHWM MiB | bound MiB | within | baseline docs/s | baseline CPU s/M |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---|---:|---:|")
+	for _, r := range es {
+		b, ok := base[r.Signal]
+		if !ok {
+			fmt.Fprintf(w, "| %s | %.0f | %.0f | %+.1f | – | – | – | – | – |\n", r.Signal, r.RSSMeanMiB, r.HWMMiB, r.GrowthMiBPerMin)
+			continue
+		}
+		bound := 2*float64(inflightCap>>20) + b.HWMMiB
+		within := "yes"
+		if r.HWMMiB > bound {
+			within = "no"
+		}
+		fmt.Fprintf(w, "| %s | %.0f | %.0f | %+.1f | %.0f | %.0f | %s | %s | %.2f |\n", r.Signal, r.RSSMeanMiB, r.HWMMiB,
+			r.GrowthMiBPerMin, b.HWMMiB, bound, within, thousands(b.DocsPerSec), b.CPUPerMillion)
+	}
+}
+
+func runsOf(rep report, exporter string) []result {
+	var out []result
+	for _, r := range rep.Runs {
+		if r.Exporter == exporter {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func pct(f float64) string { return fmt.Sprintf("%.0f%%", f*100) }
+
+// thousands writes a rate in thousands, e.g. 812k.
+func thousands(v float64) string { return fmt.Sprintf("%.0fk", v/1e3) }

@@ -1,0 +1,113 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package elasticsearchexporter
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"strconv"
+	"testing"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/stretchr/testify/require"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
+	"github.com/otelcol-es/elasticsearchexporter/internal/bulksink"
+)
+
+// requestCostSizes are the records per push of BenchmarkRequestCost: small enough that each
+// push is one bulk request and the fixed cost of a request shows against the cost per
+// document.
+var requestCostSizes = []int{1, 10, 100}
+
+// BenchmarkRequestCost measures what one bulk request costs the client, at 1, 10 and 100 log
+// records per request, with the sink in a process of its own (processSink): cpu-ns/req is the
+// benchmark process's CPU time per request (getrusage), allocs/op its allocations. Two ways of
+// sending the same documents, one at a time (no b.RunParallel):
+//
+//   - impl=push: ConsumeLogs of the factory-built exporter at its defaults but with the
+//     sending queue off, so that each call is one push and one bulk request (encoding, the
+//     bulk session, gzip level 1, the HTTP exchange, reading the response, telemetry);
+//   - impl=post: the floor, a bare net/http POST over a keep-alive connection of the body the
+//     push sends, gzipped once beforehand, reading the same answer.
+//
+// internal/cmd/benchtable fits a line through the three sizes: its intercept is the fixed cost
+// of a request, its slope the cost of a document.
+func BenchmarkRequestCost(b *testing.B) {
+	sink := processSink(b)
+	sig := benchmarkSignals[0] // logs
+	for _, n := range requestCostSizes {
+		data := sig.data(n)
+		prefix := "records=" + strconv.Itoa(n)
+		b.Run(prefix+"/impl=push", func(b *testing.B) {
+			exp := sig.create(b, sink)
+			ctx := b.Context()
+			measureRequests(b, func() error { return sig.push(ctx, exp, data) })
+		})
+		b.Run(prefix+"/impl=post", func(b *testing.B) {
+			body := capturedBody(b, sink, sig, data)
+			var gz bytes.Buffer
+			zw, err := gzip.NewWriterLevel(&gz, 1)
+			require.NoError(b, err)
+			_, err = zw.Write(body)
+			require.NoError(b, err)
+			require.NoError(b, zw.Close())
+			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+			b.Cleanup(client.CloseIdleConnections)
+			url := sink + "/_bulk?filter_path=" + bulk.AccountingFilterPath
+			count := strconv.Itoa(n)
+			ctx := b.Context()
+			measureRequests(b, func() error {
+				req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(gz.Bytes()))
+				if err != nil {
+					return err
+				}
+				req.Header.Set("Content-Type", "application/x-ndjson")
+				req.Header.Set("Content-Encoding", "gzip")
+				req.Header.Set("X-Elastic-Event-Count", count)
+				resp, err := client.Do(req)
+				if err != nil {
+					return err
+				}
+				_, err = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				return err
+			})
+		})
+	}
+}
+
+// measureRequests runs do b.N times and reports the process's CPU time per call.
+func measureRequests(b *testing.B, do func() error) {
+	b.Helper()
+	b.ReportAllocs()
+	cpu0, ok0 := processCPUTime()
+	for b.Loop() {
+		if err := do(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if cpu1, ok1 := processCPUTime(); ok0 && ok1 {
+		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/req")
+	}
+}
+
+// capturedBody pushes data once through a new exporter of sig to the sink at url and returns
+// the uncompressed body of the bulk request it sent, as the sink captured it.
+func capturedBody(tb testing.TB, url string, sig benchmarkSignal, data any) []byte {
+	tb.Helper()
+	resp, err := http.Post(url+bulksink.CapturePath, "", http.NoBody)
+	require.NoError(tb, err)
+	resp.Body.Close()
+	require.NoError(tb, sig.push(context.Background(), sig.create(tb, url), data))
+	resp, err = http.Get(url + bulksink.CapturePath)
+	require.NoError(tb, err)
+	defer resp.Body.Close()
+	require.Equal(tb, http.StatusOK, resp.StatusCode)
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(tb, err)
+	return body
+}
