@@ -12,6 +12,7 @@ import (
 
 	"github.com/elastic/go-docappender/v2"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 )
 
 // session is the state of one Send: a docappender bulk indexer of its own (they are not safe
@@ -40,6 +41,7 @@ type session struct {
 	// recorded with an outcome.
 	meta                     []attribute.KeyValue
 	metaSet                  attribute.Set
+	metaOpt                  metric.MeasurementOption // of metaSet, when it is not empty
 	attrs                    []attribute.KeyValue
 	lastOutcome, failOutcome string
 	// retries counts the retries of the Send, of every request of it and of its dead
@@ -77,7 +79,7 @@ func (ix *Indexer) putSession(s *session) {
 	s.lastFailure = s.lastFailure[:0]
 	s.deadLettering = false
 	s.dlq.Reset()
-	s.meta, s.metaSet = s.meta[:0], attribute.Set{}
+	s.meta, s.metaSet, s.metaOpt = s.meta[:0], attribute.Set{}, nil
 	s.lastOutcome, s.failOutcome = "", ""
 	s.retries, s.permanent, s.unknown, s.firstUnknown = 0, false, 0, ""
 	if s.gen == ix.gen.Load() {

@@ -179,7 +179,7 @@ func appendDocAttributes(attrs []attribute.KeyValue, errorType, failureStore str
 // answered (bi's counts are zero otherwise: flush resets them before each request).
 func (ix *Indexer) recordRequest(ctx context.Context, s *session, outcome string, status int, seconds float64) {
 	tel := ix.cfg.Telemetry
-	meta := metric.WithAttributeSet(s.metaSet)
+	meta := s.metaOption()
 	if n := s.bi.BytesFlushed(); n > 0 {
 		tel.ElasticsearchFlushedBytes.Add(ctx, int64(n), meta)
 	}
@@ -199,11 +199,11 @@ func (ix *Indexer) recordRequest(ctx context.Context, s *session, outcome string
 
 // recordReceived counts the n documents handed to Send, and recordRetried those sent again.
 func (ix *Indexer) recordReceived(ctx context.Context, s *session, n int) {
-	ix.cfg.Telemetry.ElasticsearchDocsReceived.Add(ctx, int64(n), metric.WithAttributeSet(s.metaSet))
+	ix.cfg.Telemetry.ElasticsearchDocsReceived.Add(ctx, int64(n), s.metaOption())
 }
 
 func (ix *Indexer) recordRetried(ctx context.Context, s *session, n int) {
-	ix.cfg.Telemetry.ElasticsearchDocsRetried.Add(ctx, int64(n), metric.WithAttributeSet(s.metaSet))
+	ix.cfg.Telemetry.ElasticsearchDocsRetried.Add(ctx, int64(n), s.metaOption())
 }
 
 // LowerKeys returns the metadata_keys as the attribute names they are recorded under:
@@ -223,6 +223,22 @@ func LowerKeys(keys []string) []string {
 func (ix *Indexer) setMetadata(ctx context.Context, s *session) {
 	s.meta = MetadataAttributes(ctx, ix.metadataKeys, s.meta[:0])
 	s.metaSet = attribute.NewSet(s.meta...)
+	s.metaOpt = nil
+	if len(s.meta) > 0 {
+		s.metaOpt = metric.WithAttributeSet(s.metaSet)
+	}
+}
+
+// noAttributes records a point without attributes; made once, since each option made for a
+// measurement is an allocation.
+var noAttributes = metric.WithAttributeSet(attribute.Set{})
+
+// metaOption is the option that records the metadata attributes of s alone.
+func (s *session) metaOption() metric.MeasurementOption {
+	if s.metaOpt == nil {
+		return noAttributes
+	}
+	return s.metaOpt
 }
 
 // MetadataAttributes appends to dst an attribute per key (see LowerKeys) that the client
