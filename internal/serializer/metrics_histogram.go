@@ -104,14 +104,8 @@ func (e *Encoder) writeHistogram(dp pmetric.HistogramDataPoint, raw bool) histog
 		}
 		m.addPair(c, values.vals[i], int32(i))
 	}
-	e.w.raw(`{"counts":[`)
-	for i, p := range m.pairs {
-		if i > 0 {
-			e.w.byte(',')
-		}
-		e.w.uint(capCount(p.count))
-	}
-	e.w.raw(`],"values":[`)
+	e.writeCounts(m.pairs)
+	e.w.raw(`,"values":[`)
 	for i, p := range m.pairs {
 		if i > 0 {
 			e.w.byte(',')
@@ -321,14 +315,8 @@ func (e *Encoder) writeExponentialHistogram(dp pmetric.ExponentialHistogramDataP
 			m.addPair(c, expBucketValue(scale, int64(pos.Offset())+int64(i), raw, false), -1)
 		}
 	}
-	e.w.raw(`{"counts":[`)
-	for i, p := range m.pairs {
-		if i > 0 {
-			e.w.byte(',')
-		}
-		e.w.uint(capCount(p.count))
-	}
-	e.w.raw(`],"values":[`)
+	e.writeCounts(m.pairs)
+	e.w.raw(`,"values":[`)
 	for i, p := range m.pairs {
 		if i > 0 {
 			e.w.byte(',')
@@ -381,4 +369,16 @@ func expLargestBound(scale int32) float64 {
 		k--
 	}
 	return expBound(scale, k)
+}
+
+// writeCounts opens a histogram value with its "counts" array, one count per pair, capped.
+func (e *Encoder) writeCounts(pairs []histPair) {
+	e.w.raw(`{"counts":[`)
+	for i, p := range pairs {
+		if i > 0 {
+			e.w.byte(',')
+		}
+		e.w.uint(capCount(p.count))
+	}
+	e.w.byte(']')
 }
