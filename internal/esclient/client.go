@@ -63,7 +63,9 @@ const defaultVersionRetry = 30 * time.Second
 
 // Client sends requests to Elasticsearch, round-robin over its endpoints, authenticated. It
 // implements elastictransport.Interface, and is safe for concurrent use. Retries are left to
-// the caller: the client sends each request once.
+// the caller: the client sends each request once, also when it fails on a node that dies,
+// which it then sets aside (transport_test.go pins the elastic-transport behaviour relied
+// on), and logs when a node stops and starts answering (nodewatch.go).
 type Client struct {
 	transport *elastictransport.Client
 	http      *http.Client
@@ -104,10 +106,13 @@ func New(ctx context.Context, cfg Config, host component.Host, set component.Tel
 			request: cfg.LogRequestBody, response: cfg.LogResponseBody,
 		}
 	}
+	// Outermost: the node watch sees the errors the client's connection pool judges nodes by.
+	transport = newNodeWatch(transport, set.Logger)
+	user, password := userInfoCredentials(cfg, urls, set.Logger)
 	tc, err := elastictransport.New(elastictransport.Config{
 		URLs:                  urls,
-		Username:              cfg.User,
-		Password:              cfg.Password,
+		Username:              user,
+		Password:              password,
 		APIKey:                apiKey(cfg.APIKey),
 		Transport:             transport,
 		DisableRetry:          true, // retries happen in the bulk indexer, per document
