@@ -64,7 +64,7 @@ const defaultVersionRetry = 30 * time.Second
 // Client sends requests to Elasticsearch, round-robin over its endpoints, authenticated. It
 // implements elastictransport.Interface, and is safe for concurrent use. Retries are left to
 // the caller: the client sends each request once, also when it fails on a node that dies,
-// which it then sets aside (transport_test.go pins the elastic-transport behaviour relied
+// which it then sets aside (transport_test.go pins the elastic-transport behavior relied
 // on), and logs when a node stops and starts answering (nodewatch.go).
 type Client struct {
 	transport *elastictransport.Client
@@ -117,6 +117,7 @@ func New(ctx context.Context, cfg Config, host component.Host, set component.Tel
 		Transport:             transport,
 		DisableRetry:          true, // retries happen in the bulk indexer, per document
 		DiscoverNodesInterval: cfg.DiscoverInterval,
+		ConnectionPoolFunc:    (&nodePool{}).set,
 		UserAgent:             userAgent(build),
 	})
 	if err != nil {

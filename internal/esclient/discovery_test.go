@@ -15,6 +15,8 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -170,4 +172,30 @@ func TestUserInfoCredentials(t *testing.T) {
 			assert.Equal(t, tt.warn, logs.Len() == 1)
 		})
 	}
+}
+
+// A discovery keeps the state of the nodes it finds again: one set aside stays aside until its
+// timer. A node set aside that discovery no longer finds stays out after its timer
+// (nodePool's correction: the transport's timer would put it back among the nodes in use).
+func TestDiscoveryDropsNodeSetAside(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		nodes := &fakeNodes{nodesHTTP: `{"nodes":{
+			"a":{"roles":["data"],"http":{"publish_address":"es-a:9200"}},
+			"b":{"roles":["data"],"http":{"publish_address":"es-b:9200"}}
+		}}`}
+		c, _ := newTestClient(t, fakeNodesConfig(nodes, nodeA, nodeB, nodeC))
+		nodes.setDown(nodeB, true)
+		nodes.setDown(nodeC, true)
+		require.ErrorIs(t, sendUntil(t, c, nodes, nodeB), errNodeDown)
+		require.ErrorIs(t, sendUntil(t, c, nodes, nodeC), errNodeDown)
+		nodes.setDown(nodeB, false)
+		nodes.setDown(nodeC, false)
+		require.NoError(t, c.transport.DiscoverNodesContext(context.Background())) // finds a and b
+		assert.Equal(t, []string{nodeA, nodeA}, hostsOf(t, c, nodes, 2), "b is still set aside")
+
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		assert.ElementsMatch(t, []string{nodeA, nodeA, nodeA, nodeB, nodeB, nodeB}, hostsOf(t, c, nodes, 6), "b is back, c is not")
+		assert.Equal(t, []string{"http://es-a:9200", "http://es-b:9200"}, c.RedactedURLs())
+	})
 }

@@ -18,7 +18,7 @@ import (
 // per change, naming the node. It wraps the HTTP transport outermost, so it sees what the
 // elastic-transport client judges a node by: the client sets a node aside at any error of a
 // round trip through this transport (refused, reset, timed out, TLS), and an answer of any
-// status counts as a success. A request the caller cancelled is not the node's failure and is
+// status counts as a success. A request the caller canceled is not the node's failure and is
 // not logged (the client still sets the node aside for it).
 //
 // Only nodes that are failing are tracked: while none is, a request costs one atomic load.
