@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/elastic/elastic-transport-go/v8/elastictransport"
@@ -73,6 +74,10 @@ type Client struct {
 
 	discoverOnStart bool
 	versionRetry    time.Duration
+
+	// stopDiscovery ends periodic discovery; discovering is done when it has ended.
+	stopDiscovery context.CancelFunc
+	discovering   sync.WaitGroup
 }
 
 var _ elastictransport.Interface = (*Client)(nil)
@@ -116,7 +121,7 @@ func New(ctx context.Context, cfg Config, host component.Host, set component.Tel
 		APIKey:                apiKey(cfg.APIKey),
 		Transport:             transport,
 		DisableRetry:          true, // retries happen in the bulk indexer, per document
-		DiscoverNodesInterval: cfg.DiscoverInterval,
+		// Periodic discovery is run by the Client (discovery.go), which logs its failures.
 		ConnectionPoolFunc:    (&nodePool{}).set,
 		UserAgent:             userAgent(build),
 	})
@@ -128,10 +133,17 @@ func New(ctx context.Context, cfg Config, host component.Host, set component.Tel
 	if versionRetry <= 0 {
 		versionRetry = defaultVersionRetry
 	}
-	return &Client{
+	c := &Client{
 		transport: tc, http: hc, logger: set.Logger,
 		discoverOnStart: cfg.DiscoverOnStart, versionRetry: versionRetry,
-	}, nil
+		stopDiscovery: func() {},
+	}
+	if cfg.DiscoverInterval > 0 {
+		var discoverCtx context.Context
+		discoverCtx, c.stopDiscovery = context.WithCancel(context.Background())
+		c.discovering.Go(func() { c.discoverEvery(discoverCtx, cfg.DiscoverInterval) })
+	}
+	return c, nil
 }
 
 // Perform sends req to one of the endpoints. Its error never holds a URL's password.
@@ -155,6 +167,8 @@ func (c *Client) RedactedURLs() []string {
 
 // Close stops node discovery and closes the idle connections.
 func (c *Client) Close(ctx context.Context) error {
+	c.stopDiscovery()
+	c.discovering.Wait()
 	err := c.transport.Close(ctx)
 	c.http.CloseIdleConnections()
 	return err

@@ -4,7 +4,9 @@
 package esclient // import "github.com/otelcol-es/elasticsearchexporter/internal/esclient"
 
 import (
+	"context"
 	"net/url"
+	"time"
 
 	"go.uber.org/zap"
 )
@@ -47,4 +49,35 @@ func userInfoCredentials(cfg Config, urls []*url.URL, logger *zap.Logger) (user,
 		return "", ""
 	}
 	return found.Username(), password
+}
+
+// discoverEvery discovers the cluster's nodes every interval until ctx ends, each discovery
+// bounded by the interval. The transport's own periodic discovery drops its errors; this one
+// warns at the first failure of a run of failures (the nodes in use are kept meanwhile) and
+// says when discovery works again.
+func (c *Client) discoverEvery(ctx context.Context, interval time.Duration) {
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	failing := false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+		dctx, cancel := context.WithTimeout(ctx, interval)
+		err := c.transport.DiscoverNodesContext(dctx)
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil && !failing:
+			failing = true
+			c.logger.Warn("Elasticsearch node discovery failed; the nodes in use are kept, and discovery is tried again at each `discover::interval`",
+				zap.Strings("nodes", c.RedactedURLs()), zap.Error(redactError(err)))
+		case err == nil && failing:
+			failing = false
+			c.logger.Info("Elasticsearch node discovery works again", zap.Strings("nodes", c.RedactedURLs()))
+		}
+	}
 }

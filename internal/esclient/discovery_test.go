@@ -199,3 +199,28 @@ func TestDiscoveryDropsNodeSetAside(t *testing.T) {
 		assert.Equal(t, []string{"http://es-a:9200", "http://es-b:9200"}, c.RedactedURLs())
 	})
 }
+
+// Periodic discovery warns once while it fails, keeping the nodes in use, and says when it
+// works again.
+func TestPeriodicDiscoveryLogsFailureOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		nodes := &fakeNodes{} // answers /_nodes/http with {}: no nodes to read
+		cfg := fakeNodesConfig(nodes, nodeA)
+		cfg.DiscoverInterval = time.Minute
+		c, logs := newTestClient(t, cfg)
+		time.Sleep(3*time.Minute + time.Second)
+		synctest.Wait()
+		failed := logs.FilterMessageSnippet("Elasticsearch node discovery failed").All()
+		require.Len(t, failed, 1, "one warning for three failed discoveries")
+		assert.Equal(t, []any{"http://" + nodeA}, failed[0].ContextMap()["nodes"])
+		assert.Equal(t, []string{"http://" + nodeA}, c.RedactedURLs())
+
+		nodes.mu.Lock()
+		nodes.nodesHTTP = `{"nodes":{"a":{"roles":["data"],"http":{"publish_address":"es-a:9200"}},"b":{"roles":["data"],"http":{"publish_address":"es-b:9200"}}}}`
+		nodes.mu.Unlock()
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		assert.Equal(t, 1, logs.FilterMessage("Elasticsearch node discovery works again").Len())
+		assert.ElementsMatch(t, []string{"http://" + nodeA, "http://" + nodeB}, c.RedactedURLs())
+	})
+}

@@ -47,6 +47,7 @@ func (f *fakeNodes) RoundTrip(req *http.Request) (*http.Response, error) {
 	f.mu.Lock()
 	f.hits = append(f.hits, req.URL.Host)
 	down := f.down[req.URL.Host]
+	nodesHTTP := f.nodesHTTP
 	f.mu.Unlock()
 	if err := req.Context().Err(); err != nil {
 		return nil, err
@@ -55,8 +56,8 @@ func (f *fakeNodes) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, errNodeDown
 	}
 	body := `{}`
-	if strings.HasSuffix(req.URL.Path, "/_nodes/http") && f.nodesHTTP != "" {
-		body = f.nodesHTTP
+	if strings.HasSuffix(req.URL.Path, "/_nodes/http") && nodesHTTP != "" {
+		body = nodesHTTP
 	}
 	return &http.Response{
 		StatusCode: http.StatusOK, Request: req,
