@@ -114,16 +114,17 @@ func New(ctx context.Context, cfg Config, host component.Host, set component.Tel
 	// Outermost: the node watch sees the errors the client's connection pool judges nodes by.
 	transport = newNodeWatch(transport, set.Logger)
 	user, password := userInfoCredentials(cfg, urls, set.Logger)
+	// Periodic discovery is run by the Client (discovery.go), which logs its failures, not by
+	// the transport (DiscoverNodesInterval), which drops them.
 	tc, err := elastictransport.New(elastictransport.Config{
-		URLs:                  urls,
-		Username:              user,
-		Password:              password,
-		APIKey:                apiKey(cfg.APIKey),
-		Transport:             transport,
-		DisableRetry:          true, // retries happen in the bulk indexer, per document
-		// Periodic discovery is run by the Client (discovery.go), which logs its failures.
-		ConnectionPoolFunc:    (&nodePool{}).set,
-		UserAgent:             userAgent(build),
+		URLs:               urls,
+		Username:           user,
+		Password:           password,
+		APIKey:             apiKey(cfg.APIKey),
+		Transport:          transport,
+		DisableRetry:       true, // retries happen in the bulk indexer, per document
+		ConnectionPoolFunc: (&nodePool{}).set,
+		UserAgent:          userAgent(build),
 	})
 	if err != nil {
 		hc.CloseIdleConnections()
