@@ -17,6 +17,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componenttest"
 )
 
 // These tests pin the behavior of elastic-transport-go (v8.8.0) that the exporter relies on
@@ -309,4 +311,26 @@ func TestTransportCanceledRequestSetsNodeAside(t *testing.T) {
 		require.Len(t, down, 1)
 		assert.Equal(t, "http://"+host, down[0].ContextMap()["node"])
 	})
+}
+
+// BenchmarkPerformThreeNodes is the client's own cost per request, over three nodes that answer.
+func BenchmarkPerformThreeNodes(b *testing.B) {
+	nodes := &fakeNodes{}
+	cfg := fakeNodesConfig(nodes, nodeA, nodeB, nodeC)
+	c, err := New(context.Background(), cfg, componenttest.NewNopHost(), componenttest.NewNopTelemetrySettings(), component.BuildInfo{})
+	require.NoError(b, err)
+	b.Cleanup(func() { require.NoError(b, c.Close(context.Background())) })
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, "/", http.NoBody)
+	require.NoError(b, err)
+	b.ReportAllocs()
+	for b.Loop() {
+		nodes.mu.Lock()
+		nodes.hits = nodes.hits[:0]
+		nodes.mu.Unlock()
+		resp, err := c.Perform(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = resp.Body.Close()
+	}
 }
