@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/elastic/elastic-transport-go/v8/elastictransport"
@@ -63,7 +64,9 @@ const defaultVersionRetry = 30 * time.Second
 
 // Client sends requests to Elasticsearch, round-robin over its endpoints, authenticated. It
 // implements elastictransport.Interface, and is safe for concurrent use. Retries are left to
-// the caller: the client sends each request once.
+// the caller: the client sends each request once, also when it fails on a node that dies,
+// which it then sets aside (transport_test.go pins the elastic-transport behavior relied
+// on), and logs when a node stops and starts answering (nodewatch.go).
 type Client struct {
 	transport *elastictransport.Client
 	http      *http.Client
@@ -71,6 +74,10 @@ type Client struct {
 
 	discoverOnStart bool
 	versionRetry    time.Duration
+
+	// stopDiscovery ends periodic discovery; discovering is done when it has ended.
+	stopDiscovery context.CancelFunc
+	discovering   sync.WaitGroup
 }
 
 var _ elastictransport.Interface = (*Client)(nil)
@@ -104,15 +111,20 @@ func New(ctx context.Context, cfg Config, host component.Host, set component.Tel
 			request: cfg.LogRequestBody, response: cfg.LogResponseBody,
 		}
 	}
+	// Outermost: the node watch sees the errors the client's connection pool judges nodes by.
+	transport = newNodeWatch(transport, set.Logger)
+	user, password := userInfoCredentials(cfg, urls, set.Logger)
+	// Periodic discovery is run by the Client (discovery.go), which logs its failures, not by
+	// the transport (DiscoverNodesInterval), which drops them.
 	tc, err := elastictransport.New(elastictransport.Config{
-		URLs:                  urls,
-		Username:              cfg.User,
-		Password:              cfg.Password,
-		APIKey:                apiKey(cfg.APIKey),
-		Transport:             transport,
-		DisableRetry:          true, // retries happen in the bulk indexer, per document
-		DiscoverNodesInterval: cfg.DiscoverInterval,
-		UserAgent:             userAgent(build),
+		URLs:               urls,
+		Username:           user,
+		Password:           password,
+		APIKey:             apiKey(cfg.APIKey),
+		Transport:          transport,
+		DisableRetry:       true, // retries happen in the bulk indexer, per document
+		ConnectionPoolFunc: (&nodePool{}).set,
+		UserAgent:          userAgent(build),
 	})
 	if err != nil {
 		hc.CloseIdleConnections()
@@ -122,10 +134,17 @@ func New(ctx context.Context, cfg Config, host component.Host, set component.Tel
 	if versionRetry <= 0 {
 		versionRetry = defaultVersionRetry
 	}
-	return &Client{
+	c := &Client{
 		transport: tc, http: hc, logger: set.Logger,
 		discoverOnStart: cfg.DiscoverOnStart, versionRetry: versionRetry,
-	}, nil
+		stopDiscovery: func() {},
+	}
+	if cfg.DiscoverInterval > 0 {
+		var discoverCtx context.Context
+		discoverCtx, c.stopDiscovery = context.WithCancel(context.Background())
+		c.discovering.Go(func() { c.discoverEvery(discoverCtx, cfg.DiscoverInterval) })
+	}
+	return c, nil
 }
 
 // Perform sends req to one of the endpoints. Its error never holds a URL's password.
@@ -149,6 +168,8 @@ func (c *Client) RedactedURLs() []string {
 
 // Close stops node discovery and closes the idle connections.
 func (c *Client) Close(ctx context.Context) error {
+	c.stopDiscovery()
+	c.discovering.Wait()
 	err := c.transport.Close(ctx)
 	c.http.CloseIdleConnections()
 	return err
