@@ -172,9 +172,10 @@ type Config struct {
 
 // AuthenticationConfig holds the basic and API key authentication shortcuts.
 type AuthenticationConfig struct {
-	// User is the HTTP basic authentication user name. Needs password; when
-	// api_key is set too, api_key is used, with a warning (as contrib does,
-	// silently). Default: empty.
+	// User is the HTTP basic authentication user name. Needs password: one
+	// without the other sends no credentials, with a warning (as contrib does,
+	// silently). When api_key is set too, api_key is used, with a warning (as
+	// contrib does, silently). Default: empty.
 	User string `mapstructure:"user"`
 
 	// Password is the HTTP basic authentication password. Default: empty.
@@ -186,16 +187,6 @@ type AuthenticationConfig struct {
 
 	// prevent unkeyed literal initialization
 	_ struct{}
-}
-
-func (a AuthenticationConfig) validate() error {
-	switch {
-	case a.User != "" && a.Password == "":
-		return errors.New("`user` is set but `password` is empty; set both, or use `api_key`")
-	case a.User == "" && a.Password != "":
-		return errors.New("`password` is set but `user` is empty; set both")
-	}
-	return nil
 }
 
 // credentialWarnings returns a warning for each pair of credentials set together, naming which
@@ -224,6 +215,15 @@ func (c *Config) credentialWarnings() []string {
 	}
 	if basic && a.APIKey != "" {
 		warnings = append(warnings, "`api_key` and `user`/`password` are both set: `api_key` is used, as in contrib; remove `user`/`password`")
+	}
+	if a.APIKey == "" && c.Auth.Get() == nil {
+		// Basic authentication needs both: contrib loads one alone and sends no credentials.
+		switch {
+		case a.User != "" && a.Password == "":
+			warnings = append(warnings, "`user` is set but `password` is empty: no credentials are sent, as in contrib; set `password`, or use `api_key`")
+		case a.User == "" && a.Password != "":
+			warnings = append(warnings, "`password` is set but `user` is empty: no credentials are sent, as in contrib; set `user`, or use `api_key`")
+		}
 	}
 	return warnings
 }
@@ -460,7 +460,6 @@ func (c *Config) Validate() error {
 	_, endpointErr := c.endpoints().URLs()
 	return errors.Join(
 		endpointErr,
-		c.Authentication.validate(),
 		validateHTTPClient(&c.ClientConfig),
 		c.Mapping.validate(),
 		c.Retry.Check(),

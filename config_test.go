@@ -253,9 +253,6 @@ func TestLoadInvalidConfig(t *testing.T) {
 		{"cloudid_not_base64", "`cloudid`: invalid Cloud ID: the part after the last ':' is not base64"},
 		{"cloudid_no_uuid", "`cloudid`: invalid Cloud ID: decoded value \"bar.cloud.es.io\" is not host$es_uuid$kibana_uuid"},
 
-		{"user_without_password", "`user` is set but `password` is empty"},
-		{"password_without_user", "`password` is set but `user` is empty"},
-
 		{"zero_timeout", "`timeout` must be positive"},
 		{"negative_timeout", "`timeout` must be positive"},
 		{"compression_zstd", "`compression` must be `gzip` or `none`, got \"zstd\""},

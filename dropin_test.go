@@ -176,6 +176,22 @@ func TestContribConfigs(t *testing.T) {
 			warnings: []string{"`api_key` and `user`/`password` are both set: `api_key` is used, as in contrib; remove `user`/`password`"},
 		},
 		{
+			id: "user_without_password",
+			expected: defaultWith(func(c *Config) {
+				c.Endpoint = es
+				c.Authentication.User = "elastic"
+			}),
+			warnings: []string{"`user` is set but `password` is empty: no credentials are sent, as in contrib; set `password`, or use `api_key`"},
+		},
+		{
+			id: "password_without_user",
+			expected: defaultWith(func(c *Config) {
+				c.Endpoint = es
+				c.Authentication.Password = "changeme"
+			}),
+			warnings: []string{"`password` is set but `user` is empty: no credentials are sent, as in contrib; set `user`, or use `api_key`"},
+		},
+		{
 			id: "dynamic_id_and_pipeline",
 			expected: defaultWith(func(c *Config) {
 				c.Endpoint = es
@@ -248,7 +264,7 @@ func TestContribConfigs(t *testing.T) {
 				warnings = append(warnings, e.Message)
 			}
 			assert.Equal(t, slices.Concat(tt.expected.deprecations, tt.warnings), warnings)
-			hasCredentials := cfg.Authentication.User != "" || cfg.Authentication.APIKey != ""
+			hasCredentials := (cfg.Authentication.User != "" && cfg.Authentication.Password != "") || cfg.Authentication.APIKey != ""
 			assert.Equal(t, hasCredentials, plainHTTP, "the plain-http warning goes with user/password or api_key")
 			var infos []string
 			for _, e := range logs.FilterLevelExact(zapcore.InfoLevel).FilterMessageSnippet("ontrib").All() {
@@ -334,6 +350,9 @@ func TestContribCredentialsOnTheWire(t *testing.T) {
 		"auth_and_user":    "Bearer from-extension",
 		"auth_and_api_key": "Bearer from-extension",
 		"user_and_api_key": "APIKey Zm9vOmJhcg==",
+		// Basic authentication needs both: one alone sends no Authorization header.
+		"user_without_password": "",
+		"password_without_user": "",
 	} {
 		t.Run(id, func(t *testing.T) {
 			cfg, err := loadConfig(t, "contrib.yaml", id)

@@ -18,13 +18,13 @@ import (
 // which a configured node's URL user info overrides for that node only.
 
 // userInfoCredentials returns the user and password written in the endpoints' URLs, for the
-// nodes discovery finds: when no `user` or `api_key` is set, the endpoints' user info is the
+// nodes discovery finds: when no `user`/`password` pair or `api_key` is set, the endpoints' user info is the
 // only credential, and discovered nodes would get none. It returns nothing when no URL has
 // user info with a password (the client sends basic authentication from its settings only
 // with a password), or when URLs carry different user info, which it warns about when
 // discovery is on.
 func userInfoCredentials(cfg Config, urls []*url.URL, logger *zap.Logger) (user, password string) {
-	if cfg.User != "" || cfg.APIKey != "" {
+	if (cfg.User != "" && cfg.Password != "") || cfg.APIKey != "" {
 		return cfg.User, cfg.Password
 	}
 	var found *url.Userinfo

@@ -25,7 +25,7 @@ func warnInsecure(cfg Config, urls []*url.URL, logger *zap.Logger) {
 	}
 	if len(plain) > 0 {
 		var keys []string
-		if cfg.User != "" || cfg.Password != "" {
+		if cfg.User != "" && cfg.Password != "" { // one alone sends nothing
 			keys = append(keys, "`user`/`password`")
 		}
 		if cfg.APIKey != "" {
