@@ -22,13 +22,14 @@ import (
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
 	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
+	"github.com/otelcol-es/elasticsearchexporter/internal/freelist"
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
 	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
 // esExporter is shared by the logs, metrics and traces exporters of one component ID. Pushes
-// run concurrently; each takes its own encoding state from a pool.
+// run concurrently; each takes its own encoding state from a free list.
 type esExporter struct {
 	cfg       *Config
 	set       exporter.Settings
@@ -38,7 +39,7 @@ type esExporter struct {
 	client    *esclient.Client
 	indexer   *bulk.Indexer
 	templates *esclient.TemplateChecker
-	states    sync.Pool
+	states    *freelist.List[*pushState]
 
 	// background work started by start (server checks), stopped by shutdown.
 	cancel context.CancelFunc
@@ -76,6 +77,7 @@ func newExporter(cfg *Config, set exporter.Settings) (*esExporter, error) {
 		invalidRouteLog: bulk.NewLogLimiter(cfg.Telemetry.LogFailedDocsInputRateLimit),
 		budget:          bulk.NewByteBudget(cfg.FlowControl.MaxInflightBytes),
 		metadataKeys:    bulk.LowerKeys(cfg.MetadataKeys),
+		states:          newStateList(cfg),
 	}
 	e.allowedModes, e.defaultMode = parseModes(cfg)
 	// Check the routing settings now, so that a bad static index or date format fails at
@@ -148,6 +150,7 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 			Max:      e.cfg.maxConcurrentRequests(),
 			Adaptive: e.cfg.FlowControl.AdaptiveConcurrency.Enabled,
 		},
+		IdleSessions: e.cfg.numConsumers(),
 		Telemetry:    e.telemetry,
 		MetadataKeys: e.cfg.MetadataKeys,
 	})

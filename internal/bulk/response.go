@@ -128,7 +128,7 @@ func (c *compactClient) hold(n int) {
 }
 
 // release gives back the bytes held for the last response, and lets go of buffers grown
-// larger than a session keeps while pooled.
+// larger than an idle session keeps.
 func (c *compactClient) release() {
 	if c.held > 0 {
 		c.budget.Release(c.held)

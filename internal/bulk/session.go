@@ -17,7 +17,7 @@ import (
 
 // session is the state of one Send: a docappender bulk indexer of its own (they are not safe
 // for concurrent use), its client, the scratch of its requests, and the outcomes counted so far.
-// The Indexer pools sessions; putSession clears one for the next Send.
+// The Indexer keeps sessions in a free list; putSession clears one for the next Send.
 type session struct {
 	bi           *docappender.BulkIndexer
 	client       compactClient     // bi's client
@@ -56,17 +56,18 @@ type session struct {
 	firstUnknown string
 }
 
-// getSession takes a session from the pool, or makes a new one when the pool is empty or the
-// session it gave was made with older settings.
+// getSession takes a session from the free list, or makes a new one when the list is empty or
+// the session it gave was made with older settings.
 func (ix *Indexer) getSession() (*session, error) {
 	gen := ix.gen.Load()
-	if s, ok := ix.pool.Get().(*session); ok && s.gen == gen {
+	if s, ok := ix.sessions.Get(); ok && s.gen == gen {
 		return s, nil
 	}
 	return ix.newSession(gen)
 }
 
-// putSession clears s and pools it again, unless the settings changed since it was made.
+// putSession clears s and keeps it for the next Send, unless the settings changed since it was
+// made or the free list is full.
 func (ix *Indexer) putSession(s *session) {
 	s.bi.Reset()
 	s.body.batch, s.body.pending = nil, nil
@@ -83,7 +84,7 @@ func (ix *Indexer) putSession(s *session) {
 	s.lastOutcome, s.failOutcome = "", ""
 	s.retries, s.permanent, s.unknown, s.firstUnknown = 0, false, 0, ""
 	if s.gen == ix.gen.Load() {
-		ix.pool.Put(s)
+		ix.sessions.Put(s, 0)
 	}
 }
 
