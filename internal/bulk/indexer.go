@@ -103,6 +103,9 @@ type Indexer struct {
 	requests *concurrencyLimiter
 	sizes    requestSizes
 
+	// points keeps the options of the attribute sets of the telemetry's points (telemetry.go).
+	points pointCache
+
 	// metadataKeys are Config.MetadataKeys lower-cased (see LowerKeys).
 	metadataKeys []string
 	// sizeLimit is the request size learned from 413 answers (toolarge.go); now is the

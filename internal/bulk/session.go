@@ -41,7 +41,7 @@ type session struct {
 	// recorded with an outcome.
 	meta                     []attribute.KeyValue
 	metaSet                  attribute.Set
-	metaOpt                  metric.MeasurementOption // of metaSet, when it is not empty
+	metaAdd                  []metric.AddOption // records metaSet
 	attrs                    []attribute.KeyValue
 	lastOutcome, failOutcome string
 	// retries counts the retries of the Send, of every request of it and of its dead
@@ -80,7 +80,7 @@ func (ix *Indexer) putSession(s *session) {
 	s.lastFailure = s.lastFailure[:0]
 	s.deadLettering = false
 	s.dlq.Reset()
-	s.meta, s.metaSet, s.metaOpt = s.meta[:0], attribute.Set{}, nil
+	s.meta, s.metaSet, s.metaAdd = s.meta[:0], attribute.Set{}, nil
 	s.lastOutcome, s.failOutcome = "", ""
 	s.retries, s.permanent, s.unknown, s.firstUnknown = 0, false, 0, ""
 	if s.gen == ix.gen.Load() {
