@@ -35,6 +35,8 @@ type session struct {
 	lastFailure []itemFailure
 	dlq         Batch
 	gen         uint64 // the Indexer's settings generation the bulk indexer was made with
+	// retryAfter receives the Retry-After of the request in flight (RetryAfterTransport).
+	retryAfter retryAfter
 
 	// Telemetry (telemetry.go): the metadata_keys attributes of the Send, scratch for the
 	// attributes of one point, the outcome of the last request, and the last failure
@@ -138,8 +140,8 @@ func (ix *Indexer) flush(ctx context.Context, s *session) (docappender.BulkIndex
 		reqCtx, cancel = context.WithTimeout(ctx, ix.cfg.RequestTimeout)
 		defer cancel()
 	}
-	var ra retryAfter
-	reqCtx = context.WithValue(reqCtx, retryAfterKey{}, &ra)
+	s.retryAfter = retryAfter{}
+	reqCtx = context.WithValue(reqCtx, retryAfterKey{}, &s.retryAfter)
 	bi.Reset() // zero the byte counts, so that a request without an answer counts none
 	start := time.Now()
 	stat, err := bi.Flush(reqCtx)
@@ -161,5 +163,5 @@ func (ix *Indexer) flush(ctx context.Context, s *session) (docappender.BulkIndex
 	ix.requests.release(time.Since(start), requestBackpressure(status, &stat, err, ctx.Err()), err == nil)
 	s.lastOutcome = requestOutcome(status, err)
 	ix.recordRequest(ctx, s, s.lastOutcome, status, elapsed)
-	return stat, status, ra.wait, err
+	return stat, status, s.retryAfter.wait, err
 }
