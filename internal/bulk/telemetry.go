@@ -225,7 +225,8 @@ func (c *pointCache) options(s *session, r docRecord) *pointOptions {
 // that have a value: the exporter's own come last, so that they win over a metadata key of the
 // same name.
 func (s *session) pointAttrs(r docRecord) []attribute.KeyValue {
-	attrs := append(s.attrs[:0], s.meta...)
+	s.attrs = append(s.attrs[:0], s.meta...)
+	attrs := s.attrs
 	if r.fate != "" {
 		attrs = append(attrs, attribute.String(attrFate, r.fate))
 	}
