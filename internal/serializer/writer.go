@@ -283,9 +283,11 @@ type writer struct {
 // receivers keep the collector marking a good part of the time. The compiler writes only the
 // length of a slice resliced into itself from 0.
 //
-// b moved only if it is longer than w.buf's capacity: append reuses the array while it fits.
+// b is in w.buf's array exactly when its capacity is w.buf's: append reuses the array while
+// the result fits, and a new array is always larger. Its length alone would not tell: a helper
+// may shorten what it appended (appendFloat cleans up an exponent) after the array moved.
 func (w *writer) set(b []byte) {
-	if len(b) <= cap(w.buf) {
+	if cap(b) == cap(w.buf) {
 		w.buf = w.buf[:len(b)]
 	} else {
 		w.buf = b
