@@ -219,7 +219,7 @@ func (e *esExporter) shutdown(ctx context.Context) error {
 }
 
 // pushLogs encodes and routes the log records of ld, scope by scope, and sends them.
-func (e *esExporter) pushLogs(ctx context.Context, ld plog.Logs) error {
+func (e *esExporter) pushLogs(ctx context.Context, ld plog.Logs, a *admission) error {
 	st, err := e.getState()
 	if err != nil {
 		return consumererror.NewPermanent(err)
@@ -244,7 +244,7 @@ func (e *esExporter) pushLogs(ctx context.Context, ld plog.Logs) error {
 			}
 		}
 	}
-	return e.send(ctx, st)
+	return e.send(ctx, st, a)
 }
 
 // appendLog adds a log record to the batch; the router is set to the record's scope.
@@ -279,7 +279,7 @@ func (e *esExporter) appendLog(st *pushState, rec plog.LogRecord) {
 
 // pushTraces encodes and routes the spans of td, and their events, scope by scope, and sends
 // them.
-func (e *esExporter) pushTraces(ctx context.Context, td ptrace.Traces) error {
+func (e *esExporter) pushTraces(ctx context.Context, td ptrace.Traces, a *admission) error {
 	st, err := e.getState()
 	if err != nil {
 		return consumererror.NewPermanent(err)
@@ -305,7 +305,7 @@ func (e *esExporter) pushTraces(ctx context.Context, td ptrace.Traces) error {
 			}
 		}
 	}
-	return e.send(ctx, st)
+	return e.send(ctx, st, a)
 }
 
 // spanDocuments returns the number of spans and span events.
@@ -367,7 +367,7 @@ func (e *esExporter) appendSpanDocument(st *pushState, span ptrace.Span, keys ro
 
 // pushMetrics encodes and routes the data points of md, grouped into documents by the
 // encoder, once per mapping mode that its scopes use, and sends them.
-func (e *esExporter) pushMetrics(ctx context.Context, md pmetric.Metrics) error {
+func (e *esExporter) pushMetrics(ctx context.Context, md pmetric.Metrics, a *admission) error {
 	st, err := e.getState()
 	if err != nil {
 		return consumererror.NewPermanent(err)
@@ -379,5 +379,5 @@ func (e *esExporter) pushMetrics(ctx context.Context, md pmetric.Metrics) error 
 		report := st.enc.EncodeMetrics(&st.batch.Buf, md, st.routeMetric, st)
 		e.recordMetricsReport(ctx, &report)
 	})
-	return e.send(ctx, st)
+	return e.send(ctx, st, a)
 }
