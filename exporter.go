@@ -22,13 +22,14 @@ import (
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
 	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
+	"github.com/otelcol-es/elasticsearchexporter/internal/freelist"
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
 	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
 // esExporter is shared by the logs, metrics and traces exporters of one component ID. Pushes
-// run concurrently; each takes its own encoding state from a pool.
+// run concurrently; each takes its own encoding state from a free list.
 type esExporter struct {
 	cfg       *Config
 	set       exporter.Settings
@@ -38,7 +39,7 @@ type esExporter struct {
 	client    *esclient.Client
 	indexer   *bulk.Indexer
 	templates *esclient.TemplateChecker
-	states    sync.Pool
+	states    *freelist.List[*pushState]
 
 	// background work started by start (server checks), stopped by shutdown.
 	cancel context.CancelFunc
@@ -76,6 +77,7 @@ func newExporter(cfg *Config, set exporter.Settings) (*esExporter, error) {
 		invalidRouteLog: bulk.NewLogLimiter(cfg.Telemetry.LogFailedDocsInputRateLimit),
 		budget:          bulk.NewByteBudget(cfg.FlowControl.MaxInflightBytes),
 		metadataKeys:    bulk.LowerKeys(cfg.MetadataKeys),
+		states:          newStateList(cfg),
 	}
 	e.allowedModes, e.defaultMode = parseModes(cfg)
 	// Check the routing settings now, so that a bad static index or date format fails at
@@ -148,6 +150,7 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 			Max:      e.cfg.maxConcurrentRequests(),
 			Adaptive: e.cfg.FlowControl.AdaptiveConcurrency.Enabled,
 		},
+		IdleSessions: e.cfg.numConsumers(),
 		Telemetry:    e.telemetry,
 		MetadataKeys: e.cfg.MetadataKeys,
 	})
@@ -216,7 +219,7 @@ func (e *esExporter) shutdown(ctx context.Context) error {
 }
 
 // pushLogs encodes and routes the log records of ld, scope by scope, and sends them.
-func (e *esExporter) pushLogs(ctx context.Context, ld plog.Logs) error {
+func (e *esExporter) pushLogs(ctx context.Context, ld plog.Logs, a *admission) error {
 	st, err := e.getState()
 	if err != nil {
 		return consumererror.NewPermanent(err)
@@ -241,7 +244,7 @@ func (e *esExporter) pushLogs(ctx context.Context, ld plog.Logs) error {
 			}
 		}
 	}
-	return e.send(ctx, st)
+	return e.send(ctx, st, a)
 }
 
 // appendLog adds a log record to the batch; the router is set to the record's scope.
@@ -276,7 +279,7 @@ func (e *esExporter) appendLog(st *pushState, rec plog.LogRecord) {
 
 // pushTraces encodes and routes the spans of td, and their events, scope by scope, and sends
 // them.
-func (e *esExporter) pushTraces(ctx context.Context, td ptrace.Traces) error {
+func (e *esExporter) pushTraces(ctx context.Context, td ptrace.Traces, a *admission) error {
 	st, err := e.getState()
 	if err != nil {
 		return consumererror.NewPermanent(err)
@@ -302,7 +305,7 @@ func (e *esExporter) pushTraces(ctx context.Context, td ptrace.Traces) error {
 			}
 		}
 	}
-	return e.send(ctx, st)
+	return e.send(ctx, st, a)
 }
 
 // spanDocuments returns the number of spans and span events.
@@ -364,7 +367,7 @@ func (e *esExporter) appendSpanDocument(st *pushState, span ptrace.Span, keys ro
 
 // pushMetrics encodes and routes the data points of md, grouped into documents by the
 // encoder, once per mapping mode that its scopes use, and sends them.
-func (e *esExporter) pushMetrics(ctx context.Context, md pmetric.Metrics) error {
+func (e *esExporter) pushMetrics(ctx context.Context, md pmetric.Metrics, a *admission) error {
 	st, err := e.getState()
 	if err != nil {
 		return consumererror.NewPermanent(err)
@@ -376,5 +379,5 @@ func (e *esExporter) pushMetrics(ctx context.Context, md pmetric.Metrics) error 
 		report := st.enc.EncodeMetrics(&st.batch.Buf, md, st.routeMetric, st)
 		e.recordMetricsReport(ctx, &report)
 	})
-	return e.send(ctx, st)
+	return e.send(ctx, st, a)
 }

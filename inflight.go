@@ -60,16 +60,24 @@ type admission struct {
 	held    int64
 }
 
-type admissionKey struct{}
-
 // pushLogsAdmitted is pushLogs under the in-flight byte cap.
 func (e *esExporter) pushLogsAdmitted(ctx context.Context, ld plog.Logs) error {
-	return e.admit(ctx, signalLogs, ld.LogRecordCount(), func(ctx context.Context) error { return e.pushLogs(ctx, ld) })
+	a, err := e.admit(ctx, signalLogs, ld.LogRecordCount())
+	if err != nil {
+		return err
+	}
+	defer func() { e.budget.Release(a.held) }()
+	return e.pushLogs(ctx, ld, &a)
 }
 
 // pushMetricsAdmitted is pushMetrics under the in-flight byte cap.
 func (e *esExporter) pushMetricsAdmitted(ctx context.Context, md pmetric.Metrics) error {
-	return e.admit(ctx, signalMetrics, md.DataPointCount(), func(ctx context.Context) error { return e.pushMetrics(ctx, md) })
+	a, err := e.admit(ctx, signalMetrics, md.DataPointCount())
+	if err != nil {
+		return err
+	}
+	defer func() { e.budget.Release(a.held) }()
+	return e.pushMetrics(ctx, md, &a)
 }
 
 // pushTracesAdmitted is pushTraces under the in-flight byte cap. Its records are spans and
@@ -81,33 +89,37 @@ func (e *esExporter) pushTracesAdmitted(ctx context.Context, td ptrace.Traces) e
 			n += spanDocuments(ss.Spans())
 		}
 	}
-	return e.admit(ctx, signalTraces, n, func(ctx context.Context) error { return e.pushTraces(ctx, td) })
+	a, err := e.admit(ctx, signalTraces, n)
+	if err != nil {
+		return err
+	}
+	defer func() { e.budget.Release(a.held) }()
+	return e.pushTraces(ctx, td, &a)
 }
 
-// admit takes room for records of signal, from the estimate, runs push, and gives the room
-// back. send corrects the room to the push's real size.
-func (e *esExporter) admit(ctx context.Context, signal, records int, push func(context.Context) error) error {
+// admit takes room for records of signal, from the estimate; the caller gives a.held back
+// once the push returned, and send corrects it to the push's real size before. The admission
+// is passed down the push as a parameter (a context value would be an allocation per push).
+func (e *esExporter) admit(ctx context.Context, signal, records int) (admission, error) {
 	perRecord := e.estimates[signal].Load()
 	if perRecord == 0 {
 		perRecord = initialBytesPerRecord[signal]
 	}
-	a := &admission{signal: signal, records: records, held: int64(records) * perRecord}
+	a := admission{signal: signal, records: records, held: int64(records) * perRecord}
 	if err := e.budget.Acquire(ctx, a.held); err != nil {
 		e.countWaitGivenUp(ctx, records)
-		return err
+		return admission{}, err
 	}
-	defer func() { e.budget.Release(a.held) }()
-	return push(context.WithValue(ctx, admissionKey{}, a))
+	return a, nil
 }
 
-// holdInflight makes the room held by the push of ctx match encoded bytes of documents and
-// their request buffer, and learns the signal's bytes per record. A push that was not
-// admitted (called directly, as some tests do) takes the room now, waiting for it, and gives
-// it back with the returned function.
-func (e *esExporter) holdInflight(ctx context.Context, encoded int) (func(), error) {
+// holdInflight makes the room held by the push's admission a match encoded bytes of documents
+// and their request buffer, and learns the signal's bytes per record. A push that was not
+// admitted (a is nil: called directly, as some tests do) takes the room now, waiting for it,
+// and gives it back with the returned function.
+func (e *esExporter) holdInflight(ctx context.Context, a *admission, encoded int) (func(), error) {
 	need := int64(encoded + e.indexer.RequestBufferBytes(encoded))
-	a, ok := ctx.Value(admissionKey{}).(*admission)
-	if !ok {
+	if a == nil {
 		if err := e.budget.Acquire(ctx, need); err != nil {
 			return nil, err // the caller counts its documents
 		}

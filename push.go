@@ -11,12 +11,13 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
+	"github.com/otelcol-es/elasticsearchexporter/internal/freelist"
 	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
 // pushState is the scratch state of one push: encoder, routers and the batch being built.
-// Pushes take one from the exporter's pool and give it back reset. What it counts is turned
+// Pushes take one from the exporter's free list and give it back reset. What it counts is turned
 // into telemetry in accounting.go.
 type pushState struct {
 	enc                  serializer.Encoder
@@ -75,15 +76,16 @@ func (e *esExporter) newPushState() (*pushState, error) {
 	}, nil
 }
 
-// getState takes a push state from the pool, or builds one.
+// getState takes a push state from the free list, or builds one.
 func (e *esExporter) getState() (*pushState, error) {
-	if st, ok := e.states.Get().(*pushState); ok {
+	if st, ok := e.states.Get(); ok {
 		return st, nil
 	}
 	return e.newPushState()
 }
 
-// putState resets st and gives it back to the pool.
+// putState resets st and keeps it for the next push, with its batch's memory when the free
+// list has room for it (see newStateList), else without.
 func (e *esExporter) putState(st *pushState) {
 	st.batch.Reset()
 	clear(st.repairs)
@@ -93,7 +95,23 @@ func (e *esExporter) putState(st *pushState) {
 	st.noIndex, st.modeRejected = 0, nil
 	st.resource = pcommon.Resource{}
 	st.setMode(serializer.ModeOTel)
-	e.states.Put(st)
+	if !e.states.Put(st, st.batch.Retained()) {
+		st.batch = bulk.Batch{}
+		e.states.Put(st, 0)
+	}
+}
+
+// newStateList returns the free list of push states. It keeps as many states as pushes run at
+// once per signal (sending_queue::num_consumers), and of their batches' memory at most a quarter
+// of flow_control::max_inflight_bytes (16 MiB when the cap is off): pushes then reuse batch
+// buffers grown to the size of their requests, which a sync.Pool loses at each garbage
+// collection, while what is kept between pushes stays small beside what pushes may hold.
+func newStateList(cfg *Config) *freelist.List[*pushState] {
+	limit := cfg.FlowControl.MaxInflightBytes / 4
+	if limit <= 0 {
+		limit = 16 << 20
+	}
+	return freelist.New[*pushState](cfg.numConsumers(), limit)
 }
 
 // setScope resolves the mapping mode of a scope's records and sets up the encoder and the
@@ -176,10 +194,11 @@ func (e *esExporter) addRecord(st *pushState, start int, it bulk.Item) {
 }
 
 // send hands the batch to the bulk indexer, after recording what encoding repaired and
-// rejected, and returns the push's error.
-func (e *esExporter) send(ctx context.Context, st *pushState) error {
+// rejected, and returns the push's error. a is the push's admission, nil when it was not
+// admitted (see holdInflight).
+func (e *esExporter) send(ctx context.Context, st *pushState, a *admission) error {
 	e.recordEncoding(ctx, st)
-	release, err := e.holdInflight(ctx, len(st.batch.Buf))
+	release, err := e.holdInflight(ctx, a, len(st.batch.Buf))
 	if err != nil {
 		e.countWaitGivenUp(ctx, st.batch.Len())
 		return err

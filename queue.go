@@ -102,6 +102,13 @@ func (c *Config) maxConcurrentRequests() int {
 	if n := c.FlowControl.MaxConcurrentRequests; n > 0 {
 		return n
 	}
+	return c.numConsumers()
+}
+
+// numConsumers returns sending_queue::num_consumers, the pushes of a signal that run at once,
+// or defaultNumConsumers when the sending queue is off (pushes then run on the callers'
+// goroutines, as many as call).
+func (c *Config) numConsumers() int {
 	if q := c.QueueBatchConfig.Get(); q != nil && q.NumConsumers > 0 {
 		return q.NumConsumers
 	}

@@ -6,6 +6,7 @@ package bulk // import "github.com/otelcol-es/elasticsearchexporter/internal/bul
 import (
 	"encoding/base64"
 	"encoding/binary"
+	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -45,6 +46,13 @@ func (b *Batch) Reset() {
 	clear(b.templates)
 	b.templates = b.templates[:0]
 	b.tplMark = 0
+}
+
+// Retained returns the bytes of memory the batch keeps after Reset: its buffer, items and
+// dynamic templates.
+func (b *Batch) Retained() int64 {
+	return int64(cap(b.Buf)) + int64(cap(b.items))*int64(unsafe.Sizeof(Item{})) +
+		int64(cap(b.templates))*int64(unsafe.Sizeof(DynamicTemplate{}))
 }
 
 // AddTemplate records a dynamic template of the next item added.

@@ -26,7 +26,7 @@
 //   - send.go: Send and its loop: requests of at most MaxBulkBytes, retries, 413 splits; the
 //     error it returns, made permanent there and only there.
 //   - toolarge.go: the request size remembered after a 413, and how it grows back.
-//   - session.go: the per-Send state around a docappender BulkIndexer, pooled; flushing a
+//   - session.go: the per-Send state around a docappender BulkIndexer, kept in a free list; flushing a
 //     request.
 //   - request.go: assembling a request body from the batch.
 //   - response.go: reading bulk responses within bounds, checking that each item is an answer to

@@ -6,7 +6,6 @@ package bulk // import "github.com/otelcol-es/elasticsearchexporter/internal/bul
 import (
 	"context"
 	"errors"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/metric/noop"
 	"go.uber.org/zap"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/freelist"
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
 )
 
@@ -66,6 +66,10 @@ type Config struct {
 	// context holds becomes an attribute of the Send's telemetry, named after the key
 	// lower-cased.
 	MetadataKeys []string
+	// IdleSessions is the most sessions (a docappender bulk indexer with its gzip writer,
+	// request and response buffers) kept between Sends for the next ones: as many as Sends
+	// run at once. 0 means 10.
+	IdleSessions int
 	// Budget, when set, counts the response buffers of bulk requests while they are read and
 	// decoded (at most ResponseLimit bytes each), next to the encoded documents the caller
 	// counts: the exporter passes its in-flight ByteBudget.
@@ -73,10 +77,10 @@ type Config struct {
 }
 
 // Indexer sends batches. It is safe for concurrent use: each Send takes its own
-// docappender.BulkIndexer from a pool, since those are not.
+// docappender.BulkIndexer from a free list, since those are not.
 type Indexer struct {
 	cfg        Config
-	pool       sync.Pool
+	sessions   *freelist.List[*session]
 	limiter    *LogLimiter
 	docLimiter *LogLimiter
 
@@ -86,7 +90,7 @@ type Indexer struct {
 	stop, abort       context.CancelFunc
 
 	// includeSource and gen let SetIncludeSourceOnError change the bulk indexers' settings
-	// while sends run: sessions made under an older generation are not pooled again.
+	// while sends run: sessions made under an older generation are not kept again.
 	includeSource atomic.Int32
 	gen           atomic.Uint64
 
@@ -98,6 +102,9 @@ type Indexer struct {
 	// compression of request bodies (budget.go).
 	requests *concurrencyLimiter
 	sizes    requestSizes
+
+	// points keeps the options of the attribute sets of the telemetry's points (telemetry.go).
+	points pointCache
 
 	// metadataKeys are Config.MetadataKeys lower-cased (see LowerKeys).
 	metadataKeys []string
@@ -126,6 +133,11 @@ func New(cfg Config) (*Indexer, error) {
 		cfg: cfg, limiter: NewLogLimiter(cfg.LogRateLimit), docLimiter: NewLogLimiter(cfg.LogRateLimit),
 		metadataKeys: LowerKeys(cfg.MetadataKeys), now: time.Now,
 	}
+	idle := cfg.IdleSessions
+	if idle <= 0 {
+		idle = defaultIdleSessions
+	}
+	ix.sessions = freelist.New[*session](idle, 0)
 	ix.stopCtx, ix.stop = context.WithCancel(context.Background())
 	ix.abortCtx, ix.abort = context.WithCancel(context.Background())
 	ix.includeSource.Store(int32(cfg.IncludeSourceOnError))
@@ -135,6 +147,9 @@ func New(cfg Config) (*Indexer, error) {
 	}
 	return ix, nil
 }
+
+// defaultIdleSessions is Config.IdleSessions when unset.
+const defaultIdleSessions = 10
 
 // errStopped tells that documents were given up because the exporter is shutting down.
 var errStopped = errors.New("the exporter is shutting down")

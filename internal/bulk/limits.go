@@ -30,7 +30,7 @@ const (
 	responsePerDoc   = 8 << 10
 	MaxResponseBytes = 64 << 20
 	truncatedMarker  = "…[truncated]"
-	// retainedBufferSize: larger response buffers are not kept in a pooled session. The
+	// retainedBufferSize: larger response buffers are not kept in an idle session. The
 	// all-created answer to a 5 MB request of small documents is about 2.5 MB.
 	retainedBufferSize = 4 << 20
 )

@@ -47,6 +47,18 @@ type compactClient struct {
 	odd       []oddItem
 	in, out   []byte
 	body      bytes.Reader
+	// bodyCloser is body as the io.ReadCloser of a response, made once.
+	bodyCloser io.ReadCloser
+}
+
+// setHeader sets the header key, in canonical form, to the single value v, reusing the slice
+// of a single value already there (http.Header.Set makes a new one).
+func setHeader(h http.Header, key, v string) {
+	if vs := h[key]; len(vs) == 1 {
+		vs[0] = v
+		return
+	}
+	h[key] = []string{v}
 }
 
 // oddItem is an item of a bulk response that Elasticsearch does not give to a create action.
@@ -62,7 +74,7 @@ func (c *compactClient) Perform(req *http.Request) (*http.Response, error) {
 	c.compacted, c.created, c.kept = false, 0, c.kept[:0]
 	clear(c.odd)
 	c.odd = c.odd[:0]
-	req.Header.Set(docappender.HeaderEventCount, strconv.Itoa(c.docs))
+	setHeader(req.Header, docappender.HeaderEventCount, strconv.Itoa(c.docs))
 	setFilterPath(req, c.filterPath)
 	resp, err := c.next.Perform(req)
 	if err != nil || resp.Body == nil {
@@ -98,7 +110,10 @@ func (c *compactClient) Perform(req *http.Request) (*http.Response, error) {
 	c.compacted, c.created = true, created
 	c.hold(cap(c.out))
 	c.body.Reset(out)
-	resp.Body = io.NopCloser(&c.body)
+	if c.bodyCloser == nil {
+		c.bodyCloser = io.NopCloser(&c.body)
+	}
+	resp.Body = c.bodyCloser
 	resp.ContentLength = int64(len(out))
 	return resp, nil
 }
@@ -128,7 +143,7 @@ func (c *compactClient) hold(n int) {
 }
 
 // release gives back the bytes held for the last response, and lets go of buffers grown
-// larger than a session keeps while pooled.
+// larger than an idle session keeps.
 func (c *compactClient) release() {
 	if c.held > 0 {
 		c.budget.Release(c.held)

@@ -17,7 +17,7 @@ import (
 
 // session is the state of one Send: a docappender bulk indexer of its own (they are not safe
 // for concurrent use), its client, the scratch of its requests, and the outcomes counted so far.
-// The Indexer pools sessions; putSession clears one for the next Send.
+// The Indexer keeps sessions in a free list; putSession clears one for the next Send.
 type session struct {
 	bi           *docappender.BulkIndexer
 	client       compactClient     // bi's client
@@ -35,13 +35,15 @@ type session struct {
 	lastFailure []itemFailure
 	dlq         Batch
 	gen         uint64 // the Indexer's settings generation the bulk indexer was made with
+	// retryAfter receives the Retry-After of the request in flight (RetryAfterTransport).
+	retryAfter retryAfter
 
 	// Telemetry (telemetry.go): the metadata_keys attributes of the Send, scratch for the
 	// attributes of one point, the outcome of the last request, and the last failure
 	// recorded with an outcome.
 	meta                     []attribute.KeyValue
 	metaSet                  attribute.Set
-	metaOpt                  metric.MeasurementOption // of metaSet, when it is not empty
+	metaAdd                  []metric.AddOption // records metaSet
 	attrs                    []attribute.KeyValue
 	lastOutcome, failOutcome string
 	// retries counts the retries of the Send, of every request of it and of its dead
@@ -56,17 +58,18 @@ type session struct {
 	firstUnknown string
 }
 
-// getSession takes a session from the pool, or makes a new one when the pool is empty or the
-// session it gave was made with older settings.
+// getSession takes a session from the free list, or makes a new one when the list is empty or
+// the session it gave was made with older settings.
 func (ix *Indexer) getSession() (*session, error) {
 	gen := ix.gen.Load()
-	if s, ok := ix.pool.Get().(*session); ok && s.gen == gen {
+	if s, ok := ix.sessions.Get(); ok && s.gen == gen {
 		return s, nil
 	}
 	return ix.newSession(gen)
 }
 
-// putSession clears s and pools it again, unless the settings changed since it was made.
+// putSession clears s and keeps it for the next Send, unless the settings changed since it was
+// made or the free list is full.
 func (ix *Indexer) putSession(s *session) {
 	s.bi.Reset()
 	s.body.batch, s.body.pending = nil, nil
@@ -79,11 +82,11 @@ func (ix *Indexer) putSession(s *session) {
 	s.lastFailure = s.lastFailure[:0]
 	s.deadLettering = false
 	s.dlq.Reset()
-	s.meta, s.metaSet, s.metaOpt = s.meta[:0], attribute.Set{}, nil
+	s.meta, s.metaSet, s.metaAdd = s.meta[:0], attribute.Set{}, nil
 	s.lastOutcome, s.failOutcome = "", ""
 	s.retries, s.permanent, s.unknown, s.firstUnknown = 0, false, 0, ""
 	if s.gen == ix.gen.Load() {
-		ix.pool.Put(s)
+		ix.sessions.Put(s, 0)
 	}
 }
 
@@ -137,8 +140,8 @@ func (ix *Indexer) flush(ctx context.Context, s *session) (docappender.BulkIndex
 		reqCtx, cancel = context.WithTimeout(ctx, ix.cfg.RequestTimeout)
 		defer cancel()
 	}
-	var ra retryAfter
-	reqCtx = context.WithValue(reqCtx, retryAfterKey{}, &ra)
+	s.retryAfter = retryAfter{}
+	reqCtx = context.WithValue(reqCtx, retryAfterKey{}, &s.retryAfter)
 	bi.Reset() // zero the byte counts, so that a request without an answer counts none
 	start := time.Now()
 	stat, err := bi.Flush(reqCtx)
@@ -160,5 +163,5 @@ func (ix *Indexer) flush(ctx context.Context, s *session) (docappender.BulkIndex
 	ix.requests.release(time.Since(start), requestBackpressure(status, &stat, err, ctx.Err()), err == nil)
 	s.lastOutcome = requestOutcome(status, err)
 	ix.recordRequest(ctx, s, s.lastOutcome, status, elapsed)
-	return stat, status, ra.wait, err
+	return stat, status, s.retryAfter.wait, err
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -107,4 +108,39 @@ func TestFlushCountsBytes(t *testing.T) {
 	assert.Equal(t, map[string]int64{"": uncompressed}, counts(t, tel, "otelcol.elasticsearch.flushed.uncompressed_bytes"))
 	assert.Less(t, sent, uncompressed/4, "gzip")
 	assert.Equal(t, int(sent*1000/uncompressed), ix.RequestBufferBytes(1000)-1000, "compressed like the last request, plus its piece")
+}
+
+// A session, with its bulk indexer and buffers, outlives garbage collections between Sends (a
+// sync.Pool would lose it); the free list keeps at most IdleSessions of them, each cleared.
+func TestSessionsKeptAcrossCollections(t *testing.T) {
+	ix, err := New(Config{Client: okClient(`{"items":[` + itemCreated + `]}`), CompressionLevel: 1, MaxBulkBytes: 1 << 20, IdleSessions: 2})
+	require.NoError(t, err)
+	s, err := ix.getSession()
+	require.NoError(t, err)
+	ix.putSession(s)
+	runtime.GC()
+	runtime.GC()
+	runtime.GC()
+	again, err := ix.getSession()
+	require.NoError(t, err)
+	assert.Same(t, s, again)
+
+	res, err := ix.Send(context.Background(), batchOf(`{"n":1}`))
+	require.NoError(t, err)
+	assert.Equal(t, Result{Indexed: 1}, res)
+	ix.putSession(again)
+	assert.Zero(t, again.result, "cleared")
+	assert.Empty(t, again.chunk)
+	assert.Nil(t, again.body.batch)
+
+	var held []*session
+	for range 3 {
+		s, err := ix.getSession()
+		require.NoError(t, err)
+		held = append(held, s)
+	}
+	for _, s := range held {
+		ix.putSession(s)
+	}
+	assert.Equal(t, 2, ix.sessions.Len(), "at most IdleSessions are kept")
 }

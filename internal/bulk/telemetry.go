@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/elastic/go-docappender/v2"
 	"go.opentelemetry.io/collector/client"
@@ -120,17 +122,10 @@ func (ix *Indexer) recordDocs(ctx context.Context, s *session, r docRecord, n in
 	if s.deadLettering {
 		r.outcome = ""
 	}
-	attrs := s.pointAttrs()
-	attrs = append(attrs, attribute.String(attrFate, r.fate))
-	if r.outcome != "" {
-		attrs = append(attrs, attribute.String(attrOutcome, r.outcome))
-		if r.outcome != outcomeSuccess && r.outcome != outcomeFailureStore {
-			s.failOutcome = r.outcome
-		}
+	if r.outcome != "" && r.outcome != outcomeSuccess && r.outcome != outcomeFailureStore {
+		s.failOutcome = r.outcome
 	}
-	attrs = appendDocAttributes(attrs, r.errorType, r.failureStore, r.status)
-	s.attrs = attrs
-	ix.cfg.Telemetry.ElasticsearchDocsProcessed.Add(ctx, int64(n), metric.WithAttributeSet(attribute.NewSet(attrs...)))
+	ix.cfg.Telemetry.ElasticsearchDocsProcessed.Add(ctx, int64(n), ix.points.options(s, r).add...)
 }
 
 // recordFailureStore counts, as contrib does, the documents of a response that Elasticsearch
@@ -148,18 +143,99 @@ func (ix *Indexer) recordFailureStore(ctx context.Context, s *session, stat doca
 		if fs.n == 0 {
 			continue
 		}
-		attrs := s.pointAttrs()
-		attrs = append(attrs, attribute.String(attrOutcome, outcomeFailureStore), attribute.String(attrFailureStore, fs.status))
-		s.attrs = attrs
-		ix.cfg.Telemetry.ElasticsearchDocsProcessed.Add(ctx, fs.n, metric.WithAttributeSet(attribute.NewSet(attrs...)))
+		r := docRecord{outcome: outcomeFailureStore, failureStore: fs.status}
+		ix.cfg.Telemetry.ElasticsearchDocsProcessed.Add(ctx, fs.n, ix.points.options(s, r).add...)
 	}
 }
 
-// pointAttrs starts the attributes of a point in s's scratch with the metadata attributes,
-// before the exporter's own, so that these win over a metadata key of the same name.
-func (s *session) pointAttrs() []attribute.KeyValue {
+// recordRequest counts a bulk request and its latency, and the bytes of its body when it was
+// answered (bi's counts are zero otherwise: flush resets them before each request).
+func (ix *Indexer) recordRequest(ctx context.Context, s *session, outcome string, status int, seconds float64) {
+	tel := ix.cfg.Telemetry
+	if n := s.bi.BytesFlushed(); n > 0 {
+		tel.ElasticsearchFlushedBytes.Add(ctx, int64(n), s.metaAdd...)
+	}
+	if n := s.bi.BytesUncompressedFlushed(); n > 0 {
+		tel.ElasticsearchFlushedUncompressedBytes.Add(ctx, int64(n), s.metaAdd...)
+	}
+	opts := ix.points.options(s, docRecord{outcome: outcome, status: status})
+	tel.ElasticsearchBulkRequestsCount.Add(ctx, 1, opts.add...)
+	tel.ElasticsearchBulkRequestsLatency.Record(ctx, seconds, opts.record...)
+}
+
+// recordReceived counts the n documents handed to Send, and recordRetried those sent again.
+func (ix *Indexer) recordReceived(ctx context.Context, s *session, n int) {
+	ix.cfg.Telemetry.ElasticsearchDocsReceived.Add(ctx, int64(n), s.metaAdd...)
+}
+
+func (ix *Indexer) recordRetried(ctx context.Context, s *session, n int) {
+	ix.cfg.Telemetry.ElasticsearchDocsRetried.Add(ctx, int64(n), s.metaAdd...)
+}
+
+// pointOptions are the options that record a point with one set of attributes. Add and Record
+// take them as a variadic parameter, whose slice a call through an interface allocates unless
+// it is passed whole.
+type pointOptions struct {
+	add    []metric.AddOption
+	record []metric.RecordOption
+}
+
+func newPointOptions(set attribute.Set) *pointOptions {
+	opt := metric.WithAttributeSet(set)
+	return &pointOptions{add: []metric.AddOption{opt}, record: []metric.RecordOption{opt}}
+}
+
+// pointKey identifies the attributes of a point: the metadata attributes of its Send, then
+// those of a docRecord that have a value.
+type pointKey struct {
+	meta attribute.Distinct
+	docRecord
+}
+
+// maxPointSets bounds the attribute sets kept by pointCache: outcomes and statuses are few,
+// but error types come from the server and metadata values from the clients.
+const maxPointSets = 1024
+
+// pointCache keeps the options of the attribute sets that points were recorded with, so that a
+// request does not build its sets again (attribute.NewSet sorts and copies its attributes,
+// and each option made is an allocation): a bulk request records four to six points. Past
+// maxPointSets sets, points with a new set build it each time.
+type pointCache struct {
+	sets sync.Map // pointKey → *pointOptions
+	n    atomic.Int64
+}
+
+// options returns the options recording the metadata attributes of s and the attributes of r
+// that have a value.
+func (c *pointCache) options(s *session, r docRecord) *pointOptions {
+	k := pointKey{meta: s.metaSet.Equivalent(), docRecord: r}
+	if v, ok := c.sets.Load(k); ok {
+		return v.(*pointOptions)
+	}
+	o := newPointOptions(attribute.NewSet(s.pointAttrs(r)...))
+	if c.n.Load() < maxPointSets {
+		if _, loaded := c.sets.LoadOrStore(k, o); !loaded {
+			c.n.Add(1)
+		}
+	}
+	return o
+}
+
+// pointAttrs returns, in s's scratch, the metadata attributes of s, then the attributes of r
+// that have a value: the exporter's own come last, so that they win over a metadata key of the
+// same name.
+func (s *session) pointAttrs(r docRecord) []attribute.KeyValue {
 	s.attrs = append(s.attrs[:0], s.meta...)
-	return s.attrs
+	attrs := s.attrs
+	if r.fate != "" {
+		attrs = append(attrs, attribute.String(attrFate, r.fate))
+	}
+	if r.outcome != "" {
+		attrs = append(attrs, attribute.String(attrOutcome, r.outcome))
+	}
+	attrs = appendDocAttributes(attrs, r.errorType, r.failureStore, r.status)
+	s.attrs = attrs
+	return attrs
 }
 
 func appendDocAttributes(attrs []attribute.KeyValue, errorType, failureStore string, status int) []attribute.KeyValue {
@@ -173,37 +249,6 @@ func appendDocAttributes(attrs []attribute.KeyValue, errorType, failureStore str
 		attrs = append(attrs, attribute.Int(attrStatusCode, status))
 	}
 	return attrs
-}
-
-// recordRequest counts a bulk request and its latency, and the bytes of its body when it was
-// answered (bi's counts are zero otherwise: flush resets them before each request).
-func (ix *Indexer) recordRequest(ctx context.Context, s *session, outcome string, status int, seconds float64) {
-	tel := ix.cfg.Telemetry
-	meta := s.metaOption()
-	if n := s.bi.BytesFlushed(); n > 0 {
-		tel.ElasticsearchFlushedBytes.Add(ctx, int64(n), meta)
-	}
-	if n := s.bi.BytesUncompressedFlushed(); n > 0 {
-		tel.ElasticsearchFlushedUncompressedBytes.Add(ctx, int64(n), meta)
-	}
-	attrs := s.pointAttrs()
-	attrs = append(attrs, attribute.String(attrOutcome, outcome))
-	if status != 0 {
-		attrs = append(attrs, attribute.Int(attrStatusCode, status))
-	}
-	s.attrs = attrs
-	set := metric.WithAttributeSet(attribute.NewSet(attrs...))
-	tel.ElasticsearchBulkRequestsCount.Add(ctx, 1, set)
-	tel.ElasticsearchBulkRequestsLatency.Record(ctx, seconds, set)
-}
-
-// recordReceived counts the n documents handed to Send, and recordRetried those sent again.
-func (ix *Indexer) recordReceived(ctx context.Context, s *session, n int) {
-	ix.cfg.Telemetry.ElasticsearchDocsReceived.Add(ctx, int64(n), s.metaOption())
-}
-
-func (ix *Indexer) recordRetried(ctx context.Context, s *session, n int) {
-	ix.cfg.Telemetry.ElasticsearchDocsRetried.Add(ctx, int64(n), s.metaOption())
 }
 
 // LowerKeys returns the metadata_keys as the attribute names they are recorded under:
@@ -222,24 +267,17 @@ func LowerKeys(keys []string) []string {
 // setMetadata sets the metadata attributes of s from the client metadata of ctx.
 func (ix *Indexer) setMetadata(ctx context.Context, s *session) {
 	s.meta = MetadataAttributes(ctx, ix.metadataKeys, s.meta[:0])
+	if len(s.meta) == 0 {
+		s.metaSet, s.metaAdd = attribute.Set{}, noAttributes
+		return
+	}
 	s.metaSet = attribute.NewSet(s.meta...)
-	s.metaOpt = nil
-	if len(s.meta) > 0 {
-		s.metaOpt = metric.WithAttributeSet(s.metaSet)
-	}
+	s.metaAdd = []metric.AddOption{metric.WithAttributeSet(s.metaSet)}
 }
 
-// noAttributes records a point without attributes; made once, since each option made for a
-// measurement is an allocation.
-var noAttributes = metric.WithAttributeSet(attribute.Set{})
-
-// metaOption is the option that records the metadata attributes of s alone.
-func (s *session) metaOption() metric.MeasurementOption {
-	if s.metaOpt == nil {
-		return noAttributes
-	}
-	return s.metaOpt
-}
+// noAttributes records a point without attributes; made once, since each option, and each
+// slice of options passed to Add, made for a measurement is an allocation.
+var noAttributes = []metric.AddOption{metric.WithAttributeSet(attribute.Set{})}
 
 // MetadataAttributes appends to dst an attribute per key (see LowerKeys) that the client
 // metadata of ctx holds, named after the key and holding its values, as contrib records them

@@ -5,6 +5,7 @@ package bulk
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"go.opentelemetry.io/collector/client"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
@@ -332,4 +334,67 @@ func sumWithOutcome(t *testing.T, tel *componenttest.Telemetry) int64 {
 		}
 	}
 	return n
+}
+
+// The attribute sets kept for the telemetry's points tell the metadata of one Send from
+// another's: the same outcome and status under two tenants are two points.
+func TestPointSetsKeepMetadataApart(t *testing.T) {
+	tb, tel := newTelemetry(t)
+	ix, err := New(Config{
+		Client: script(t, items(itemCreated), items(itemCreated), items(itemCreated)), MaxBulkBytes: 1 << 20, Telemetry: tb,
+		MetadataKeys: []string{"X-Tenant"},
+	})
+	require.NoError(t, err)
+	send := func(tenant string) {
+		ctx := context.Background()
+		if tenant != "" {
+			ctx = client.NewContext(ctx, client.Info{Metadata: client.NewMetadata(map[string][]string{"x-tenant": {tenant}})})
+		}
+		_, err := ix.Send(ctx, batchOf(`{"n":0}`))
+		require.NoError(t, err)
+	}
+	send("a")
+	send("b")
+	send("")
+	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp()}
+	metadatatest.AssertEqualElasticsearchBulkRequestsCount(t, tel, []metricdata.DataPoint[int64]{
+		point(1, attribute.StringSlice("x-tenant", []string{"a"}), success, code(200)),
+		point(1, attribute.StringSlice("x-tenant", []string{"b"}), success, code(200)),
+		point(1, success, code(200)),
+	}, opts...)
+}
+
+// Past maxPointSets attribute sets, the points with a new set are still recorded with it; the
+// cache stops growing.
+func TestPointSetsBounded(t *testing.T) {
+	ix, err := New(Config{Client: okClient(`{}`), MaxBulkBytes: 1 << 20})
+	require.NoError(t, err)
+	s, err := ix.getSession()
+	require.NoError(t, err)
+	for i := range maxPointSets + 10 {
+		r := docRecord{fate: OutcomeRejected, errorType: fmt.Sprintf("type_%d", i), status: 400}
+		set := ix.points.options(s, r).add[0]
+		want := metric.WithAttributeSet(attribute.NewSet(
+			attribute.String("fate", OutcomeRejected), attribute.String("error.type", r.errorType), attribute.Int("http.response.status_code", 400)))
+		assert.Equal(t, want, set, "point %d", i)
+	}
+	assert.Equal(t, int64(maxPointSets), ix.points.n.Load())
+}
+
+// Recording a bulk request's telemetry allocates nothing once its attribute set is known.
+func TestRecordRequestAllocatesNothing(t *testing.T) {
+	tb, _ := newTelemetry(t)
+	ix, err := New(Config{Client: okClient(`{}`), MaxBulkBytes: 1 << 20, Telemetry: tb})
+	require.NoError(t, err)
+	s, err := ix.getSession()
+	require.NoError(t, err)
+	ctx := context.Background()
+	ix.setMetadata(ctx, s)
+	record := func() {
+		ix.recordReceived(ctx, s, 1)
+		ix.recordRequest(ctx, s, outcomeSuccess, 200, 0.001)
+		ix.recordDocs(ctx, s, docRecord{fate: OutcomeIndexed, outcome: outcomeSuccess, status: 201}, 1)
+	}
+	record()
+	assert.Zero(t, testing.AllocsPerRun(100, record))
 }

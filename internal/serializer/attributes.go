@@ -156,7 +156,7 @@ func (e *Encoder) writeValue(v pcommon.Value, depth int) {
 		b := v.Bytes()
 		e.w.byte('"')
 		for _, c := range b.All() {
-			e.w.buf = append(e.w.buf, hexDigits[c>>4], hexDigits[c&0xf])
+			e.w.set(append(e.w.buf, hexDigits[c>>4], hexDigits[c&0xf]))
 		}
 		e.w.byte('"')
 	case pcommon.ValueTypeMap:

@@ -5,6 +5,7 @@ package serializer
 
 import (
 	"fmt"
+	"runtime"
 	"strconv"
 	"testing"
 
@@ -431,4 +432,66 @@ func appendModeTraces(e *Encoder, dst []byte, td ptrace.Traces) []byte {
 		}
 	}
 	return dst
+}
+
+// heapEncoder keeps the Encoders of BenchmarkEncodeWhileMarking on the heap, as a push state
+// keeps the exporter's.
+var heapEncoder *Encoder
+
+// BenchmarkEncodeWhileMarking encodes 1,000 log records, spans or data points with the Encoder on the heap,
+// as the exporter's is, while the garbage collector marks: another goroutine holds a graph of a
+// million pointers and runs collections back to back, as a collector's receivers keep its
+// collector marking much of the time. Every pointer written into the heap then goes through a
+// write barrier, which the other encoding benchmarks (an Encoder on the stack, no collection)
+// never meet.
+func BenchmarkEncodeWhileMarking(b *testing.B) {
+	graph := make([]*[4]int, 1<<20)
+	for i := range graph {
+		graph[i] = new([4]int)
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				runtime.GC()
+			}
+		}
+	}()
+	defer func() {
+		close(stop)
+		<-done
+		runtime.KeepAlive(graph)
+	}()
+	var metricsSink countingSink
+	ld, td, md := benchLogs(1000), benchTraces(1000), benchMetrics(1000)
+	ld.MarkReadOnly()
+	td.MarkReadOnly()
+	md.MarkReadOnly()
+	for _, sig := range []struct {
+		name   string
+		encode func(e *Encoder, buf []byte) []byte
+	}{
+		{"logs", func(e *Encoder, buf []byte) []byte { return appendLogs(e, buf, ld) }},
+		{"spans", func(e *Encoder, buf []byte) []byte { return appendTraces(e, buf, td) }},
+		{"metrics", func(e *Encoder, buf []byte) []byte {
+			e.EncodeMetrics(&buf, md, fixedRoute, &metricsSink)
+			return buf
+		}},
+	} {
+		b.Run("signal="+sig.name, func(b *testing.B) {
+			heapEncoder = new(Encoder)
+			buf := sig.encode(heapEncoder, nil)
+			b.ReportAllocs()
+			b.SetBytes(int64(len(buf)))
+			for b.Loop() {
+				buf = sig.encode(heapEncoder, buf[:0])
+			}
+			b.ReportMetric(1000*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
 }

@@ -93,7 +93,7 @@ func (e *Encoder) writeDedot(es []entry, depth int) {
 // writeKey writes a key, or a part of one, as a JSON string; plain says it needs no escaping.
 func (e *Encoder) writeKey(k string, plain bool) {
 	if plain {
-		e.w.buf = append(append(append(e.w.buf, '"'), k...), '"')
+		e.w.set(append(append(append(e.w.buf, '"'), k...), '"'))
 		return
 	}
 	e.w.str(k)

@@ -122,7 +122,7 @@ func (e *Encoder) writeOTelMetricsDocument(buf *[]byte, sink MetricsSink) {
 		e.w.uint(capDocCount(docCount))
 	}
 	e.w.raw(`,"_metric_names_hash":"`)
-	e.w.buf = strconv.AppendUint(e.w.buf, m.namesHash(), 16)
+	e.w.set(strconv.AppendUint(e.w.buf, m.namesHash(), 16))
 	e.w.byte('"')
 	if res.repaired || scope.repaired {
 		e.w.invalidUTF8++

@@ -82,7 +82,7 @@ func (e *Encoder) writeQuantiles(qs pmetric.SummaryDataPointValueAtQuantileSlice
 		}
 		keyStart := len(e.w.buf)
 		e.w.byte('"')
-		e.w.buf = appendQuantileKey(e.w.buf, qv.Quantile())
+		e.w.set(appendQuantileKey(e.w.buf, qv.Quantile()))
 		path := q.leafPath(e.w.buf[keyStart+1:])
 		if slices.ContainsFunc(m.templates, func(t DynamicTemplate) bool { return t.Path == path }) {
 			e.w.buf = e.w.buf[:mark] // a repeated quantile: the first wins

@@ -422,3 +422,26 @@ func TestAppendRFC3339Nano(t *testing.T) {
 		}
 	}
 }
+
+// The writer keeps what an append wrote whether or not it moved the buffer, also when the
+// helper shortened its result after growing it: 1e-07 is written, then cleaned up to 1e-7,
+// which fits the old buffer's capacity although it lives in the new one.
+func TestWriterKeepsGrownThenShortenedAppend(t *testing.T) {
+	for _, c := range []int{0, 1, 4, 5, 16} {
+		w := writer{buf: make([]byte, 0, c)}
+		w.float(1e-7)
+		if got := string(w.buf); got != "1e-7" {
+			t.Errorf("capacity %d: %q, want 1e-7", c, got)
+		}
+		w.raw("x")
+		if got := string(w.buf); got != "1e-7x" {
+			t.Errorf("capacity %d: %q, want 1e-7x", c, got)
+		}
+	}
+	w := writer{buf: append(make([]byte, 0, 8), "ab"...)}
+	w.str("cdefghij") // grows
+	w.int(42)
+	if got := string(w.buf); got != `ab"cdefghij"42` {
+		t.Errorf("%q", got)
+	}
+}

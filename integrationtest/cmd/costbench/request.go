@@ -40,6 +40,8 @@ var requestOwners = []owner{
 	{module + "/internal/metadata", reqTelemetry},
 	{module + "/internal/bulk.(*Indexer).record", reqTelemetry},
 	{module + "/internal/bulk.(*session).pointAttrs", reqTelemetry},
+	{module + "/internal/bulk.(*pointCache)", reqTelemetry},
+	{module + "/internal/bulk.newPointOptions", reqTelemetry},
 	{module + "/internal/bulk.(*Indexer).setMetadata", reqTelemetry},
 	{module + "/internal/bulk.MetadataAttributes", reqTelemetry},
 	{"go.opentelemetry.io/collector/exporter/exporterhelper/internal.(*obsReportSender", reqTelemetry},
