@@ -46,6 +46,7 @@ import (
 	"time"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulksink"
+	"github.com/otelcol-es/elasticsearchexporter/internal/linefit"
 )
 
 // inflightCap is the exporter's default flow_control::max_inflight_bytes (factory.go;
@@ -495,32 +496,10 @@ func measureWindow(r *result, pid int, sinkURL string, g *generator, window time
 		r.RSSMeanMiB += v / float64(len(rss))
 	}
 	r.HWMMiB = float64(hwm) / (1 << 20)
-	if _, slope, ok := fitLine(ts, rss); ok {
+	if _, slope, ok := linefit.Fit(ts, rss); ok {
 		r.GrowthMiBPerMin = slope * 60
 	}
 	return nil
-}
-
-// fitLine returns the intercept and slope of the least-squares line through the points.
-func fitLine(xs, ys []float64) (intercept, slope float64, ok bool) {
-	if len(xs) < 2 {
-		return 0, 0, false
-	}
-	var mx, my float64
-	for i := range xs {
-		mx += xs[i] / float64(len(xs))
-		my += ys[i] / float64(len(ys))
-	}
-	var sxy, sxx float64
-	for i := range xs {
-		sxy += (xs[i] - mx) * (ys[i] - my)
-		sxx += (xs[i] - mx) * (xs[i] - mx)
-	}
-	if sxx == 0 {
-		return 0, 0, false
-	}
-	slope = sxy / sxx
-	return my - slope*mx, slope, true
 }
 
 func waitListening(port int, exited <-chan error, limit time.Duration) error {

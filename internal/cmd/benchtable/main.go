@@ -31,6 +31,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/linefit"
 )
 
 func main() {
@@ -383,7 +385,7 @@ func (res *results) printCosts(w io.Writer) error {
 				xs, ys = append(xs, float64(n)), append(ys, v)
 				cells = append(cells, formatCost(v, m.cpu))
 			}
-			if a, b, ok := fitLine(xs, ys); ok {
+			if a, b, ok := linefit.Fit(xs, ys); ok {
 				cells = append(cells, formatCost(a, m.cpu), formatSlope(b, m.cpu))
 			} else {
 				cells = append(cells, "–", "–")
@@ -392,30 +394,6 @@ func (res *results) printCosts(w io.Writer) error {
 		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
 	}
 	return nil
-}
-
-// fitLine returns the intercept and slope of the least-squares line through the points.
-func fitLine(xs, ys []float64) (intercept, slope float64, ok bool) {
-	if len(xs) < 2 {
-		return 0, 0, false
-	}
-	var mx, my float64
-	for i := range xs {
-		mx += xs[i]
-		my += ys[i]
-	}
-	mx /= float64(len(xs))
-	my /= float64(len(ys))
-	var sxy, sxx float64
-	for i := range xs {
-		sxy += (xs[i] - mx) * (ys[i] - my)
-		sxx += (xs[i] - mx) * (xs[i] - mx)
-	}
-	if sxx == 0 {
-		return 0, 0, false
-	}
-	slope = sxy / sxx
-	return my - slope*mx, slope, true
 }
 
 // formatCost writes CPU nanoseconds as microseconds, or a count of allocations.
