@@ -170,11 +170,14 @@ func (c *Cluster) WaitHealth(t testing.TB, via, nodes int, status string, timeou
 // NodeStat is one node's counters from GET _nodes/stats.
 type NodeStat struct {
 	Name string
-	// CoordinatingOps is indexing_pressure.memory.total.coordinating_ops: the index operations
-	// this node coordinated, that is received in bulk requests from clients.
-	CoordinatingOps int64
+	// CoordinatingBytes is indexing_pressure.memory.total.coordinating_in_bytes: the bytes of
+	// the index operations this node coordinated, that is received in bulk requests.
+	CoordinatingBytes int64
 	// HTTPOpened is http.total_opened: the HTTP connections the node accepted.
 	HTTPOpened int64
+	// Requests sums the request_count of the node's HTTP clients (http.clients, open and
+	// recently closed) by user agent.
+	Requests map[string]int64
 }
 
 // NodeStats returns each node's counters by node name, asked through node via (0-based).
@@ -187,12 +190,16 @@ func (c *Cluster) NodeStats(t testing.TB, via int) map[string]NodeStat {
 			IndexingPressure struct {
 				Memory struct {
 					Total struct {
-						CoordinatingOps int64 `json:"coordinating_ops"`
+						CoordinatingInBytes int64 `json:"coordinating_in_bytes"`
 					} `json:"total"`
 				} `json:"memory"`
 			} `json:"indexing_pressure"`
 			HTTP struct {
 				TotalOpened int64 `json:"total_opened"`
+				Clients     []struct {
+					Agent        string `json:"agent"`
+					RequestCount int64  `json:"request_count"`
+				} `json:"clients"`
 			} `json:"http"`
 		} `json:"nodes"`
 	}
@@ -201,7 +208,14 @@ func (c *Cluster) NodeStats(t testing.TB, via int) map[string]NodeStat {
 	}
 	out := map[string]NodeStat{}
 	for _, n := range r.Nodes {
-		out[n.Name] = NodeStat{Name: n.Name, CoordinatingOps: n.IndexingPressure.Memory.Total.CoordinatingOps, HTTPOpened: n.HTTP.TotalOpened}
+		st := NodeStat{
+			Name: n.Name, CoordinatingBytes: n.IndexingPressure.Memory.Total.CoordinatingInBytes,
+			HTTPOpened: n.HTTP.TotalOpened, Requests: map[string]int64{},
+		}
+		for _, cl := range n.HTTP.Clients {
+			st.Requests[cl.Agent] += cl.RequestCount
+		}
+		out[n.Name] = st
 	}
 	return out
 }
