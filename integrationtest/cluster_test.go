@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -51,7 +52,7 @@ const clusterDatasetPrefix = "clu_"
 const (
 	greenTimeout   = 3 * time.Minute  // a node's restart plus the recovery of its shard copies
 	settleTimeout  = 2 * time.Minute  // the exporter's last retries after the load stops
-	loadRate       = 2000             // records per second
+	loadRate       = 1000             // records per second
 	loadBatch      = 200              // records per push
 	loadWorkers    = 8                // pushes in flight
 	resurrectBound = 90 * time.Second // elastic-transport sets a dead node aside for 60 s the first time
@@ -155,9 +156,7 @@ func (s *clusterScenario) startLoad(t *testing.T, exp exporter.Logs) *load {
 	l := &load{stopCh: make(chan struct{})}
 	var next atomic.Int64
 	tokens := make(chan int, loadWorkers)
-	l.wg.Add(1)
-	go func() { // paces the pushes: one token per batch
-		defer l.wg.Done()
+	l.wg.Go(func() { // paces the pushes: one token per batch
 		defer close(tokens)
 		tick := time.NewTicker(time.Second * loadBatch / loadRate)
 		defer tick.Stop()
@@ -172,11 +171,9 @@ func (s *clusterScenario) startLoad(t *testing.T, exp exporter.Logs) *load {
 				}
 			}
 		}
-	}()
+	})
 	for range loadWorkers {
-		l.wg.Add(1)
-		go func() {
-			defer l.wg.Done()
+		l.wg.Go(func() {
 			for first := range tokens {
 				err := exp.ConsumeLogs(context.Background(), s.records(first, loadBatch))
 				l.mu.Lock()
@@ -196,7 +193,7 @@ func (s *clusterScenario) startLoad(t *testing.T, exp exporter.Logs) *load {
 				}
 				l.mu.Unlock()
 			}
-		}()
+		})
 	}
 	t.Cleanup(l.stop)
 	return l
@@ -329,9 +326,15 @@ func (s *clusterScenario) problems() []string {
 	return out
 }
 
-// logProblems logs the Warn and Error lines (the first few in full) and returns their count.
+// logProblems logs how many lines the exporter logged per level and message, and the Warn and
+// Error lines (the first few in full); it returns the number of Warn and Error lines.
 func (s *clusterScenario) logProblems(t *testing.T) int {
 	t.Helper()
+	byMessage := map[string]int{}
+	for _, e := range s.logs.All() {
+		byMessage[e.Level.CapitalString()+" "+e.Message]++
+	}
+	t.Logf("exporter log lines by level and message: %v", byMessage)
 	lines := s.problems()
 	for i, l := range lines {
 		if i == 10 {
@@ -434,7 +437,7 @@ func TestClusterNodeKilled(t *testing.T) {
 	rateBefore := float64(l.ackedCount()) / time.Since(loadStart).Seconds()
 
 	killAt := time.Now()
-	s.cl.Script(t, "node-kill", fmt.Sprint(victim))
+	s.cl.Script(t, "node-kill", strconv.Itoa(victim))
 	ackedAtKill := l.ackedCount()
 	connsAtKill := p.accepted()
 	down := 20 * time.Second
@@ -449,7 +452,7 @@ func TestClusterNodeKilled(t *testing.T) {
 	assert.LessOrEqual(t, connsWhileDown, 10, "the dead node was tried in a tight loop")
 
 	restartAt := time.Now()
-	s.cl.Script(t, "node-start", fmt.Sprint(victim))
+	s.cl.Script(t, "node-start", strconv.Itoa(victim))
 	restarted := time.Since(restartAt)
 	s.cl.WaitHealth(t, 0, len(s.cl.Nodes), "green", greenTimeout)
 	green := time.Since(restartAt)
@@ -479,7 +482,7 @@ func TestClusterRollingRestart(t *testing.T) {
 	time.Sleep(5 * time.Second)
 	t0 := time.Now()
 	for i := range s.cl.Nodes {
-		node := fmt.Sprint(i + 1)
+		node := strconv.Itoa(i + 1)
 		via := (i + 1) % len(s.cl.Nodes) // ask a node that stays up
 		step := time.Now()
 		s.cl.Script(t, "node-stop", node)
@@ -522,13 +525,14 @@ func TestClusterDiscovery(t *testing.T) {
 	added := s.cl.AddNode(t)
 	joined := time.Since(addAt)
 	name := fmt.Sprintf("node-%d", len(s.cl.Nodes))
-	s.cl.WaitHealth(t, 0, len(s.cl.Nodes), "green", greenTimeout)
 	base := s.cl.NodeStats(t, 0)[name].CoordinatingBytes
-	used := waitFor(t, interval+30*time.Second, name+", added later, gets bulk documents", func() bool {
+	joinedAt := time.Now()
+	waitFor(t, interval+30*time.Second, name+", added later, gets bulk documents", func() bool {
 		return s.cl.NodeStats(t, 0)[name].CoordinatingBytes > base
 	})
-	t.Logf("%s (%s) joined %s after node-add; the exporter sent to it %s after it was green (discover::interval %s)",
-		name, added.Endpoint, joined.Round(time.Second), used.Round(time.Second), interval)
+	t.Logf("%s (%s) joined %s after node-add; the exporter sent to it %s after it joined (discover::interval %s)",
+		name, added.Endpoint, joined.Round(time.Second), time.Since(joinedAt).Round(time.Second), interval)
+	s.cl.WaitHealth(t, 0, len(s.cl.Nodes), "green", greenTimeout)
 	s.check(t, l)
 	assert.Zero(t, s.logProblems(t), "warnings or errors in a run without faults")
 }
