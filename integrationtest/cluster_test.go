@@ -502,41 +502,6 @@ func TestClusterRollingRestart(t *testing.T) {
 	assert.LessOrEqual(t, n, 30*len(s.cl.Nodes), "too many warnings and errors for a rolling restart")
 }
 
-// TestClusterDiscovery configures one node with discover::on_start: the exporter finds the
-// others and spreads its requests over all of them; a node added later is used after
-// discover::interval. It runs last: the added node stays in the cluster until cluster-stop.
-func TestClusterDiscovery(t *testing.T) {
-	s := newClusterScenario(t, "discover")
-	const interval = 5 * time.Second
-	cfg := s.config(s.cl.Endpoint)
-	cfg.Discovery.OnStart = true
-	cfg.Discovery.Interval = interval
-	exp := s.start(t, cfg)
-	before := s.cl.NodeStats(t, 0)
-	l := s.startLoad(t, exp)
-	time.Sleep(10 * time.Second)
-	delta := statsDelta(before, s.cl.NodeStats(t, 0))
-	for name, n := range delta {
-		t.Logf("discovered: %s coordinated %d bytes of index operations, served %d exporter requests", name, n.coordinatingBytes, n.exporterRequests)
-		assert.Positive(t, n.coordinatingBytes, "%s, found by discovery, got no bulk documents", name)
-	}
-
-	addAt := time.Now()
-	added := s.cl.AddNode(t)
-	joined := time.Since(addAt)
-	name := fmt.Sprintf("node-%d", len(s.cl.Nodes))
-	base := s.cl.NodeStats(t, 0)[name].CoordinatingBytes
-	joinedAt := time.Now()
-	waitFor(t, interval+30*time.Second, name+", added later, gets bulk documents", func() bool {
-		return s.cl.NodeStats(t, 0)[name].CoordinatingBytes > base
-	})
-	t.Logf("%s (%s) joined %s after node-add; the exporter sent to it %s after it joined (discover::interval %s)",
-		name, added.Endpoint, joined.Round(time.Second), time.Since(joinedAt).Round(time.Second), interval)
-	s.cl.WaitHealth(t, 0, len(s.cl.Nodes), "green", greenTimeout)
-	s.check(t, l)
-	assert.Zero(t, s.logProblems(t), "warnings or errors in a run without faults")
-}
-
 // countingProxy forwards TCP connections to one node (TLS passes through untouched) and counts
 // the connections the exporter opens and the bytes the node answers.
 type countingProxy struct {
@@ -612,4 +577,86 @@ func (p *countingProxy) splice(c net.Conn) {
 	_, _ = io.Copy(countingWriter{c, &p.answered}, up)
 	_ = c.Close()
 	<-done
+}
+
+// TestClusterDiscoveryNodeKilled kills a node found by discovery and starts it again, with a
+// discover::interval shorter than its downtime: rediscovery drops the node while it is down
+// and adds it back once it answers again. Afterwards every node must take an even share of the
+// exporter's requests again, including after the time at which the node's first failure would
+// have let it back (60 s).
+func TestClusterDiscoveryNodeKilled(t *testing.T) {
+	s := newClusterScenario(t, "discokill")
+	const interval = 5 * time.Second
+	victim := len(s.cl.Nodes) // not node 1, the configured one
+	cfg := s.config(s.cl.Endpoint)
+	cfg.Discovery.OnStart = true
+	cfg.Discovery.Interval = interval
+	exp := s.start(t, cfg)
+	l := s.startLoad(t, exp)
+	time.Sleep(5 * time.Second)
+	killAt := time.Now()
+	s.cl.Script(t, "node-kill", strconv.Itoa(victim))
+	time.Sleep(4 * interval)
+	s.cl.Script(t, "node-start", strconv.Itoa(victim))
+	s.cl.WaitHealth(t, 0, len(s.cl.Nodes), "green", greenTimeout)
+	// Past the 60 s after which the transport lets a node set aside at its first failure back.
+	if wait := 65*time.Second - time.Since(killAt); wait > 0 {
+		time.Sleep(wait)
+	}
+	before := s.cl.NodeStats(t, 0)
+	time.Sleep(15 * time.Second)
+	delta := statsDelta(before, s.cl.NodeStats(t, 0))
+	var requests int64
+	for _, n := range delta {
+		requests += n.exporterRequests
+	}
+	for name, n := range delta {
+		t.Logf("%s served %d of the exporter's %d requests (%.0f%%) from %s to %s after the kill",
+			name, n.exporterRequests, requests, 100*float64(n.exporterRequests)/float64(max(requests, 1)),
+			time.Since(killAt).Round(time.Second)-15*time.Second, time.Since(killAt).Round(time.Second))
+	}
+	s.check(t, l)
+	t.Logf("bulk requests by outcome: %v", s.requests())
+	for name, n := range delta {
+		assert.Positive(t, n.exporterRequests, "%s got no requests after the restart", name)
+		// An even share is 1/N; a node listed twice gets 2/(N+1).
+		assert.LessOrEqual(t, float64(n.exporterRequests), 1.4*float64(requests)/float64(len(delta)),
+			"%s takes more than its share of the requests: listed twice?", name)
+	}
+	s.logProblems(t)
+}
+
+// TestClusterDiscovery configures one node with discover::on_start: the exporter finds the
+// others and spreads its requests over all of them; a node added later is used after
+// discover::interval. It runs last: the added node stays in the cluster until cluster-stop.
+func TestClusterDiscovery(t *testing.T) {
+	s := newClusterScenario(t, "discover")
+	const interval = 5 * time.Second
+	cfg := s.config(s.cl.Endpoint)
+	cfg.Discovery.OnStart = true
+	cfg.Discovery.Interval = interval
+	exp := s.start(t, cfg)
+	before := s.cl.NodeStats(t, 0)
+	l := s.startLoad(t, exp)
+	time.Sleep(10 * time.Second)
+	delta := statsDelta(before, s.cl.NodeStats(t, 0))
+	for name, n := range delta {
+		t.Logf("discovered: %s coordinated %d bytes of index operations, served %d exporter requests", name, n.coordinatingBytes, n.exporterRequests)
+		assert.Positive(t, n.coordinatingBytes, "%s, found by discovery, got no bulk documents", name)
+	}
+
+	addAt := time.Now()
+	added := s.cl.AddNode(t)
+	joined := time.Since(addAt)
+	name := fmt.Sprintf("node-%d", len(s.cl.Nodes))
+	base := s.cl.NodeStats(t, 0)[name].CoordinatingBytes
+	joinedAt := time.Now()
+	waitFor(t, interval+30*time.Second, name+", added later, gets bulk documents", func() bool {
+		return s.cl.NodeStats(t, 0)[name].CoordinatingBytes > base
+	})
+	t.Logf("%s (%s) joined %s after node-add; the exporter sent to it %s after it joined (discover::interval %s)",
+		name, added.Endpoint, joined.Round(time.Second), time.Since(joinedAt).Round(time.Second), interval)
+	s.cl.WaitHealth(t, 0, len(s.cl.Nodes), "green", greenTimeout)
+	s.check(t, l)
+	assert.Zero(t, s.logProblems(t), "warnings or errors in a run without faults")
 }
