@@ -45,4 +45,4 @@ export ES_REQUIRED=1
 echo "cluster: Elasticsearch nodes at $ES_CLUSTER_ENDPOINTS"
 cd integrationtest
 "$GO" test -tags cluster -count=1 -race -timeout 20m -run '^TestCluster' -v . 2>&1 |
-	grep -v '^=== \(RUN\|PAUSE\|CONT\)'
+	grep --line-buffered -v '^=== \(RUN\|PAUSE\|CONT\)'

@@ -196,6 +196,22 @@ cluster_running() {
 	return 1
 }
 
+# cluster_start_exit: on a failed cluster-start, stops the nodes it launched.
+CLUSTER_STARTED_OK=0
+cluster_start_exit() {
+	local rc=$?
+	if [[ "$CLUSTER_STARTED_OK" != 1 ]]; then
+		log "cluster-start failed; stopping the nodes it launched"
+		local i
+		for i in "${!NODE_LAUNCHER[@]}"; do
+			pkill -TERM -P "${NODE_LAUNCHER[$i]}" 2>/dev/null || true
+			kill -TERM "${NODE_LAUNCHER[$i]}" 2>/dev/null || true
+		done
+		cmd_cluster_stop || true
+	fi
+	exit "$rc"
+}
+
 cmd_cluster_start() {
 	local n="${1:-3}" i
 	[[ "$n" =~ ^[1-9][0-9]?$ ]] || die "'$n' is not a number of nodes" "usage: $0 cluster-start [N], N from 1 to 99"
@@ -222,12 +238,14 @@ cmd_cluster_start() {
 	done
 	local t0
 	t0="$(date +%s)"
+	trap cluster_start_exit EXIT
 	for ((i = 1; i <= n; i++)); do
 		launch_node "$i" "$bootstrap"
 	done
 	# shellcheck disable=SC2046 # the indexes are numbers
 	wait_nodes_joined "$t0" "wait_for_nodes=$n&wait_for_status=green" $(node_indexes)
 	write_cluster_env
+	CLUSTER_STARTED_OK=1
 	log "cluster of $n nodes green $(($(date +%s) - t0))s after launch; env file: $CLUSTER_ENV_FILE"
 	cmd_cluster_mem >&2
 	cat "$CLUSTER_ENV_FILE"
