@@ -310,6 +310,19 @@ func (s *clusterScenario) requests() map[string]int64 {
 	return out
 }
 
+// retried sums otelcol.elasticsearch.docs.retried.
+func (s *clusterScenario) retried() int64 {
+	m, err := s.tel.GetMetric("otelcol.elasticsearch.docs.retried")
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
+		n += dp.Value
+	}
+	return n
+}
+
 // problems returns the exporter's log lines at Warn level or above, with their fields.
 func (s *clusterScenario) problems() []string {
 	var out []string
@@ -465,8 +478,13 @@ func TestClusterNodeKilled(t *testing.T) {
 		victim, restarted.Round(time.Second), green.Round(time.Second), back.Round(time.Second), time.Since(killAt).Round(time.Second))
 	time.Sleep(3 * time.Second)
 	d := s.check(t, l)
-	t.Logf("bulk requests by outcome: %v", s.requests())
+	reqs := s.requests()
+	t.Logf("bulk requests by outcome: %v; documents sent again: %d", reqs, s.retried())
 	assert.Zero(t, d.failed, "pushes failed although two nodes kept running")
+	// The transport sets a node aside only after a request to it failed: at least one did, and
+	// the telemetry says so.
+	assert.Positive(t, reqs["internal_server_error"], "no bulk request counted without an answer")
+	assert.Positive(t, s.retried(), "no document counted as sent again")
 	n := s.logProblems(t)
 	// The requests in flight on the node when it died fail once each (one line per failed
 	// attempt at most); a flood would be hundreds.
@@ -497,8 +515,11 @@ func TestClusterRollingRestart(t *testing.T) {
 	t.Logf("rolling restart of %d nodes took %s", len(s.cl.Nodes), time.Since(t0).Round(time.Second))
 	time.Sleep(3 * time.Second)
 	d := s.check(t, l)
-	t.Logf("bulk requests by outcome: %v", s.requests())
+	reqs := s.requests()
+	t.Logf("bulk requests by outcome: %v; documents sent again: %d", reqs, s.retried())
 	assert.Zero(t, d.failed, "pushes failed during a rolling restart")
+	// Each node was in use when it stopped, so a request to it failed at least once.
+	assert.GreaterOrEqual(t, reqs["internal_server_error"], int64(len(s.cl.Nodes)), "fewer requests counted without an answer than nodes stopped")
 	n := s.logProblems(t)
 	assert.LessOrEqual(t, n, 30*len(s.cl.Nodes), "too many warnings and errors for a rolling restart")
 }
