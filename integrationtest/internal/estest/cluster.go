@@ -167,6 +167,12 @@ func (c *Cluster) WaitHealth(t testing.TB, via, nodes int, status string, timeou
 	}
 }
 
+// Master returns the name of the elected master node, asked through node via (0-based).
+func (c *Cluster) Master(t testing.TB, via int) string {
+	t.Helper()
+	return strings.TrimSpace(string(c.Nodes[via].MustDo(t, http.MethodGet, "/_cat/master?h=node", nil)))
+}
+
 // NodeStat is one node's counters from GET _nodes/stats.
 type NodeStat struct {
 	Name string
