@@ -208,8 +208,32 @@ cluster_start_exit() {
 			kill -TERM "${NODE_LAUNCHER[$i]}" 2>/dev/null || true
 		done
 		cmd_cluster_stop || true
+		# A server started before its pid file was written has no pid file to be found by.
+		local round pid
+		for round in 1 2; do
+			for i in "${!NODE_LAUNCHER[@]}"; do
+				for pid in $(node_server_pids "$i"); do
+					kill_pid "$pid" 30 || true
+				done
+			done
+			((round == 2)) || sleep 2
+		done
 	fi
 	exit "$rc"
+}
+
+# node_server_pids I: pids of the processes whose command line names node I's temporary
+# folder (its server JVM), found without the pid file.
+node_server_pids() {
+	local marker d pid
+	marker="-Djava.io.tmpdir=$(node_dir "$1")/tmp"
+	for d in /proc/[0-9]*; do
+		pid="${d#/proc/}"
+		[[ "$pid" == "$$" ]] && continue
+		if { tr '\0' '\n' <"$d/cmdline"; } 2>/dev/null | grep -qxF -- "$marker"; then
+			printf '%s\n' "$pid"
+		fi
+	done
 }
 
 cmd_cluster_start() {
