@@ -51,7 +51,7 @@ demo: ## Run the demo: a real Elasticsearch, the otelcol-es collector and a burs
 	scripts/demo.sh
 
 .PHONY: test
-test: lint unit fuzz integration ## Run every test: lint, vet, race unit tests, a short fuzz pass, the real-Elasticsearch suite
+test: lint unit fuzz integration cluster ## Run every test: lint, vet, race unit tests, a short fuzz pass, the real-Elasticsearch suite, the cluster scenarios
 
 .PHONY: build
 build: ## Build the otelcol-es collector with ocb into .bin/otelcol-es
@@ -71,6 +71,10 @@ fuzz: ## A short fuzz pass, FUZZTIME (10s) per target (scripts/fuzz.sh)
 .PHONY: integration
 integration: build ## The integration module against a real Elasticsearch (started by scripts/es.sh unless ES_ENDPOINT is set)
 	GO="$(GO)" scripts/integration.sh
+
+.PHONY: cluster
+cluster: ## The cluster scenarios against three real nodes (started by scripts/es.sh cluster-start unless ES_CLUSTER_ENDPOINTS is set; ~7 min)
+	GO="$(GO)" scripts/cluster.sh
 
 .PHONY: update-golden
 update-golden: ## Rewrite the generated golden files (never the hand-written ones); review the diff
@@ -95,7 +99,7 @@ generate: ## Regenerate internal/metadata, the generated tests and documentation
 lint: ## Run go vet and golangci-lint over both modules (the exporter and integrationtest/)
 	$(GO) vet ./...
 	$(GOLANGCI_LINT) run ./...
-	cd integrationtest && $(GO) vet ./... && $(GO) tool -modfile=../tools/lint/go.mod golangci-lint run --config ../.golangci.yml ./...
+	cd integrationtest && $(GO) vet -tags cluster ./... && $(GO) tool -modfile=../tools/lint/go.mod golangci-lint run --build-tags cluster --config ../.golangci.yml ./...
 
 .PHONY: fmt
 fmt: ## Format the code with gofumpt and goimports (through golangci-lint)

@@ -7,6 +7,17 @@
 #   scripts/es.sh env     print the env file of the running node
 #   scripts/es.sh logs    print the tail of the server log (-f to follow, N for N lines)
 #
+# and a cluster of several nodes on loopback (scripts/es-cluster.sh, docs/cluster.md):
+#
+#   scripts/es.sh cluster-start [N]   start N nodes (default 3) with empty data, wait for green
+#   scripts/es.sh cluster-stop        stop every node of the cluster
+#   scripts/es.sh cluster-env         print the env file of the running cluster
+#   scripts/es.sh cluster-mem         print each node's pid and resident memory
+#   scripts/es.sh node-kill I         SIGKILL node I
+#   scripts/es.sh node-stop I         stop node I (SIGTERM)
+#   scripts/es.sh node-start I        start node I again with its data; it rejoins
+#   scripts/es.sh node-add            start one more node that joins the running cluster
+#
 # The server is the integ-test-zip distribution from Maven Central: it has no
 # bundled JDK, so a JDK must be on the machine (see ES_JAVA_HOME below).
 # docs/real-elasticsearch.md describes what the archive can and cannot do.
@@ -662,11 +673,17 @@ cmd_logs() {
 usage() {
 	cat >&2 <<EOF
 usage: $0 start|stop|env|logs [-f] [LINES]
+       $0 cluster-start [N]|cluster-stop|cluster-env|cluster-mem
+       $0 node-kill I|node-stop I|node-start I|node-add
 environment: ES_VERSION (default $ES_VERSION), ES_STATE_DIR (default <repo>/.es),
   ES_JAVA_HOME, ES_HEAP (1g), ES_START_TIMEOUT (180), ES_HTTP_PORT, ES_TRANSPORT_PORT,
-  ES_RUN_USER (otelcoles; used when run as root)
+  ES_RUN_USER (otelcoles; used when run as root),
+  ES_CLUSTER_HEAP (per cluster node, $ES_CLUSTER_HEAP), ES_CLUSTER_START_TIMEOUT ($ES_CLUSTER_START_TIMEOUT)
 EOF
 }
+
+# shellcheck source=scripts/es-cluster.sh
+. "$SCRIPT_DIR/es-cluster.sh"
 
 main() {
 	local cmd="${1:-}"
@@ -676,6 +693,14 @@ main() {
 	stop) cmd_stop ;;
 	env) cmd_env ;;
 	logs) cmd_logs "$@" ;;
+	cluster-start) cmd_cluster_start "$@" ;;
+	cluster-stop) cmd_cluster_stop ;;
+	cluster-env) cmd_cluster_env ;;
+	cluster-mem) cmd_cluster_mem ;;
+	node-kill) cmd_node_kill "$@" ;;
+	node-stop) cmd_node_stop "$@" ;;
+	node-start) cmd_node_start "$@" ;;
+	node-add) cmd_node_add ;;
 	-h | --help | help)
 		usage
 		;;
