@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -501,6 +500,29 @@ func TestClusterNodeKilled(t *testing.T) {
 	// The requests in flight on the node when it died fail once each (one line per failed
 	// attempt at most); a flood would be hundreds.
 	assert.LessOrEqual(t, n, 30, "too many warnings and errors for one node's death")
+	// The log names the node once when it stops answering and once when it answers again.
+	node := "https://" + p.addr()
+	downLines, upLines := s.nodeLines(node, nodeDownLine), s.nodeLines(node, nodeUpLine)
+	assert.GreaterOrEqual(t, downLines, 1, "no line says node-%d (%s) does not answer", victim, node)
+	assert.LessOrEqual(t, downLines, 3, "node-%d's outage logged once per failed request?", victim)
+	assert.Equal(t, downLines, upLines, "each line saying node-%d does not answer is followed by one saying it answers again", victim)
+}
+
+// The exporter's log lines about a node, by message.
+const (
+	nodeDownLine = "Elasticsearch node does not answer"
+	nodeUpLine   = "Elasticsearch node answers again"
+)
+
+// nodeLines returns how many of the exporter's log lines start with message and name node.
+func (s *clusterScenario) nodeLines(node, message string) int {
+	n := 0
+	for _, e := range s.logs.All() {
+		if strings.HasPrefix(e.Message, message) && e.ContextMap()["node"] == node {
+			n++
+		}
+	}
+	return n
 }
 
 // TestClusterRollingRestart stops and starts each node in turn (SIGTERM, then start, then wait
@@ -619,14 +641,10 @@ func (p *countingProxy) splice(c net.Conn) {
 // exporter's requests again, including after the time at which the node's first failure would
 // have let it back (60 s).
 //
-// It fails with elastic-transport-go v8.8.0: the node comes back listed twice and takes two
-// shares (docs/cluster.md#known-defect-a-node-listed-twice-after-rediscovery). Until the
-// exporter guards against it, it runs only with ES_CLUSTER_KNOWN_DEFECTS=1.
+// elastic-transport-go v8.8.0's pool alone lists the node twice (the timer of the entry that
+// rediscovery dropped puts it back beside the new one) and gives it two shares; the exporter's
+// node pool keeps a dropped entry out (docs/cluster.md#what-the-client-does).
 func TestClusterDiscoveryNodeKilled(t *testing.T) {
-	if os.Getenv("ES_CLUSTER_KNOWN_DEFECTS") != "1" {
-		t.Skip("known defect of elastic-transport-go v8.8.0 (docs/cluster.md): a node that comes back after a rediscovery " +
-			"dropped it is listed twice; ES_CLUSTER_KNOWN_DEFECTS=1 runs this test")
-	}
 	s := newClusterScenario(t, "discokill")
 	const interval = 5 * time.Second
 	victim := len(s.cl.Nodes) // not node 1, the configured one
