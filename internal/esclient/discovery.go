@@ -18,8 +18,9 @@ import (
 // which a configured node's URL user info overrides for that node only.
 
 // userInfoCredentials returns the user and password written in the endpoints' URLs, for the
-// nodes discovery finds: when no `user`/`password` pair or `api_key` is set, the endpoints' user info is the
-// only credential, and discovered nodes would get none. It returns nothing when no URL has
+// nodes discovery finds: when no `user`/`password` pair or `api_key` is set, the endpoints'
+// user info is the only credential, and discovered nodes would get none. Else it returns
+// `user`/`password` as configured. It returns nothing when no URL has
 // user info with a password (the client sends basic authentication from its settings only
 // with a password), or when URLs carry different user info, which it warns about when
 // discovery is on.
