@@ -51,11 +51,17 @@ func (w *nodeWatch) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	case errors.Is(err, context.Canceled) && req.Context().Err() != nil:
 		// The caller gave up (shutdown): says nothing about the node.
+	case req.URL.Path == discoveryPath:
+		// The client does not set a node aside for a failed discovery, which discovery.go
+		// and the start-up discovery log themselves.
 	default:
 		w.failed(req, err)
 	}
 	return resp, err
 }
+
+// discoveryPath is the path of elastic-transport's node discovery request.
+const discoveryPath = "/_nodes/http"
 
 // nodeName is the node a request went to: the transport sets only the scheme and host of a
 // node's URL on the request (user info goes to the Authorization header), redacted anyway.

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 )
 
 // A node that fails N requests in a row is logged once, with the error, and once when it
@@ -36,6 +37,22 @@ func TestNodeWatchLogsEachChangeOnce(t *testing.T) {
 		require.Len(t, back, outage)
 		assert.EqualValues(t, 5, back[outage-1].ContextMap()["failed_requests"])
 	}
+}
+
+// A failed discovery request is not a node set aside: the watch leaves it to discovery's own
+// log line, and still logs a failed request of another path.
+func TestNodeWatchLeavesDiscoveryAlone(t *testing.T) {
+	core, logs := observer.New(zap.InfoLevel)
+	w := newNodeWatch(roundTripFunc(func(*http.Request) (*http.Response, error) { return nil, errNodeDown }), zap.New(core))
+	for _, path := range []string{discoveryPath, "/_bulk"} {
+		req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, "http://es-a:9200"+path, http.NoBody)
+		require.NoError(t, err)
+		_, err = w.RoundTrip(req)
+		require.ErrorIs(t, err, errNodeDown)
+	}
+	down := logs.FilterMessageSnippet("Elasticsearch node does not answer").All()
+	require.Len(t, down, 1)
+	assert.Equal(t, "/_bulk", down[0].ContextMap()["path"])
 }
 
 // While no node is failing, the watch adds no allocation to a request.
