@@ -376,6 +376,34 @@ func collectorEnv(c estest.Config) []string {
 		"ES_API_KEY="+c.APIKey, "ES_CA_CERT="+c.CACert)
 }
 
+// sendResult is what loadgen.Run returned for a run sent by sendLogsOnce.
+type sendResult struct {
+	res loadgen.Result
+	err error
+}
+
+// sendLogsOnce sends records log records of the run (runID, dataset, service), batch records
+// per request, to the collector's OTLP/HTTP receiver at httpAddr in the background, and gives
+// loadgen.Run's result on the channel. Each request is sent once: a request cut by a stop or a
+// kill is not acknowledged, and Run stops there, so Result.Logs is exactly the number of
+// acknowledged records (seq 0 to Logs-1).
+func sendLogsOnce(httpAddr string, records, batch int, runID, dataset, service string) <-chan sendResult {
+	sent := make(chan sendResult, 1)
+	go func() {
+		cfg := loadgen.DefaultConfig()
+		cfg.Endpoint = "http://" + httpAddr
+		cfg.Logs = records
+		cfg.Batch = batch
+		cfg.RunID = runID
+		cfg.Dataset = dataset
+		cfg.Service = service
+		cfg.Attempts = 1
+		res, err := loadgen.Run(context.Background(), cfg)
+		sent <- sendResult{res, err}
+	}()
+	return sent
+}
+
 // exporterAuthYAML returns the exporter's credentials and TLS lines for a collector config,
 // read from the environment by the collector.
 func exporterAuthYAML(c estest.Config) (auth, tlsCfg string) {
@@ -428,6 +456,40 @@ service:
       receivers: [otlp]
       exporters: [%[3]s]
 `, grpcAddr, httpAddr, typ, auth, tlsCfg)
+	return writeCollectorYAML(t, yaml)
+}
+
+// writeQueueCollectorConfig writes a collector configuration with one logs pipeline from the
+// OTLP/HTTP receiver on httpAddr (receiverSettings: more lines of its http protocol) to the
+// exporter, whose sending queue may use the file_storage extension in dir; exporterSettings are
+// the exporter's lines after its endpoint and credentials. The collector's own metrics are
+// served for Prometheus on metricsAddr.
+func writeQueueCollectorConfig(t *testing.T, c estest.Config, httpAddr, metricsAddr, dir, receiverSettings, exporterSettings string) string {
+	t.Helper()
+	typ := elasticsearchexporter.NewFactory().Type().String()
+	auth, tlsCfg := exporterAuthYAML(c)
+	yaml := fmt.Sprintf(`extensions:
+  file_storage:
+    directory: %[1]q
+
+receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: %[2]s
+%[7]s
+exporters:
+  %[3]s:
+    endpoints:
+      - ${env:ES_ENDPOINT}
+%[4]s%[5]s%[8]s
+service:
+  extensions: [file_storage]
+%[6]s  pipelines:
+    logs:
+      receivers: [otlp]
+      exporters: [%[3]s]
+`, dir, httpAddr, typ, auth, tlsCfg, prometheusTelemetryYAML(t, metricsAddr), receiverSettings, exporterSettings)
 	return writeCollectorYAML(t, yaml)
 }
 

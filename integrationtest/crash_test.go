@@ -18,7 +18,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	elasticsearchexporter "github.com/otelcol-es/elasticsearchexporter"
 	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/estest"
 	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/loadgen"
 )
@@ -82,25 +81,7 @@ func TestCrashAndRestartWithPersistentQueue(t *testing.T) {
 	col1 := startCollector(t, bin, cfgPath, env)
 	col1.waitListening(t, httpAddr)
 
-	type sendResult struct {
-		res loadgen.Result
-		err error
-	}
-	sent := make(chan sendResult, 1)
-	go func() {
-		cfg := loadgen.DefaultConfig()
-		cfg.Endpoint = "http://" + httpAddr
-		cfg.Logs = records
-		cfg.Batch = batch
-		cfg.RunID = runID
-		cfg.Dataset = dataset
-		cfg.Service = "crash-test"
-		// One attempt: a request cut by the kill is not acknowledged, and Run stops there, so
-		// Result.Logs is exactly the number of acknowledged records (seq 0 to Logs-1).
-		cfg.Attempts = 1
-		res, err := loadgen.Run(context.Background(), cfg)
-		sent <- sendResult{res, err}
-	}()
+	sent := sendLogsOnce(httpAddr, records, batch, runID, dataset, "crash-test")
 
 	// 2. Kill it in the middle of the backlog: once the generator is done (every record is then
 	// acknowledged, so the strongest claim can be checked) and Elasticsearch has some but not
@@ -255,23 +236,7 @@ func TestCrashAndRestartWithPersistentQueue(t *testing.T) {
 // collector's own metrics served for Prometheus on metricsAddr.
 func writeCrashConfig(t *testing.T, c estest.Config, httpAddr, metricsAddr, dir string) string {
 	t.Helper()
-	typ := elasticsearchexporter.NewFactory().Type().String()
-	auth, tlsCfg := exporterAuthYAML(c)
-	yaml := fmt.Sprintf(`extensions:
-  file_storage:
-    directory: %[1]q
-
-receivers:
-  otlp:
-    protocols:
-      http:
-        endpoint: %[2]s
-
-exporters:
-  %[3]s:
-    endpoints:
-      - ${env:ES_ENDPOINT}
-%[4]s%[5]s    deterministic_ids:
+	return writeQueueCollectorConfig(t, c, httpAddr, metricsAddr, dir, "", `    deterministic_ids:
       enabled: true
     sending_queue:
       storage: file_storage
@@ -281,15 +246,7 @@ exporters:
         flush_timeout: 200ms
         min_size: 100000
         max_size: 200000
-
-service:
-  extensions: [file_storage]
-%[6]s  pipelines:
-    logs:
-      receivers: [otlp]
-      exporters: [%[3]s]
-`, dir, httpAddr, typ, auth, tlsCfg, prometheusTelemetryYAML(t, metricsAddr))
-	return writeCollectorYAML(t, yaml)
+`)
 }
 
 // prometheusTelemetryYAML is the service::telemetry section of a collector configuration that

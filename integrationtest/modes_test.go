@@ -17,7 +17,6 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 
-	elasticsearchexporter "github.com/otelcol-es/elasticsearchexporter"
 	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/estest"
 	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/loadgen"
 )
@@ -214,24 +213,7 @@ func postLogs(endpoint, mode string, ld plog.Logs) error {
 // that the requests of the test meet in the queue and the batcher.
 func writeModesConfig(t *testing.T, c estest.Config, httpAddr, metricsAddr, dir string) string {
 	t.Helper()
-	typ := elasticsearchexporter.NewFactory().Type().String()
-	auth, tlsCfg := exporterAuthYAML(c)
-	yaml := fmt.Sprintf(`extensions:
-  file_storage:
-    directory: %[1]q
-
-receivers:
-  otlp:
-    protocols:
-      http:
-        endpoint: %[2]s
-        include_metadata: true
-
-exporters:
-  %[3]s:
-    endpoints:
-      - ${env:ES_ENDPOINT}
-%[4]s%[5]s    mapping:
+	return writeQueueCollectorConfig(t, c, httpAddr, metricsAddr, dir, "        include_metadata: true\n", `    mapping:
       mode: otel
       allowed_modes: [otel, ecs, none, bodymap]
     sending_queue:
@@ -239,13 +221,5 @@ exporters:
       num_consumers: 2
       batch:
         flush_timeout: 1s
-
-service:
-  extensions: [file_storage]
-%[6]s  pipelines:
-    logs:
-      receivers: [otlp]
-      exporters: [%[3]s]
-`, dir, httpAddr, typ, auth, tlsCfg, prometheusTelemetryYAML(t, metricsAddr))
-	return writeCollectorYAML(t, yaml)
+`)
 }

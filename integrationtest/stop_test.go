@@ -6,7 +6,6 @@ package integrationtest
 import (
 	"bytes"
 	"compress/gzip"
-	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -25,7 +24,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	elasticsearchexporter "github.com/otelcol-es/elasticsearchexporter"
 	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/estest"
 	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/loadgen"
 )
@@ -86,25 +84,7 @@ func runGracefulStopWithDocumentRetries(t *testing.T, deterministicIDs bool) {
 	// 1. Send the run; the collector exports it through the proxy.
 	col1 := startCollector(t, bin, cfgPath, env)
 	col1.waitListening(t, httpAddr)
-	type sendResult struct {
-		res loadgen.Result
-		err error
-	}
-	sent := make(chan sendResult, 1)
-	go func() {
-		cfg := loadgen.DefaultConfig()
-		cfg.Endpoint = "http://" + httpAddr
-		cfg.Logs = records
-		cfg.Batch = batch
-		cfg.RunID = runID
-		cfg.Dataset = dataset
-		cfg.Service = "stop-test"
-		// One attempt: a request cut by the stop is not acknowledged, and Run stops there, so
-		// Result.Logs is exactly the number of acknowledged records (seq 0 to Logs-1).
-		cfg.Attempts = 1
-		res, err := loadgen.Run(context.Background(), cfg)
-		sent <- sendResult{res, err}
-	}()
+	sent := sendLogsOnce(httpAddr, records, batch, runID, dataset, "stop-test")
 
 	// 2. SIGTERM in the middle of the backlog, while documents answered 429 wait for their
 	// retry: some of the run is indexed, not all, and the proxy refused documents whose
@@ -384,24 +364,8 @@ func (p *partialRejectProxy) bulk(w http.ResponseWriter, r *http.Request) {
 // off, and the collector's own metrics served for Prometheus on metricsAddr.
 func writeStopConfig(t *testing.T, c estest.Config, httpAddr, metricsAddr, dir string, deterministicIDs bool) string {
 	t.Helper()
-	typ := elasticsearchexporter.NewFactory().Type().String()
-	auth, tlsCfg := exporterAuthYAML(c)
-	yaml := fmt.Sprintf(`extensions:
-  file_storage:
-    directory: %[1]q
-
-receivers:
-  otlp:
-    protocols:
-      http:
-        endpoint: %[2]s
-
-exporters:
-  %[3]s:
-    endpoints:
-      - ${env:ES_ENDPOINT}
-%[4]s%[5]s    deterministic_ids:
-      enabled: %[7]v
+	return writeQueueCollectorConfig(t, c, httpAddr, metricsAddr, dir, "", fmt.Sprintf(`    deterministic_ids:
+      enabled: %v
     retry:
       initial_interval: 3s
       max_interval: 5s
@@ -413,13 +377,5 @@ exporters:
         flush_timeout: 200ms
         min_size: 100000
         max_size: 200000
-
-service:
-  extensions: [file_storage]
-%[6]s  pipelines:
-    logs:
-      receivers: [otlp]
-      exporters: [%[3]s]
-`, dir, httpAddr, typ, auth, tlsCfg, prometheusTelemetryYAML(t, metricsAddr), deterministicIDs)
-	return writeCollectorYAML(t, yaml)
+`, deterministicIDs))
 }
