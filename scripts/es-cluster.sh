@@ -98,13 +98,7 @@ launch_node() {
 		"-Ediscovery.seed_hosts=$(seed_hosts)"
 		"-Epath.data=$dir/data"
 		"-Epath.logs=$dir/logs"
-		"-Ecluster.routing.allocation.disk.threshold_enabled=false"
-		"-Eaction.destructive_requires_name=false"
-		"-Expack.security.enabled=true"
-		"-Expack.security.http.ssl.enabled=true"
-		"-Expack.security.http.ssl.key=certs/node.key"
-		"-Expack.security.http.ssl.certificate=certs/node.crt"
-		"-Expack.security.http.ssl.certificate_authorities=certs/ca.crt"
+		"${NODE_SETTINGS[@]}"
 	)
 	[[ -n "$bootstrap" ]] && settings+=("-Ecluster.initial_master_nodes=$bootstrap")
 	log "starting node-$i (http 127.0.0.1:$http, transport $transport, heap $ES_CLUSTER_HEAP)"
@@ -116,14 +110,9 @@ launch_node() {
 }
 
 node_log_tail() {
-	local dir f
+	local dir
 	dir="$(node_dir "$1")"
-	for f in "$dir/launcher.out" "$dir/logs/$CLUSTER_NAME.log"; do
-		if [[ -s "$f" ]]; then
-			printf -- '--- last 40 lines of %s ---\n' "$f" >&2
-			tail -n 40 "$f" >&2
-		fi
-	done
+	print_tails 40 "$dir/launcher.out" "$dir/logs/$CLUSTER_NAME.log"
 }
 
 # node_health I QUERY: asks node I itself for the cluster health with QUERY.

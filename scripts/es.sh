@@ -54,6 +54,19 @@ TMP_DIR="$ES_STATE_DIR/tmp"
 SERVER_LOG="$LOG_DIR/$ES_CLUSTER_NAME.log"
 LAUNCH_LOG="$LOG_DIR/launcher.out"
 
+# Settings of every node, the single one and the cluster's: no disk threshold (a test machine's
+# disk may be full enough to block writes), index deletion by pattern, and security with HTTPS
+# on the certificates of ensure_certs.
+NODE_SETTINGS=(
+	"-Ecluster.routing.allocation.disk.threshold_enabled=false"
+	"-Eaction.destructive_requires_name=false"
+	"-Expack.security.enabled=true"
+	"-Expack.security.http.ssl.enabled=true"
+	"-Expack.security.http.ssl.key=certs/node.key"
+	"-Expack.security.http.ssl.certificate=certs/node.crt"
+	"-Expack.security.http.ssl.certificate_authorities=certs/ca.crt"
+)
+
 LAUNCHED=0
 STARTED_OK=0
 
@@ -443,15 +456,19 @@ ensure_keystore() {
 	fi
 }
 
-print_log_tail() {
-	local f
-	for f in "$LAUNCH_LOG" "$SERVER_LOG"; do
+# print_tails N FILE...: prints the last N lines of each FILE that is not empty, to stderr.
+print_tails() {
+	local n="$1" f
+	shift
+	for f in "$@"; do
 		if [[ -s "$f" ]]; then
-			printf -- '--- last 50 lines of %s ---\n' "$f" >&2
-			tail -n 50 "$f" >&2
+			printf -- '--- last %s lines of %s ---\n' "$n" "$f" >&2
+			tail -n "$n" "$f" >&2
 		fi
 	done
 }
+
+print_log_tail() { print_tails 50 "$LAUNCH_LOG" "$SERVER_LOG"; }
 
 startup_fault() {
 	local what="$1"
@@ -486,13 +503,7 @@ launch() {
 		"-Etransport.port=$TRANSPORT_PORT"
 		"-Epath.data=$DATA_DIR"
 		"-Epath.logs=$LOG_DIR"
-		"-Ecluster.routing.allocation.disk.threshold_enabled=false"
-		"-Eaction.destructive_requires_name=false"
-		"-Expack.security.enabled=true"
-		"-Expack.security.http.ssl.enabled=true"
-		"-Expack.security.http.ssl.key=certs/node.key"
-		"-Expack.security.http.ssl.certificate=certs/node.crt"
-		"-Expack.security.http.ssl.certificate_authorities=certs/ca.crt"
+		"${NODE_SETTINGS[@]}"
 	)
 	log "starting Elasticsearch $ES_VERSION as '$ES_RUN_USER' (http 127.0.0.1:$HTTP_PORT, transport $TRANSPORT_PORT)"
 	LAUNCHED=1
