@@ -183,7 +183,7 @@ func (c *Config) applyDeprecated(conf *confmap.Conf, old *deprecatedKeys) error 
 	}
 
 	if old.Flush != nil {
-		errs = append(errs, c.applyDeprecatedFlush(conf, old.Flush, replaced)...)
+		errs = append(errs, c.applyDeprecatedFlush(old.Flush, replaced)...)
 	}
 
 	for _, d := range []struct {
@@ -201,7 +201,7 @@ func (c *Config) applyDeprecated(conf *confmap.Conf, old *deprecatedKeys) error 
 	return errors.Join(errs...)
 }
 
-func (c *Config) applyDeprecatedFlush(conf *confmap.Conf, f *deprecatedFlush, replaced func(oldKey string, oldValue any, newKey string) bool) []error {
+func (c *Config) applyDeprecatedFlush(f *deprecatedFlush, replaced func(oldKey string, oldValue any, newKey string) bool) []error {
 	var errs []error
 	var batch *exporterhelper.BatchConfig
 	if q := c.QueueBatchConfig.Get(); q != nil {
@@ -223,11 +223,6 @@ func (c *Config) applyDeprecatedFlush(conf *confmap.Conf, f *deprecatedFlush, re
 			c.deprecate("`flush::bytes` is deprecated; use `sending_queue::batch::max_size` (ignored: `sending_queue::batch::sizer` is %s, and `flush::bytes` counts bytes; remove `flush::bytes`)", batch.Sizer.String())
 		default:
 			batch.MaxSize = n
-			// Keep the default min_size from exceeding the new max_size; an
-			// explicit min_size is left for Validate to judge.
-			if batch.MinSize > n && !conf.IsSet("sending_queue::batch::min_size") {
-				batch.MinSize = n
-			}
 			c.deprecate("`flush::bytes` is deprecated; use `sending_queue::batch::max_size` (mapped to sending_queue::batch::max_size: %d)", n)
 		}
 	}

@@ -142,7 +142,6 @@ func TestLoadConfig(t *testing.T) {
 				queueOf(c).NumConsumers = 8
 				b := batchOf(c)
 				b.MaxSize = 500_000
-				b.MinSize = 500_000 // lowered with max_size, since it was not set
 				b.FlushTimeout = 3 * time.Second
 				c.Retry.MaxRetries = 4
 				c.deprecations = []string{

@@ -77,11 +77,16 @@ func createDefaultConfig() component.Config {
 	httpCfg.Compression = configcompression.TypeGzip
 	httpCfg.CompressionParams.Level = 1
 
-	// Batch by bytes so that bulk requests have a predictable size: flush at
-	// 1 MB, never more than 5 MB, and at least every 10s.
+	// Batch by bytes, so that no bulk request is larger than 5 MB of OTLP.
+	// min_size is 0: each batch is sent as soon as a consumer is free. The
+	// queue counts requests and frees a request's room only once its batch is
+	// sent, so a batch never holds more than queue_size requests: with any
+	// min_size above queue_size times the smallest request, batches of small
+	// requests (an SDK's 512 records are ~50 KB) would wait out flush_timeout
+	// while the pipeline blocks.
 	batch := exporterhelper.NewDefaultBatchConfig()
 	batch.Sizer = exporterhelper.RequestSizerTypeBytes
-	batch.MinSize = 1_000_000
+	batch.MinSize = 0
 	batch.MaxSize = defaultMaxBulkBytes
 	batch.FlushTimeout = 10 * time.Second
 

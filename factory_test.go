@@ -44,7 +44,7 @@ func TestCreateDefaultConfig(t *testing.T) {
 
 	batch := exporterhelper.NewDefaultBatchConfig()
 	batch.Sizer = exporterhelper.RequestSizerTypeBytes
-	batch.MinSize = 1_000_000
+	batch.MinSize = 0
 	batch.MaxSize = 5_000_000
 	batch.FlushTimeout = 10 * time.Second
 	queue := exporterhelper.NewDefaultQueueConfig()

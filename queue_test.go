@@ -4,12 +4,40 @@
 package elasticsearchexporter
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 )
+
+// TestDefaultQueueDoesNotHoldSmallRequests sends three times queue_size small requests
+// through the sending queue as shipped. The queue frees a request's room only once the batch
+// holding it is sent, so a batch never holds more than queue_size requests: with a min_size
+// above what they hold, each batch waited out the 10 s flush_timeout while every caller
+// blocked (1 MB was the default: 10 requests of 10 records stalled here for 10 s each round).
+func TestDefaultQueueDoesNotHoldSmallRequests(t *testing.T) {
+	srv := fakees.New(t)
+	cfg := createDefaultConfig().(*Config)
+	cfg.Endpoints = []string{srv.URL}
+	exp := newLogsExporter(t, cfg, testSettings())
+
+	const records = 10
+	requests := 3 * int(queueOf(cfg).QueueSize)
+	// block_on_overflow: a call waits while the queue is full, and fails when ctx ends.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for i := range requests {
+		require.NoError(t, exp.ConsumeLogs(ctx, testLogs(records)), "request %d waited for room in the queue", i)
+	}
+	require.Eventually(t, func() bool { return len(srv.Accepted()) == requests*records }, 5*time.Second, 5*time.Millisecond)
+	assert.GreaterOrEqual(t, srv.Requests(), 2, "small requests are not all held for one batch")
+}
 
 func TestMaxBulkBytes(t *testing.T) {
 	tests := []struct {

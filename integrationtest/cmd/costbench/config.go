@@ -16,7 +16,7 @@ import (
 const (
 	queueSize         = 10
 	queueNumConsumers = 10
-	batchMinSize      = 1_000_000
+	batchMinSize      = 0
 	batchMaxSize      = 5_000_000
 	batchFlush        = "10s"
 )

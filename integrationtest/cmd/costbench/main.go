@@ -74,8 +74,7 @@ func main() {
 	flag.StringVar(&o.sink, "sink", ".bin/bulksink", "the bulk sink (integrationtest/cmd/bulksink)")
 	flag.StringVar(&o.out, "out", ".bin/cost", "directory for the configurations, logs, profiles and results.json")
 	flag.StringVar(&signals, "signals", signals, "signals to measure, in order")
-	flag.StringVar(&records, "records", records, "records per OTLP request, per signal (the metrics' data points are smaller:\n"+
-		"at the default sending_queue, requests under batch::min_size / queue_size bytes wait for the flush timeout)")
+	flag.StringVar(&records, "records", records, "records per OTLP request, per signal")
 	flag.IntVar(&o.conns, "conns", 32, "concurrent OTLP/HTTP connections of the generator (enough to keep the receiver blocked on the full sending queue)")
 	flag.DurationVar(&o.warmup, "warmup", 10*time.Second, "load before each measurement window")
 	flag.DurationVar(&o.window, "window", 30*time.Second, "measurement window per signal")
@@ -286,13 +285,6 @@ func measureSignal(o options, signal, sinkURL, collectorCPUs string) ([]result, 
 	bodies, err := requestBodies(signal, n)
 	if err != nil {
 		return nil, err
-	}
-	if queueSize*len(bodies[0]) < batchMinSize {
-		// exporterhelper frees a request's room in the queue once its batch is sent: a
-		// batch can never grow past queue_size requests, and waits for the flush timeout
-		// when they hold less than min_size.
-		fmt.Printf("WARNING: %s: %d requests of %d bytes hold less than batch::min_size (%d bytes): "+
-			"each batch waits for the flush timeout (%s)\n", signal, queueSize, len(bodies[0]), batchMinSize, batchFlush)
 	}
 	fmt.Printf("%s: %d records (%d bytes of OTLP protobuf) per request\n", signal, n, len(bodies[0]))
 	r, body, err := measureRun(o, signal, "elasticsearch", bodies, sinkURL, collectorCPUs, o.window, o.profile)
