@@ -482,8 +482,8 @@ func (c *Config) validateFilterPath() error {
 // own: timeout and compression.
 func validateHTTPClient(hc *confighttp.ClientConfig) error {
 	var errs []error
-	if hc.Timeout <= 0 {
-		errs = append(errs, fmt.Errorf("`timeout` must be positive (it is the deadline of each bulk request), got %s", hc.Timeout))
+	if hc.Timeout < 0 {
+		errs = append(errs, fmt.Errorf("`timeout` must be 0 or more (it is the deadline of each bulk request; 0: none), got %s", hc.Timeout))
 	}
 	switch hc.Compression {
 	case "", "none":

@@ -256,12 +256,17 @@ func (c *Config) logDeprecations(logger *zap.Logger) {
 	}
 }
 
-// logContribDifferences logs where the configuration means something else than in contrib:
-// credentials set twice (a warning each, naming the one used), and, in an Info line each, a
-// mapping::mode that contrib would ignore and the date of logstash_format index names.
+// logContribDifferences logs where the configuration means something else than in contrib, or
+// what it means is easy to miss: credentials set twice (a warning each, naming the one used), a
+// timeout of 0 (a warning), and, in an Info line each, a mapping::mode that contrib would
+// ignore and the date of logstash_format index names.
 func (c *Config) logContribDifferences(logger *zap.Logger) {
 	for _, msg := range c.credentialWarnings() {
 		logger.Warn(msg)
+	}
+	if c.Timeout == 0 {
+		logger.Warn("`timeout` is 0: bulk requests have no deadline, as in contrib; a request to a node that stops answering " +
+			"holds its push until the connection breaks; set a timeout (the default is 90s)")
 	}
 	if msg := c.modeDivergenceNote(); msg != "" {
 		logger.Info(msg)

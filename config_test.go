@@ -252,8 +252,7 @@ func TestLoadInvalidConfig(t *testing.T) {
 		{"cloudid_not_base64", "`cloudid`: invalid Cloud ID: the part after the last ':' is not base64"},
 		{"cloudid_no_uuid", "`cloudid`: invalid Cloud ID: decoded value \"bar.cloud.es.io\" is not host$es_uuid$kibana_uuid"},
 
-		{"zero_timeout", "`timeout` must be positive"},
-		{"negative_timeout", "`timeout` must be positive"},
+		{"negative_timeout", "`timeout` must be 0 or more"},
 		{"compression_zstd", "`compression` must be `gzip` or `none`, got \"zstd\""},
 		{"compression_unknown", "unsupported compression type \"brotli\""},
 		{"gzip_level_out_of_range", "`compression_params::level` must be between -1 and 9 for gzip"},

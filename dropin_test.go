@@ -6,6 +6,9 @@ package elasticsearchexporter
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -192,6 +195,15 @@ func TestContribConfigs(t *testing.T) {
 			warnings: []string{"`password` is set but `user` is empty: no credentials are sent, as in contrib; set `user`, or use `api_key`"},
 		},
 		{
+			id: "zero_timeout",
+			expected: defaultWith(func(c *Config) {
+				c.Endpoint = es
+				c.Timeout = 0
+			}),
+			warnings: []string{"`timeout` is 0: bulk requests have no deadline, as in contrib; a request to a node that stops answering " +
+				"holds its push until the connection breaks; set a timeout (the default is 90s)"},
+		},
+		{
 			id: "dynamic_id_and_pipeline",
 			expected: defaultWith(func(c *Config) {
 				c.Endpoint = es
@@ -341,6 +353,42 @@ func TestContribFilterPathOnTheWire(t *testing.T) {
 	require.NoError(t, logs.ConsumeLogs(context.Background(), testLogs(3)))
 	require.Len(t, srv.Accepted(), 3)
 	assert.Equal(t, bulk.AccountingFilterPath+",errors,items.*.error", srv.LastRequest().URL.Query().Get("filter_path"))
+}
+
+// TestContribZeroTimeoutOnTheWire: `timeout: 0`, which contrib takes as no deadline, sends
+// bulk requests without one. Each answer comes 300 ms late: taken with timeout 0, while a
+// timeout of 100 ms cuts every attempt (so the delay is real).
+func TestContribZeroTimeoutOnTheWire(t *testing.T) {
+	for _, tt := range []struct {
+		timeout time.Duration
+		stored  int
+	}{{0, 3}, {100 * time.Millisecond, 0}} {
+		t.Run(tt.timeout.String(), func(t *testing.T) {
+			srv := fakees.New(t)
+			target, err := url.Parse(srv.URL)
+			require.NoError(t, err)
+			proxy := httputil.NewSingleHostReverseProxy(target)
+			slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/_bulk" {
+					time.Sleep(300 * time.Millisecond)
+				}
+				proxy.ServeHTTP(w, r)
+			}))
+			t.Cleanup(slow.Close)
+			cfg := newTestConfig(slow.URL)
+			cfg.Timeout = tt.timeout
+			cfg.Retry.MaxRetries = 1
+			require.NoError(t, confmap.Validate(cfg))
+			exp := newLogsExporter(t, cfg, testSettings())
+			err = exp.ConsumeLogs(context.Background(), testLogs(3))
+			if tt.stored > 0 {
+				require.NoError(t, err)
+			} else {
+				require.ErrorContains(t, err, "deadline exceeded")
+			}
+			assert.Len(t, srv.Accepted(), tt.stored)
+		})
+	}
 }
 
 // Credentials given twice: the ones the warning names are the ones sent, as in contrib.
