@@ -19,8 +19,8 @@ import (
 // TestDefaultQueueDoesNotHoldSmallRequests sends three times queue_size small requests
 // through the sending queue as shipped. The queue frees a request's room only once the batch
 // holding it is sent, so a batch never holds more than queue_size requests: with a min_size
-// above what they hold, each batch waited out the 10 s flush_timeout while every caller
-// blocked (1 MB was the default: 10 requests of 10 records stalled here for 10 s each round).
+// above what they hold, each batch waits out the 10 s flush_timeout while every caller
+// blocks (at 1 MB, the 11th request here waits 10 s for room, and the test fails).
 func TestDefaultQueueDoesNotHoldSmallRequests(t *testing.T) {
 	srv := fakees.New(t)
 	cfg := createDefaultConfig().(*Config)
