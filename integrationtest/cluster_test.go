@@ -258,7 +258,7 @@ func (s *clusterScenario) check(t *testing.T, l *load) delivery {
 			d.duplicated++
 		}
 	}
-	fates := s.fates()
+	fates := telemetrySumBy(t, s.tel, "otelcol.elasticsearch.docs.processed", "fate")
 	d.exporterIndexed, d.exporterDup = fates["indexed"], fates["duplicate"]
 	d.exporterOther = map[string]int64{}
 	for f, n := range fates {
@@ -279,34 +279,6 @@ func (s *clusterScenario) check(t *testing.T, l *load) delivery {
 	assert.Equal(t, int64(d.docs), d.exporterIndexed+d.exporterDup,
 		"the exporter's indexed and duplicate counts do not add up to the documents Elasticsearch holds")
 	return d
-}
-
-// fates sums otelcol.elasticsearch.docs.processed by fate.
-func (s *clusterScenario) fates() map[string]int64 {
-	out := map[string]int64{}
-	m, err := s.tel.GetMetric("otelcol.elasticsearch.docs.processed")
-	if err != nil {
-		return out
-	}
-	for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
-		f, _ := dp.Attributes.Value("fate")
-		out[f.AsString()] += dp.Value
-	}
-	return out
-}
-
-// requests sums otelcol.elasticsearch.bulk_requests.count by outcome.
-func (s *clusterScenario) requests() map[string]int64 {
-	out := map[string]int64{}
-	m, err := s.tel.GetMetric("otelcol.elasticsearch.bulk_requests.count")
-	if err != nil {
-		return out
-	}
-	for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
-		o, _ := dp.Attributes.Value("outcome")
-		out[o.AsString()] += dp.Value
-	}
-	return out
 }
 
 // retried sums otelcol.elasticsearch.docs.retried.
@@ -489,7 +461,7 @@ func TestClusterNodeKilled(t *testing.T) {
 		victim, restarted.Round(time.Second), green.Round(time.Second), back.Round(time.Second), time.Since(killAt).Round(time.Second))
 	time.Sleep(3 * time.Second)
 	d := s.check(t, l)
-	reqs := s.requests()
+	reqs := telemetrySumBy(t, s.tel, "otelcol.elasticsearch.bulk_requests.count", "outcome")
 	t.Logf("bulk requests by outcome: %v; documents sent again: %d", reqs, s.retried())
 	assert.Zero(t, d.failed, "pushes failed although two nodes kept running")
 	// The transport sets a node aside only after a request to it failed: at least one did, and
@@ -549,7 +521,7 @@ func TestClusterRollingRestart(t *testing.T) {
 	t.Logf("rolling restart of %d nodes took %s", len(s.cl.Nodes), time.Since(t0).Round(time.Second))
 	time.Sleep(3 * time.Second)
 	d := s.check(t, l)
-	reqs := s.requests()
+	reqs := telemetrySumBy(t, s.tel, "otelcol.elasticsearch.bulk_requests.count", "outcome")
 	t.Logf("bulk requests by outcome: %v; documents sent again: %d", reqs, s.retried())
 	assert.Zero(t, d.failed, "pushes failed during a rolling restart")
 	// Each node was in use when it stopped, so a request to it failed at least once.
@@ -676,7 +648,7 @@ func TestClusterDiscoveryNodeKilled(t *testing.T) {
 			time.Since(killAt).Round(time.Second)-15*time.Second, time.Since(killAt).Round(time.Second))
 	}
 	s.check(t, l)
-	t.Logf("bulk requests by outcome: %v", s.requests())
+	t.Logf("bulk requests by outcome: %v", telemetrySumBy(t, s.tel, "otelcol.elasticsearch.bulk_requests.count", "outcome"))
 	for name, n := range delta {
 		assert.Positive(t, n.exporterRequests, "%s got no requests after the restart", name)
 		// An even share is 1/N; a node listed twice gets 2/(N+1).

@@ -111,23 +111,23 @@ func TestAgainstMockES(t *testing.T) {
 		inj.requests, inj.request503, inj.request429, inj.docsInFailedRequests, inj.item429, inj.item503, len(inj.indexed))
 
 	// What the exporter counted.
-	docs := mockSumBy(t, tel, "otelcol.elasticsearch.docs.processed", "fate")
+	docs := telemetrySumBy(t, tel, "otelcol.elasticsearch.docs.processed", "fate")
 	assert.Equal(t, map[string]int64{
 		"indexed":   records,
 		"retryable": int64(wantItem429 + wantItem503),
 	}, docs, "otelcol.elasticsearch.docs.processed by fate")
 	assert.Equal(t, map[string]int64{"success": records, "": int64(wantItem429 + wantItem503)},
-		mockSumBy(t, tel, "otelcol.elasticsearch.docs.processed", "outcome"),
+		telemetrySumBy(t, tel, "otelcol.elasticsearch.docs.processed", "outcome"),
 		"otelcol.elasticsearch.docs.processed by outcome: a retried document is counted once, as contrib counts it")
 
-	reqs := mockSumBy(t, tel, "otelcol.elasticsearch.bulk_requests.count", "outcome")
+	reqs := telemetrySumBy(t, tel, "otelcol.elasticsearch.bulk_requests.count", "outcome")
 	assert.Equal(t, map[string]int64{
 		"success":       int64(inj.requests - inj.request503 - inj.request429),
 		"failed_server": int64(inj.request503),
 		"too_many":      int64(inj.request429),
 	}, reqs, "otelcol.elasticsearch.bulk_requests.count by outcome")
 
-	retried := mockSumBy(t, tel, "otelcol.elasticsearch.docs.retried", "outcome")
+	retried := telemetrySumBy(t, tel, "otelcol.elasticsearch.docs.retried", "outcome")
 	assert.Equal(t, int64(wantItem429+wantItem503+inj.docsInFailedRequests), retried[""],
 		"otelcol.elasticsearch.docs.retried: documents of failed requests and failed documents")
 }
@@ -259,9 +259,9 @@ func mockLogs(first, n int) plog.Logs {
 	return ld
 }
 
-// mockSumBy sums an int64 counter of the exporter's telemetry by the attribute key ("" for
+// telemetrySumBy sums an int64 counter of the exporter's telemetry by the attribute key ("" for
 // data points without one).
-func mockSumBy(t *testing.T, tel *componenttest.Telemetry, name, key string) map[string]int64 {
+func telemetrySumBy(t *testing.T, tel *componenttest.Telemetry, name, key string) map[string]int64 {
 	t.Helper()
 	m, err := tel.GetMetric(name)
 	require.NoError(t, err, "metric %s", name)
