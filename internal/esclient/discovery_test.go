@@ -74,11 +74,7 @@ func TestDiscoveryKeepsSchemeTLSAndCredentials(t *testing.T) {
 			c, _ := newTestClient(t, cfg)
 			require.NoError(t, c.transport.DiscoverNodesContext(context.Background()))
 
-			var discovered []string
-			for _, u := range c.URLs() {
-				discovered = append(discovered, u.String())
-			}
-			slices.Sort(discovered)
+			discovered := sortedURLs(c)
 			want := []string{"https://" + seed.Listener.Addr().String(), "https://" + other.Listener.Addr().String()}
 			slices.Sort(want)
 			assert.Equal(t, want, discovered, "the configured scheme, no user info")
@@ -108,11 +104,7 @@ func TestDiscoveryPublishAddressForms(t *testing.T) {
 	cfg.WrapTransport = func(http.RoundTripper) http.RoundTripper { return nodes }
 	c, _ := newTestClient(t, cfg)
 	require.NoError(t, c.transport.DiscoverNodesContext(context.Background()))
-	var got []string
-	for _, u := range c.URLs() {
-		got = append(got, u.String())
-	}
-	slices.Sort(got)
+	got := sortedURLs(c)
 	assert.Equal(t, []string{
 		"https://10.0.0.2:9202",
 		"https://[:9203",
@@ -223,4 +215,14 @@ func TestPeriodicDiscoveryLogsFailureOnce(t *testing.T) {
 		assert.Equal(t, 1, logs.FilterMessage("Elasticsearch node discovery works again").Len())
 		assert.ElementsMatch(t, []string{"http://" + nodeA, "http://" + nodeB}, c.RedactedURLs())
 	})
+}
+
+// sortedURLs returns the client's node URLs as they are (user info and all), sorted.
+func sortedURLs(c *Client) []string {
+	var out []string
+	for _, u := range c.URLs() {
+		out = append(out, u.String())
+	}
+	slices.Sort(out)
+	return out
 }
