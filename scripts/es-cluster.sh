@@ -213,17 +213,7 @@ cluster_start_exit() {
 
 # node_server_pids I: pids of the processes whose command line names node I's temporary
 # folder (its server JVM), found without the pid file.
-node_server_pids() {
-	local marker d pid
-	marker="-Djava.io.tmpdir=$(node_dir "$1")/tmp"
-	for d in /proc/[0-9]*; do
-		pid="${d#/proc/}"
-		[[ "$pid" == "$$" ]] && continue
-		if { tr '\0' '\n' <"$d/cmdline"; } 2>/dev/null | grep -qxF -- "$marker"; then
-			printf '%s\n' "$pid"
-		fi
-	done
-}
+node_server_pids() { pids_with_arg "-Djava.io.tmpdir=$(node_dir "$1")/tmp"; }
 
 cmd_cluster_start() {
 	local n="${1:-3}" i

@@ -105,17 +105,21 @@ read_pid() {
 	printf '%s' "$pid"
 }
 
-# node_pids: pids of processes that run this ES_HOME (the launcher and the server).
-node_pids() {
+# pids_with_arg ARG: pids of the processes (other than this shell) whose command line has the
+# argument ARG, exactly.
+pids_with_arg() {
 	local d pid
 	for d in /proc/[0-9]*; do
 		pid="${d#/proc/}"
 		[[ "$pid" == "$$" ]] && continue
-		if { tr '\0' '\n' <"$d/cmdline"; } 2>/dev/null | grep -qxF -- "-Des.path.home=$ES_HOME"; then
+		if { tr '\0' '\n' <"$d/cmdline"; } 2>/dev/null | grep -qxF -- "$1"; then
 			printf '%s\n' "$pid"
 		fi
 	done
 }
+
+# node_pids: pids of processes that run this ES_HOME (the launcher and the server).
+node_pids() { pids_with_arg "-Des.path.home=$ES_HOME"; }
 
 # kill_pid PID WAIT: SIGTERM, wait up to WAIT seconds, then SIGKILL.
 kill_pid() {
