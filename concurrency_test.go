@@ -87,14 +87,39 @@ func assertLimit(t *testing.T, tel *componenttest.Telemetry, want int64, phase s
 		[]metricdata.DataPoint[int64]{{Value: want}}, metricdatatest.IgnoreTimestamp())
 }
 
-// TestAdaptiveConcurrencyUnder429 sends a steady load through the logs exporter to a fake
-// Elasticsearch that answers 429 for a while, first for every document, then for whole
-// requests: the limit on concurrent bulk requests shrinks to 1 each time and grows back to
-// its maximum, num_consumers, once the server accepts again. Nothing is lost.
+// assertLimitGrows waits until the gauge is above 1.
+func assertLimitGrows(t *testing.T, tel *componenttest.Telemetry, phase string) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		v, ok := concurrencyLimit(tel)
+		return ok && v > 1
+	}, time.Minute, time.Millisecond, "%s: the concurrency limit grows above 1", phase)
+}
+
+// serviceTime is how long the fake Elasticsearch of TestAdaptiveConcurrencyUnder429 holds each
+// bulk request, so that the round-trip time of a request is mostly the server's own.
+const serviceTime = 20 * time.Millisecond
+
+// TestAdaptiveConcurrencyUnder429 sends a load that keeps every consumer busy through the logs
+// exporter to a fake Elasticsearch that answers 429 for a while, first for every document,
+// then for whole requests: the limit on concurrent bulk requests starts at its maximum,
+// num_consumers, shrinks to 1 under each kind of 429 and grows again once the server accepts.
+// Nothing is lost.
+//
+// Each condition is a state the limiter reaches by its rules whatever the machine's speed:
+// under 429s every window meets back-pressure, so the limit falls to 1 and stays there; once
+// they stop, the limit of 1 is reached in every window (more producers than consumers keep the
+// blocking queue full) and one request at a time is no slower than the baseline learned with
+// several in flight, so it grows. How far it grows is not asserted here: the limiter holds it
+// back when round-trip times rise, and on a loaded machine they rise with the concurrency of
+// this very process (client and server). The whole trajectory, window by window, back to the
+// maximum, is pinned with a clock of its own in internal/bulk's
+// TestLimiterShrinksUnderBackpressureAndRecovers.
 func TestAdaptiveConcurrencyUnder429(t *testing.T) {
 	srv := fakees.New(t)
 	var rejectRequests atomic.Bool
 	srv.OnRequest = func(*http.Request, []fakees.Item) int {
+		time.Sleep(serviceTime)
 		if rejectRequests.Load() {
 			return http.StatusTooManyRequests
 		}
@@ -121,48 +146,51 @@ func TestAdaptiveConcurrencyUnder429(t *testing.T) {
 		defer cancel()
 		assert.NoError(t, exp.Shutdown(ctx))
 	})
+	assertLimit(t, tel, consumers, "before any request: the limit starts at its maximum")
 	trajectory := watchLimit(tel)
 
-	// The load: pushes of 20 records, as fast as the pipeline takes them.
+	// The load: pushes of 20 records from twice as many producers as consumers, each as fast
+	// as the blocking queue takes them. Record numbers are unique across producers.
 	stop := make(chan struct{})
-	var sent atomic.Int64
+	var sent, next atomic.Int64
 	var wg sync.WaitGroup
-	wg.Go(func() {
-		for seq := 0; ; seq += 20 {
-			select {
-			case <-stop:
-				return
-			default:
+	for range 2 * consumers {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				seq := int(next.Add(20) - 20)
+				if err := exp.ConsumeLogs(context.Background(), faultLogBatch(seq, 20, nil)); err != nil {
+					t.Errorf("push: %v", err)
+					return
+				}
+				sent.Add(20)
 			}
-			if err := exp.ConsumeLogs(context.Background(), faultLogBatch(seq, 20, nil)); err != nil {
-				t.Errorf("push: %v", err)
-				return
-			}
-			sent.Add(20)
-		}
-	})
+		})
+	}
 
-	assertLimit(t, tel, consumers, "healthy")
 	require.Eventually(t, func() bool { return srv.Stats().Accepted > 2000 }, time.Minute, time.Millisecond)
 
 	srv.SetFaults(fakees.Faults{ItemStatusRate: 1, ItemStatus: http.StatusTooManyRequests})
 	assertLimit(t, tel, 1, "every document answered 429")
 	srv.SetFaults(fakees.Faults{})
-	assertLimit(t, tel, consumers, "recovered from document 429s")
+	assertLimitGrows(t, tel, "document 429s ended")
 
 	rejectRequests.Store(true)
 	assertLimit(t, tel, 1, "every request answered 429")
 	rejectRequests.Store(false)
-	assertLimit(t, tel, consumers, "recovered from request 429s")
+	assertLimitGrows(t, tel, "request 429s ended")
 
 	close(stop)
 	wg.Wait()
 	require.Eventually(t, func() bool { return int64(srv.Stats().Accepted) == sent.Load() }, time.Minute, time.Millisecond,
 		"every record is indexed")
-	values := trajectory.end()
-	t.Logf("concurrency limit trajectory: %v", values)
+	// The trajectory is sampled every millisecond, so it may miss a short-lived value: it is
+	// logged to show how the limit moved, and the assertions above are the ones that hold.
+	t.Logf("concurrency limit trajectory: %v", trajectory.end())
 	t.Logf("records: %d; item faults %d", sent.Load(), srv.Stats().ItemFaults)
-	assert.Equal(t, int64(consumers), values[0], "the limit starts at its maximum")
-	assert.Contains(t, values, int64(1))
 	assert.Equal(t, sent.Load(), int64(len(srv.AcceptedIDs())), "each record once")
 }
