@@ -35,6 +35,19 @@ func runChecker(t *testing.T, c *Client) *TemplateChecker {
 	return tc
 }
 
+// lastName is the data stream that checksDone observes.
+const lastName = "logs-last.otel-default"
+
+// checksDone returns once every name observed before it has been checked. The worker takes a
+// name from the queue only when the check before it is done, so once it has taken lastName,
+// observed last, the earlier checks are over (lastName's own may still run).
+func checksDone(t *testing.T, tc *TemplateChecker) {
+	t.Helper()
+	tc.Observe(lastName)
+	require.Eventually(t, func() bool { return len(tc.queue) == 0 }, 10*time.Second, time.Millisecond,
+		"the worker takes the name observed last")
+}
+
 func TestWarnsOnceWhenNoTemplateMatches(t *testing.T) {
 	srv := fakees.New(t)
 	srv.HasTemplate = func(name string) bool { return name == "logs-generic.otel-default" }
@@ -46,11 +59,9 @@ func TestWarnsOnceWhenNoTemplateMatches(t *testing.T) {
 		tc.Observe("logs-orphan.otel-default")
 		tc.Observe("logs-generic.otel-default")
 	}
-	require.Eventually(t, func() bool {
-		return logs.FilterMessageSnippet("No index template matches data stream").Len() > 0
-	}, 10*time.Second, 5*time.Millisecond)
-	time.Sleep(50 * time.Millisecond) // let any further check finish
-	warns := logs.FilterMessageSnippet("No index template matches data stream").All()
+	checksDone(t, tc)
+	warns := logs.FilterMessageSnippet("No index template matches data stream").
+		Filter(func(e observer.LoggedEntry) bool { return e.ContextMap()["data_stream"] != lastName }).All()
 	require.Len(t, warns, 1, "one warning per data stream, not per push")
 	assert.Equal(t, "logs-orphan.otel-default", warns[0].ContextMap()["data_stream"])
 }
@@ -69,25 +80,28 @@ func TestTemplateCheckAnswers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var asked sync.WaitGroup
-			asked.Add(1)
+			var asked atomic.Int64
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("X-Elastic-Product", "Elasticsearch")
+				if r.URL.Path == "/_index_template/_simulate_index/"+lastName {
+					return // asked by checksDone after the checks under test
+				}
+				asked.Add(1)
 				assert.Equal(t, "/_index_template/_simulate_index/logs-a.otel-default", r.URL.Path)
 				w.WriteHeader(tt.status)
 				fmt.Fprint(w, tt.body)
-				asked.Done()
 			}))
 			t.Cleanup(srv.Close)
 			c, logs := newTestClient(t, testConfig(srv.URL))
 			tc := runChecker(t, c)
 			tc.Observe("logs-a.otel-default")
 			tc.Observe("logs-a.otel-default")
-			asked.Wait()
-			require.Eventually(t, func() bool { return tt.message == "" || logs.FilterMessageSnippet(tt.message).Len() == 1 },
-				10*time.Second, 5*time.Millisecond)
-			time.Sleep(20 * time.Millisecond) // a second check would answer by now
-			all := logs.Filter(func(e observer.LoggedEntry) bool { return e.ContextMap()["data_stream"] != nil }).All()
+			checksDone(t, tc)
+			assert.Equal(t, int64(1), asked.Load(), "a data stream is checked once")
+			all := logs.Filter(func(e observer.LoggedEntry) bool {
+				ds := e.ContextMap()["data_stream"]
+				return ds != nil && ds != lastName
+			}).All()
 			if tt.message == "" {
 				assert.Empty(t, all)
 				return
@@ -115,7 +129,7 @@ func TestTemplateCheckNotPermittedIsToldOnce(t *testing.T) {
 		10*time.Second, 5*time.Millisecond)
 	tc.Observe("logs-b.otel-default")
 	tc.Observe("logs-c.otel-default")
-	time.Sleep(50 * time.Millisecond) // a further check would answer by now
+	checksDone(t, tc)
 	assert.Equal(t, int64(1), asked.Load())
 	assert.Equal(t, 1, logs.FilterMessageSnippet("`manage_index_templates`").Len())
 	assert.Equal(t, zapcore.InfoLevel, logs.FilterMessageSnippet("`manage_index_templates`").All()[0].Level)
