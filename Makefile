@@ -47,7 +47,7 @@ FAULT_OUTAGE ?= 60s
 ##@ Main jobs
 
 .PHONY: demo
-demo: ## Run the demo: a real Elasticsearch, the otelcol-es collector and a burst of logs and traces
+demo: ## Run the demo: a real Elasticsearch, the otelcol-es collector and a burst of logs, traces and metrics
 	scripts/demo.sh
 
 .PHONY: test
