@@ -47,7 +47,7 @@ FAULT_OUTAGE ?= 60s
 ##@ Main jobs
 
 .PHONY: demo
-demo: ## Run the demo: a real Elasticsearch, the otelcol-es collector and a burst of logs and traces
+demo: ## Run the demo: a real Elasticsearch, the otelcol-es collector and a burst of logs, traces and metrics
 	scripts/demo.sh
 
 .PHONY: test
@@ -69,8 +69,13 @@ fuzz: ## A short fuzz pass, FUZZTIME (10s) per target (scripts/fuzz.sh)
 	GO="$(GO)" scripts/fuzz.sh $(FUZZTIME) $(FUZZ_TARGETS)
 
 .PHONY: integration
-integration: build ## The integration module against a real Elasticsearch (started by scripts/es.sh unless ES_ENDPOINT is set)
+integration: build ## The integration module against a real Elasticsearch (started by scripts/es.sh unless ES_ENDPOINT is set), then the README's own collector (scripts/newcomer.sh)
 	GO="$(GO)" scripts/integration.sh
+	GO="$(GO)" scripts/newcomer.sh
+
+.PHONY: newcomer
+newcomer: ## Build the README's ocb manifest in a temporary folder and validate the README's configuration with it (scripts/newcomer.sh)
+	GO="$(GO)" scripts/newcomer.sh
 
 .PHONY: cluster
 cluster: ## The cluster scenarios against three real nodes (started by scripts/es.sh cluster-start unless ES_CLUSTER_ENDPOINTS is set; ~7 min)

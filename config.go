@@ -119,7 +119,7 @@ type Config struct {
 
 	// QueueBatchConfig is the collector sending queue (`sending_queue`).
 	// Default: enabled, 10 consumers, 10 requests, blocking when full, and
-	// batching by bytes (min_size 1 MB, max_size 5 MB, flush_timeout 10s).
+	// batching by bytes (min_size 0, max_size 5 MB, flush_timeout 10s).
 	// Memory held is about queue_size requests plus num_consumers batches of
 	// up to max_size bytes each.
 	QueueBatchConfig configoptional.Optional[exporterhelper.QueueBatchConfig] `mapstructure:"sending_queue"`

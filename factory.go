@@ -182,11 +182,12 @@ func createTracesExporter(ctx context.Context, set exporter.Settings, cfg compon
 	return stoppingTraces{exp, h.shared.exp}, nil
 }
 
-// The logs and traces exporters of one component share one esExporter, so
-// they share its HTTP client, connection pool and bulk indexers.
+// The logs, metrics and traces exporters of one component share one
+// esExporter, so they share its HTTP client, connection pool, bulk indexers
+// and flow_control limits.
 //
 // Instances are keyed by component ID and *Config: the collector hands the
-// logs and traces factories of one ID the same *Config, so they share; two
+// factories of one ID the same *Config, so they share; two
 // different configurations under one ID (a test, or a reload that builds the
 // new pipelines before the old ones are gone) get separate instances rather
 // than one running with the other's settings.
@@ -276,7 +277,6 @@ func (h *signalRef) shutdown(ctx context.Context) error {
 	return h.shutdownErr
 }
 
-// options are the exporterhelper options common to every signal.
 // helperSettings returns the settings exporterhelper logs with: with a persistent queue, its
 // line about a failed push says so when the batch was handed back and the queue keeps it.
 func (*signalRef) helperSettings(cfg *Config, set exporter.Settings) exporter.Settings {
@@ -286,6 +286,7 @@ func (*signalRef) helperSettings(cfg *Config, set exporter.Settings) exporter.Se
 	return set
 }
 
+// options are the exporterhelper options common to every signal.
 func (h *signalRef) options(cfg *Config) []exporterhelper.Option {
 	// The exporter bounds each bulk request by `timeout` itself; a timeout
 	// around the whole push would cut retries and multi-request pushes

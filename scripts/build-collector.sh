@@ -5,6 +5,7 @@
 #   scripts/build-collector.sh          build, or do nothing when the binary is up to date
 #   FORCE=1 scripts/build-collector.sh  always run ocb
 #   VERBOSE=1 ...                       show ocb's output while it runs
+#   OCB_ONLY=1 scripts/build-collector.sh  only install ocb; print its path
 #
 # ocb is installed into <repo>/.bin (GOBIN) at the pinned version. Generated
 # sources and ocb's log live in <repo>/.bin/otelcol-es-build.
@@ -62,30 +63,41 @@ up_to_date() {
 	[[ -z "$newer" ]]
 }
 
-T0="$(now)"
-if [[ "${FORCE:-0}" != 1 ]] && up_to_date; then
-	log "$TARGET is up to date ($(since "$T0")); FORCE=1 rebuilds"
-	exit 0
-fi
-
 # ---------------------------------------------------------------- ocb
 
-mkdir -p "$BIN_DIR"
 ocb_ok() {
 	[[ -x "$OCB" ]] && "$GO" version -m "$OCB" 2>/dev/null |
 		grep -qE "^[[:space:]]+mod[[:space:]]+${OCB_MODULE}[[:space:]]+${OCB_VERSION}([[:space:]]|$)"
 }
-if ocb_ok; then
-	log "using ocb $OCB_VERSION ($OCB)"
-else
+# install_ocb: installs ocb at the pinned version into $BIN_DIR, unless it is there.
+install_ocb() {
+	mkdir -p "$BIN_DIR"
+	if ocb_ok; then
+		log "using ocb $OCB_VERSION ($OCB)"
+		return 0
+	fi
 	log "installing ocb $OCB_MODULE@$OCB_VERSION into $BIN_DIR"
+	local t
 	t="$(now)"
 	GOBIN="$BIN_DIR" "$GO" install "$OCB_MODULE@$OCB_VERSION" ||
 		die "'go install $OCB_MODULE@$OCB_VERSION' failed (output above)" \
 			"check that the Go module proxy is reachable ('$GO env GOPROXY')"
 	ocb_ok || die "$OCB is not ocb $OCB_VERSION after the install" "remove $OCB and run this script again"
 	log "ocb installed in $(since "$t")"
+}
+
+if [[ "${OCB_ONLY:-0}" == 1 ]]; then
+	install_ocb
+	printf '%s\n' "$OCB"
+	exit 0
 fi
+
+T0="$(now)"
+if [[ "${FORCE:-0}" != 1 ]] && up_to_date; then
+	log "$TARGET is up to date ($(since "$T0")); FORCE=1 rebuilds"
+	exit 0
+fi
+install_ocb
 
 # ---------------------------------------------------------------- build
 

@@ -137,10 +137,14 @@ es_code() {
 	es_curl "$path" -o /dev/null -w '%{http_code}' "$@" || printf '000'
 }
 
-# count INDEX QUERY: number of documents matching a query-string query.
+# count INDEX [QUERY]: number of documents matching a query-string query, or of all documents
+# without one. Not `q=*`: a query string without a field searches index.query.default_field,
+# which the metrics data streams' template sets to ["message"], a field metric documents lack,
+# so `q=*` counts none of them.
 count() {
-	local out
-	out="$(es_curl "/_cat/count/$1?h=count" -G --data-urlencode "q=$2" 2>/dev/null)" || out=""
+	local out query=()
+	[[ -n "${2:-}" ]] && query=(--data-urlencode "q=$2")
+	out="$(es_curl "/_cat/count/$1?h=count" -G "${query[@]}" 2>/dev/null)" || out=""
 	out="$(printf '%s' "$out" | tr -dc '0-9')"
 	printf '%s' "${out:-0}"
 }
@@ -337,7 +341,7 @@ fi
 step "What Elasticsearch holds"
 info "the demo's data streams (documents of all demo runs so far):"
 for ds in "$LOGS_DS" "$TRACES_DS" "$METRICS_DS"; do
-	printf '      %-32s %8s documents (this run: %s)\n' "$ds" "$(count "$ds" "*")" "$(count "$ds" "$run_q")"
+	printf '      %-32s %8s documents (this run: %s)\n' "$ds" "$(count "$ds")" "$(count "$ds" "$run_q")"
 done
 info ""
 info "all logs, traces and metrics indices (GET _cat/indices/logs-*,traces-*,metrics-*):"

@@ -19,27 +19,5 @@
 // M = MaxRetries: at most (R + M) × RequestTimeout + Σ_{a<M} max(interval(a), Retry-After).
 // At Stop the waits end and no retry starts.
 //
-// The files, one concern each:
-//
-//   - batch.go: the Batch of encoded documents and their metadata; content-derived ids.
-//   - indexer.go: the Indexer, its Config, Stop and Abort.
-//   - send.go: Send and its loop: requests of at most MaxBulkBytes, retries, 413 splits; the
-//     error it returns, made permanent there and only there.
-//   - toolarge.go: the request size remembered after a 413, and how it grows back.
-//   - session.go: the per-Send state around a docappender BulkIndexer, kept in a free list; flushing a
-//     request.
-//   - request.go: assembling a request body from the batch.
-//   - response.go: reading bulk responses within bounds, checking that each item is an answer to
-//     a create, and compacting them before docappender decodes them.
-//   - limits.go: the bounds on what is read of a server's answers and kept of them.
-//   - outcome.go: the final outcome of each document: classifying response items, counting,
-//     giving up and handing back at shutdown.
-//   - retry.go: the retry settings, which failures are retried, the backoff, and the retry
-//     budget, which is the push's (its requests' and its dead letters' together).
-//   - retryafter.go: the server's Retry-After wait.
-//   - deadletter.go: documents rejected for good or given up, sent to the dead-letter index.
-//   - failurelog.go: the rate-limited log line about failed documents.
-//   - telemetry.go: recording requests and documents in the self-telemetry, with contrib's
-//     outcome values beside this exporter's fate, and the metadata_keys attributes.
-//   - gate.go, budget.go, concurrency.go: the limits on bytes and requests in flight.
+// Which file holds which concern is listed in docs/architecture.md.
 package bulk // import "github.com/otelcol-es/elasticsearchexporter/internal/bulk"

@@ -16,8 +16,9 @@ const (
 	DataStreamNamespace = "data_stream.namespace"
 	Index               = "elasticsearch.index"
 	DocumentID          = "elasticsearch.document_id"
-	// IngestPipeline is the name the contrib exporter reads; DocumentPipeline is the name its
-	// README gives. Both are accepted.
+	// IngestPipeline is the name the contrib exporter's code reads; DocumentPipeline is the
+	// name its README and its config comment give, which its code does not read. Both are
+	// accepted.
 	IngestPipeline   = "elasticsearch.ingest_pipeline"
 	DocumentPipeline = "elasticsearch.document_pipeline"
 	// MappingHints holds a slice of the hints below.

@@ -7,9 +7,6 @@
 // hooks or through seeded fault injection (see Faults). Like Elasticsearch's create action, it
 // answers 409 for an item whose _id was already accepted in the same index. It checks wire
 // format and failure handling; semantics are tested against a real Elasticsearch.
-//
-// fakees.go holds the Server, what it recorded and its routes; bulk.go the _bulk endpoint;
-// items.go the reading of a bulk body into items; faults.go the injected failures.
 package fakees // import "github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 
 import (

@@ -601,6 +601,13 @@ func TestRouteLogstashFormat(t *testing.T) {
 			want:     index("logs-nginx.otel-default-2023.12.02"),
 		},
 		{
+			name:     "metrics in otel mode",
+			settings: logstash(Settings{}),
+			typ:      TypeMetrics,
+			ts:       ts2023,
+			want:     index("metrics-generic.otel-default-2023.12.02"),
+		},
+		{
 			name:     "elasticsearch.index",
 			settings: logstash(Settings{}),
 			resource: map[string]any{controlattr.Index: "app"},
@@ -918,6 +925,30 @@ func TestRouteModes(t *testing.T) {
 			got, err := r.Route(tt.typ, attrs(t, tt.record), pcommon.NewMap(), attrs(t, tt.resource), "", 0)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// TestRouteLogstashFormatModes pins the date-suffixed names of the default data stream in the
+// otel and ecs modes, the examples of docs/configuration.md and docs/documents.md: plain
+// indices, not data streams.
+func TestRouteLogstashFormatModes(t *testing.T) {
+	r, err := NewRouter(Settings{LogstashFormat: true})
+	require.NoError(t, err)
+	ts := pcommon.NewTimestampFromTime(time.Date(2025, 1, 31, 23, 59, 59, 0, time.UTC))
+	for _, tt := range []struct {
+		name string
+		otel bool
+		want string
+	}{
+		{name: "otel", otel: true, want: "logs-generic.otel-default-2025.01.31"},
+		{name: "ecs", want: "logs-generic-default-2025.01.31"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r.SetMode(tt.otel, false)
+			got, err := r.Route(TypeLogs, pcommon.NewMap(), pcommon.NewMap(), pcommon.NewMap(), "", ts)
+			require.NoError(t, err)
+			assert.Equal(t, index(tt.want), got)
 		})
 	}
 }
