@@ -23,7 +23,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/otelcol-es/elasticsearchexporter/internal/benchdata"
+	"github.com/otelcol-es/elasticsearchexporter/internal/lab/benchdata"
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
@@ -83,7 +83,7 @@ func bulkSink(tb testing.TB) string {
 }
 
 // The records of the push benchmarks, shared with the out-of-process cost benchmark
-// (integrationtest/cmd/costbench): about 300 to 430 bytes of JSON per document.
+// (internal/lab/cmd/costbench): about 300 to 430 bytes of JSON per document.
 func benchmarkLogs(n int) plog.Logs          { return benchdata.Logs(n) }
 func benchmarkTraces(n int) ptrace.Traces    { return benchdata.Traces(n) }
 func benchmarkMetrics(n int) pmetric.Metrics { return benchdata.Metrics(n) }
@@ -239,7 +239,7 @@ func startBenchmarkExporter(tb testing.TB, exp any) {
 // (impl=otlpjson, impl=otlpproto). events/s counts records (log records,
 // spans, data points) per second; cpu-ns/event is the benchmark process's CPU time per record,
 // which leaves out the sink's (processSink), so that push, serializer and gzip compare like
-// with like. internal/cmd/benchtable turns the output into ratios of cpu-ns/event.
+// with like. internal/lab/cmd/benchtable turns the output into ratios of cpu-ns/event.
 func BenchmarkPush(b *testing.B) { benchmarkPush(b, false) }
 
 // BenchmarkPushParallel is BenchmarkPush with b.RunParallel: GOMAXPROCS goroutines push

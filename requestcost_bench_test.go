@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
-	"github.com/otelcol-es/elasticsearchexporter/internal/bulksink"
+	"github.com/otelcol-es/elasticsearchexporter/internal/lab/bulksink"
 )
 
 // requestCostSizes are the records per push of BenchmarkRequestCost: small enough that each
@@ -34,7 +34,7 @@ var requestCostSizes = []int{1, 10, 100}
 //   - impl=post: the floor, a bare net/http POST over a keep-alive connection of the body the
 //     push sends, gzipped once beforehand, reading the same answer.
 //
-// internal/cmd/benchtable fits a line through the three sizes: its intercept is the fixed cost
+// internal/lab/cmd/benchtable fits a line through the three sizes: its intercept is the fixed cost
 // of a request, its slope the cost of a document.
 func BenchmarkRequestCost(b *testing.B) {
 	sink := processSink(b)

@@ -17,7 +17,7 @@
 //     compressed body into a reused buffer without decompressing it.
 //
 // Neither keeps a body, except one request's when asked to capture it (see Handler).
-package bulksink // import "github.com/otelcol-es/elasticsearchexporter/internal/bulksink"
+package bulksink // import "github.com/otelcol-es/elasticsearchexporter/internal/lab/bulksink"
 
 import (
 	"bytes"
