@@ -23,8 +23,9 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/otelcol-es/elasticsearchexporter/internal/lab/benchdata"
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
+	"github.com/otelcol-es/elasticsearchexporter/internal/lab/benchdata"
+	"github.com/otelcol-es/elasticsearchexporter/internal/lab/cputime"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
@@ -258,7 +259,7 @@ func benchmarkPush(b *testing.B, parallel bool) {
 				b.Helper()
 				b.ReportAllocs()
 				b.SetBytes(size)
-				cpu0, cpuOK := processCPUTime()
+				cpu0, cpuOK := cputime.Process()
 				if parallel {
 					b.RunParallel(func(pb *testing.PB) {
 						do := op()
@@ -278,7 +279,7 @@ func benchmarkPush(b *testing.B, parallel bool) {
 					}
 				}
 				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
-				if cpu1, ok := processCPUTime(); ok && cpuOK {
+				if cpu1, ok := cputime.Process(); ok && cpuOK {
 					// CPU time of the process (the sink runs in another) per record: unlike
 					// events/s, it hardly moves when other jobs share the machine.
 					b.ReportMetric(float64(cpu1-cpu0)/float64(n)/float64(b.N), "cpu-ns/event")

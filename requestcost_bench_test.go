@@ -16,6 +16,7 @@ import (
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
 	"github.com/otelcol-es/elasticsearchexporter/internal/lab/bulksink"
+	"github.com/otelcol-es/elasticsearchexporter/internal/lab/cputime"
 )
 
 // requestCostSizes are the records per push of BenchmarkRequestCost: small enough that each
@@ -84,13 +85,13 @@ func BenchmarkRequestCost(b *testing.B) {
 func measureRequests(b *testing.B, do func() error) {
 	b.Helper()
 	b.ReportAllocs()
-	cpu0, ok0 := processCPUTime()
+	cpu0, ok0 := cputime.Process()
 	for b.Loop() {
 		if err := do(); err != nil {
 			b.Fatal(err)
 		}
 	}
-	if cpu1, ok1 := processCPUTime(); ok0 && ok1 {
+	if cpu1, ok1 := cputime.Process(); ok0 && ok1 {
 		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/req")
 	}
 }
