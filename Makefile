@@ -89,7 +89,7 @@ update-golden: ## Rewrite the generated golden files (never the hand-written one
 bench: ## Serializer benchmarks, then the push path per signal and size with its ratio table (GOMAXPROCS=2, ~2 min)
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/serializer/
 	$(GO) test -run '^$$' -bench '^BenchmarkPush' -benchmem -cpu 2 -benchtime $(PUSH_BENCHTIME) . \
-		| tee /dev/stderr | $(GO) run ./internal/cmd/benchtable
+		| tee /dev/stderr | $(GO) run ./internal/lab/cmd/benchtable
 
 ##@ Code generation
 
@@ -101,10 +101,11 @@ generate: ## Regenerate internal/metadata, the generated tests and documentation
 ##@ Lint and format
 
 .PHONY: lint
-lint: ## Run go vet and golangci-lint over both modules (the exporter and integrationtest/)
+lint: ## Run go vet and golangci-lint over the three modules (the exporter, integrationtest/ and internal/lab/cmd/costbench/)
 	$(GO) vet ./...
 	$(GOLANGCI_LINT) run ./...
 	cd integrationtest && $(GO) vet -tags cluster ./... && $(GO) tool -modfile=../tools/lint/go.mod golangci-lint run --build-tags cluster --config ../.golangci.yml ./...
+	cd $(COSTBENCH_DIR) && $(GO) vet ./... && $(GO) tool -modfile=$(CURDIR)/$(GOLANGCI_LINT_MOD) golangci-lint run --config $(CURDIR)/.golangci.yml ./...
 
 .PHONY: fmt
 fmt: ## Format the code with gofumpt and goimports (through golangci-lint)
@@ -119,7 +120,11 @@ bench-compare: ## Compare benchmarks of the working tree with BASE=<git ref> (BE
 		echo "GO=$(GO) BENCHSTAT=$$benchstat scripts/bench-compare.sh $(BASE)"; \
 		GO="$(GO)" BENCHSTAT="$$benchstat" scripts/bench-compare.sh "$(BASE)"
 
-# Settings of `make cost` (integrationtest/cmd/costbench -h lists them all): the measurement
+# costbench, the driver of `make cost`, is a module of its own (its go.mod is in that folder),
+# so that its profile parser (github.com/google/pprof) stays out of the exporter's dependencies.
+COSTBENCH_DIR := internal/lab/cmd/costbench
+
+# Settings of `make cost` (internal/lab/cmd/costbench -h lists them all): the measurement
 # window per signal, and whether to measure on a busy machine (COST_FORCE=1: costbench
 # otherwise refuses to start while other processes keep more than 0.3 CPUs busy).
 COST_WINDOW ?= 30s
@@ -129,7 +134,8 @@ COST_FLAGS  ?=
 .PHONY: cost
 cost: build ## Out-of-process cost of the real collector per signal: docs/s, CPU s per million docs, RSS, bytes/doc, profile split (~7 min)
 	mkdir -p .bin/cost
-	cd integrationtest && $(GO) build -o ../.bin/bulksink ./cmd/bulksink && $(GO) build -o ../.bin/costbench ./cmd/costbench
+	$(GO) build -o .bin/bulksink ./internal/lab/cmd/bulksink
+	cd $(COSTBENCH_DIR) && $(GO) build -o $(CURDIR)/.bin/costbench .
 	.bin/costbench -collector .bin/otelcol-es -sink .bin/bulksink -out .bin/cost -window $(COST_WINDOW) \
 		$$( [ "$(COST_FORCE)" = 1 ] && echo -force ) $(COST_FLAGS) | tee .bin/cost/report.md
 
@@ -137,8 +143,8 @@ cost: build ## Out-of-process cost of the real collector per signal: docs/s, CPU
 request-cost: ## Fixed cost of one bulk request: CPU and allocations at 1, 10, 100 docs, push vs a bare POST, and where 1 doc's go (~2 min)
 	mkdir -p .bin/cost
 	$(GO) test -run '^$$' -bench '^BenchmarkRequestCost$$' -benchmem -cpu 2 -count 5 -benchtime 3000x . \
-		| tee /dev/stderr | $(GO) run ./internal/cmd/benchtable
-	cd integrationtest && $(GO) build -o ../.bin/costbench ./cmd/costbench
+		| tee /dev/stderr | $(GO) run ./internal/lab/cmd/benchtable
+	cd $(COSTBENCH_DIR) && $(GO) build -o $(CURDIR)/.bin/costbench .
 	for impl in push post; do \
 		$(GO) test -run '^$$' -bench "^BenchmarkRequestCost\$$/^records=1\$$/^impl=$$impl\$$" -cpu 2 -benchtime 20000x \
 			-cpuprofile .bin/cost/request1-$$impl.pprof -o .bin/cost/request1.test . >/dev/null; \

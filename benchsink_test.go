@@ -13,11 +13,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/otelcol-es/elasticsearchexporter/internal/bulksink"
+	"github.com/otelcol-es/elasticsearchexporter/internal/lab/bulksink"
 )
 
 // benchSinkEnv, when set in the environment of this test binary, makes it run the bulk sink
-// (internal/bulksink) with the arguments it holds instead of the tests: processSink starts the
+// (internal/lab/bulksink) with the arguments it holds instead of the tests: processSink starts the
 // binary again that way, so that the benchmarks' sink runs in a process of its own.
 const benchSinkEnv = "ESEXPORTER_BENCH_SINK"
 

@@ -219,12 +219,15 @@ func firstCell(row string) string {
 // markdownLink matches an inline Markdown link or image and captures its target.
 var markdownLink = regexp.MustCompile(`\]\(([^)\s]+)(?:\s+"[^"]*")?\)`)
 
-// TestDocsLinksResolve checks that every relative link of README.md, CONTRIBUTING.md and
-// docs/*.md names a file or folder of the repository and, when it has a #fragment into a
-// Markdown file, a heading of that file.
+// TestDocsLinksResolve checks that every relative link of README.md, CONTRIBUTING.md,
+// docs/*.md and docs/dev/*.md names a file or folder of the repository and, when it has a
+// #fragment into a Markdown file, a heading of that file.
 func TestDocsLinksResolve(t *testing.T) {
 	docs, err := filepath.Glob("docs/*.md")
 	require.NoError(t, err)
+	dev, err := filepath.Glob("docs/dev/*.md")
+	require.NoError(t, err)
+	docs = append(docs, dev...)
 	docs = append(docs, "README.md", "CONTRIBUTING.md")
 	anchors := map[string]map[string]bool{}
 	for _, doc := range docs {

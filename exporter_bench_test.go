@@ -23,8 +23,9 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/otelcol-es/elasticsearchexporter/internal/benchdata"
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
+	"github.com/otelcol-es/elasticsearchexporter/internal/lab/benchdata"
+	"github.com/otelcol-es/elasticsearchexporter/internal/lab/cputime"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
@@ -83,7 +84,7 @@ func bulkSink(tb testing.TB) string {
 }
 
 // The records of the push benchmarks, shared with the out-of-process cost benchmark
-// (integrationtest/cmd/costbench): about 300 to 430 bytes of JSON per document.
+// (internal/lab/cmd/costbench): about 300 to 430 bytes of JSON per document.
 func benchmarkLogs(n int) plog.Logs          { return benchdata.Logs(n) }
 func benchmarkTraces(n int) ptrace.Traces    { return benchdata.Traces(n) }
 func benchmarkMetrics(n int) pmetric.Metrics { return benchdata.Metrics(n) }
@@ -239,7 +240,7 @@ func startBenchmarkExporter(tb testing.TB, exp any) {
 // (impl=otlpjson, impl=otlpproto). events/s counts records (log records,
 // spans, data points) per second; cpu-ns/event is the benchmark process's CPU time per record,
 // which leaves out the sink's (processSink), so that push, serializer and gzip compare like
-// with like. internal/cmd/benchtable turns the output into ratios of cpu-ns/event.
+// with like. internal/lab/cmd/benchtable turns the output into ratios of cpu-ns/event.
 func BenchmarkPush(b *testing.B) { benchmarkPush(b, false) }
 
 // BenchmarkPushParallel is BenchmarkPush with b.RunParallel: GOMAXPROCS goroutines push
@@ -258,7 +259,7 @@ func benchmarkPush(b *testing.B, parallel bool) {
 				b.Helper()
 				b.ReportAllocs()
 				b.SetBytes(size)
-				cpu0, cpuOK := processCPUTime()
+				cpu0, cpuOK := cputime.Process()
 				if parallel {
 					b.RunParallel(func(pb *testing.PB) {
 						do := op()
@@ -278,7 +279,7 @@ func benchmarkPush(b *testing.B, parallel bool) {
 					}
 				}
 				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
-				if cpu1, ok := processCPUTime(); ok && cpuOK {
+				if cpu1, ok := cputime.Process(); ok && cpuOK {
 					// CPU time of the process (the sink runs in another) per record: unlike
 					// events/s, it hardly moves when other jobs share the machine.
 					b.ReportMetric(float64(cpu1-cpu0)/float64(n)/float64(b.N), "cpu-ns/event")

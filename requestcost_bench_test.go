@@ -15,7 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
-	"github.com/otelcol-es/elasticsearchexporter/internal/bulksink"
+	"github.com/otelcol-es/elasticsearchexporter/internal/lab/bulksink"
+	"github.com/otelcol-es/elasticsearchexporter/internal/lab/cputime"
 )
 
 // requestCostSizes are the records per push of BenchmarkRequestCost: small enough that each
@@ -34,7 +35,7 @@ var requestCostSizes = []int{1, 10, 100}
 //   - impl=post: the floor, a bare net/http POST over a keep-alive connection of the body the
 //     push sends, gzipped once beforehand, reading the same answer.
 //
-// internal/cmd/benchtable fits a line through the three sizes: its intercept is the fixed cost
+// internal/lab/cmd/benchtable fits a line through the three sizes: its intercept is the fixed cost
 // of a request, its slope the cost of a document.
 func BenchmarkRequestCost(b *testing.B) {
 	sink := processSink(b)
@@ -84,13 +85,13 @@ func BenchmarkRequestCost(b *testing.B) {
 func measureRequests(b *testing.B, do func() error) {
 	b.Helper()
 	b.ReportAllocs()
-	cpu0, ok0 := processCPUTime()
+	cpu0, ok0 := cputime.Process()
 	for b.Loop() {
 		if err := do(); err != nil {
 			b.Fatal(err)
 		}
 	}
-	if cpu1, ok1 := processCPUTime(); ok0 && ok1 {
+	if cpu1, ok1 := cputime.Process(); ok0 && ok1 {
 		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/req")
 	}
 }

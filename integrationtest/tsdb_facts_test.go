@@ -19,7 +19,7 @@ import (
 
 // The tests of this file send hand-written bulk requests to the time series stand-in template
 // (internal/estest/templates/metrics-otel.json) and pin down how the node answers: the facts
-// that docs/tsdb-facts.md records with the requests and answers behind them. They
+// that docs/dev/tsdb-facts.md records with the requests and answers behind them. They
 // describe Elasticsearch, not the exporter; each one keeps to one or two data streams, since
 // the archive cannot delete data streams.
 

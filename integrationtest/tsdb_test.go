@@ -27,7 +27,7 @@ import (
 // a time series data stream made by the stand-in template (internal/estest/templates/
 // metrics-otel.json, shaped like Elasticsearch's metrics-otel@template), and check in
 // Elasticsearch that every value is indexed, not only kept in _source. What the stand-in
-// cannot check is in docs/tsdb-facts.md; the time series identity of the documents is tested
+// cannot check is in docs/dev/tsdb-facts.md; the time series identity of the documents is tested
 // in tsdb_identity_test.go.
 
 // tsdbPoint is one kind of data point the tests send, alone in its document (its attribute

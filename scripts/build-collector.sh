@@ -56,7 +56,7 @@ up_to_date() {
 	local newer
 	newer="$(find "$CONFIG" "$SCRIPT_DIR/build-collector.sh" "$REPO_DIR/go.mod" "$REPO_DIR/go.sum" \
 		"$REPO_DIR" \( -path "$REPO_DIR/.*" -o -path "$REPO_DIR/integrationtest" -o -path "$REPO_DIR/tools" \
-		-o -path "$REPO_DIR/distribution" -o -path "$REPO_DIR/examples" -o -path "$REPO_DIR/testdata" \
+		-o -path "$REPO_DIR/internal/lab" -o -path "$REPO_DIR/distribution" -o -path "$REPO_DIR/examples" -o -path "$REPO_DIR/testdata" \
 		-o -path '*/testdata' \) -prune -o \
 		-newer "$TARGET" \( -name '*.go' -o -name 'go.mod' -o -name 'go.sum' -o -name '*.yaml' -o -name '*.sh' \) \
 		-print -quit 2>/dev/null)"

@@ -4,7 +4,8 @@
 # $ES_STATE_DIR/cluster/node-I, the same CA, certificates and elastic password as the single
 # node, security and HTTPS on. The single node and the cluster never share a port, a data folder
 # or an unpacked archive, so both can exist side by side (though the tests run one at a time).
-# Sourced by scripts/es.sh; docs/cluster.md describes the commands and the measured numbers.
+# Sourced by scripts/es.sh; docs/cluster.md describes the commands, docs/dev/cluster-runs.md the
+# measured numbers.
 
 ES_CLUSTER_HEAP="${ES_CLUSTER_HEAP:-384m}"
 ES_CLUSTER_START_TIMEOUT="${ES_CLUSTER_START_TIMEOUT:-300}"

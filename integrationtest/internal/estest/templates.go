@@ -24,7 +24,7 @@ import (
 // aggregate_metric_double field types: the histogram, summary and summary_minmax templates map
 // an object instead, whose counts, values, sum, value_count, min and max sub-fields are
 // numbers, so each value is indexed. docs/documents.md lists every difference from the
-// built-in template, docs/tsdb-facts.md the measurements behind them. scripts/demo.sh
+// built-in template, docs/dev/tsdb-facts.md the measurements behind them. scripts/demo.sh
 // installs the same files.
 //
 //go:embed templates/*.json

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // Command bulksink is a stand-in for Elasticsearch that answers each `_bulk` request with one
-// created item per document and counts documents and bytes (internal/bulksink), for `make
+// created item per document and counts documents and bytes (internal/lab/bulksink), for `make
 // cost`, which runs it as a process of its own beside the collector it measures.
 //
 //	bulksink -listen 127.0.0.1:9200 -count lines
@@ -17,7 +17,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/otelcol-es/elasticsearchexporter/internal/bulksink"
+	"github.com/otelcol-es/elasticsearchexporter/internal/lab/bulksink"
 )
 
 func main() {

@@ -32,7 +32,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/otelcol-es/elasticsearchexporter/internal/linefit"
+	"github.com/otelcol-es/elasticsearchexporter/internal/lab/linefit"
 )
 
 func main() {

@@ -5,7 +5,7 @@
 // (`make cost`): the collector built by ocb (.bin/otelcol-es), the Elasticsearch exporter at its
 // default settings (sending queue and batching as shipped, only the endpoint set) and
 // GOMAXPROCS=2; this process as the load generator, posting OTLP/HTTP protobuf logs, then
-// spans, then metrics of the push benchmarks' shape (internal/benchdata) over keep-alive
+// spans, then metrics of the push benchmarks' shape (internal/lab/benchdata) over keep-alive
 // connections as fast as the collector takes them; and the bulk sink (cmd/bulksink) in a
 // third process, answering one created item per document and counting documents and bytes.
 //
@@ -24,6 +24,9 @@
 // CPU time that other processes took during each window is reported, as is the load average;
 // costbench refuses to start when other processes keep more than -max-busy CPUs busy (measured
 // from /proc/stat over 3 s), unless -force.
+//
+// It is a module of its own (go.mod in this folder), so that its profile parser
+// (github.com/google/pprof) stays out of the exporter's dependencies; build it from here.
 package main
 
 import (
@@ -45,8 +48,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/otelcol-es/elasticsearchexporter/internal/bulksink"
-	"github.com/otelcol-es/elasticsearchexporter/internal/linefit"
+	"github.com/otelcol-es/elasticsearchexporter/internal/lab/bulksink"
+	"github.com/otelcol-es/elasticsearchexporter/internal/lab/linefit"
 )
 
 // inflightCap is the exporter's default flow_control::max_inflight_bytes (factory.go;
@@ -71,7 +74,7 @@ func main() {
 	signals := "logs,spans,metrics"
 	records := "logs=1000,spans=1000,metrics=2500"
 	flag.StringVar(&o.collector, "collector", ".bin/otelcol-es", "the ocb-built collector")
-	flag.StringVar(&o.sink, "sink", ".bin/bulksink", "the bulk sink (integrationtest/cmd/bulksink)")
+	flag.StringVar(&o.sink, "sink", ".bin/bulksink", "the bulk sink (internal/lab/cmd/bulksink)")
 	flag.StringVar(&o.out, "out", ".bin/cost", "directory for the configurations, logs, profiles and results.json")
 	flag.StringVar(&signals, "signals", signals, "signals to measure, in order")
 	flag.StringVar(&records, "records", records, "records per OTLP request, per signal")

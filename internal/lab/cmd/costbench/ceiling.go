@@ -12,7 +12,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/otelcol-es/elasticsearchexporter/internal/benchdata"
+	"github.com/otelcol-es/elasticsearchexporter/internal/lab/benchdata"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 

@@ -4,7 +4,7 @@
 // Package linefit fits a straight line through measurements: the benchmark tools read a fixed
 // cost per request as the intercept of cost against documents per request, and a memory
 // growth as the slope of RSS against time.
-package linefit // import "github.com/otelcol-es/elasticsearchexporter/internal/linefit"
+package linefit // import "github.com/otelcol-es/elasticsearchexporter/internal/lab/linefit"
 
 // Fit returns the intercept and slope of the least-squares line through the points (xs[i],
 // ys[i]). ok is false when there are fewer than two points or every x is the same.

@@ -3,15 +3,16 @@
 
 //go:build unix
 
-package elasticsearchexporter
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPUTime returns the user and system CPU time used by the process so far.
-func processCPUTime() (time.Duration, bool) {
+// Process returns the user and system CPU time the calling process has used so far, all
+// threads (getrusage RUSAGE_SELF); ok is false when the system does not tell.
+func Process() (d time.Duration, ok bool) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0, false

@@ -18,7 +18,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 
-	"github.com/otelcol-es/elasticsearchexporter/internal/benchdata"
+	"github.com/otelcol-es/elasticsearchexporter/internal/lab/benchdata"
 )
 
 // variants is the number of different request bodies of a signal that the generator sends in
@@ -40,7 +40,7 @@ func otlpPath(signal string) string {
 }
 
 // requestBodies returns the variants of the OTLP/HTTP protobuf body of one request of n
-// records of signal, the records of the push benchmarks (internal/benchdata).
+// records of signal, the records of the push benchmarks (internal/lab/benchdata).
 func requestBodies(signal string, n int) ([][]byte, error) {
 	bodies := make([][]byte, variants)
 	for v := range bodies {

@@ -2,10 +2,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // Package benchdata makes the records of the push benchmarks (exporter_bench_test.go) and of
-// the out-of-process cost benchmark (integrationtest/cmd/costbench), so that both measure
+// the out-of-process cost benchmark (internal/lab/cmd/costbench), so that both measure
 // documents of the same shape: small log records, spans and gauge data points of about 300 to
 // 430 bytes of JSON each, in one resource and scope, one document per record.
-package benchdata // import "github.com/otelcol-es/elasticsearchexporter/internal/benchdata"
+package benchdata // import "github.com/otelcol-es/elasticsearchexporter/internal/lab/benchdata"
 
 import (
 	"strconv"
