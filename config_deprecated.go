@@ -19,10 +19,10 @@ import (
 var removedKeys = []struct{ key, msg string }{
 	{"index", "`index` was removed; use `logs_index` / `traces_index`"},
 	{"batcher", "`batcher` was removed; use `sending_queue::batch`"},
-	{"mapping::dedup", "`mapping::dedup` was removed with no replacement: keys are always deduplicated and the layout is fixed per `mapping::mode`"},
-	{"mapping::dedot", "`mapping::dedot` was removed with no replacement: the layout is fixed per `mapping::mode`"},
-	{"mapping::fields", "`mapping::fields` was removed with no replacement: the layout is fixed per `mapping::mode`"},
-	{"mapping::file", "`mapping::file` was removed with no replacement: the layout is fixed per `mapping::mode`"},
+	{"mapping::dedup", "`mapping::dedup` was removed with no replacement: keys are always deduplicated and the layout is fixed per mapping mode"},
+	{"mapping::dedot", "`mapping::dedot` was removed with no replacement: the layout is fixed per mapping mode"},
+	{"mapping::fields", "`mapping::fields` was removed with no replacement: the layout is fixed per mapping mode"},
+	{"mapping::file", "`mapping::file` was removed with no replacement: the layout is fixed per mapping mode"},
 }
 
 // Unmarshal implements confmap.Unmarshaler. On top of the plain decoding it
@@ -258,8 +258,8 @@ func (c *Config) logDeprecations(logger *zap.Logger) {
 
 // logContribDifferences logs where the configuration means something else than in contrib, or
 // what it means is easy to miss: credentials set twice (a warning each, naming the one used), a
-// timeout of 0 (a warning), and, in an Info line each, a mapping::mode that contrib would
-// ignore and the date of logstash_format index names.
+// timeout of 0 and a mapping::mode that is ignored (a warning each), and, in an Info line, the
+// date of logstash_format index names.
 func (c *Config) logContribDifferences(logger *zap.Logger) {
 	for _, msg := range c.credentialWarnings() {
 		logger.Warn(msg)
@@ -268,8 +268,8 @@ func (c *Config) logContribDifferences(logger *zap.Logger) {
 		logger.Warn("`timeout` is 0: bulk requests have no deadline, as in contrib; a request to a node that stops answering " +
 			"holds its push until the connection breaks; set a timeout (the default is 90s)")
 	}
-	if msg := c.modeDivergenceNote(); msg != "" {
-		logger.Info(msg)
+	if msg := c.modeIgnoredWarning(); msg != "" {
+		logger.Warn(msg)
 	}
 	if c.LogstashFormat.Enabled {
 		logger.Info("`logstash_format` is enabled: the date in each index name is taken from the document's own timestamp, in UTC. " +

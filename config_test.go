@@ -259,7 +259,7 @@ func TestLoadInvalidConfig(t *testing.T) {
 
 		{"unknown_mode", "`mapping::mode` must be one of otel, ecs, none, raw, bodymap, got \"jaeger\""},
 		{"unknown_allowed_mode", "`mapping::allowed_modes` entry \"jaeger\" is not a mapping mode"},
-		{"mode_not_allowed", "`mapping::mode` \"ecs\" is not in `mapping::allowed_modes` [otel]"},
+		{"no_allowed_modes", "`mapping::allowed_modes` must list at least one mapping mode (otel, ecs, none, raw, bodymap); leave it out to allow them all"},
 
 		{"negative_max_retries", "`retry::max_retries` must be 0 or more, or -1 for no limit, got -2"},
 		{"bad_document_retry_status", "`retry::retry_on_document_status` entry 42 is not an HTTP status"},
