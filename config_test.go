@@ -291,7 +291,7 @@ func TestLoadInvalidConfig(t *testing.T) {
 		{"removed_file", "`mapping::file` was removed with no replacement"},
 
 		{"max_requests_and_max_retries", "both `retry::max_requests` and its replacement `retry::max_retries` are set; remove `retry::max_requests` (contrib refuses them together too)"},
-		{"max_requests_negative", "`retry::max_requests` must be at least 1 (it counts the first attempt), got -1"},
+		{"max_requests_negative", "`retry::max_requests` must be 0 (the default: `retry::max_retries` unchanged) or more (it counts the first attempt), got -1"},
 		{"flush_unknown_key", "invalid keys: max_bytes"},
 
 		{"unknown_key", "invalid keys: endpoint_url"},

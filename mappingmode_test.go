@@ -554,3 +554,30 @@ func TestDefaultModeOf(t *testing.T) {
 		assert.True(t, m.Supports("logs"), mode)
 	}
 }
+
+// The dataset of a data stream name is cut to 100 bytes, which Elasticsearch allows, suffix
+// included: in otel, whose suffix .otel takes 5, that leaves 95 bytes of the dataset itself; in
+// the other modes, 100.
+func TestDatasetLimitPerMode(t *testing.T) {
+	long := strings.Repeat("a", 120)
+	for _, tt := range []struct{ mode, index string }{
+		{"otel", "logs-" + long[:95] + ".otel-default"},
+		{"ecs", "logs-" + long[:100] + "-default"},
+		{"none", "logs-" + long[:100] + "-default"},
+		{"raw", "logs-" + long[:100] + "-default"},
+		{"bodymap", "logs-" + long[:100] + "-default"},
+	} {
+		t.Run(tt.mode, func(t *testing.T) {
+			srv := fakees.New(t)
+			exp := newLogsExporter(t, newTestConfig(srv.URL), testSettings())
+			ld := scopedLogs("")
+			r := ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0)
+			r.Body().SetEmptyMap().PutStr("msg", "hello")
+			r.Attributes().PutStr("data_stream.dataset", long)
+			require.NoError(t, exp.ConsumeLogs(withMode(context.Background(), tt.mode), ld))
+			items := srv.Accepted()
+			require.Len(t, items, 1)
+			assert.Equal(t, tt.index, items[0].Index())
+		})
+	}
+}
