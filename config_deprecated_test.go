@@ -101,18 +101,26 @@ func TestDeprecatedNumbersAcceptZero(t *testing.T) {
 		zero, negative any
 		zeroNote, msg  string
 	}{
-		{"retry::max_requests", 0, -1,
+		{
+			"retry::max_requests", 0, -1,
 			"`retry::max_requests` is deprecated; use `retry::max_retries` (0 meant the default: retry::max_retries left at 30)",
-			"`retry::max_requests` must be 0 (the default: `retry::max_retries` unchanged) or more (it counts the first attempt), got -1; use `retry::max_retries` instead"},
-		{"num_workers", 0, -1,
+			"`retry::max_requests` must be 0 (the default: `retry::max_retries` unchanged) or more (it counts the first attempt), got -1; use `retry::max_retries` instead",
+		},
+		{
+			"num_workers", 0, -1,
 			"`num_workers` is deprecated; use `sending_queue::num_consumers` (0 meant the default: left unchanged)",
-			"`num_workers` must be 0 (the default) or more, got -1; use `sending_queue::num_consumers` instead"},
-		{"flush::bytes", 0, -1,
+			"`num_workers` must be 0 (the default) or more, got -1; use `sending_queue::num_consumers` instead",
+		},
+		{
+			"flush::bytes", 0, -1,
 			"`flush::bytes` is deprecated; use `sending_queue::batch::max_size` (0 meant the default: left unchanged)",
-			"`flush::bytes` must be 0 (the default) or more, got -1; use `sending_queue::batch::max_size` instead"},
-		{"flush::interval", "0s", "-1s",
+			"`flush::bytes` must be 0 (the default) or more, got -1; use `sending_queue::batch::max_size` instead",
+		},
+		{
+			"flush::interval", "0s", "-1s",
 			"`flush::interval` is deprecated; use `sending_queue::batch::flush_timeout` (0 meant the default: left unchanged)",
-			"`flush::interval` must be 0 (the default) or more, got -1s; use `sending_queue::batch::flush_timeout` instead"},
+			"`flush::interval` must be 0 (the default) or more, got -1s; use `sending_queue::batch::flush_timeout` instead",
+		},
 	} {
 		t.Run(tt.key, func(t *testing.T) {
 			conf := func(v any) map[string]any {
