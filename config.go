@@ -109,7 +109,7 @@ type Config struct {
 	// LogstashFormat appends a date suffix to the index name.
 	LogstashFormat LogstashFormatConfig `mapstructure:"logstash_format"`
 
-	// Mapping selects the document layout.
+	// Mapping lists the mapping modes (document layouts) that records may ask for.
 	Mapping MappingConfig `mapstructure:"mapping"`
 
 	// Retry controls retries of failed bulk requests and failed documents.
@@ -299,17 +299,18 @@ func (l LogstashFormatConfig) validate() error {
 	return routing.CheckDateFormat(l.DateFormat)
 }
 
-// MappingConfig selects the document layout.
+// MappingConfig holds the mapping mode settings. The mode of each record is chosen by the
+// scope attribute elastic.mapping.mode, else the client metadata X-Elastic-Mapping-Mode, else
+// it is otel (or, when AllowedModes does not list otel, the first mode it lists), as in contrib.
 type MappingConfig struct {
-	// Mode is the default mapping mode: one of otel, ecs, none, raw,
-	// bodymap. A request may choose another allowed mode with the scope
-	// attribute elastic.mapping.mode or the client metadata
-	// X-Elastic-Mapping-Mode. Default: otel.
+	// Mode is ignored, as in contrib since v0.145, with a warning when it is not otel. It
+	// still loads, so that a contrib configuration that sets it loads unchanged, and must name
+	// a mode: otel, ecs, none, raw or bodymap (case-insensitive; "no" means none).
+	// Default: otel.
 	Mode string `mapstructure:"mode"`
 
-	// AllowedModes lists the modes a request may select through the scope
-	// attribute or the client metadata. It must contain Mode. Default: all
-	// modes.
+	// AllowedModes lists the modes a request may select through the scope attribute or the
+	// client metadata; it must list at least one. Default: all modes.
 	AllowedModes []string `mapstructure:"allowed_modes"`
 
 	// prevent unkeyed literal initialization
@@ -318,21 +319,16 @@ type MappingConfig struct {
 
 func (m MappingConfig) validate() error {
 	var errs []error
-	modeOK := isMappingMode(m.Mode)
-	if !modeOK {
-		errs = append(errs, fmt.Errorf("`mapping::mode` must be one of %s, got %q", strings.Join(mappingModes, ", "), m.Mode))
+	if !isMappingMode(m.Mode) {
+		errs = append(errs, fmt.Errorf("`mapping::mode` must be one of %s, got %q (it is ignored, as in contrib: remove it)", strings.Join(mappingModes, ", "), m.Mode))
 	}
-	allowed := false
+	if len(m.AllowedModes) == 0 {
+		errs = append(errs, fmt.Errorf("`mapping::allowed_modes` must list at least one mapping mode (%s); leave it out to allow them all", strings.Join(mappingModes, ", ")))
+	}
 	for _, name := range m.AllowedModes {
 		if !isMappingMode(name) {
 			errs = append(errs, fmt.Errorf("`mapping::allowed_modes` entry %q is not a mapping mode; valid: %s", name, strings.Join(mappingModes, ", ")))
 		}
-		if name == m.Mode {
-			allowed = true
-		}
-	}
-	if modeOK && !allowed {
-		errs = append(errs, fmt.Errorf("`mapping::mode` %q is not in `mapping::allowed_modes` %v; add it there", m.Mode, m.AllowedModes))
 	}
 	return errors.Join(errs...)
 }

@@ -19,10 +19,10 @@ import (
 var removedKeys = []struct{ key, msg string }{
 	{"index", "`index` was removed; use `logs_index` / `traces_index`"},
 	{"batcher", "`batcher` was removed; use `sending_queue::batch`"},
-	{"mapping::dedup", "`mapping::dedup` was removed with no replacement: keys are always deduplicated and the layout is fixed per `mapping::mode`"},
-	{"mapping::dedot", "`mapping::dedot` was removed with no replacement: the layout is fixed per `mapping::mode`"},
-	{"mapping::fields", "`mapping::fields` was removed with no replacement: the layout is fixed per `mapping::mode`"},
-	{"mapping::file", "`mapping::file` was removed with no replacement: the layout is fixed per `mapping::mode`"},
+	{"mapping::dedup", "`mapping::dedup` was removed with no replacement: keys are always deduplicated and the layout is fixed per mapping mode"},
+	{"mapping::dedot", "`mapping::dedot` was removed with no replacement: the layout is fixed per mapping mode"},
+	{"mapping::fields", "`mapping::fields` was removed with no replacement: the layout is fixed per mapping mode"},
+	{"mapping::file", "`mapping::file` was removed with no replacement: the layout is fixed per mapping mode"},
 }
 
 // Unmarshal implements confmap.Unmarshaler. On top of the plain decoding it
@@ -34,21 +34,20 @@ var removedKeys = []struct{ key, msg string }{
 //
 // Unknown keys are refused by the decoding itself. All of it is about loading configurations
 // written for contrib, hence its place here.
+//
+// Every problem is reported at once: the removed keys, the decode errors (every key of a wrong
+// type and every unknown key, which the decoding reports together) and the bad deprecated
+// values. The collector validates a configuration only once it has loaded, so when a removed
+// key or a bad deprecated value fails the load, Unmarshal runs the validation itself and joins
+// its errors. It does not after a decode error: a key that failed to decode keeps its default,
+// and checking the rest against it could report problems that are not there.
 func (c *Config) Unmarshal(conf *confmap.Conf) error {
 	if conf == nil {
 		return nil
 	}
-	if err := refuseRemovedKeys(conf); err != nil {
-		return err
-	}
-
-	old, err := takeDeprecatedKeys(conf)
-	if err != nil {
-		return err
-	}
-	if err := conf.Unmarshal(c); err != nil {
-		return err
-	}
+	removedErr := refuseRemovedKeys(conf)
+	old, oldDecodeErr := takeDeprecatedKeys(conf)
+	decodeErr := conf.Unmarshal(c)
 
 	c.Mapping.Mode = canonicalMappingMode(c.Mapping.Mode)
 	for i, m := range c.Mapping.AllowedModes {
@@ -56,15 +55,22 @@ func (c *Config) Unmarshal(conf *confmap.Conf) error {
 	}
 
 	c.deprecations = nil
-	return c.applyDeprecated(conf, old)
+	deprecatedErr := c.applyDeprecated(conf, old)
+	err := errors.Join(removedErr, oldDecodeErr, decodeErr, deprecatedErr)
+	if err == nil || oldDecodeErr != nil || decodeErr != nil {
+		return err
+	}
+	return errors.Join(err, confmap.Validate(c))
 }
 
-// refuseRemovedKeys fails when conf sets a removed key, naming every one it sets.
+// refuseRemovedKeys fails when conf sets a removed key, naming every one it sets, and deletes
+// them from conf, so that the decoding does not report them again as unknown keys.
 func refuseRemovedKeys(conf *confmap.Conf) error {
 	var errs []error
 	for _, r := range removedKeys {
 		if conf.IsSet(r.key) {
 			errs = append(errs, errors.New(r.msg))
+			conf.Delete(r.key)
 		}
 	}
 	return errors.Join(errs...)
@@ -105,7 +111,7 @@ var deprecatedKeyPaths = []string{
 }
 
 // takeDeprecatedKeys decodes the deprecated keys present in conf and deletes
-// them from conf.
+// them from conf. On a decode error it returns the keys that did decode, with the error.
 func takeDeprecatedKeys(conf *confmap.Conf) (*deprecatedKeys, error) {
 	present := map[string]any{}
 	for _, path := range deprecatedKeyPaths {
@@ -129,10 +135,8 @@ func takeDeprecatedKeys(conf *confmap.Conf) (*deprecatedKeys, error) {
 	if len(present) == 0 {
 		return &old, nil
 	}
-	if err := confmap.NewFromStringMap(present).Unmarshal(&old); err != nil {
-		return nil, err
-	}
-	return &old, nil
+	err := confmap.NewFromStringMap(present).Unmarshal(&old)
+	return &old, err
 }
 
 // applyDeprecated maps the deprecated keys onto their replacements. conf is
@@ -157,7 +161,7 @@ func (c *Config) applyDeprecated(conf *confmap.Conf, old *deprecatedKeys) error 
 		case conf.IsSet("retry::max_retries"):
 			errs = append(errs, errors.New("both `retry::max_requests` and its replacement `retry::max_retries` are set; remove `retry::max_requests` (contrib refuses them together too)"))
 		case n < 0:
-			errs = append(errs, fmt.Errorf("`retry::max_requests` must be at least 1 (it counts the first attempt), got %d; use `retry::max_retries` instead", n))
+			errs = append(errs, fmt.Errorf("`retry::max_requests` must be 0 (the default: `retry::max_retries` unchanged) or more (it counts the first attempt), got %d; use `retry::max_retries` instead", n))
 		case n == 0:
 			c.deprecate("`retry::max_requests` is deprecated; use `retry::max_retries` (0 meant the default: retry::max_retries left at %d)", c.Retry.MaxRetries)
 		default:
@@ -171,7 +175,7 @@ func (c *Config) applyDeprecated(conf *confmap.Conf, old *deprecatedKeys) error 
 		switch q := c.QueueBatchConfig.Get(); {
 		case replaced("num_workers", n, "sending_queue::num_consumers"):
 		case n < 0:
-			errs = append(errs, fmt.Errorf("`num_workers` must be positive, got %d; use `sending_queue::num_consumers` instead", n))
+			errs = append(errs, fmt.Errorf("`num_workers` must be 0 (the default) or more, got %d; use `sending_queue::num_consumers` instead", n))
 		case n == 0:
 			c.deprecate("`num_workers` is deprecated; use `sending_queue::num_consumers` (0 meant the default: left unchanged)")
 		case q == nil:
@@ -213,7 +217,7 @@ func (c *Config) applyDeprecatedFlush(f *deprecatedFlush, replaced func(oldKey s
 		switch {
 		case replaced("flush::bytes", n, "sending_queue::batch::max_size"):
 		case n < 0:
-			errs = append(errs, fmt.Errorf("`flush::bytes` must be positive, got %d; use `sending_queue::batch::max_size` instead", n))
+			errs = append(errs, fmt.Errorf("`flush::bytes` must be 0 (the default) or more, got %d; use `sending_queue::batch::max_size` instead", n))
 		case n == 0:
 			c.deprecate("`flush::bytes` is deprecated; use `sending_queue::batch::max_size` (0 meant the default: left unchanged)")
 		case batch == nil:
@@ -232,7 +236,7 @@ func (c *Config) applyDeprecatedFlush(f *deprecatedFlush, replaced func(oldKey s
 		switch {
 		case replaced("flush::interval", d, "sending_queue::batch::flush_timeout"):
 		case d < 0:
-			errs = append(errs, fmt.Errorf("`flush::interval` must be positive, got %s; use `sending_queue::batch::flush_timeout` instead", d))
+			errs = append(errs, fmt.Errorf("`flush::interval` must be 0 (the default) or more, got %s; use `sending_queue::batch::flush_timeout` instead", d))
 		case d == 0:
 			c.deprecate("`flush::interval` is deprecated; use `sending_queue::batch::flush_timeout` (0 meant the default: left unchanged)")
 		case batch == nil:
@@ -258,8 +262,8 @@ func (c *Config) logDeprecations(logger *zap.Logger) {
 
 // logContribDifferences logs where the configuration means something else than in contrib, or
 // what it means is easy to miss: credentials set twice (a warning each, naming the one used), a
-// timeout of 0 (a warning), and, in an Info line each, a mapping::mode that contrib would
-// ignore and the date of logstash_format index names.
+// timeout of 0 and a mapping::mode that is ignored (a warning each), and, in an Info line, the
+// date of logstash_format index names.
 func (c *Config) logContribDifferences(logger *zap.Logger) {
 	for _, msg := range c.credentialWarnings() {
 		logger.Warn(msg)
@@ -268,8 +272,8 @@ func (c *Config) logContribDifferences(logger *zap.Logger) {
 		logger.Warn("`timeout` is 0: bulk requests have no deadline, as in contrib; a request to a node that stops answering " +
 			"holds its push until the connection breaks; set a timeout (the default is 90s)")
 	}
-	if msg := c.modeDivergenceNote(); msg != "" {
-		logger.Info(msg)
+	if msg := c.modeIgnoredWarning(); msg != "" {
+		logger.Warn(msg)
 	}
 	if c.LogstashFormat.Enabled {
 		logger.Info("`logstash_format` is enabled: the date in each index name is taken from the document's own timestamp, in UTC. " +

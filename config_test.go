@@ -259,7 +259,7 @@ func TestLoadInvalidConfig(t *testing.T) {
 
 		{"unknown_mode", "`mapping::mode` must be one of otel, ecs, none, raw, bodymap, got \"jaeger\""},
 		{"unknown_allowed_mode", "`mapping::allowed_modes` entry \"jaeger\" is not a mapping mode"},
-		{"mode_not_allowed", "`mapping::mode` \"ecs\" is not in `mapping::allowed_modes` [otel]"},
+		{"no_allowed_modes", "`mapping::allowed_modes` must list at least one mapping mode (otel, ecs, none, raw, bodymap); leave it out to allow them all"},
 
 		{"negative_max_retries", "`retry::max_retries` must be 0 or more, or -1 for no limit, got -2"},
 		{"bad_document_retry_status", "`retry::retry_on_document_status` entry 42 is not an HTTP status"},
@@ -291,7 +291,7 @@ func TestLoadInvalidConfig(t *testing.T) {
 		{"removed_file", "`mapping::file` was removed with no replacement"},
 
 		{"max_requests_and_max_retries", "both `retry::max_requests` and its replacement `retry::max_retries` are set; remove `retry::max_requests` (contrib refuses them together too)"},
-		{"max_requests_negative", "`retry::max_requests` must be at least 1 (it counts the first attempt), got -1"},
+		{"max_requests_negative", "`retry::max_requests` must be 0 (the default: `retry::max_retries` unchanged) or more (it counts the first attempt), got -1"},
 		{"flush_unknown_key", "invalid keys: max_bytes"},
 
 		{"unknown_key", "invalid keys: endpoint_url"},

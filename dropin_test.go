@@ -43,7 +43,7 @@ import (
 //
 // Each case compares the whole Config, then creates the logs, metrics and traces exporters
 // from it (pointed at a fake Elasticsearch), starts and stops them, and compares the Warn lines
-// logged, in order, and the Info lines about mapping::mode.
+// logged, in order, and the Info lines about differences from contrib.
 func TestContribConfigs(t *testing.T) {
 	t.Setenv(esclient.EnvURL, "")
 	bearer := component.MustNewID("bearertokenauth")
@@ -121,8 +121,7 @@ func TestContribConfigs(t *testing.T) {
 				c.Endpoint = es
 				c.Mapping.Mode = "ecs"
 			}),
-			infos: []string{"`mapping::mode` is ecs: records that neither a scope attribute elastic.mapping.mode nor the client metadata X-Elastic-Mapping-Mode give a mode are written in ecs (logs and traces; metrics only in otel or ecs). " +
-				"Contrib ignores `mapping::mode` since v0.145 and writes them in otel"},
+			warnings: []string{modeIgnored("ecs")},
 		},
 		{
 			id: "mapping_mode_none",
@@ -130,12 +129,7 @@ func TestContribConfigs(t *testing.T) {
 				c.Endpoint = es
 				c.Mapping.Mode = "none"
 			}),
-			warnings: []string{
-				"`mapping::mode` is none, which has no metric documents: metrics are written in the otel mapping mode, as contrib writes them (contrib ignores `mapping::mode`); " +
-					"a scope attribute elastic.mapping.mode or the client metadata X-Elastic-Mapping-Mode may still choose ecs",
-			},
-			infos: []string{"`mapping::mode` is none: records that neither a scope attribute elastic.mapping.mode nor the client metadata X-Elastic-Mapping-Mode give a mode are written in none (logs and traces; metrics only in otel or ecs). " +
-				"Contrib ignores `mapping::mode` since v0.145 and writes them in otel"},
+			warnings: []string{modeIgnored("none")},
 		},
 		{
 			id: "metadata_keys_without_batching",
@@ -513,4 +507,11 @@ func TestProfilesPipelineIsRefused(t *testing.T) {
 	require.EqualError(t, err, "the elasticsearch exporter of this distribution (elasticsearch/prod, github.com/otelcol-es/elasticsearchexporter) does not support profiles yet: "+
 		"remove elasticsearch/prod from the exporters of the profiles pipeline, or send profiles with contrib's elasticsearch exporter (Elasticsearch 9.6 or later) "+
 		"or with an otlp exporter to a collector that has it")
+}
+
+// modeIgnored is the warning logged for a mapping::mode other than otel.
+func modeIgnored(mode string) string {
+	return "`mapping::mode` is " + mode + " and is ignored, as in contrib since v0.145: records whose scope attribute elastic.mapping.mode and client metadata X-Elastic-Mapping-Mode name no mode are written in otel. " +
+		"Choose the mode per scope with the scope attribute elastic.mapping.mode, or per request with the client metadata X-Elastic-Mapping-Mode " +
+		"(an OTLP request header, passed on by a receiver with include_metadata: true); then remove `mapping::mode`"
 }

@@ -49,7 +49,8 @@ type esExporter struct {
 	// server does not answer.
 	versionRetry time.Duration
 
-	// allowedModes and defaultMode are mapping::allowed_modes and mapping::mode, parsed once.
+	// allowedModes and defaultMode are mapping::allowed_modes and the mode it implies for records
+	// that ask for none (defaultModeOf), parsed once.
 	allowedModes [serializer.NumModes]bool
 	defaultMode  serializer.Mode
 

@@ -105,19 +105,20 @@ func TestGoldenModes(t *testing.T) {
 }
 
 // pushGolden pushes the OTLP JSON input in through the factory-built exporter (in the given
-// mapping mode, the default when empty) to a fake Elasticsearch and returns the bulk bodies it
-// received and the number of records rejected before sending.
+// mapping mode, chosen by the request's client metadata X-Elastic-Mapping-Mode; the default
+// when empty) to a fake Elasticsearch and returns the bulk bodies it received and the number of
+// records rejected before sending.
 func pushGolden(t *testing.T, in, mode string) ([]byte, int64) {
 	t.Helper()
 	raw, err := os.ReadFile(in)
 	require.NoError(t, err)
 	srv := fakees.New(t)
 	cfg := newTestConfig(srv.URL)
-	if mode != "" {
-		cfg.Mapping.Mode = mode
-	}
 	set, tel := withTelemetry(t)
 	ctx := context.Background()
+	if mode != "" {
+		ctx = withMode(ctx, mode)
+	}
 	switch {
 	case bytes.Contains(raw, []byte(`"resourceLogs"`)):
 		ld, unmarshalErr := (&plog.JSONUnmarshaler{}).UnmarshalLogs(raw)

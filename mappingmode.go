@@ -35,8 +35,9 @@ type modeError struct {
 func (e *modeError) Error() string { return e.msg }
 
 // modes resolves the mapping mode of each scope of one request: the scope attribute
-// elastic.mapping.mode, else the request's client metadata X-Elastic-Mapping-Mode, else
-// mapping::mode. A mode must be listed in mapping::allowed_modes and support the signal.
+// elastic.mapping.mode, else the request's client metadata X-Elastic-Mapping-Mode, else the
+// default mode (defaultModeOf). A mode must be listed in mapping::allowed_modes and support the
+// signal.
 type modes struct {
 	allowed      [serializer.NumModes]bool
 	request      serializer.Mode
@@ -61,37 +62,45 @@ func canonicalMappingMode(name string) string {
 // isMappingMode reports whether name is the canonical name of a mapping mode.
 func isMappingMode(name string) bool { return slices.Contains(mappingModes, name) }
 
-// signalDefaultMode returns the mapping mode of the records of signal that neither a scope
-// attribute nor the client metadata give a mode: mapping::mode, or otel when mapping::mode
-// cannot write the signal (none, raw and bodymap have no metric documents, bodymap no span
-// documents). Contrib ignores mapping::mode and writes otel; this exporter keeps mapping::mode
-// for the signals it can write, and starts with the others in otel rather than refusing them.
-func signalDefaultMode(mode serializer.Mode, signal string) serializer.Mode {
-	if mode.Supports(signal) {
-		return mode
+// defaultModeOf returns the mapping mode of the records that neither a scope attribute nor the
+// client metadata give a mode, as contrib chooses it: otel when mapping::allowed_modes lists it,
+// else the first mode that it lists. mapping::mode plays no part, as in contrib since v0.145.
+func defaultModeOf(allowedModes []string) serializer.Mode {
+	if slices.Contains(allowedModes, serializer.ModeOTel.String()) {
+		return serializer.ModeOTel
 	}
-	return serializer.ModeOTel
+	for _, name := range allowedModes {
+		if mode, ok := serializer.ParseMode(name); ok {
+			return mode
+		}
+	}
+	return serializer.ModeOTel // no mode listed: refused by Validate
 }
 
-// modeFallbackWarning returns the warning to log when the pipeline of signal ("logs",
-// "traces" or "metrics") is created with a mapping::mode that cannot write it, or "".
-func (c *Config) modeFallbackWarning(signal string) string {
-	mode, ok := serializer.ParseMode(c.Mapping.Mode)
-	if !ok || mode.Supports(signal) {
-		return "" // an unknown mode is reported by Validate
-	}
-	return fmt.Sprintf("`mapping::mode` is %s, which has no %s documents: %s are written in the otel mapping mode, as contrib writes them (contrib ignores `mapping::mode`); "+
-		"a scope attribute elastic.mapping.mode or the client metadata X-Elastic-Mapping-Mode may still choose ecs", c.Mapping.Mode, signalNoun(signal), signal)
-}
-
-// modeDivergenceNote returns the Info line logged when the exporter is created with a
-// mapping::mode other than otel, which contrib would ignore, or "".
-func (c *Config) modeDivergenceNote() string {
+// modeIgnoredWarning returns the warning logged when the exporter is created with a
+// mapping::mode other than otel, which is ignored, or "".
+func (c *Config) modeIgnoredWarning() string {
 	if c.Mapping.Mode == "" || c.Mapping.Mode == serializer.ModeOTel.String() {
 		return ""
 	}
-	return fmt.Sprintf("`mapping::mode` is %s: records that neither a scope attribute elastic.mapping.mode nor the client metadata X-Elastic-Mapping-Mode give a mode are written in %s (logs and traces; metrics only in otel or ecs). "+
-		"Contrib ignores `mapping::mode` since v0.145 and writes them in otel", c.Mapping.Mode, c.Mapping.Mode)
+	written := "otel"
+	if def := defaultModeOf(c.Mapping.AllowedModes); def != serializer.ModeOTel {
+		written = def.String() + ", the first of `mapping::allowed_modes`, which does not list otel"
+	}
+	return fmt.Sprintf("`mapping::mode` is %s and is ignored, as in contrib since v0.145: records whose scope attribute elastic.mapping.mode and client metadata X-Elastic-Mapping-Mode name no mode are written in %s. "+
+		"Choose the mode per scope with the scope attribute elastic.mapping.mode, or per request with the client metadata X-Elastic-Mapping-Mode "+
+		"(an OTLP request header, passed on by a receiver with include_metadata: true); then remove `mapping::mode`", c.Mapping.Mode, written)
+}
+
+// modeFallbackWarning returns the warning to log when the pipeline of signal ("logs", "traces"
+// or "metrics") is created and the default mode (see defaultModeOf) cannot write it, or "".
+func (c *Config) modeFallbackWarning(signal string) string {
+	def := defaultModeOf(c.Mapping.AllowedModes)
+	if def.Supports(signal) {
+		return ""
+	}
+	return fmt.Sprintf("`mapping::allowed_modes` does not list otel, and %s, its first mode, has no %s documents: %s whose scope attribute elastic.mapping.mode and client metadata X-Elastic-Mapping-Mode name no mode are rejected (%s); "+
+		"add otel to `mapping::allowed_modes`", def, signalNoun(signal), signal, errorTypeUnsupportedMode)
 }
 
 // signalNoun names the documents of a signal in messages.
@@ -105,21 +114,20 @@ func signalNoun(signal string) string {
 	return "log"
 }
 
-// parseModes returns the modes listed in mapping::allowed_modes and mapping::mode, which
-// Validate has checked.
+// parseModes returns the modes listed in mapping::allowed_modes, which Validate has checked,
+// and the default mode.
 func parseModes(cfg *Config) (allowed [serializer.NumModes]bool, defaultMode serializer.Mode) {
 	for _, name := range cfg.Mapping.AllowedModes {
 		if mode, ok := serializer.ParseMode(name); ok {
 			allowed[mode] = true
 		}
 	}
-	defaultMode, _ = serializer.ParseMode(cfg.Mapping.Mode)
-	return allowed, defaultMode
+	return allowed, defaultModeOf(cfg.Mapping.AllowedModes)
 }
 
 // newModes reads the request's mode from the client metadata of ctx.
 func (e *esExporter) newModes(ctx context.Context, signal string) modes {
-	m := modes{signal: signal, allowed: e.allowedModes, request: signalDefaultMode(e.defaultMode, signal)}
+	m := modes{signal: signal, allowed: e.allowedModes, request: e.defaultMode}
 	values := client.FromContext(ctx).Metadata.Get(mappingModeMetadataKey)
 	switch len(values) {
 	case 0:

@@ -142,41 +142,78 @@ func TestModeRejectionInAPushThatFailsOtherwise(t *testing.T) {
 	assert.Equal(t, int64(1), counterSum(t, tel, "otelcol.elasticsearch.docs.processed", fate("dropped")))
 }
 
-// A mapping::mode that cannot write a signal does not stop its pipeline: as contrib (which
-// ignores mapping::mode), the signal's records are written in otel, with one warning that names
-// the key when the pipeline is created.
-func TestModeWithoutTheSignalFallsBackToOTel(t *testing.T) {
+// mapping::mode is ignored, as in contrib: with bodymap, which has no metric and no span
+// documents, and ecs, the records that ask for no mode are written in otel, every pipeline
+// starts, and one warning per component, naming the key, says so and how to choose a mode.
+func TestMappingModeIsIgnored(t *testing.T) {
+	for _, mode := range []string{"bodymap", "ecs"} {
+		t.Run(mode, func(t *testing.T) {
+			srv := fakees.New(t)
+			core, logs := observer.New(zap.InfoLevel)
+			set := testSettings()
+			set.Logger = zap.New(core)
+			cfg := newTestConfig(srv.URL)
+			cfg.Mapping.Mode = mode
+
+			logsExp, metrics, traces := startAllSignals(t, cfg, set)
+			require.NoError(t, logsExp.ConsumeLogs(context.Background(), scopedLogs("")))
+			require.NoError(t, metrics.ConsumeMetrics(context.Background(), testMetricsScopes(1)))
+			require.NoError(t, traces.ConsumeTraces(context.Background(), benchmarkTraces(1)))
+			indices := map[string]bool{}
+			for _, it := range srv.Accepted() {
+				indices[it.Index()] = true
+			}
+			assert.True(t, indices["logs-generic.otel-default"], "logs in otel: %v", indices)
+			assert.True(t, indices["metrics-generic.otel-default"], "metrics in otel: %v", indices)
+			assert.True(t, indices["traces-generic.otel-default"], "spans in otel: %v", indices)
+
+			var lines []string
+			for _, e := range logs.FilterMessageSnippet("mapping").All() {
+				lines = append(lines, e.Level.String()+": "+e.Message)
+			}
+			assert.Equal(t, []string{"warn: `mapping::mode` is " + mode + " and is ignored, as in contrib since v0.145: " +
+				"records whose scope attribute elastic.mapping.mode and client metadata X-Elastic-Mapping-Mode name no mode are written in otel. " +
+				"Choose the mode per scope with the scope attribute elastic.mapping.mode, or per request with the client metadata X-Elastic-Mapping-Mode " +
+				"(an OTLP request header, passed on by a receiver with include_metadata: true); then remove `mapping::mode`"}, lines,
+				"one line per component, and no line that says the records are written in the mode")
+		})
+	}
+}
+
+// When mapping::allowed_modes does not list otel, the records that ask for no mode are written
+// in its first mode, as in contrib; a pipeline whose signal that mode cannot write says at
+// creation that such records are rejected, and they are, counted.
+func TestDefaultModeWithoutOTel(t *testing.T) {
 	srv := fakees.New(t)
 	core, logs := observer.New(zap.InfoLevel)
-	set := testSettings()
+	set, tel := withTelemetry(t)
 	set.Logger = zap.New(core)
 	cfg := newTestConfig(srv.URL)
-	cfg.Mapping.Mode = "bodymap"
+	cfg.Mapping = MappingConfig{Mode: "otel", AllowedModes: []string{"bodymap", "ecs"}}
+	require.NoError(t, cfg.Validate())
 
-	metrics, err := NewFactory().CreateMetrics(context.Background(), set, cfg)
-	require.NoError(t, err)
-	startExporter(t, metrics)
-	traces, err := NewFactory().CreateTraces(context.Background(), set, cfg)
-	require.NoError(t, err)
-	startExporter(t, traces)
+	logsExp, _, traces := startAllSignals(t, cfg, set)
+	ld := scopedLogs("")
+	ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0).Body().SetEmptyMap().PutStr("msg", "hello")
+	require.NoError(t, logsExp.ConsumeLogs(context.Background(), ld))
+	require.Len(t, srv.Accepted(), 1)
+	assert.JSONEq(t, `{"msg":"hello"}`, string(srv.Accepted()[0].Document), "logs in bodymap")
 
-	require.NoError(t, metrics.ConsumeMetrics(context.Background(), testMetricsScopes(1)))
-	require.NoError(t, traces.ConsumeTraces(context.Background(), benchmarkTraces(1)))
-	indices := map[string]bool{}
-	for _, it := range srv.Accepted() {
-		indices[it.Index()] = true
+	err := traces.ConsumeTraces(context.Background(), benchmarkTraces(1))
+	require.Error(t, err)
+	assert.True(t, consumererror.IsPermanent(err), "the rejected spans are not retried: %v", err)
+	assert.Len(t, srv.Accepted(), 1, "no span document")
+	assert.Positive(t, counterSum(t, tel, "otelcol.elasticsearch.docs.processed",
+		fate("rejected"), attribute.String("error.type", "unsupported_mapping_mode")))
+
+	var warnings []string
+	for _, e := range logs.FilterLevelExact(zap.WarnLevel).FilterMessageSnippet("mapping::allowed_modes").All() {
+		warnings = append(warnings, e.Message)
 	}
-	assert.True(t, indices["metrics-generic.otel-default"], "metrics in otel: %v", indices)
-	assert.True(t, indices["traces-generic.otel-default"], "spans in otel: %v", indices)
-
-	warnings := logs.FilterLevelExact(zap.WarnLevel).All()
-	require.Len(t, warnings, 2)
-	assert.Equal(t, "`mapping::mode` is bodymap, which has no metric documents: metrics are written in the otel mapping mode, as contrib writes them (contrib ignores `mapping::mode`); "+
-		"a scope attribute elastic.mapping.mode or the client metadata X-Elastic-Mapping-Mode may still choose ecs", warnings[0].Message)
-	assert.Contains(t, warnings[1].Message, "`mapping::mode` is bodymap, which has no span documents: traces are written in the otel mapping mode")
-	infos := logs.FilterLevelExact(zap.InfoLevel).FilterMessageSnippet("mapping::mode").All()
-	require.Len(t, infos, 1, "the Info line about the divergence from contrib is logged once per component")
-	assert.Contains(t, infos[0].Message, "Contrib ignores `mapping::mode` since v0.145")
+	assert.Equal(t, []string{
+		"`mapping::allowed_modes` does not list otel, and bodymap, its first mode, has no metric documents: metrics whose scope attribute elastic.mapping.mode and client metadata X-Elastic-Mapping-Mode name no mode are rejected (unsupported_mapping_mode); add otel to `mapping::allowed_modes`",
+		"`mapping::allowed_modes` does not list otel, and bodymap, its first mode, has no span documents: traces whose scope attribute elastic.mapping.mode and client metadata X-Elastic-Mapping-Mode name no mode are rejected (unsupported_mapping_mode); add otel to `mapping::allowed_modes`",
+	}, warnings)
 }
 
 func TestMetricsScopeWithUnusableModeIsRejectedAlone(t *testing.T) {
@@ -350,9 +387,7 @@ func TestSpanEventsInlineInLegacyModes(t *testing.T) {
 	}{{"otel", 2}, {"ecs", 2}, {"none", 1}, {"raw", 1}} {
 		t.Run(tt.mode, func(t *testing.T) {
 			srv := fakees.New(t)
-			cfg := newTestConfig(srv.URL)
-			cfg.Mapping.Mode = tt.mode
-			exp := newTracesExporter(t, cfg, testSettings())
+			exp := newTracesExporter(t, newTestConfig(srv.URL), testSettings())
 			td := ptrace.NewTraces()
 			span := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
 			span.SetName("op")
@@ -361,7 +396,7 @@ func TestSpanEventsInlineInLegacyModes(t *testing.T) {
 			ev := span.Events().AppendEmpty()
 			ev.SetName("retry")
 			ev.SetTimestamp(1_700_000_000_000_000_000)
-			require.NoError(t, exp.ConsumeTraces(context.Background(), td))
+			require.NoError(t, exp.ConsumeTraces(withMode(context.Background(), tt.mode), td))
 			items := srv.Accepted()
 			require.Len(t, items, tt.documents, "the span and, in otel and ecs, its event as a document of its own")
 			if tt.documents == 1 {
@@ -481,29 +516,68 @@ func TestMetricsInTheECSMode(t *testing.T) {
 	assert.NotContains(t, byIndex["metrics-generic-default"], "utilization")
 }
 
-func TestSignalDefaultMode(t *testing.T) {
-	for _, mode := range mappingModes {
-		cfg := defaultWith(func(c *Config) { c.Mapping.Mode = mode })
-		m, ok := serializer.ParseMode(mode)
-		require.True(t, ok)
-		for _, signal := range []string{"logs", "traces", "metrics"} {
-			if m.Supports(signal) {
-				assert.Equal(t, m, signalDefaultMode(m, signal), "%s %s", mode, signal)
-				assert.Empty(t, cfg.modeFallbackWarning(signal), "%s %s", mode, signal)
-				continue
+func TestDefaultModeOf(t *testing.T) {
+	for _, tt := range []struct {
+		allowed []string
+		want    serializer.Mode
+	}{
+		{mappingModes, serializer.ModeOTel},
+		{[]string{"ecs", "otel"}, serializer.ModeOTel},
+		{[]string{"ecs", "none"}, serializer.ModeECS},
+		{[]string{"raw"}, serializer.ModeRaw},
+	} {
+		assert.Equal(t, tt.want, defaultModeOf(tt.allowed), "%v", tt.allowed)
+		for _, mode := range mappingModes {
+			// mapping::mode plays no part.
+			cfg := defaultWith(func(c *Config) { c.Mapping.Mode, c.Mapping.AllowedModes = mode, tt.allowed })
+			_, def := parseModes(cfg)
+			assert.Equal(t, tt.want, def, "%v %s", tt.allowed, mode)
+			if mode == "otel" {
+				assert.Empty(t, cfg.modeIgnoredWarning())
+			} else {
+				assert.Contains(t, cfg.modeIgnoredWarning(), "`mapping::mode` is "+mode+" and is ignored")
 			}
-			assert.Equal(t, serializer.ModeOTel, signalDefaultMode(m, signal), "%s %s", mode, signal)
-			assert.Contains(t, cfg.modeFallbackWarning(signal), "`mapping::mode` is "+mode+", which has no ", "%s %s", mode, signal)
-		}
-		if mode == "otel" {
-			assert.Empty(t, cfg.modeDivergenceNote())
-		} else {
-			assert.Contains(t, cfg.modeDivergenceNote(), "`mapping::mode` is "+mode+": ")
+			for _, signal := range []string{"logs", "traces", "metrics"} {
+				if tt.want.Supports(signal) {
+					assert.Empty(t, cfg.modeFallbackWarning(signal), "%v %s", tt.allowed, signal)
+				} else {
+					assert.Contains(t, cfg.modeFallbackWarning(signal), "its first mode, has no ", "%v %s", tt.allowed, signal)
+				}
+			}
 		}
 	}
+	cfg := defaultWith(func(c *Config) { c.Mapping.Mode, c.Mapping.AllowedModes = "ecs", []string{"ecs", "none"} })
+	assert.Contains(t, cfg.modeIgnoredWarning(), "are written in ecs, the first of `mapping::allowed_modes`, which does not list otel. ")
 	// Every mode writes logs.
 	for _, mode := range mappingModes {
 		m, _ := serializer.ParseMode(mode)
 		assert.True(t, m.Supports("logs"), mode)
+	}
+}
+
+// The dataset of a data stream name is cut to 100 bytes, which Elasticsearch allows, suffix
+// included: in otel, whose suffix .otel takes 5, that leaves 95 bytes of the dataset itself; in
+// the other modes, 100.
+func TestDatasetLimitPerMode(t *testing.T) {
+	long := strings.Repeat("a", 120)
+	for _, tt := range []struct{ mode, index string }{
+		{"otel", "logs-" + long[:95] + ".otel-default"},
+		{"ecs", "logs-" + long[:100] + "-default"},
+		{"none", "logs-" + long[:100] + "-default"},
+		{"raw", "logs-" + long[:100] + "-default"},
+		{"bodymap", "logs-" + long[:100] + "-default"},
+	} {
+		t.Run(tt.mode, func(t *testing.T) {
+			srv := fakees.New(t)
+			exp := newLogsExporter(t, newTestConfig(srv.URL), testSettings())
+			ld := scopedLogs("")
+			r := ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0)
+			r.Body().SetEmptyMap().PutStr("msg", "hello")
+			r.Attributes().PutStr("data_stream.dataset", long)
+			require.NoError(t, exp.ConsumeLogs(withMode(context.Background(), tt.mode), ld))
+			items := srv.Accepted()
+			require.Len(t, items, 1)
+			assert.Equal(t, tt.index, items[0].Index())
+		})
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/client"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -315,10 +316,10 @@ func TestMetricsECSRoundTrip(t *testing.T) {
 	t.Cleanup(func() { _, _, _ = s.es.Do(http.MethodDelete, "/_index_template/"+name, nil) })
 	index := "metrics-" + s.id + "-default"
 
-	cfg := s.config()
-	cfg.Mapping.Mode = "ecs"
-	exp := s.metricsExporter(t, cfg)
-	require.NoError(t, exp.ConsumeMetrics(context.Background(), s.metricsData()))
+	exp := s.metricsExporter(t, s.config())
+	// The request chooses ecs with its client metadata: mapping::mode is ignored.
+	ctx := client.NewContext(context.Background(), client.Info{Metadata: client.NewMetadata(map[string][]string{"X-Elastic-Mapping-Mode": {"ecs"}})})
+	require.NoError(t, exp.ConsumeMetrics(ctx, s.metricsData()))
 
 	docs := s.search(t, index, s.id)
 	require.Len(t, docs, 2, "one document per host and time")

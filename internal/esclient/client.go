@@ -102,6 +102,10 @@ func New(ctx context.Context, cfg Config, host component.Host, set component.Tel
 	}
 
 	transport := hc.Transport
+	if hc.Jar != nil {
+		// `cookies` is set: the jar is on the http.Client, which the transport below bypasses.
+		transport = &cookieJar{next: transport, jar: hc.Jar}
+	}
 	if cfg.WrapTransport != nil {
 		transport = cfg.WrapTransport(transport)
 	}

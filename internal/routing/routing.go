@@ -223,9 +223,10 @@ func NewRouter(s Settings) (*Router, error) {
 // Dataset and namespace are sanitized as Elasticsearch requires: lower-cased with Go's
 // unicode.ToLower, rune by rune; in the dataset each of - \ / * ? " < > | , # : and the space
 // becomes "_", in the namespace the same set except "-". Each byte that is not valid UTF-8 also
-// becomes "_", like any other character that cannot be in a name. The dataset is then cut to 95
-// bytes and the namespace to 100 bytes, at a character boundary: a character that would straddle
-// the limit is dropped whole.
+// becomes "_", like any other character that cannot be in a name. The dataset, with its
+// suffix (".otel" in the otel mode: 95 bytes are left for the dataset itself; none in the other
+// modes: 100 bytes), and the namespace are then cut to 100 bytes each, at a character boundary:
+// a character that would straddle the limit is dropped whole.
 //
 // With logstash_format, PrefixSeparator and the date are appended to the chosen name, and the
 // result is a plain index, never a data stream (a date-suffixed name is not a data stream name
