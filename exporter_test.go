@@ -353,7 +353,7 @@ func TestBulkRequestsAreCutAtMaxSize(t *testing.T) {
 	require.NoError(t, e.start(context.Background(), componenttest.NewNopHost()))
 	t.Cleanup(func() { require.NoError(t, e.shutdown(context.Background())) })
 
-	require.NoError(t, e.pushLogs(context.Background(), testLogs(50), nil))
+	require.NoError(t, e.pushLogsAdmitted(context.Background(), testLogs(50)))
 	assert.Len(t, srv.Accepted(), 50)
 	assert.Greater(t, srv.Requests(), 5)
 	for i, body := range srv.Bodies() {
@@ -466,7 +466,7 @@ func TestExportSucceedsOnceServerComesUp(t *testing.T) {
 	e.versionRetry = 20 * time.Millisecond
 	require.NoError(t, e.start(context.Background(), componenttest.NewNopHost()))
 	t.Cleanup(func() { require.NoError(t, e.shutdown(context.Background())) })
-	exp := logsPusher(func(ctx context.Context, ld plog.Logs) error { return e.pushLogs(ctx, ld, nil) })
+	exp := logsPusher(func(ctx context.Context, ld plog.Logs) error { return e.pushLogsAdmitted(ctx, ld) })
 	require.Eventually(t, func() bool { return logs.FilterMessageSnippet("version check failed").Len() == 1 },
 		10*time.Second, 5*time.Millisecond, "one clear warning at start")
 	err = exp.ConsumeLogs(context.Background(), testLogs(2))
