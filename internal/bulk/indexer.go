@@ -141,7 +141,7 @@ func New(cfg Config) (*Indexer, error) {
 	ix.stopCtx, ix.stop = context.WithCancel(context.Background())
 	ix.abortCtx, ix.abort = context.WithCancel(context.Background())
 	ix.includeSource.Store(int32(cfg.IncludeSourceOnError))
-	ix.requests = newConcurrencyLimiter(cfg.Concurrency, cfg.Telemetry.ElasticsearchBulkRequestsConcurrencyLimit)
+	ix.requests = newConcurrencyLimiter(cfg.Concurrency, cfg.Telemetry.ElasticsearchBulkRequestsConcurrencyLimit, time.Now())
 	if _, err := ix.newSession(0); err != nil {
 		return nil, err
 	}
