@@ -108,10 +108,8 @@ type Indexer struct {
 
 	// metadataKeys are Config.MetadataKeys lower-cased (see LowerKeys).
 	metadataKeys []string
-	// sizeLimit is the request size learned from 413 answers (toolarge.go); now is the
-	// clock it is measured with.
+	// sizeLimit is the request size learned from 413 answers (toolarge.go).
 	sizeLimit sizeLimit
-	now       func() time.Time
 }
 
 // New validates cfg and returns an Indexer.
@@ -131,7 +129,7 @@ func New(cfg Config) (*Indexer, error) {
 	}
 	ix := &Indexer{
 		cfg: cfg, limiter: NewLogLimiter(cfg.LogRateLimit), docLimiter: NewLogLimiter(cfg.LogRateLimit),
-		metadataKeys: LowerKeys(cfg.MetadataKeys), now: time.Now,
+		metadataKeys: LowerKeys(cfg.MetadataKeys),
 	}
 	idle := cfg.IdleSessions
 	if idle <= 0 {

@@ -38,8 +38,12 @@ func TestTooLargeLimitIsRemembered(t *testing.T) {
 	})
 	ix, err := New(Config{Client: c, MaxBulkBytes: 1 << 20})
 	require.NoError(t, err)
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	ix.now = func() time.Time { return now }
+	// elapse moves the last 413 back by d, as if d had passed.
+	elapse := func(d time.Duration) {
+		ix.sizeLimit.mu.Lock()
+		defer ix.sizeLimit.mu.Unlock()
+		ix.sizeLimit.since = ix.sizeLimit.since.Add(-d)
+	}
 	push := func() []int {
 		t.Helper()
 		sizes, refused = nil, 0
@@ -54,10 +58,10 @@ func TestTooLargeLimitIsRemembered(t *testing.T) {
 	assert.Equal(t, []int{2, 2}, push(), "cut at the size that was taken: no 413")
 	assert.Zero(t, refused)
 
-	now = now.Add(sizeRecovery - time.Second)
+	elapse(sizeRecovery - time.Second)
 	assert.Equal(t, []int{2, 2}, push(), "the limit holds for sizeRecovery")
 
-	now = now.Add(time.Second)
+	elapse(time.Second)
 	assert.Equal(t, []int{4, 2, 2}, push(), "then doubles back to max_size: refused again, learned again")
 	assert.Equal(t, 1, refused)
 	assert.Equal(t, []int{2, 2}, push())
