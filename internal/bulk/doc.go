@@ -29,8 +29,12 @@
 //   - session.go: the per-Send state around a docappender BulkIndexer, kept in a free list; flushing a
 //     request.
 //   - request.go: assembling a request body from the batch.
-//   - response.go: reading bulk responses within bounds, checking that each item is an answer to
-//     a create, and compacting them before docappender decodes them.
+//   - compactclient.go: the client of a session's bulk indexer: the document count header,
+//     answers read within bounds, successful bulk responses compacted.
+//   - boundedread.go: reading at most a given number of bytes of an answer.
+//   - response.go: compacting a bulk response before docappender decodes it, and checking that
+//     each item is an answer to a create.
+//   - jsonscan.go: the scanner that reads a bulk response's JSON without decoding it.
 //   - limits.go: the bounds on what is read of a server's answers and kept of them.
 //   - outcome.go: the final outcome of each document: classifying response items, counting,
 //     giving up and handing back at shutdown.

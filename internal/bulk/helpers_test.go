@@ -4,6 +4,7 @@
 package bulk
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -161,3 +162,15 @@ func retried(t *testing.T, tel *componenttest.Telemetry) int64 {
 	t.Helper()
 	return counts(t, tel, "otelcol.elasticsearch.docs.retried")[""]
 }
+
+type clientFunc func(*http.Request) (*http.Response, error)
+
+func (f clientFunc) Perform(r *http.Request) (*http.Response, error) { return f(r) }
+
+func stubStatus(status int, body string) clientFunc {
+	return func(*http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: status, Header: http.Header{}, Body: io.NopCloser(bytes.NewReader([]byte(body)))}, nil
+	}
+}
+
+func okClient(body string) clientFunc { return stubStatus(http.StatusOK, body) }
