@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/consumer/consumererror"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
 )
 
 // TestMalformedBulkResponses checks that answers a real Elasticsearch would not give become
@@ -71,10 +73,10 @@ func TestMalformedBulkResponses(t *testing.T) {
 			err := exp.ConsumeLogs(context.Background(), testLogs(3))
 			require.ErrorContains(t, err, tt.wantErr)
 			assert.Equal(t, tt.wantPermanent, consumererror.IsPermanent(err))
-			assert.Zero(t, counterSum(t, tel, "otelcol.elasticsearch.docs.processed", fate("indexed")),
+			assert.Zero(t, countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("indexed")),
 				"no document is counted as indexed")
-			assert.Equal(t, int64(3), counterSum(t, tel, "otelcol.elasticsearch.docs.processed", fate("dropped"))+
-				counterSum(t, tel, "otelcol.elasticsearch.docs.processed", fate("rejected")),
+			assert.Equal(t, int64(3), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("dropped"))+
+				countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("rejected")),
 				"every document is accounted for")
 		})
 	}

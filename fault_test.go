@@ -27,6 +27,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 )
 
@@ -242,7 +243,7 @@ type faultCounts struct {
 
 func (r *faultRun) counts(t *testing.T) faultCounts {
 	t.Helper()
-	docs := func(o string) int64 { return counterSum(t, r.tel, metricDocs, fate(o)) }
+	docs := func(o string) int64 { return countertest.Sum(t, r.tel, metricDocs, fate(o)) }
 	return faultCounts{
 		indexed:      docs("indexed"),
 		duplicate:    docs("duplicate"),
@@ -250,7 +251,7 @@ func (r *faultRun) counts(t *testing.T) faultCounts {
 		dropped:      docs("dropped"),
 		deadLettered: docs("dead_lettered"),
 		retryable:    docs("retryable"),
-		retried:      counterSum(t, r.tel, metricRetried),
+		retried:      countertest.Sum(t, r.tel, metricRetried),
 	}
 }
 
@@ -357,7 +358,7 @@ func (r *faultRun) verify(t *testing.T, rejected map[int]string, deadLetterIndex
 		byType[typ]++
 	}
 	for typ, n := range byType {
-		assert.Equal(t, n, counterSum(t, r.tel, metricDocs, fate("rejected"), attribute.String("error.type", typ)),
+		assert.Equal(t, n, countertest.Sum(t, r.tel, metricDocs, fate("rejected"), attribute.String("error.type", typ)),
 			"rejected documents of error.type %s", typ)
 	}
 	assert.Empty(t, r.logs.FilterMessage("Dropping documents: retries exhausted").All())
@@ -387,7 +388,7 @@ func TestFaultItemRejections(t *testing.T) {
 	// Every item answered 429 was retried once per answer, alone with the other failed items.
 	assert.Equal(t, int64(res.stats.ItemFaults), res.counts.retryable)
 	assert.Equal(t, int64(res.stats.ItemFaults), res.counts.retried)
-	assert.Equal(t, int64(res.stats.ItemFaults), counterSum(t, r.tel, metricDocs, fate("retryable"),
+	assert.Equal(t, int64(res.stats.ItemFaults), countertest.Sum(t, r.tel, metricDocs, fate("retryable"),
 		attribute.String("error.type", "es_rejected_execution_exception"), attribute.Int("http.response.status_code", 429)))
 	assert.Zero(t, res.stats.Conflicts, "nothing stored was sent again")
 }
@@ -413,7 +414,7 @@ func TestFaultRequestTooLarge(t *testing.T) {
 
 	res := r.verify(t, map[int]string{bigSeq: "request_entity_too_large"}, "")
 	assert.Positive(t, res.stats.TooLarge, "some bulk requests were over the limit")
-	assert.Equal(t, int64(1), counterSum(t, r.tel, metricDocs, fate("rejected"),
+	assert.Equal(t, int64(1), countertest.Sum(t, r.tel, metricDocs, fate("rejected"),
 		attribute.String("error.type", "request_entity_too_large"), attribute.Int("http.response.status_code", http.StatusRequestEntityTooLarge)))
 	assert.Zero(t, res.stats.Conflicts, "a split resends nothing that was stored")
 	for i, body := range srv.Bodies() {
@@ -498,7 +499,7 @@ func TestFaultDroppedConnections(t *testing.T) {
 	assert.Positive(t, res.stats.Dropped-res.stats.DroppedProcessed, "requests dropped before processing")
 	assert.Positive(t, res.stats.LostAnswers, "stored documents whose answer was lost")
 	assert.Positive(t, res.counts.duplicate, "documents sent again after a lost answer came back 409")
-	assert.Positive(t, counterSum(t, r.tel, "otelcol.elasticsearch.bulk_requests.count", outcome("internal_server_error")))
+	assert.Positive(t, countertest.Sum(t, r.tel, "otelcol.elasticsearch.bulk_requests.count", outcome("internal_server_error")))
 }
 
 // (e) With the dead-letter index on, the items Elasticsearch rejects for good (400) are each
@@ -600,9 +601,9 @@ func TestFaultTooLargeDocumentDeadLetter(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 2, indexed, "the other documents are indexed")
-	require.Equal(t, int64(1), counterSum(t, tel, metricDocs, fate("rejected"),
+	require.Equal(t, int64(1), countertest.Sum(t, tel, metricDocs, fate("rejected"),
 		attribute.String("error.type", "request_entity_too_large")))
-	assert.Equal(t, int64(1), counterSum(t, tel, metricDocs, fate("dead_lettered")))
+	assert.Equal(t, int64(1), countertest.Sum(t, tel, metricDocs, fate("dead_lettered")))
 	assert.Zero(t, logs.FilterMessage("Documents could not be written to the dead-letter index").Len())
 	require.Len(t, letters, 1)
 	var letter struct {

@@ -28,6 +28,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
 	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 )
@@ -207,7 +208,7 @@ func TestTLSSettingFailureIsNotRetried(t *testing.T) {
 			// certificate after the client's side of the handshake is done: an attempt can meet
 			// the closed connection (broken pipe) before it reads the alert, about once in ten,
 			// and that is a network error, retried; the next attempt reads the alert.
-			assert.Less(t, counterSum(t, tel, "otelcol_elasticsearch.bulk_requests.count"), int64(5))
+			assert.Less(t, countertest.Sum(t, tel, "otelcol_elasticsearch.bulk_requests.count"), int64(5))
 		})
 	}
 }

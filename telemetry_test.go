@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadatatest"
 )
@@ -63,7 +64,7 @@ func TestTelemetryMetadataKeysThroughTheQueue(t *testing.T) {
 		{Value: 1, Attributes: attribute.NewSet(success...)},
 	}, opts...)
 	for _, name := range []string{"otelcol.elasticsearch.flushed.bytes", "otelcol.elasticsearch.flushed.uncompressed_bytes"} {
-		assert.Positive(t, counterSum(t, tel, name, tenant), name)
+		assert.Positive(t, countertest.Sum(t, tel, name, tenant), name)
 	}
 }
 

@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
 )
 
 // A push that gives up waiting for a request slot leaves nothing behind in its session's bulk
@@ -104,8 +106,8 @@ func TestFlushCountsBytes(t *testing.T) {
 	require.Equal(t, Result{Indexed: 2}, res)
 
 	uncompressed := int64(2 * (len(`{"create":{"_index":"logs-a"}}`) + 1 + len(doc) + 1))
-	assert.Equal(t, map[string]int64{"": sent}, counts(t, tel, "otelcol.elasticsearch.flushed.bytes"))
-	assert.Equal(t, map[string]int64{"": uncompressed}, counts(t, tel, "otelcol.elasticsearch.flushed.uncompressed_bytes"))
+	assert.Equal(t, map[string]int64{"": sent}, countertest.SumBy(t, tel, "otelcol.elasticsearch.flushed.bytes"))
+	assert.Equal(t, map[string]int64{"": uncompressed}, countertest.SumBy(t, tel, "otelcol.elasticsearch.flushed.uncompressed_bytes"))
 	assert.Less(t, sent, uncompressed/4, "gzip")
 	assert.Equal(t, int(sent*1000/uncompressed), ix.RequestBufferBytes(1000)-1000, "compressed like the last request, plus its piece")
 }
