@@ -677,17 +677,7 @@ func TestDeadLetterIndex(t *testing.T) {
 			}
 			assert.Len(t, originals, 2)
 			require.Len(t, letters, 1)
-			var letter struct {
-				Timestamp string `json:"@timestamp"`
-				Document  string `json:"document"`
-				Index     string `json:"index"`
-				HTTP      struct {
-					Response struct {
-						StatusCode int `json:"status_code"`
-					} `json:"response"`
-				} `json:"http"`
-				Error struct{ Type, Reason string } `json:"error"`
-			}
+			var letter fakees.DeadLetter
 			require.NoError(t, json.Unmarshal(letter0(letters), &letter))
 			assert.Contains(t, letter.Document, `"body":{"text":"log 1"}`)
 			assert.True(t, json.Valid([]byte(letter.Document)), "the original document, as a string")

@@ -543,16 +543,7 @@ func TestFaultDeadLetters(t *testing.T) {
 	assert.Positive(t, res.stats.ItemFaults)
 	lettered := map[int]int{}
 	for _, it := range res.letters {
-		var letter struct {
-			Document string `json:"document"`
-			Index    string `json:"index"`
-			HTTP     struct {
-				Response struct {
-					StatusCode int `json:"status_code"`
-				} `json:"response"`
-			} `json:"http"`
-			Error struct{ Type, Reason string } `json:"error"`
-		}
+		var letter fakees.DeadLetter
 		require.NoError(t, json.Unmarshal(it.Document, &letter))
 		seq := docSeq(t, []byte(letter.Document))
 		lettered[seq]++
