@@ -105,9 +105,7 @@ func TestExporterhelperDropLineIsTheOneRecognised(t *testing.T) {
 	srv := fakees.New(t)
 	srv.OnRequest = func(*http.Request, []fakees.Item) int { return http.StatusBadRequest }
 	cfg, host := queuedConfig(srv.URL, 10*time.Millisecond)
-	set, _ := withTelemetry(t)
-	core, logs := observer.New(zapcore.InfoLevel)
-	set.Logger = zap.New(core)
+	set, logs := observed()
 	exp, err := NewFactory().CreateLogs(context.Background(), set, cfg)
 	require.NoError(t, err)
 	require.NoError(t, exp.Start(context.Background(), host))
