@@ -101,7 +101,7 @@ func TestSharedExporterLogsWithoutSignal(t *testing.T) {
 // dropped_items count, and passes the wrapper as a drop. The test fails when the collector
 // words the line otherwise. (TestPersistentQueueKeepsBatchGivenUpAtShutdown shows the same
 // line rewritten for a batch handed back.)
-func TestExporterhelperDropLineIsTheOneRecognised(t *testing.T) {
+func TestExporterhelperDropLineIsTheOneRecognized(t *testing.T) {
 	srv := fakees.New(t)
 	srv.OnRequest = func(*http.Request, []fakees.Item) int { return http.StatusBadRequest }
 	cfg, host := queuedConfig(srv.URL, 10*time.Millisecond)
@@ -116,7 +116,7 @@ func TestExporterhelperDropLineIsTheOneRecognised(t *testing.T) {
 		10*time.Second, 5*time.Millisecond, "exporterhelper logs the dropped batch at Error")
 	line := logs.FilterLevelExact(zapcore.ErrorLevel).All()[0]
 	t.Logf("exporterhelper: %q %v", line.Message, line.ContextMap())
-	assert.True(t, strings.HasPrefix(line.Message, exportFailedDropping), "the line handBackLogCore recognises")
+	assert.True(t, strings.HasPrefix(line.Message, exportFailedDropping), "the line handBackLogCore recognizes")
 	assert.Equal(t, int64(3), line.ContextMap()["dropped_items"], "the count handBackLogCore renames for a batch handed back")
 	var errField bool
 	for _, f := range line.Context {
