@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
+	"github.com/otelcol-es/elasticsearchexporter/internal/metadatakeys"
 	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
@@ -30,7 +31,7 @@ import (
 // rejections, once per push and error type.
 func (e *esExporter) recordEncoding(ctx context.Context, st *pushState) {
 	for r, n := range st.repairs {
-		attrs := bulk.MetadataAttributes(ctx, e.metadataKeys, nil)
+		attrs := metadatakeys.Attributes(ctx, e.metadataKeys, nil)
 		attrs = append(attrs, attribute.String("reason", string(r)))
 		e.telemetry.ElasticsearchDocsRepaired.Add(ctx, int64(n), metric.WithAttributes(attrs...))
 	}
@@ -79,7 +80,7 @@ func (e *esExporter) recordMetricsReport(ctx context.Context, r *serializer.Metr
 // countUnsent counts documents, data points or values that were never sent: rejected or
 // skipped while encoding, or handed back (no HTTP status).
 func (e *esExporter) countUnsent(ctx context.Context, fate, errorType string, n int) {
-	attrs := bulk.MetadataAttributes(ctx, e.metadataKeys, make([]attribute.KeyValue, 0, len(e.metadataKeys)+3))
+	attrs := metadatakeys.Attributes(ctx, e.metadataKeys, make([]attribute.KeyValue, 0, len(e.metadataKeys)+3))
 	attrs = append(attrs, attribute.String("fate", fate))
 	if errorType != "" {
 		attrs = append(attrs, attribute.String("error.type", errorType))

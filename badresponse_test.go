@@ -1,7 +1,7 @@
 // Copyright The OpenTelemetry Authors
 // SPDX-License-Identifier: Apache-2.0
 
-package elasticsearchexporter
+package elasticsearchexporter_test
 
 import (
 	"context"
@@ -14,6 +14,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/consumer/consumererror"
+
+	"github.com/otelcol-es/elasticsearchexporter"
+	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
 )
 
 // TestMalformedBulkResponses checks that answers a real Elasticsearch would not give become
@@ -63,18 +66,18 @@ func TestMalformedBulkResponses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			url := bulkServer(t, tt.answer)
-			set, tel := withTelemetry(t)
-			cfg := newTestConfig(url)
+			url := elasticsearchexporter.BulkServer(t, tt.answer)
+			set, tel := elasticsearchexporter.WithTelemetry(t)
+			cfg := elasticsearchexporter.NewTestConfig(url)
 			cfg.Retry.MaxRetries = 2
-			exp := newLogsExporter(t, cfg, set)
-			err := exp.ConsumeLogs(context.Background(), testLogs(3))
+			exp := elasticsearchexporter.NewLogsExporter(t, cfg, set)
+			err := exp.ConsumeLogs(context.Background(), elasticsearchexporter.TestLogs(3))
 			require.ErrorContains(t, err, tt.wantErr)
 			assert.Equal(t, tt.wantPermanent, consumererror.IsPermanent(err))
-			assert.Zero(t, counterSum(t, tel, "otelcol.elasticsearch.docs.processed", fate("indexed")),
+			assert.Zero(t, countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", elasticsearchexporter.Fate("indexed")),
 				"no document is counted as indexed")
-			assert.Equal(t, int64(3), counterSum(t, tel, "otelcol.elasticsearch.docs.processed", fate("dropped"))+
-				counterSum(t, tel, "otelcol.elasticsearch.docs.processed", fate("rejected")),
+			assert.Equal(t, int64(3), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", elasticsearchexporter.Fate("dropped"))+
+				countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", elasticsearchexporter.Fate("rejected")),
 				"every document is accounted for")
 		})
 	}
@@ -85,9 +88,9 @@ func TestTLSFailureIsPermanentAndSaysWhy(t *testing.T) {
 		_, _ = io.WriteString(w, `{}`)
 	}))
 	t.Cleanup(srv.Close)
-	cfg := newTestConfig(srv.URL) // no CA: the test server's certificate is not trusted
-	exp := newLogsExporter(t, cfg, testSettings())
-	err := exp.ConsumeLogs(context.Background(), testLogs(1))
+	cfg := elasticsearchexporter.NewTestConfig(srv.URL) // no CA: the test server's certificate is not trusted
+	exp := elasticsearchexporter.NewLogsExporter(t, cfg, elasticsearchexporter.TestSettings())
+	err := exp.ConsumeLogs(context.Background(), elasticsearchexporter.TestLogs(1))
 	require.ErrorContains(t, err, "TLS certificate cannot be verified; check tls::ca_file")
 	assert.True(t, consumererror.IsPermanent(err))
 }

@@ -1,7 +1,7 @@
 // Copyright The OpenTelemetry Authors
 // SPDX-License-Identifier: Apache-2.0
 
-package elasticsearchexporter
+package elasticsearchexporter_test
 
 import (
 	"bufio"
@@ -17,6 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
+
+	"github.com/otelcol-es/elasticsearchexporter"
 )
 
 // configDoc is the configuration reference that TestConfigurationDocCoversEveryKey checks.
@@ -41,7 +43,7 @@ var (
 // keys may have rows (where this exporter's defaults differ, say) but need none.
 func TestConfigurationDocCoversEveryKey(t *testing.T) {
 	keys := map[string]bool{} // every key; true for the keys that need a row
-	walkConfigKeys(reflect.TypeFor[Config](), "", keysOwn, keys)
+	walkConfigKeys(reflect.TypeFor[elasticsearchexporter.Config](), "", keysOwn, keys)
 	require.NotEmpty(t, keys)
 
 	rows := configDocRows(t, configDoc)

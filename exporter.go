@@ -23,7 +23,9 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
 	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
 	"github.com/otelcol-es/elasticsearchexporter/internal/freelist"
+	"github.com/otelcol-es/elasticsearchexporter/internal/loglimit"
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
+	"github.com/otelcol-es/elasticsearchexporter/internal/metadatakeys"
 	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
@@ -55,14 +57,14 @@ type esExporter struct {
 	defaultMode  serializer.Mode
 
 	// invalidRouteLog limits the log lines about documents that could not be routed.
-	invalidRouteLog *bulk.LogLimiter
+	invalidRouteLog *loglimit.Limiter
 
 	// budget caps the bytes held by pushes of every signal, and estimates holds the bytes per
 	// record that pushes take room for before they encode (inflight.go).
 	budget    *bulk.ByteBudget
 	estimates inflightEstimates
 
-	// metadataKeys are the metadata_keys as telemetry attribute names (bulk.LowerKeys).
+	// metadataKeys are the metadata_keys as telemetry attribute names (metadatakeys.Lower).
 	metadataKeys []string
 }
 
@@ -75,9 +77,9 @@ func newExporter(cfg *Config, set exporter.Settings) (*esExporter, error) {
 	}
 	e := &esExporter{
 		cfg: cfg, set: set, logger: set.Logger, telemetry: tb,
-		invalidRouteLog: bulk.NewLogLimiter(cfg.Telemetry.LogFailedDocsInputRateLimit),
+		invalidRouteLog: loglimit.New(cfg.Telemetry.LogFailedDocsInputRateLimit),
 		budget:          bulk.NewByteBudget(cfg.FlowControl.MaxInflightBytes),
-		metadataKeys:    bulk.LowerKeys(cfg.MetadataKeys),
+		metadataKeys:    metadatakeys.Lower(cfg.MetadataKeys),
 		states:          newStateList(cfg),
 	}
 	e.allowedModes, e.defaultMode = parseModes(cfg)

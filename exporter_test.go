@@ -26,12 +26,12 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
+	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 )
 
@@ -69,30 +69,6 @@ func withTelemetry(t *testing.T) (exporter.Settings, *componenttest.Telemetry) {
 	return set, tel
 }
 
-// counterSum adds up the points of a counter whose attributes include all of want.
-func counterSum(t *testing.T, tel *componenttest.Telemetry, name string, want ...attribute.KeyValue) int64 {
-	t.Helper()
-	m, err := tel.GetMetric(name)
-	if err != nil {
-		return 0
-	}
-	sum, ok := m.Data.(metricdata.Sum[int64])
-	require.True(t, ok, "%s is %T", name, m.Data)
-	var total int64
-	for _, dp := range sum.DataPoints {
-		match := true
-		for _, kv := range want {
-			if v, ok := dp.Attributes.Value(kv.Key); !ok || v != kv.Value {
-				match = false
-			}
-		}
-		if match {
-			total += dp.Value
-		}
-	}
-	return total
-}
-
 // outcome is contrib's attribute (bulk requests, and documents as contrib counts them), fate
 // this exporter's (documents).
 func outcome(s string) attribute.KeyValue { return attribute.String("outcome", s) }
@@ -117,16 +93,16 @@ func TestPushLogsSendsGzippedBulk(t *testing.T) {
 		assert.Equal(t, true, meta["require_data_stream"])
 		assert.Contains(t, string(it.Document), fmt.Sprintf(`"body":{"text":"log %d"}`, i))
 	}
-	assert.Equal(t, int64(5), counterSum(t, tel, "otelcol.elasticsearch.docs.processed", fate("indexed")))
-	assert.Equal(t, int64(1), counterSum(t, tel, "otelcol.elasticsearch.bulk_requests.count", outcome("success")))
+	assert.Equal(t, int64(5), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("indexed")))
+	assert.Equal(t, int64(1), countertest.Sum(t, tel, "otelcol.elasticsearch.bulk_requests.count", outcome("success")))
 	// The flushed bytes are those on the wire, gzipped; the uncompressed ones are the NDJSON.
 	assert.Positive(t, req.ContentLength)
-	assert.Equal(t, req.ContentLength, counterSum(t, tel, "otelcol.elasticsearch.flushed.bytes"))
+	assert.Equal(t, req.ContentLength, countertest.Sum(t, tel, "otelcol.elasticsearch.flushed.bytes"))
 	bodies := srv.Bodies()
 	require.Len(t, bodies, 1)
-	assert.Equal(t, int64(len(bodies[0])), counterSum(t, tel, "otelcol.elasticsearch.flushed.uncompressed_bytes"))
+	assert.Equal(t, int64(len(bodies[0])), countertest.Sum(t, tel, "otelcol.elasticsearch.flushed.uncompressed_bytes"))
 	assert.Less(t, req.ContentLength, int64(len(bodies[0])))
-	assert.Zero(t, counterSum(t, tel, "otelcol.elasticsearch.inflight.bytes"), "nothing is held once the push returned")
+	assert.Zero(t, countertest.Sum(t, tel, "otelcol.elasticsearch.inflight.bytes"), "nothing is held once the push returned")
 }
 
 func TestInflightBytesWhileRetrying(t *testing.T) {
@@ -141,11 +117,11 @@ func TestInflightBytesWhileRetrying(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- exp.ConsumeLogs(context.Background(), testLogs(10)) }()
 	require.Eventually(t, func() bool {
-		return counterSum(t, tel, "otelcol.elasticsearch.inflight.bytes") > 1000
+		return countertest.Sum(t, tel, "otelcol.elasticsearch.inflight.bytes") > 1000
 	}, 10*time.Second, 5*time.Millisecond, "the push's encoded documents are in flight")
 	close(release)
 	require.NoError(t, <-done)
-	assert.Zero(t, counterSum(t, tel, "otelcol.elasticsearch.inflight.bytes"))
+	assert.Zero(t, countertest.Sum(t, tel, "otelcol.elasticsearch.inflight.bytes"))
 }
 
 func TestPushTracesWritesSpansAndEvents(t *testing.T) {
@@ -223,8 +199,8 @@ func TestItemRejectionIsCountedAndOthersIndexed(t *testing.T) {
 	require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(3)), "a document rejected for good is a final outcome")
 	assert.Len(t, srv.Accepted(), 2)
 	assert.Equal(t, "false", srv.LastRequest().URL.Query().Get("include_source_on_error"))
-	assert.Equal(t, int64(2), counterSum(t, tel, "otelcol.elasticsearch.docs.processed", fate("indexed")))
-	assert.Equal(t, int64(1), counterSum(t, tel, "otelcol.elasticsearch.docs.processed", fate("rejected"),
+	assert.Equal(t, int64(2), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("indexed")))
+	assert.Equal(t, int64(1), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("rejected"),
 		attribute.String("error.type", "document_parsing_exception"), attribute.Int("http.response.status_code", 400)))
 	warn := logs.FilterMessage("Documents not indexed").All()
 	require.Len(t, warn, 1)
@@ -254,8 +230,8 @@ func TestItemRetryResendsOnlyFailedDocuments(t *testing.T) {
 	assert.Contains(t, string(bodies[2]), `"log 2"`)
 	items := srv.Accepted()
 	assert.Len(t, items, 4, "each document indexed exactly once")
-	assert.Equal(t, int64(2), counterSum(t, tel, "otelcol.elasticsearch.docs.retried"))
-	assert.Equal(t, int64(4), counterSum(t, tel, "otelcol.elasticsearch.docs.processed", fate("indexed")))
+	assert.Equal(t, int64(2), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.retried"))
+	assert.Equal(t, int64(4), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("indexed")))
 }
 
 func TestItemRetryExhaustedDropsAndFails(t *testing.T) {
@@ -275,8 +251,8 @@ func TestItemRetryExhaustedDropsAndFails(t *testing.T) {
 	assert.True(t, consumererror.IsPermanent(err), "part of the batch was indexed: resending it whole would duplicate")
 	assert.Contains(t, err.Error(), "1 documents not sent after 4 attempts")
 	assert.Equal(t, 4, srv.Requests())
-	assert.Equal(t, int64(1), counterSum(t, tel, "otelcol.elasticsearch.docs.processed", fate("dropped")))
-	assert.Equal(t, int64(1), counterSum(t, tel, "otelcol.elasticsearch.docs.processed", fate("indexed")))
+	assert.Equal(t, int64(1), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("dropped")))
+	assert.Equal(t, int64(1), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("indexed")))
 }
 
 func TestRequestLevelFailures(t *testing.T) {
@@ -353,7 +329,7 @@ func TestBulkRequestsAreCutAtMaxSize(t *testing.T) {
 	require.NoError(t, e.start(context.Background(), componenttest.NewNopHost()))
 	t.Cleanup(func() { require.NoError(t, e.shutdown(context.Background())) })
 
-	require.NoError(t, e.pushLogs(context.Background(), testLogs(50), nil))
+	require.NoError(t, e.pushLogsAdmitted(context.Background(), testLogs(50)))
 	assert.Len(t, srv.Accepted(), 50)
 	assert.Greater(t, srv.Requests(), 5)
 	for i, body := range srv.Bodies() {
@@ -369,7 +345,7 @@ func TestInvalidIndexNameIsRejectedAlone(t *testing.T) {
 	ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(1).Attributes().PutStr("elasticsearch.index", "Bad*Index")
 	require.NoError(t, exp.ConsumeLogs(context.Background(), ld))
 	assert.Len(t, srv.Accepted(), 2)
-	assert.Equal(t, int64(1), counterSum(t, tel, "otelcol.elasticsearch.docs.processed", fate("rejected"),
+	assert.Equal(t, int64(1), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("rejected"),
 		attribute.String("error.type", "invalid_index_name")))
 }
 
@@ -430,24 +406,21 @@ func TestBodyLoggingAndFailedDocsInput(t *testing.T) {
 	}
 }
 
-func TestWarnsOnceWhenNoTemplateMatches(t *testing.T) {
+// Each push has the data streams it routes to checked for an index template (the checker's
+// own tests, in internal/esclient, show that it warns once per data stream).
+func TestPushesCheckTheirDataStreamsTemplates(t *testing.T) {
 	srv := fakees.New(t)
 	srv.HasTemplate = func(name string) bool { return name == "logs-generic.otel-default" }
 	set, logs := observed()
 	exp := newLogsExporter(t, newTestConfig(srv.URL), set)
-	for range 3 {
-		ld := testLogs(4)
-		recs := ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords()
-		recs.At(1).Attributes().PutStr("data_stream.dataset", "orphan")
-		recs.At(2).Attributes().PutStr("data_stream.dataset", "orphan")
-		require.NoError(t, exp.ConsumeLogs(context.Background(), ld))
-	}
+	ld := testLogs(4)
+	recs := ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords()
+	recs.At(1).Attributes().PutStr("data_stream.dataset", "orphan")
+	require.NoError(t, exp.ConsumeLogs(context.Background(), ld))
 	require.Eventually(t, func() bool {
 		return logs.FilterMessageSnippet("No index template matches data stream").Len() > 0
 	}, 10*time.Second, 5*time.Millisecond)
-	time.Sleep(50 * time.Millisecond) // let any further check finish
 	warns := logs.FilterMessageSnippet("No index template matches data stream").All()
-	require.Len(t, warns, 1, "one warning per data stream, not per push")
 	assert.Equal(t, "logs-orphan.otel-default", warns[0].ContextMap()["data_stream"])
 }
 
@@ -466,7 +439,7 @@ func TestExportSucceedsOnceServerComesUp(t *testing.T) {
 	e.versionRetry = 20 * time.Millisecond
 	require.NoError(t, e.start(context.Background(), componenttest.NewNopHost()))
 	t.Cleanup(func() { require.NoError(t, e.shutdown(context.Background())) })
-	exp := logsPusher(func(ctx context.Context, ld plog.Logs) error { return e.pushLogs(ctx, ld, nil) })
+	exp := logsPusher(func(ctx context.Context, ld plog.Logs) error { return e.pushLogsAdmitted(ctx, ld) })
 	require.Eventually(t, func() bool { return logs.FilterMessageSnippet("version check failed").Len() == 1 },
 		10*time.Second, 5*time.Millisecond, "one clear warning at start")
 	err = exp.ConsumeLogs(context.Background(), testLogs(2))
@@ -514,7 +487,7 @@ func TestTooLargeRequestIsSplit(t *testing.T) {
 		assert.False(t, seen[string(it.Document)], "indexed twice: %s", it.Document)
 		seen[string(it.Document)] = true
 	}
-	assert.Equal(t, int64(1), counterSum(t, tel, "otelcol.elasticsearch.docs.processed", fate("rejected"),
+	assert.Equal(t, int64(1), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("rejected"),
 		attribute.String("error.type", "request_entity_too_large")))
 	warn := logs.FilterMessage("Documents not indexed").All()
 	require.Len(t, warn, 1)
@@ -652,8 +625,8 @@ func TestDeterministicIDsMakeReplaysDuplicates(t *testing.T) {
 			assert.Regexp(t, `^[A-Za-z0-9_-]{22}$`, id)
 		}
 	}
-	assert.Equal(t, int64(3), counterSum(t, tel, "otelcol.elasticsearch.docs.processed", fate("indexed")))
-	assert.Equal(t, int64(3), counterSum(t, tel, "otelcol.elasticsearch.docs.processed", fate("duplicate")))
+	assert.Equal(t, int64(3), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("indexed")))
+	assert.Equal(t, int64(3), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("duplicate")))
 	warns := logs.FilterMessage("Documents not indexed").All()
 	require.Len(t, warns, 1, "only the user-given id's 409 is worth a warning")
 	assert.Contains(t, warns[0].ContextMap()["failures"], "1 duplicate")
@@ -701,17 +674,7 @@ func TestDeadLetterIndex(t *testing.T) {
 			}
 			assert.Len(t, originals, 2)
 			require.Len(t, letters, 1)
-			var letter struct {
-				Timestamp string `json:"@timestamp"`
-				Document  string `json:"document"`
-				Index     string `json:"index"`
-				HTTP      struct {
-					Response struct {
-						StatusCode int `json:"status_code"`
-					} `json:"response"`
-				} `json:"http"`
-				Error struct{ Type, Reason string } `json:"error"`
-			}
+			var letter fakees.DeadLetter
 			require.NoError(t, json.Unmarshal(letter0(letters), &letter))
 			assert.Contains(t, letter.Document, `"body":{"text":"log 1"}`)
 			assert.True(t, json.Valid([]byte(letter.Document)), "the original document, as a string")
@@ -720,8 +683,8 @@ func TestDeadLetterIndex(t *testing.T) {
 			assert.Equal(t, tt.wantType, letter.Error.Type)
 			_, err := time.Parse(time.RFC3339Nano, letter.Timestamp)
 			require.NoError(t, err)
-			assert.Equal(t, int64(1), counterSum(t, tel, "otelcol.elasticsearch.docs.processed", fate("dead_lettered")))
-			assert.Equal(t, int64(2), counterSum(t, tel, "otelcol.elasticsearch.docs.processed", fate("indexed")),
+			assert.Equal(t, int64(1), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("dead_lettered")))
+			assert.Equal(t, int64(2), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("indexed")),
 				"the dead letter is not counted as an indexed document")
 		})
 	}
@@ -768,7 +731,7 @@ func TestNoIndexHintSkipsRecords(t *testing.T) {
 	require.Len(t, items, 3, "two logs and the span event without the hint")
 	assert.NotContains(t, string(items[0].Document)+string(items[1].Document), `"log 1"`)
 	assert.Contains(t, string(items[2].Document), `"event_name":"kept"`)
-	assert.Equal(t, int64(3), counterSum(t, tel, "otelcol.elasticsearch.docs.processed", fate("skipped"),
+	assert.Equal(t, int64(3), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("skipped"),
 		attribute.String("error.type", "_noindex")))
 }
 
@@ -787,7 +750,7 @@ func TestPushGivingUpWaitingForRoomIsCounted(t *testing.T) {
 	srv.StartOutage(time.Hour)
 	first := make(chan error, 1)
 	go func() { first <- exp.ConsumeLogs(context.Background(), testLogs(3)) }()
-	require.Eventually(t, func() bool { return counterSum(t, tel, "otelcol.elasticsearch.inflight.bytes") > 0 },
+	require.Eventually(t, func() bool { return countertest.Sum(t, tel, "otelcol.elasticsearch.inflight.bytes") > 0 },
 		10*time.Second, time.Millisecond, "the first push holds its room and is sending")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
@@ -795,7 +758,7 @@ func TestPushGivingUpWaitingForRoomIsCounted(t *testing.T) {
 	err := exp.ConsumeLogs(ctx, testLogs(5))
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.False(t, consumererror.IsPermanent(err), "the caller may send the records again")
-	assert.Equal(t, int64(5), counterSum(t, tel, "otelcol.elasticsearch.docs.processed",
+	assert.Equal(t, int64(5), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed",
 		fate("retryable"), attribute.String("error.type", "inflight_bytes_wait")))
 
 	srv.StartOutage(0)

@@ -1,7 +1,7 @@
 // Copyright The OpenTelemetry Authors
 // SPDX-License-Identifier: Apache-2.0
 
-package elasticsearchexporter
+package elasticsearchexporter_test
 
 import (
 	"context"
@@ -27,6 +27,8 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/otelcol-es/elasticsearchexporter"
+	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 )
 
@@ -72,8 +74,8 @@ const (
 // faultConfig returns the default configuration, sending queue and batching on, pointed at url,
 // with deterministic ids, several consumers, small batches flushed quickly and short retry
 // waits without a retry limit.
-func faultConfig(url string) *Config {
-	cfg := createDefaultConfig().(*Config)
+func faultConfig(url string) *elasticsearchexporter.Config {
+	cfg := elasticsearchexporter.NewFactory().CreateDefaultConfig().(*elasticsearchexporter.Config)
 	cfg.Endpoints = []string{url}
 	cfg.DeterministicIDs.Enabled = true
 	cfg.Retry.MaxRetries = -1
@@ -104,14 +106,14 @@ type faultRun struct {
 
 // newFaultRun builds and starts the exporters for srv, whose faults and hooks must be set
 // already: the exporter's start sends requests.
-func newFaultRun(t *testing.T, srv *fakees.Server, cfg *Config) *faultRun {
+func newFaultRun(t *testing.T, srv *fakees.Server, cfg *elasticsearchexporter.Config) *faultRun {
 	t.Helper()
 	require.NoError(t, cfg.Validate())
-	set, tel := withTelemetry(t)
+	set, tel := elasticsearchexporter.WithTelemetry(t)
 	core, logs := observer.New(zapcore.InfoLevel)
 	set.Logger = zap.New(core)
 	r := &faultRun{srv: srv, tel: tel, logs: logs, start: time.Now()}
-	f := NewFactory()
+	f := elasticsearchexporter.NewFactory()
 	var err error
 	r.logExp, err = f.CreateLogs(context.Background(), set, cfg)
 	require.NoError(t, err)
@@ -242,7 +244,7 @@ type faultCounts struct {
 
 func (r *faultRun) counts(t *testing.T) faultCounts {
 	t.Helper()
-	docs := func(o string) int64 { return counterSum(t, r.tel, metricDocs, fate(o)) }
+	docs := func(o string) int64 { return countertest.Sum(t, r.tel, metricDocs, elasticsearchexporter.Fate(o)) }
 	return faultCounts{
 		indexed:      docs("indexed"),
 		duplicate:    docs("duplicate"),
@@ -250,7 +252,7 @@ func (r *faultRun) counts(t *testing.T) faultCounts {
 		dropped:      docs("dropped"),
 		deadLettered: docs("dead_lettered"),
 		retryable:    docs("retryable"),
-		retried:      counterSum(t, r.tel, metricRetried),
+		retried:      countertest.Sum(t, r.tel, metricRetried),
 	}
 }
 
@@ -357,7 +359,7 @@ func (r *faultRun) verify(t *testing.T, rejected map[int]string, deadLetterIndex
 		byType[typ]++
 	}
 	for typ, n := range byType {
-		assert.Equal(t, n, counterSum(t, r.tel, metricDocs, fate("rejected"), attribute.String("error.type", typ)),
+		assert.Equal(t, n, countertest.Sum(t, r.tel, metricDocs, elasticsearchexporter.Fate("rejected"), attribute.String("error.type", typ)),
 			"rejected documents of error.type %s", typ)
 	}
 	assert.Empty(t, r.logs.FilterMessage("Dropping documents: retries exhausted").All())
@@ -387,7 +389,7 @@ func TestFaultItemRejections(t *testing.T) {
 	// Every item answered 429 was retried once per answer, alone with the other failed items.
 	assert.Equal(t, int64(res.stats.ItemFaults), res.counts.retryable)
 	assert.Equal(t, int64(res.stats.ItemFaults), res.counts.retried)
-	assert.Equal(t, int64(res.stats.ItemFaults), counterSum(t, r.tel, metricDocs, fate("retryable"),
+	assert.Equal(t, int64(res.stats.ItemFaults), countertest.Sum(t, r.tel, metricDocs, elasticsearchexporter.Fate("retryable"),
 		attribute.String("error.type", "es_rejected_execution_exception"), attribute.Int("http.response.status_code", 429)))
 	assert.Zero(t, res.stats.Conflicts, "nothing stored was sent again")
 }
@@ -413,7 +415,7 @@ func TestFaultRequestTooLarge(t *testing.T) {
 
 	res := r.verify(t, map[int]string{bigSeq: "request_entity_too_large"}, "")
 	assert.Positive(t, res.stats.TooLarge, "some bulk requests were over the limit")
-	assert.Equal(t, int64(1), counterSum(t, r.tel, metricDocs, fate("rejected"),
+	assert.Equal(t, int64(1), countertest.Sum(t, r.tel, metricDocs, elasticsearchexporter.Fate("rejected"),
 		attribute.String("error.type", "request_entity_too_large"), attribute.Int("http.response.status_code", http.StatusRequestEntityTooLarge)))
 	assert.Zero(t, res.stats.Conflicts, "a split resends nothing that was stored")
 	for i, body := range srv.Bodies() {
@@ -498,7 +500,7 @@ func TestFaultDroppedConnections(t *testing.T) {
 	assert.Positive(t, res.stats.Dropped-res.stats.DroppedProcessed, "requests dropped before processing")
 	assert.Positive(t, res.stats.LostAnswers, "stored documents whose answer was lost")
 	assert.Positive(t, res.counts.duplicate, "documents sent again after a lost answer came back 409")
-	assert.Positive(t, counterSum(t, r.tel, "otelcol.elasticsearch.bulk_requests.count", outcome("internal_server_error")))
+	assert.Positive(t, countertest.Sum(t, r.tel, "otelcol.elasticsearch.bulk_requests.count", elasticsearchexporter.Outcome("internal_server_error")))
 }
 
 // (e) With the dead-letter index on, the items Elasticsearch rejects for good (400) are each
@@ -542,16 +544,7 @@ func TestFaultDeadLetters(t *testing.T) {
 	assert.Positive(t, res.stats.ItemFaults)
 	lettered := map[int]int{}
 	for _, it := range res.letters {
-		var letter struct {
-			Document string `json:"document"`
-			Index    string `json:"index"`
-			HTTP     struct {
-				Response struct {
-					StatusCode int `json:"status_code"`
-				} `json:"response"`
-			} `json:"http"`
-			Error struct{ Type, Reason string } `json:"error"`
-		}
+		var letter fakees.DeadLetter
 		require.NoError(t, json.Unmarshal(it.Document, &letter))
 		seq := docSeq(t, []byte(letter.Document))
 		lettered[seq]++
@@ -578,14 +571,14 @@ func TestFaultTooLargeDocumentDeadLetter(t *testing.T) {
 	const limit = 4 << 10
 	srv := fakees.New(t)
 	srv.Faults = fakees.Faults{MaxRequestBytes: limit}
-	set, tel := withTelemetry(t)
+	set, tel := elasticsearchexporter.WithTelemetry(t)
 	core, logs := observer.New(zapcore.WarnLevel)
 	set.Logger = zap.New(core)
-	cfg := newTestConfig(srv.URL)
+	cfg := elasticsearchexporter.NewTestConfig(srv.URL)
 	cfg.DeadLetter.Enabled = true
 	cfg.DeadLetter.Index = "fault-dead-letters"
-	exp := newLogsExporter(t, cfg, set)
-	ld := testLogs(3)
+	exp := elasticsearchexporter.NewLogsExporter(t, cfg, set)
+	ld := elasticsearchexporter.TestLogs(3)
 	ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(1).Body().SetStr("big " + strings.Repeat("x", 3*limit/2))
 	err := exp.ConsumeLogs(context.Background(), ld)
 
@@ -600,9 +593,9 @@ func TestFaultTooLargeDocumentDeadLetter(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 2, indexed, "the other documents are indexed")
-	require.Equal(t, int64(1), counterSum(t, tel, metricDocs, fate("rejected"),
+	require.Equal(t, int64(1), countertest.Sum(t, tel, metricDocs, elasticsearchexporter.Fate("rejected"),
 		attribute.String("error.type", "request_entity_too_large")))
-	assert.Equal(t, int64(1), counterSum(t, tel, metricDocs, fate("dead_lettered")))
+	assert.Equal(t, int64(1), countertest.Sum(t, tel, metricDocs, elasticsearchexporter.Fate("dead_lettered")))
 	assert.Zero(t, logs.FilterMessage("Documents could not be written to the dead-letter index").Len())
 	require.Len(t, letters, 1)
 	var letter struct {

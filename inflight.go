@@ -114,17 +114,9 @@ func (e *esExporter) admit(ctx context.Context, signal, records int) (admission,
 }
 
 // holdInflight makes the room held by the push's admission a match encoded bytes of documents
-// and their request buffer, and learns the signal's bytes per record. A push that was not
-// admitted (a is nil: called directly, as some tests do) takes the room now, waiting for it,
-// and gives it back with the returned function.
-func (e *esExporter) holdInflight(ctx context.Context, a *admission, encoded int) (func(), error) {
+// and their request buffer, and learns the signal's bytes per record.
+func (e *esExporter) holdInflight(a *admission, encoded int) {
 	need := int64(encoded + e.indexer.RequestBufferBytes(encoded))
-	if a == nil {
-		if err := e.budget.Acquire(ctx, need); err != nil {
-			return nil, err // the caller counts its documents
-		}
-		return func() { e.budget.Release(need) }, nil
-	}
 	switch {
 	case need > a.held:
 		e.budget.Grow(need - a.held)
@@ -135,7 +127,6 @@ func (e *esExporter) holdInflight(ctx context.Context, a *admission, encoded int
 	if a.records > 0 {
 		e.estimates[a.signal].Store(max(1, need/int64(a.records)))
 	}
-	return func() {}, nil
 }
 
 // errorTypeInflightWait is the error.type of records handed back because their push gave up

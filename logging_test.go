@@ -4,10 +4,14 @@
 package elasticsearchexporter
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -17,6 +21,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
+	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 )
 
 func TestHandBackLogCore(t *testing.T) {
@@ -87,4 +92,36 @@ func TestSharedExporterLogsWithoutSignal(t *testing.T) {
 	assert.Contains(t, all[0].ContextMap(), signalKey)
 	assert.NotContains(t, all[1].ContextMap(), signalKey)
 	assert.Contains(t, all[1].ContextMap(), "otelcol.component.id")
+}
+
+// exporterhelper's sending queue logs a failed push with the line handBackLogCore looks for.
+// The exporter is built by the factory with a persistent queue (so its logger has the
+// wrapper); the server rejects every document for good, so the batch is dropped, and the
+// collector's line about it starts with exportFailedDropping, with the error and a
+// dropped_items count, and passes the wrapper as a drop. The test fails when the collector
+// words the line otherwise. (TestPersistentQueueKeepsBatchGivenUpAtShutdown shows the same
+// line rewritten for a batch handed back.)
+func TestExporterhelperDropLineIsTheOneRecognized(t *testing.T) {
+	srv := fakees.New(t)
+	srv.OnRequest = func(*http.Request, []fakees.Item) int { return http.StatusBadRequest }
+	cfg, host := queuedConfig(srv.URL, 10*time.Millisecond)
+	set, logs := observed()
+	exp, err := NewFactory().CreateLogs(context.Background(), set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, exp.Start(context.Background(), host))
+	t.Cleanup(func() { require.NoError(t, exp.Shutdown(context.Background())) })
+	require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(3)))
+
+	require.Eventually(t, func() bool { return logs.FilterLevelExact(zapcore.ErrorLevel).Len() > 0 },
+		10*time.Second, 5*time.Millisecond, "exporterhelper logs the dropped batch at Error")
+	line := logs.FilterLevelExact(zapcore.ErrorLevel).All()[0]
+	t.Logf("exporterhelper: %q %v", line.Message, line.ContextMap())
+	assert.True(t, strings.HasPrefix(line.Message, exportFailedDropping), "the line handBackLogCore recognizes")
+	assert.Equal(t, int64(3), line.ContextMap()["dropped_items"], "the count handBackLogCore renames for a batch handed back")
+	var errField bool
+	for _, f := range line.Context {
+		errField = errField || (f.Key == "error" && f.Type == zapcore.ErrorType)
+	}
+	assert.True(t, errField, "the error handBackLogCore reads, as an error field")
+	assert.Zero(t, logs.FilterMessage(handedBackMessage).Len(), "a dropped batch is logged as dropped")
 }

@@ -34,6 +34,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
 )
 
 const (
@@ -328,7 +330,7 @@ func TestMemoryBound(t *testing.T) {
 		peak = max(peak, heapBytes())
 		peakHeld = max(peakHeld, exp.budget.Held())
 	}
-	inflight := counterSum(t, tel, "otelcol.elasticsearch.inflight.bytes")
+	inflight := countertest.Sum(t, tel, "otelcol.elasticsearch.inflight.bytes")
 	srv.down.Store(false)
 	close(stop)
 	wg.Wait()

@@ -4,8 +4,6 @@
 package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexporter"
 
 import (
-	"fmt"
-
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
@@ -22,7 +20,7 @@ func (st *pushState) metricsByMode(modes *modes, md pmetric.Metrics, encode func
 	for i := range rms.Len() {
 		sms := rms.At(i).ScopeMetrics()
 		for j := range sms.Len() {
-			mode, err := st.metricsMode(modes, sms.At(j))
+			mode, err := modes.scope(sms.At(j).Scope().Attributes())
 			switch {
 			case err != nil:
 				mixed = true
@@ -46,7 +44,7 @@ func (st *pushState) metricsByMode(modes *modes, md pmetric.Metrics, encode func
 		sms := rm.ScopeMetrics()
 		for j := range sms.Len() {
 			sm := sms.At(j)
-			mode, err := st.metricsMode(modes, sm)
+			mode, err := modes.scope(sm.Scope().Attributes())
 			if err != nil {
 				st.rejectMode(err, dataPoints(sm))
 				continue
@@ -65,21 +63,6 @@ func (st *pushState) metricsByMode(modes *modes, md pmetric.Metrics, encode func
 			encode(serializer.Mode(mode), part)
 		}
 	}
-}
-
-// metricsMode resolves the mapping mode of a scope of metrics; an error tells why it cannot be
-// used.
-func (st *pushState) metricsMode(modes *modes, sm pmetric.ScopeMetrics) (serializer.Mode, error) {
-	mode, err := modes.scope(sm.Scope().Attributes())
-	if err != nil {
-		return mode, err
-	}
-	if mode != serializer.ModeOTel && mode != serializer.ModeECS {
-		// Not reached while modes.scope checks that the mode supports metrics: a guard for
-		// a mode that claims metrics without the encoder writing them.
-		return mode, fmt.Errorf("mapping mode %s cannot write metrics", mode)
-	}
-	return mode, nil
 }
 
 // newResourceMetrics appends to md a ResourceMetrics with rm's resource and no scopes.

@@ -194,16 +194,10 @@ func (e *esExporter) addRecord(st *pushState, start int, it bulk.Item) {
 }
 
 // send hands the batch to the bulk indexer, after recording what encoding repaired and
-// rejected, and returns the push's error. a is the push's admission, nil when it was not
-// admitted (see holdInflight).
+// rejected, and returns the push's error. a is the push's admission (see holdInflight).
 func (e *esExporter) send(ctx context.Context, st *pushState, a *admission) error {
 	e.recordEncoding(ctx, st)
-	release, err := e.holdInflight(ctx, a, len(st.batch.Buf))
-	if err != nil {
-		e.countWaitGivenUp(ctx, st.batch.Len())
-		return err
-	}
-	defer release()
+	e.holdInflight(a, len(st.batch.Buf))
 	inflight := int64(len(st.batch.Buf))
 	e.telemetry.ElasticsearchInflightBytes.Add(ctx, inflight)
 	defer e.telemetry.ElasticsearchInflightBytes.Add(context.WithoutCancel(ctx), -inflight)

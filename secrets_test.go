@@ -28,6 +28,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
 	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 )
@@ -99,7 +100,7 @@ func TestEndpointPasswordIsNeverLoggedNorReturned(t *testing.T) {
 			require.NoError(t, err)
 			e.versionRetry = time.Millisecond
 			require.NoError(t, e.start(context.Background(), componenttest.NewNopHost()))
-			errs = append(errs, e.pushLogs(context.Background(), testLogs(2), nil))
+			errs = append(errs, e.pushLogsAdmitted(context.Background(), testLogs(2)))
 			require.Eventually(t, func() bool { return logs.FilterMessageSnippet("version check failed").Len() > 0 },
 				10*time.Second, 5*time.Millisecond)
 			require.NoError(t, e.shutdown(context.Background()))
@@ -121,7 +122,7 @@ func TestEndpointPasswordIsNeverLoggedNorReturned(t *testing.T) {
 			require.NoError(t, e.start(context.Background(), componenttest.NewNopHost()))
 			require.Eventually(t, func() bool { return logs.FilterMessage("Connected to Elasticsearch").Len() > 0 },
 				10*time.Second, 5*time.Millisecond)
-			errs = append(errs, e.pushLogs(context.Background(), testLogs(2), nil))
+			errs = append(errs, e.pushLogsAdmitted(context.Background(), testLogs(2)))
 			require.NoError(t, e.shutdown(context.Background()))
 
 			require.NotEmpty(t, logs.All())
@@ -199,7 +200,7 @@ func TestTLSSettingFailureIsNotRetried(t *testing.T) {
 				"the version check says what to check too")
 
 			start := time.Now()
-			err = e.pushLogs(context.Background(), testLogs(2), nil)
+			err = e.pushLogsAdmitted(context.Background(), testLogs(2))
 			t.Logf("push failed after %s: %v", time.Since(start), err)
 			require.ErrorContains(t, err, tt.want)
 			assert.True(t, consumererror.IsPermanent(err))
@@ -207,7 +208,7 @@ func TestTLSSettingFailureIsNotRetried(t *testing.T) {
 			// certificate after the client's side of the handshake is done: an attempt can meet
 			// the closed connection (broken pipe) before it reads the alert, about once in ten,
 			// and that is a network error, retried; the next attempt reads the alert.
-			assert.Less(t, counterSum(t, tel, "otelcol_elasticsearch.bulk_requests.count"), int64(5))
+			assert.Less(t, countertest.Sum(t, tel, "otelcol_elasticsearch.bulk_requests.count"), int64(5))
 		})
 	}
 }

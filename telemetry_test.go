@@ -1,7 +1,7 @@
 // Copyright The OpenTelemetry Authors
 // SPDX-License-Identifier: Apache-2.0
 
-package elasticsearchexporter
+package elasticsearchexporter_test
 
 import (
 	"context"
@@ -15,6 +15,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
+	"github.com/otelcol-es/elasticsearchexporter"
+	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadatatest"
 )
@@ -26,44 +28,44 @@ import (
 // documents handed to the bulk session are.
 func TestTelemetryMetadataKeysThroughTheQueue(t *testing.T) {
 	srv := fakees.New(t)
-	set, tel := withTelemetry(t)
-	cfg := createDefaultConfig().(*Config)
+	set, tel := elasticsearchexporter.WithTelemetry(t)
+	cfg := elasticsearchexporter.NewFactory().CreateDefaultConfig().(*elasticsearchexporter.Config)
 	cfg.Endpoints = []string{srv.URL}
 	cfg.MetadataKeys = []string{"X-Tenant"}
 	q := cfg.QueueBatchConfig.Get()
 	q.WaitForResult = true
 	q.Batch.Get().FlushTimeout = time.Millisecond
-	exp := newLogsExporter(t, cfg, set)
+	exp := elasticsearchexporter.NewLogsExporter(t, cfg, set)
 
-	ld := testLogs(3)
+	ld := elasticsearchexporter.TestLogs(3)
 	ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(1).Attributes().PutStr("elasticsearch.index", "Bad*Index")
 	ctx := client.NewContext(context.Background(), client.Info{
 		Metadata: client.NewMetadata(map[string][]string{"x-tenant": {"acme"}}),
 	})
 	require.NoError(t, exp.ConsumeLogs(ctx, ld))
-	require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(1)))
+	require.NoError(t, exp.ConsumeLogs(context.Background(), elasticsearchexporter.TestLogs(1)))
 	require.Len(t, srv.Accepted(), 3)
 
 	tenant := attribute.StringSlice("x-tenant", []string{"acme"})
-	indexed := []attribute.KeyValue{outcome("success"), fate("indexed"), attribute.Int("http.response.status_code", 201)}
+	indexed := []attribute.KeyValue{elasticsearchexporter.Outcome("success"), elasticsearchexporter.Fate("indexed"), attribute.Int("http.response.status_code", 201)}
 	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp(), metricdatatest.IgnoreExemplars()}
 	metadatatest.AssertEqualElasticsearchDocsProcessed(t, tel, []metricdata.DataPoint[int64]{
 		{Value: 2, Attributes: attribute.NewSet(append(indexed, tenant)...)},
 		{Value: 1, Attributes: attribute.NewSet(indexed...)},
-		{Value: 1, Attributes: attribute.NewSet(tenant, outcome("failed_client"), fate("rejected"),
+		{Value: 1, Attributes: attribute.NewSet(tenant, elasticsearchexporter.Outcome("failed_client"), elasticsearchexporter.Fate("rejected"),
 			attribute.String("error.type", "invalid_index_name"))},
 	}, opts...)
 	metadatatest.AssertEqualElasticsearchDocsReceived(t, tel, []metricdata.DataPoint[int64]{
 		{Value: 2, Attributes: attribute.NewSet(tenant)},
 		{Value: 1, Attributes: attribute.NewSet()},
 	}, opts...)
-	success := []attribute.KeyValue{outcome("success"), attribute.Int("http.response.status_code", 200)}
+	success := []attribute.KeyValue{elasticsearchexporter.Outcome("success"), attribute.Int("http.response.status_code", 200)}
 	metadatatest.AssertEqualElasticsearchBulkRequestsCount(t, tel, []metricdata.DataPoint[int64]{
 		{Value: 1, Attributes: attribute.NewSet(append(success, tenant)...)},
 		{Value: 1, Attributes: attribute.NewSet(success...)},
 	}, opts...)
 	for _, name := range []string{"otelcol.elasticsearch.flushed.bytes", "otelcol.elasticsearch.flushed.uncompressed_bytes"} {
-		assert.Positive(t, counterSum(t, tel, name, tenant), name)
+		assert.Positive(t, countertest.Sum(t, tel, name, tenant), name)
 	}
 }
 
@@ -71,17 +73,17 @@ func TestTelemetryMetadataKeysThroughTheQueue(t *testing.T) {
 // does not count it), and is not received.
 func TestSkippedRecordsHaveNoOutcome(t *testing.T) {
 	srv := fakees.New(t)
-	set, tel := withTelemetry(t)
-	exp := newLogsExporter(t, newTestConfig(srv.URL), set)
-	ld := testLogs(2)
+	set, tel := elasticsearchexporter.WithTelemetry(t)
+	exp := elasticsearchexporter.NewLogsExporter(t, elasticsearchexporter.NewTestConfig(srv.URL), set)
+	ld := elasticsearchexporter.TestLogs(2)
 	ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0).Attributes().
 		PutEmptySlice("elasticsearch.mapping.hints").AppendEmpty().SetStr("_noindex")
 	require.NoError(t, exp.ConsumeLogs(context.Background(), ld))
 
 	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp(), metricdatatest.IgnoreExemplars()}
 	metadatatest.AssertEqualElasticsearchDocsProcessed(t, tel, []metricdata.DataPoint[int64]{
-		{Value: 1, Attributes: attribute.NewSet(outcome("success"), fate("indexed"), attribute.Int("http.response.status_code", 201))},
-		{Value: 1, Attributes: attribute.NewSet(fate("skipped"), attribute.String("error.type", "_noindex"))},
+		{Value: 1, Attributes: attribute.NewSet(elasticsearchexporter.Outcome("success"), elasticsearchexporter.Fate("indexed"), attribute.Int("http.response.status_code", 201))},
+		{Value: 1, Attributes: attribute.NewSet(elasticsearchexporter.Fate("skipped"), attribute.String("error.type", "_noindex"))},
 	}, opts...)
 	metadatatest.AssertEqualElasticsearchDocsReceived(t, tel, []metricdata.DataPoint[int64]{{Value: 1}}, opts...)
 }

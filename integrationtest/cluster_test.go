@@ -42,6 +42,7 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter"
 	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/estest"
 	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/loadgen"
+	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
 )
 
 // clusterDatasetPrefix starts the dataset of every cluster scenario; the replicated template
@@ -258,7 +259,7 @@ func (s *clusterScenario) check(t *testing.T, l *load) delivery {
 			d.duplicated++
 		}
 	}
-	fates := telemetrySumBy(t, s.tel, "otelcol.elasticsearch.docs.processed", "fate")
+	fates := countertest.MustSumBy(t, s.tel, "otelcol.elasticsearch.docs.processed", "fate")
 	d.exporterIndexed, d.exporterDup = fates["indexed"], fates["duplicate"]
 	d.exporterOther = map[string]int64{}
 	for f, n := range fates {
@@ -461,7 +462,7 @@ func TestClusterNodeKilled(t *testing.T) {
 		victim, restarted.Round(time.Second), green.Round(time.Second), back.Round(time.Second), time.Since(killAt).Round(time.Second))
 	time.Sleep(3 * time.Second)
 	d := s.check(t, l)
-	reqs := telemetrySumBy(t, s.tel, "otelcol.elasticsearch.bulk_requests.count", "outcome")
+	reqs := countertest.MustSumBy(t, s.tel, "otelcol.elasticsearch.bulk_requests.count", "outcome")
 	t.Logf("bulk requests by outcome: %v; documents sent again: %d", reqs, s.retried())
 	assert.Zero(t, d.failed, "pushes failed although two nodes kept running")
 	// The transport sets a node aside only after a request to it failed: at least one did, and
@@ -521,7 +522,7 @@ func TestClusterRollingRestart(t *testing.T) {
 	t.Logf("rolling restart of %d nodes took %s", len(s.cl.Nodes), time.Since(t0).Round(time.Second))
 	time.Sleep(3 * time.Second)
 	d := s.check(t, l)
-	reqs := telemetrySumBy(t, s.tel, "otelcol.elasticsearch.bulk_requests.count", "outcome")
+	reqs := countertest.MustSumBy(t, s.tel, "otelcol.elasticsearch.bulk_requests.count", "outcome")
 	t.Logf("bulk requests by outcome: %v; documents sent again: %d", reqs, s.retried())
 	assert.Zero(t, d.failed, "pushes failed during a rolling restart")
 	// Each node was in use when it stopped, so a request to it failed at least once.
@@ -648,7 +649,7 @@ func TestClusterDiscoveryNodeKilled(t *testing.T) {
 			time.Since(killAt).Round(time.Second)-15*time.Second, time.Since(killAt).Round(time.Second))
 	}
 	s.check(t, l)
-	t.Logf("bulk requests by outcome: %v", telemetrySumBy(t, s.tel, "otelcol.elasticsearch.bulk_requests.count", "outcome"))
+	t.Logf("bulk requests by outcome: %v", countertest.MustSumBy(t, s.tel, "otelcol.elasticsearch.bulk_requests.count", "outcome"))
 	for name, n := range delta {
 		assert.Positive(t, n.exporterRequests, "%s got no requests after the restart", name)
 		// An even share is 1/N; a node listed twice gets 2/(N+1).

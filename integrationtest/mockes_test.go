@@ -23,12 +23,11 @@ import (
 	"go.opentelemetry.io/collector/exporter/exportertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric/noop"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.uber.org/zap/zaptest"
 
 	elasticsearchexporter "github.com/otelcol-es/elasticsearchexporter"
+	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
 )
 
 // TestAgainstMockES pushes log records through the factory-built exporter, with the sending
@@ -111,23 +110,23 @@ func TestAgainstMockES(t *testing.T) {
 		inj.requests, inj.request503, inj.request429, inj.docsInFailedRequests, inj.item429, inj.item503, len(inj.indexed))
 
 	// What the exporter counted.
-	docs := telemetrySumBy(t, tel, "otelcol.elasticsearch.docs.processed", "fate")
+	docs := countertest.MustSumBy(t, tel, "otelcol.elasticsearch.docs.processed", "fate")
 	assert.Equal(t, map[string]int64{
 		"indexed":   records,
 		"retryable": int64(wantItem429 + wantItem503),
 	}, docs, "otelcol.elasticsearch.docs.processed by fate")
 	assert.Equal(t, map[string]int64{"success": records, "": int64(wantItem429 + wantItem503)},
-		telemetrySumBy(t, tel, "otelcol.elasticsearch.docs.processed", "outcome"),
+		countertest.MustSumBy(t, tel, "otelcol.elasticsearch.docs.processed", "outcome"),
 		"otelcol.elasticsearch.docs.processed by outcome: a retried document is counted once, as contrib counts it")
 
-	reqs := telemetrySumBy(t, tel, "otelcol.elasticsearch.bulk_requests.count", "outcome")
+	reqs := countertest.MustSumBy(t, tel, "otelcol.elasticsearch.bulk_requests.count", "outcome")
 	assert.Equal(t, map[string]int64{
 		"success":       int64(inj.requests - inj.request503 - inj.request429),
 		"failed_server": int64(inj.request503),
 		"too_many":      int64(inj.request429),
 	}, reqs, "otelcol.elasticsearch.bulk_requests.count by outcome")
 
-	retried := telemetrySumBy(t, tel, "otelcol.elasticsearch.docs.retried", "outcome")
+	retried := countertest.MustSumBy(t, tel, "otelcol.elasticsearch.docs.retried", "outcome")
 	assert.Equal(t, int64(wantItem429+wantItem503+inj.docsInFailedRequests), retried[""],
 		"otelcol.elasticsearch.docs.retried: documents of failed requests and failed documents")
 }
@@ -257,25 +256,6 @@ func mockLogs(first, n int) plog.Logs {
 		r.Attributes().PutInt("test.seq", int64(i))
 	}
 	return ld
-}
-
-// telemetrySumBy sums an int64 counter of the exporter's telemetry by the attribute key ("" for
-// data points without one).
-func telemetrySumBy(t *testing.T, tel *componenttest.Telemetry, name, key string) map[string]int64 {
-	t.Helper()
-	m, err := tel.GetMetric(name)
-	require.NoError(t, err, "metric %s", name)
-	sum, ok := m.Data.(metricdata.Sum[int64])
-	require.True(t, ok, "%s is %T, want an int64 sum", name, m.Data)
-	out := map[string]int64{}
-	for _, dp := range sum.DataPoints {
-		o := ""
-		if v, ok := dp.Attributes.Value(attribute.Key(key)); ok {
-			o = v.AsString()
-		}
-		out[o] += dp.Value
-	}
-	return out
 }
 
 type mockUUID string

@@ -31,12 +31,9 @@ type Item struct {
 type Batch struct {
 	Buf       []byte
 	items     []Item
-	templates []DynamicTemplate
+	templates []serializer.DynamicTemplate
 	tplMark   int // templates from here on belong to the next item added
 }
-
-// DynamicTemplate is one entry of a bulk item's dynamic_templates.
-type DynamicTemplate = serializer.DynamicTemplate
 
 // Reset empties the batch and keeps its memory.
 func (b *Batch) Reset() {
@@ -52,12 +49,12 @@ func (b *Batch) Reset() {
 // dynamic templates.
 func (b *Batch) Retained() int64 {
 	return int64(cap(b.Buf)) + int64(cap(b.items))*int64(unsafe.Sizeof(Item{})) +
-		int64(cap(b.templates))*int64(unsafe.Sizeof(DynamicTemplate{}))
+		int64(cap(b.templates))*int64(unsafe.Sizeof(serializer.DynamicTemplate{}))
 }
 
 // AddTemplate records a dynamic template of the next item added.
 func (b *Batch) AddTemplate(path, template string) {
-	b.templates = append(b.templates, DynamicTemplate{Path: path, Template: template})
+	b.templates = append(b.templates, serializer.DynamicTemplate{Path: path, Template: template})
 }
 
 // Add records the document written to Buf[start:] as an item with the given metadata.
@@ -70,7 +67,7 @@ func (b *Batch) Add(start int, it Item) {
 }
 
 // Templates returns the dynamic templates of document i.
-func (b *Batch) Templates(i int) []DynamicTemplate {
+func (b *Batch) Templates(i int) []serializer.DynamicTemplate {
 	return b.templates[b.items[i].tplStart:b.items[i].tplEnd]
 }
 

@@ -23,8 +23,6 @@ type ConcurrencyConfig struct {
 	// Adaptive lets the limit move between 1 and Max (see adaptLocked); otherwise it stays at
 	// Max.
 	Adaptive bool
-	// now is the clock; nil means time.Now. Tests set it.
-	now func() time.Time
 }
 
 // The AIMD parameters. They follow the usual choices for adaptive request concurrency: a
@@ -61,7 +59,6 @@ type concurrencyLimiter struct {
 	adaptive bool
 	max      int
 	gauge    metric.Int64Gauge
-	now      func() time.Time
 
 	mu    sync.Mutex
 	limit int
@@ -77,24 +74,15 @@ type concurrencyLimiter struct {
 	inFlight     int
 }
 
-// newConcurrencyLimiter returns a limiter that records its limit to gauge, when not nil.
-func newConcurrencyLimiter(cfg ConcurrencyConfig, gauge metric.Int64Gauge) *concurrencyLimiter {
-	l := &concurrencyLimiter{adaptive: cfg.Adaptive && cfg.Max > 0, max: cfg.Max, gauge: gauge, now: cfg.now}
-	if l.now == nil {
-		l.now = time.Now
-	}
+// newConcurrencyLimiter returns a limiter whose first window starts at now, and that records
+// its limit to gauge, when not nil.
+func newConcurrencyLimiter(cfg ConcurrencyConfig, gauge metric.Int64Gauge, now time.Time) *concurrencyLimiter {
+	l := &concurrencyLimiter{adaptive: cfg.Adaptive && cfg.Max > 0, max: cfg.Max, gauge: gauge}
 	l.limit = max(cfg.Max, 0)
 	l.g = newGate(int64(l.limit))
-	l.windowStart = l.now()
+	l.windowStart = now
 	l.recordLocked()
 	return l
-}
-
-// Limit returns the current limit; 0 means none.
-func (l *concurrencyLimiter) Limit() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.limit
 }
 
 // acquire waits for a request slot until ctx ends.
@@ -111,10 +99,10 @@ func (l *concurrencyLimiter) acquire(ctx context.Context) error {
 	return nil
 }
 
-// release gives the slot back with what the request showed: its round-trip time, and whether
-// it met back-pressure (then the RTT is not a sample of normal service) or failed otherwise
-// (sample false: a refused connection says nothing about latency).
-func (l *concurrencyLimiter) release(rtt time.Duration, backpressure, sample bool) {
+// release gives the slot back, at now, with what the request showed: its round-trip time, and
+// whether it met back-pressure (then the RTT is not a sample of normal service) or failed
+// otherwise (sample false: a refused connection says nothing about latency).
+func (l *concurrencyLimiter) release(now time.Time, rtt time.Duration, backpressure, sample bool) {
 	l.mu.Lock()
 	l.inFlight--
 	changed := false
@@ -126,7 +114,7 @@ func (l *concurrencyLimiter) release(rtt time.Duration, backpressure, sample boo
 			l.rttSum += rtt.Seconds()
 			l.rttCount++
 		}
-		changed = l.adaptLocked()
+		changed = l.adaptLocked(now)
 		if changed {
 			l.recordLocked()
 		}
@@ -139,10 +127,9 @@ func (l *concurrencyLimiter) release(rtt time.Duration, backpressure, sample boo
 	l.g.release(1)
 }
 
-// adaptLocked ends the window when it has lasted about one RTT, and changes the limit as the
-// type's doc says. It reports whether the limit changed. l.mu must be held.
-func (l *concurrencyLimiter) adaptLocked() bool {
-	now := l.now()
+// adaptLocked ends the window, at now, when it has lasted about one RTT, and changes the limit
+// as the type's doc says. It reports whether the limit changed. l.mu must be held.
+func (l *concurrencyLimiter) adaptLocked(now time.Time) bool {
 	window := minWindow
 	if l.haveBaseline {
 		window = max(window, time.Duration(l.baseline*float64(time.Second)))
@@ -214,6 +201,3 @@ func requestBackpressure(status int, stat *docappender.BulkIndexerResponseStat, 
 	}
 	return false
 }
-
-// ConcurrencyLimit returns the current limit on bulk requests in flight; 0 means none.
-func (ix *Indexer) ConcurrencyLimit() int { return ix.requests.Limit() }

@@ -6,28 +6,55 @@ package bulk
 import (
 	"context"
 	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/elastic/go-docappender/v2"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/metric/noop"
 )
 
 // fakeClock is a clock that moves only when told.
 type fakeClock struct{ t time.Time }
 
-func (c *fakeClock) now() time.Time          { return c.t }
 func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
 
-func newTestLimiter(maxRequests int, adaptive bool) (*concurrencyLimiter, *fakeClock) {
+// lastGauge keeps the last value recorded to it.
+type lastGauge struct {
+	noop.Int64Gauge
+	v atomic.Int64
+}
+
+func (g *lastGauge) Record(_ context.Context, v int64, _ ...metric.RecordOption) { g.v.Store(v) }
+
+// testLimiter is a limiter on a fake clock, whose limit is read from its gauge.
+type testLimiter struct {
+	*concurrencyLimiter
+	clock *fakeClock
+	gauge *lastGauge
+}
+
+// release releases at the clock's time.
+func (l testLimiter) release(rtt time.Duration, backpressure, sample bool) {
+	l.concurrencyLimiter.release(l.clock.t, rtt, backpressure, sample)
+}
+
+// Limit returns the limit last recorded to the gauge.
+func (l testLimiter) Limit() int { return int(l.gauge.v.Load()) }
+
+func newTestLimiter(maxRequests int, adaptive bool) (testLimiter, *fakeClock) {
 	clock := &fakeClock{t: time.Unix(1_700_000_000, 0)}
-	return newConcurrencyLimiter(ConcurrencyConfig{Max: maxRequests, Adaptive: adaptive, now: clock.now}, nil), clock
+	gauge := &lastGauge{}
+	l := newConcurrencyLimiter(ConcurrencyConfig{Max: maxRequests, Adaptive: adaptive}, gauge, clock.t)
+	return testLimiter{l, clock, gauge}, clock
 }
 
 // round sends n requests at once that each take rtt (the clock moves by rtt), and ends them
 // with the given back-pressure. With n equal to the limit, the limit is reached.
-func round(t *testing.T, l *concurrencyLimiter, clock *fakeClock, n int, rtt time.Duration, backpressure bool) {
+func round(t *testing.T, l testLimiter, clock *fakeClock, n int, rtt time.Duration, backpressure bool) {
 	t.Helper()
 	for range n {
 		require.NoError(t, l.acquire(context.Background()))
@@ -39,7 +66,7 @@ func round(t *testing.T, l *concurrencyLimiter, clock *fakeClock, n int, rtt tim
 }
 
 // full runs a round at the current limit.
-func full(t *testing.T, l *concurrencyLimiter, clock *fakeClock, rtt time.Duration, backpressure bool) int {
+func full(t *testing.T, l testLimiter, clock *fakeClock, rtt time.Duration, backpressure bool) int {
 	t.Helper()
 	round(t, l, clock, l.Limit(), rtt, backpressure)
 	return l.Limit()

@@ -15,6 +15,8 @@ import (
 	"github.com/elastic/go-docappender/v2"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 )
 
 // A dead letter whose first request's answer is lost is stored; its resend is answered 409
@@ -84,19 +86,6 @@ func TestDeadLetterFailureFailsThePush(t *testing.T) {
 	assert.Error(t, err, "the dead letter could not be written")
 }
 
-// deadLetterDoc is the dead-letter document as Elasticsearch would store it.
-type deadLetterDoc struct {
-	Timestamp string `json:"@timestamp"`
-	Document  string `json:"document"`
-	Index     string `json:"index"`
-	HTTP      struct {
-		Response struct {
-			StatusCode int `json:"status_code"`
-		} `json:"response"`
-	} `json:"http"`
-	Error struct{ Type, Reason string } `json:"error"`
-}
-
 // Each document rejected for good or given up gets one dead letter, in the dead-letter index,
 // with a content-derived id, its original document (the beginning of it when it was too
 // large), the index it was meant for, and why it was not indexed.
@@ -109,7 +98,7 @@ func TestDeadLetterDocuments(t *testing.T) {
 		retries int
 		status  func(request int) int         // whole-request answers, 0 for items
 		answer  func(request, doc int) string // item answers of the push's requests
-		want    []deadLetterDoc               // Timestamp not compared
+		want    []fakees.DeadLetter           // Timestamp not compared
 		result  Result
 	}{
 		{
@@ -120,13 +109,13 @@ func TestDeadLetterDocuments(t *testing.T) {
 				}
 				return itemCreated
 			},
-			want:   []deadLetterDoc{letter(`{"n":1}`, 400, "mapper_parsing_exception", "x")},
+			want:   []fakees.DeadLetter{letter(`{"n":1}`, 400, "mapper_parsing_exception", "x")},
 			result: Result{Indexed: 1, Rejected: 1, DeadLettered: 1},
 		},
 		{
 			name: "retries exhausted: the last failure", docs: []string{`{"n":0}`}, retries: 1,
 			answer: func(int, int) string { return itemBusy },
-			want: []deadLetterDoc{letter(`{"n":0}`, 503, "not_delivered",
+			want: []fakees.DeadLetter{letter(`{"n":0}`, 503, "not_delivered",
 				"unavailable_shards_exception: 1 documents not sent after 2 attempts: 1 documents failed with a retryable status")},
 			result: Result{Dropped: 1, DeadLettered: 1},
 		},
@@ -138,7 +127,7 @@ func TestDeadLetterDocuments(t *testing.T) {
 				}
 				return 0
 			},
-			want: []deadLetterDoc{letter(`{"n":0}`, 400, "request_rejected",
+			want: []fakees.DeadLetter{letter(`{"n":0}`, 400, "request_rejected",
 				`bulk request answered HTTP 400 (1 documents): {"error":{"type":"fake_exception","reason":"injected 400"},"status":400}`)},
 			result: Result{Rejected: 1, DeadLettered: 1},
 		},
@@ -150,7 +139,7 @@ func TestDeadLetterDocuments(t *testing.T) {
 				}
 				return 0
 			},
-			want: []deadLetterDoc{
+			want: []fakees.DeadLetter{
 				letter(`{"n":0}`, 400, "request_rejected",
 					`bulk request answered HTTP 400 (1 documents): {"error":{"type":"fake_exception","reason":"injected 400"},"status":400}`),
 				letter(`{"n":1}`, 0, "not_attempted",
@@ -166,7 +155,7 @@ func TestDeadLetterDocuments(t *testing.T) {
 				}
 				return 0
 			},
-			want: []deadLetterDoc{letter(big[:maxTooLargeSource], 413, "request_entity_too_large",
+			want: []fakees.DeadLetter{letter(big[:maxTooLargeSource], 413, "request_entity_too_large",
 				"a single document of 4016 bytes is over the server's request size limit")},
 			result: Result{Rejected: 1, DeadLettered: 1},
 		},
@@ -211,7 +200,7 @@ func TestDeadLetterDocuments(t *testing.T) {
 				require.NoError(t, json.Unmarshal([]byte(lines[2*i]), &action))
 				assert.Equal(t, "dlq", action["create"]["_index"])
 				assert.Equal(t, ContentID([]byte(lines[2*i+1])), action["create"]["_id"], "a content-derived id")
-				var got deadLetterDoc
+				var got fakees.DeadLetter
 				require.NoError(t, json.Unmarshal([]byte(lines[2*i+1]), &got))
 				assert.NotEmpty(t, got.Timestamp)
 				got.Timestamp = ""
@@ -223,8 +212,8 @@ func TestDeadLetterDocuments(t *testing.T) {
 }
 
 // letter returns the dead letter expected for doc, meant for batchOf's index.
-func letter(doc string, status int, errorType, reason string) deadLetterDoc {
-	var d deadLetterDoc
+func letter(doc string, status int, errorType, reason string) fakees.DeadLetter {
+	var d fakees.DeadLetter
 	d.Document, d.Index, d.HTTP.Response.StatusCode = doc, "logs-a", status
 	d.Error.Type, d.Error.Reason = errorType, reason
 	return d

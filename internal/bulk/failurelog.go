@@ -7,11 +7,11 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/elastic/go-docappender/v2"
 	"go.uber.org/zap"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
 // logFailures writes one Warn line per Send that had rejected or failed documents, with
@@ -113,7 +113,7 @@ const maxLoggedFields = 8
 
 // templateFields returns the paths of templates, comma-separated, at most maxLoggedFields of
 // them, or "" when there are none (log records and spans).
-func templateFields(templates []DynamicTemplate) string {
+func templateFields(templates []serializer.DynamicTemplate) string {
 	if len(templates) == 0 {
 		return ""
 	}
@@ -136,31 +136,4 @@ func templateFields(templates []DynamicTemplate) string {
 func (f *failureSummary) reset() {
 	clear(f.entries)
 	f.entries = f.entries[:0]
-}
-
-// LogLimiter lets one log line through per period and counts the lines it held back. It is
-// safe for concurrent use.
-type LogLimiter struct {
-	mu         sync.Mutex
-	every      time.Duration
-	last       time.Time
-	suppressed int
-}
-
-// NewLogLimiter returns a LogLimiter that allows one line per period; 0 allows every line.
-func NewLogLimiter(every time.Duration) *LogLimiter { return &LogLimiter{every: every} }
-
-// Allow reports whether a line may be logged now, and how many were held back since the last
-// one that was.
-func (l *LogLimiter) Allow() (int, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	now := time.Now()
-	if !l.last.IsZero() && now.Sub(l.last) < l.every {
-		l.suppressed++
-		return 0, false
-	}
-	n := l.suppressed
-	l.last, l.suppressed = now, 0
-	return n, true
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/elastic/go-docappender/v2"
@@ -119,22 +120,24 @@ func TestFailureLogRetryable(t *testing.T) {
 
 // The line is rate-limited per Indexer; the next line allowed tells how many were held back.
 func TestFailureLogRateLimit(t *testing.T) {
-	c := &scriptedClient{answer: func(int) (*http.Response, error) { return answerItems(itemRejected) }}
-	core, logs := observer.New(zapcore.InfoLevel)
-	ix, err := New(Config{Client: c, MaxBulkBytes: 1 << 20, Logger: zap.New(core), LogRateLimit: time.Hour})
-	require.NoError(t, err)
-	for range 4 {
+	synctest.Test(t, func(t *testing.T) {
+		c := &scriptedClient{answer: func(int) (*http.Response, error) { return answerItems(itemRejected) }}
+		core, logs := observer.New(zapcore.InfoLevel)
+		ix, err := New(Config{Client: c, MaxBulkBytes: 1 << 20, Logger: zap.New(core), LogRateLimit: time.Hour})
+		require.NoError(t, err)
+		for range 4 {
+			_, err = ix.Send(context.Background(), batchOf(`{"n":0}`))
+			require.NoError(t, err)
+		}
+		require.Equal(t, 1, logs.Len())
+		assert.NotContains(t, logs.All()[0].ContextMap(), "suppressed_log_lines")
+
+		time.Sleep(2 * time.Hour) // the period is over, on the bubble's clock
 		_, err = ix.Send(context.Background(), batchOf(`{"n":0}`))
 		require.NoError(t, err)
-	}
-	require.Equal(t, 1, logs.Len())
-	assert.NotContains(t, logs.All()[0].ContextMap(), "suppressed_log_lines")
-
-	ix.limiter.last = ix.limiter.last.Add(-2 * time.Hour) // the period is over
-	_, err = ix.Send(context.Background(), batchOf(`{"n":0}`))
-	require.NoError(t, err)
-	require.Equal(t, 2, logs.Len())
-	assert.Equal(t, int64(3), logs.All()[1].ContextMap()["suppressed_log_lines"])
+		require.Equal(t, 2, logs.Len())
+		assert.Equal(t, int64(3), logs.All()[1].ContextMap()["suppressed_log_lines"])
+	})
 }
 
 // With LogFailedDocsInput, each document rejected for good is logged with its source, under
@@ -171,26 +174,4 @@ func TestFailureSummary(t *testing.T) {
 		"grouped by outcome, status, error type and index; the first reason is kept")
 	f.reset()
 	assert.Empty(t, f.entries)
-}
-
-func TestLogLimiter(t *testing.T) {
-	l := NewLogLimiter(time.Hour)
-	n, ok := l.Allow()
-	assert.True(t, ok)
-	assert.Zero(t, n)
-	for range 3 {
-		_, ok = l.Allow()
-		assert.False(t, ok)
-	}
-	l.last = l.last.Add(-time.Hour)
-	n, ok = l.Allow()
-	assert.True(t, ok)
-	assert.Equal(t, 3, n)
-
-	every := NewLogLimiter(0)
-	for range 3 {
-		n, ok := every.Allow()
-		assert.True(t, ok)
-		assert.Zero(t, n)
-	}
 }

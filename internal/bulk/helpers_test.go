@@ -4,6 +4,7 @@
 package bulk
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,9 +15,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
 )
 
@@ -117,47 +117,33 @@ func newTelemetry(t *testing.T) (*metadata.TelemetryBuilder, *componenttest.Tele
 	return tb, tel
 }
 
-// counts returns the points of a counter, keyed by their attribute values in the order of
-// keys, separated by spaces (e.g. "rejected mapper_parsing_exception 400").
-func counts(t *testing.T, tel *componenttest.Telemetry, name string, keys ...string) map[string]int64 {
-	t.Helper()
-	out := map[string]int64{}
-	m, err := tel.GetMetric(name)
-	if err != nil {
-		return out // nothing recorded
-	}
-	sum, ok := m.Data.(metricdata.Sum[int64])
-	require.True(t, ok, "%s is %T", name, m.Data)
-	for _, dp := range sum.DataPoints {
-		var k []string
-		for _, key := range keys {
-			v, ok := dp.Attributes.Value(attribute.Key(key))
-			if !ok {
-				k = append(k, "") // not recorded
-				continue
-			}
-			k = append(k, v.String())
-		}
-		out[strings.Join(k, " ")] += dp.Value
-	}
-	return out
-}
-
 // docCounts returns the documents counted per fate, error type and status (contrib's outcome
 // is checked by the tests of telemetry_test.go).
 func docCounts(t *testing.T, tel *componenttest.Telemetry) map[string]int64 {
 	t.Helper()
-	return counts(t, tel, "otelcol.elasticsearch.docs.processed", "fate", "error.type", "http.response.status_code")
+	return countertest.SumBy(t, tel, "otelcol.elasticsearch.docs.processed", "fate", "error.type", "http.response.status_code")
 }
 
 // requestCounts returns the bulk requests counted per outcome and status.
 func requestCounts(t *testing.T, tel *componenttest.Telemetry) map[string]int64 {
 	t.Helper()
-	return counts(t, tel, "otelcol.elasticsearch.bulk_requests.count", "outcome", "http.response.status_code")
+	return countertest.SumBy(t, tel, "otelcol.elasticsearch.bulk_requests.count", "outcome", "http.response.status_code")
 }
 
 // retried returns the documents counted as sent again.
 func retried(t *testing.T, tel *componenttest.Telemetry) int64 {
 	t.Helper()
-	return counts(t, tel, "otelcol.elasticsearch.docs.retried")[""]
+	return countertest.SumBy(t, tel, "otelcol.elasticsearch.docs.retried")[""]
 }
+
+type clientFunc func(*http.Request) (*http.Response, error)
+
+func (f clientFunc) Perform(r *http.Request) (*http.Response, error) { return f(r) }
+
+func stubStatus(status int, body string) clientFunc {
+	return func(*http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: status, Header: http.Header{}, Body: io.NopCloser(bytes.NewReader([]byte(body)))}, nil
+	}
+}
+
+func okClient(body string) clientFunc { return stubStatus(http.StatusOK, body) }

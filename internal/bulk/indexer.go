@@ -16,7 +16,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/freelist"
+	"github.com/otelcol-es/elasticsearchexporter/internal/loglimit"
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
+	"github.com/otelcol-es/elasticsearchexporter/internal/metadatakeys"
 )
 
 // Config configures an Indexer.
@@ -81,8 +83,8 @@ type Config struct {
 type Indexer struct {
 	cfg        Config
 	sessions   *freelist.List[*session]
-	limiter    *LogLimiter
-	docLimiter *LogLimiter
+	limiter    *loglimit.Limiter
+	docLimiter *loglimit.Limiter
 
 	// stopCtx ends when Stop is called: no more retries. abortCtx ends when Abort is called:
 	// requests in flight are canceled too.
@@ -106,12 +108,10 @@ type Indexer struct {
 	// points keeps the options of the attribute sets of the telemetry's points (telemetry.go).
 	points pointCache
 
-	// metadataKeys are Config.MetadataKeys lower-cased (see LowerKeys).
+	// metadataKeys are Config.MetadataKeys lower-cased (see metadatakeys.Lower).
 	metadataKeys []string
-	// sizeLimit is the request size learned from 413 answers (toolarge.go); now is the
-	// clock it is measured with.
+	// sizeLimit is the request size learned from 413 answers (toolarge.go).
 	sizeLimit sizeLimit
-	now       func() time.Time
 }
 
 // New validates cfg and returns an Indexer.
@@ -130,8 +130,8 @@ func New(cfg Config) (*Indexer, error) {
 		cfg.Telemetry = tb
 	}
 	ix := &Indexer{
-		cfg: cfg, limiter: NewLogLimiter(cfg.LogRateLimit), docLimiter: NewLogLimiter(cfg.LogRateLimit),
-		metadataKeys: LowerKeys(cfg.MetadataKeys), now: time.Now,
+		cfg: cfg, limiter: loglimit.New(cfg.LogRateLimit), docLimiter: loglimit.New(cfg.LogRateLimit),
+		metadataKeys: metadatakeys.Lower(cfg.MetadataKeys),
 	}
 	idle := cfg.IdleSessions
 	if idle <= 0 {
@@ -141,7 +141,7 @@ func New(cfg Config) (*Indexer, error) {
 	ix.stopCtx, ix.stop = context.WithCancel(context.Background())
 	ix.abortCtx, ix.abort = context.WithCancel(context.Background())
 	ix.includeSource.Store(int32(cfg.IncludeSourceOnError))
-	ix.requests = newConcurrencyLimiter(cfg.Concurrency, cfg.Telemetry.ElasticsearchBulkRequestsConcurrencyLimit)
+	ix.requests = newConcurrencyLimiter(cfg.Concurrency, cfg.Telemetry.ElasticsearchBulkRequestsConcurrencyLimit, time.Now())
 	if _, err := ix.newSession(0); err != nil {
 		return nil, err
 	}

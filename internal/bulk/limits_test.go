@@ -26,6 +26,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 )
 
 // The bounds on what is read of a server's answer and what is kept of it.
@@ -167,7 +169,7 @@ func TestErrorPageDeadLettersBounded(t *testing.T) {
 	require.Equal(t, Result{Rejected: docs, DeadLettered: docs}, res)
 	t.Logf("%d dead letters: %d bytes (%d per letter, documents of %d bytes); %d bytes allocated",
 		docs, c.letterBytes, c.letterBytes/docs, len(b.Buf)/docs, alloc)
-	var letter deadLetterDoc
+	var letter fakees.DeadLetter
 	require.NoError(t, json.Unmarshal([]byte(c.letters[0]), &letter))
 	assert.LessOrEqual(t, len(letter.Error.Reason), MaxReason)
 	assert.True(t, strings.HasPrefix(letter.Error.Reason, "bulk request answered HTTP 500 (5000 documents): <html><body><p>"), letter.Error.Reason)
@@ -233,7 +235,7 @@ func TestLongItemReasonBounded(t *testing.T) {
 	res, err := ix.Send(context.Background(), logDocs(docs))
 	require.NoError(t, err)
 	require.Equal(t, Result{Indexed: docs - 1, Rejected: 1, DeadLettered: 1}, res)
-	var letter deadLetterDoc
+	var letter fakees.DeadLetter
 	require.NoError(t, json.Unmarshal([]byte(c.letters[0]), &letter))
 	logged := 0
 	for _, e := range logs.All() {

@@ -86,14 +86,14 @@ func TestAppendActionMatchesDocappender(t *testing.T) {
 	for _, tc := range []struct {
 		name              string
 		index, id, pipe   string
-		templates         []DynamicTemplate
+		templates         []serializer.DynamicTemplate
 		requireDataStream bool
 	}{
 		{name: "index", index: "logs-generic.otel-default"},
 		{name: "nothing"},
 		{
 			name: "all", index: "metrics-a.otel-b", id: "abc", pipe: "p1",
-			templates: []DynamicTemplate{{Path: "metrics.x", Template: "counter_long"}}, requireDataStream: true,
+			templates: []serializer.DynamicTemplate{{Path: "metrics.x", Template: "counter_long"}}, requireDataStream: true,
 		},
 		{name: "id and pipeline", id: "x", pipe: "p"},
 		{name: "require data stream only", requireDataStream: true},
@@ -125,7 +125,7 @@ func TestAppendActionMatchesDocappender(t *testing.T) {
 // failed, each after its own action line.
 func TestRequestBody(t *testing.T) {
 	var b Batch
-	add := func(doc string, it Item, templates ...DynamicTemplate) {
+	add := func(doc string, it Item, templates ...serializer.DynamicTemplate) {
 		start := len(b.Buf)
 		b.Buf = append(b.Buf, doc...)
 		for _, dt := range templates {
@@ -140,8 +140,8 @@ func TestRequestBody(t *testing.T) {
 	add(`{"n":4}`, Item{Index: "logs-b", DocumentID: "id4", DerivedID: true})
 	add(`{"n":5}`, Item{Index: "logs-b"})
 	add(`{"n":6}`, Item{Index: "logs-b", Pipeline: "p"})
-	add(`{"n":7}`, Item{Index: "metrics-c"}, DynamicTemplate{Path: "m.1", Template: "gauge_double"})
-	add(`{"n":8}`, Item{Index: "metrics-c"}, DynamicTemplate{Path: "m.2", Template: "gauge_long"})
+	add(`{"n":7}`, Item{Index: "metrics-c"}, serializer.DynamicTemplate{Path: "m.1", Template: "gauge_double"})
+	add(`{"n":8}`, Item{Index: "metrics-c"}, serializer.DynamicTemplate{Path: "m.2", Template: "gauge_long"})
 	wantAction := []string{
 		`{"create":{"_index":"logs-a","require_data_stream":true}}`,
 		`{"create":{"_index":"logs-a","require_data_stream":true}}`,

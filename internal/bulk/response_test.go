@@ -4,13 +4,9 @@
 package bulk
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -138,35 +134,6 @@ func TestCompactedResponseKeepsOutcomes(t *testing.T) {
 	assert.Equal(t, int64(1), compacted.FailureStoreDocs.Used)
 }
 
-func TestCompactClientPassesErrorAnswersOn(t *testing.T) {
-	for _, status := range []int{http.StatusBadRequest, http.StatusTooManyRequests} {
-		c := &compactClient{next: stubStatus(status, `{"items":[{"create":{"_index":"a","status":201}}]}`)}
-		resp, err := c.Perform(httptest.NewRequest(http.MethodPost, "/_bulk", nil))
-		require.NoError(t, err)
-		b, _ := io.ReadAll(resp.Body)
-		assert.True(t, bytes.Equal([]byte(`{"items":[{"create":{"_index":"a","status":201}}]}`), b), "status %d: passed on byte for byte, got %s", status, b)
-	}
-	failing := &compactClient{next: clientFunc(func(*http.Request) (*http.Response, error) {
-		return &http.Response{StatusCode: http.StatusOK, Body: io.NopCloser(io.MultiReader(strings.NewReader(`{"items":[`), errReader{errors.New("connection reset")}))}, nil
-	})}
-	resp, err := failing.Perform(httptest.NewRequest(http.MethodPost, "/_bulk", nil))
-	require.NoError(t, err)
-	_, err = io.ReadAll(resp.Body)
-	assert.EqualError(t, err, "connection reset", "a body that fails to read still fails for docappender")
-}
-
-type clientFunc func(*http.Request) (*http.Response, error)
-
-func (f clientFunc) Perform(r *http.Request) (*http.Response, error) { return f(r) }
-
-func stubStatus(status int, body string) clientFunc {
-	return func(*http.Request) (*http.Response, error) {
-		return &http.Response{StatusCode: status, Header: http.Header{}, Body: io.NopCloser(bytes.NewReader([]byte(body)))}, nil
-	}
-}
-
-func okClient(body string) clientFunc { return stubStatus(http.StatusOK, body) }
-
 // FuzzCompactBulkResponse checks that a compacted response says what the original said: each
 // item of a valid response is counted as created, when it is exactly such an item, or listed
 // as odd, or kept byte for byte with its position; what docappender reads is valid JSON, and
@@ -221,20 +188,4 @@ func FuzzCompactBulkResponse(f *testing.F) {
 			require.NoError(t, json.Unmarshal(c["create"]["_index"], &name))
 		}
 	})
-}
-
-// setHeader replaces a header's single value in place, and otherwise sets it as Set does.
-func TestSetHeader(t *testing.T) {
-	h := http.Header{}
-	h.Add("X-Elastic-Event-Count", "1")
-	vs := h["X-Elastic-Event-Count"]
-	setHeader(h, "X-Elastic-Event-Count", "7")
-	assert.Equal(t, []string{"7"}, h.Values("X-Elastic-Event-Count"))
-	assert.Same(t, &vs[0], &h["X-Elastic-Event-Count"][0], "the slice is reused")
-
-	h.Add("X-Elastic-Event-Count", "8")
-	setHeader(h, "X-Elastic-Event-Count", "9")
-	assert.Equal(t, []string{"9"}, h.Values("X-Elastic-Event-Count"), "two values become one")
-	setHeader(h, "X-Other", "a")
-	assert.Equal(t, "a", h.Get("X-Other"))
 }

@@ -189,9 +189,6 @@ func jitter(d time.Duration) time.Duration {
 	return half + rand.N(half+1) //nolint:gosec // jitter needs no cryptographic randomness
 }
 
-// Wait waits for d, or returns ctx's error when ctx ends first.
-func Wait(ctx context.Context, d time.Duration) error { return waitUnless(ctx, nil, d) }
-
 // waitUnless waits for d; it returns ctx's error when ctx ends first, and errStopped when stop
 // is closed first (a nil stop never is).
 func waitUnless(ctx context.Context, stop <-chan struct{}, d time.Duration) error {

@@ -160,7 +160,8 @@ func (ix *Indexer) flush(ctx context.Context, s *session) (docappender.BulkIndex
 	} else {
 		ix.sizes.observe(bi.BytesFlushed(), bi.BytesUncompressedFlushed())
 	}
-	ix.requests.release(time.Since(start), requestBackpressure(status, &stat, err, ctx.Err()), err == nil)
+	end := time.Now()
+	ix.requests.release(end, end.Sub(start), requestBackpressure(status, &stat, err, ctx.Err()), err == nil)
 	s.lastOutcome = requestOutcome(status, err)
 	ix.recordRequest(ctx, s, s.lastOutcome, status, elapsed)
 	return stat, status, s.retryAfter.wait, err

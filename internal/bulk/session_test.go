@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
 )
 
 // A push that gives up waiting for a request slot leaves nothing behind in its session's bulk
@@ -32,7 +34,7 @@ func TestGivingUpWaitingForSlotDropsAddedDocuments(t *testing.T) {
 	res, err := ix.Send(ctx, &b)
 	require.Error(t, err)
 	assert.Equal(t, 1, res.Dropped)
-	ix.requests.release(0, false, false)
+	ix.requests.release(time.Now(), 0, false, false)
 
 	// The next push, most likely on the same pooled session, sends its own document only.
 	b.Reset()
@@ -104,8 +106,8 @@ func TestFlushCountsBytes(t *testing.T) {
 	require.Equal(t, Result{Indexed: 2}, res)
 
 	uncompressed := int64(2 * (len(`{"create":{"_index":"logs-a"}}`) + 1 + len(doc) + 1))
-	assert.Equal(t, map[string]int64{"": sent}, counts(t, tel, "otelcol.elasticsearch.flushed.bytes"))
-	assert.Equal(t, map[string]int64{"": uncompressed}, counts(t, tel, "otelcol.elasticsearch.flushed.uncompressed_bytes"))
+	assert.Equal(t, map[string]int64{"": sent}, countertest.SumBy(t, tel, "otelcol.elasticsearch.flushed.bytes"))
+	assert.Equal(t, map[string]int64{"": uncompressed}, countertest.SumBy(t, tel, "otelcol.elasticsearch.flushed.uncompressed_bytes"))
 	assert.Less(t, sent, uncompressed/4, "gzip")
 	assert.Equal(t, int(sent*1000/uncompressed), ix.RequestBufferBytes(1000)-1000, "compressed like the last request, plus its piece")
 }

@@ -8,14 +8,14 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/elastic/go-docappender/v2"
-	"go.opentelemetry.io/collector/client"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/metadatakeys"
 )
 
 // The self-telemetry speaks two vocabularies on purpose. The attribute outcome takes contrib's
@@ -251,22 +251,9 @@ func appendDocAttributes(attrs []attribute.KeyValue, errorType, failureStore str
 	return attrs
 }
 
-// LowerKeys returns the metadata_keys as the attribute names they are recorded under:
-// lower-cased, as contrib records them.
-func LowerKeys(keys []string) []string {
-	if len(keys) == 0 {
-		return nil
-	}
-	out := make([]string, len(keys))
-	for i, k := range keys {
-		out[i] = strings.ToLower(k)
-	}
-	return out
-}
-
 // setMetadata sets the metadata attributes of s from the client metadata of ctx.
 func (ix *Indexer) setMetadata(ctx context.Context, s *session) {
-	s.meta = MetadataAttributes(ctx, ix.metadataKeys, s.meta[:0])
+	s.meta = metadatakeys.Attributes(ctx, ix.metadataKeys, s.meta[:0])
 	if len(s.meta) == 0 {
 		s.metaSet, s.metaAdd = attribute.Set{}, noAttributes
 		return
@@ -278,19 +265,3 @@ func (ix *Indexer) setMetadata(ctx context.Context, s *session) {
 // noAttributes records a point without attributes; made once, since each option, and each
 // slice of options passed to Add, made for a measurement is an allocation.
 var noAttributes = []metric.AddOption{metric.WithAttributeSet(attribute.Set{})}
-
-// MetadataAttributes appends to dst an attribute per key (see LowerKeys) that the client
-// metadata of ctx holds, named after the key and holding its values, as contrib records them
-// on its self-telemetry. Client metadata keys are case-insensitive.
-func MetadataAttributes(ctx context.Context, keys []string, dst []attribute.KeyValue) []attribute.KeyValue {
-	if len(keys) == 0 {
-		return dst
-	}
-	info := client.FromContext(ctx)
-	for _, k := range keys {
-		if v := info.Metadata.Get(k); len(v) > 0 {
-			dst = append(dst, attribute.StringSlice(k, v))
-		}
-	}
-	return dst
-}

@@ -24,6 +24,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadatatest"
 )
 
@@ -308,7 +309,7 @@ func TestFlushedBytesOfAnsweredRequests(t *testing.T) {
 		require.NoError(t, err)
 		_, err = ix.Send(context.Background(), batchOf(`{"n":0}`))
 		require.NoError(t, err)
-		return counts(t, tel, "otelcol.elasticsearch.flushed.uncompressed_bytes")[""]
+		return countertest.SumBy(t, tel, "otelcol.elasticsearch.flushed.uncompressed_bytes")[""]
 	}
 	one := send(items(itemCreated))
 	require.Positive(t, one)
@@ -319,14 +320,8 @@ func TestFlushedBytesOfAnsweredRequests(t *testing.T) {
 // points (the second count contrib makes of a document its failure store refused).
 func sumWithOutcome(t *testing.T, tel *componenttest.Telemetry) int64 {
 	t.Helper()
-	m, err := tel.GetMetric("otelcol.elasticsearch.docs.processed")
-	if err != nil {
-		return 0
-	}
-	sum, ok := m.Data.(metricdata.Sum[int64])
-	require.True(t, ok)
 	var n int64
-	for _, dp := range sum.DataPoints {
+	for _, dp := range countertest.Points(t, tel, "otelcol.elasticsearch.docs.processed") {
 		_, hasOutcome := dp.Attributes.Value("outcome")
 		_, hasFate := dp.Attributes.Value("fate")
 		if hasOutcome && hasFate {

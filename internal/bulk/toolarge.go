@@ -61,7 +61,7 @@ func (l *sizeLimit) refused(size int, now time.Time) (int, bool) {
 
 // requestLimit returns the size at which Sends cut their requests.
 func (ix *Indexer) requestLimit() int {
-	return ix.sizeLimit.get(ix.cfg.MaxBulkBytes, ix.now())
+	return ix.sizeLimit.get(ix.cfg.MaxBulkBytes, time.Now())
 }
 
 // tooLarge notes that the request of the documents pending of b was answered 413.
@@ -70,7 +70,7 @@ func (ix *Indexer) tooLarge(b *Batch, pending []int) {
 	for _, i := range pending {
 		size += itemBytes(b, i)
 	}
-	if limit, lowered := ix.sizeLimit.refused(size, ix.now()); lowered && limit < ix.cfg.MaxBulkBytes {
+	if limit, lowered := ix.sizeLimit.refused(size, time.Now()); lowered && limit < ix.cfg.MaxBulkBytes {
 		ix.cfg.Logger.Warn("Bulk request too large for the server; cutting requests smaller for a while",
 			zap.Int("refused_bytes", size), zap.Int("max_request_bytes", limit), zap.Duration("recovery", sizeRecovery))
 	}

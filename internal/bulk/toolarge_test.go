@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -19,48 +20,48 @@ import (
 // refused and split again; the limit doubles back every sizeRecovery
 // without a 413, and a server that still refuses costs one 413 and a split when it does.
 func TestTooLargeLimitIsRemembered(t *testing.T) {
-	var sizes []int // documents per request
-	refused := 0
-	c := clientFunc(func(req *http.Request) (*http.Response, error) {
-		raw, err := io.ReadAll(req.Body)
+	synctest.Test(t, func(t *testing.T) {
+		var sizes []int // documents per request
+		refused := 0
+		c := clientFunc(func(req *http.Request) (*http.Response, error) {
+			raw, err := io.ReadAll(req.Body)
+			require.NoError(t, err)
+			docs := strings.Count(string(raw), "\n") / 2
+			sizes = append(sizes, docs)
+			if docs > 2 { // the server takes 2 documents per request at most
+				refused++
+				return answerStatus(http.StatusRequestEntityTooLarge)
+			}
+			items := make([]string, docs)
+			for i := range items {
+				items[i] = itemCreated
+			}
+			return answerItems(items...)
+		})
+		ix, err := New(Config{Client: c, MaxBulkBytes: 1 << 20})
 		require.NoError(t, err)
-		docs := strings.Count(string(raw), "\n") / 2
-		sizes = append(sizes, docs)
-		if docs > 2 { // the server takes 2 documents per request at most
-			refused++
-			return answerStatus(http.StatusRequestEntityTooLarge)
+		push := func() []int {
+			t.Helper()
+			sizes, refused = nil, 0
+			res, err := ix.Send(context.Background(), batchOf(`{"n":0}`, `{"n":1}`, `{"n":2}`, `{"n":3}`))
+			require.NoError(t, err)
+			require.Equal(t, Result{Indexed: 4}, res)
+			return sizes
 		}
-		items := make([]string, docs)
-		for i := range items {
-			items[i] = itemCreated
-		}
-		return answerItems(items...)
+
+		assert.Equal(t, []int{4, 2, 2}, push(), "refused, then sent in halves")
+		assert.Equal(t, 1, refused)
+		assert.Equal(t, []int{2, 2}, push(), "cut at the size that was taken: no 413")
+		assert.Zero(t, refused)
+
+		time.Sleep(sizeRecovery - time.Second) // on the bubble's clock
+		assert.Equal(t, []int{2, 2}, push(), "the limit holds for sizeRecovery")
+
+		time.Sleep(time.Second)
+		assert.Equal(t, []int{4, 2, 2}, push(), "then doubles back to max_size: refused again, learned again")
+		assert.Equal(t, 1, refused)
+		assert.Equal(t, []int{2, 2}, push())
 	})
-	ix, err := New(Config{Client: c, MaxBulkBytes: 1 << 20})
-	require.NoError(t, err)
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	ix.now = func() time.Time { return now }
-	push := func() []int {
-		t.Helper()
-		sizes, refused = nil, 0
-		res, err := ix.Send(context.Background(), batchOf(`{"n":0}`, `{"n":1}`, `{"n":2}`, `{"n":3}`))
-		require.NoError(t, err)
-		require.Equal(t, Result{Indexed: 4}, res)
-		return sizes
-	}
-
-	assert.Equal(t, []int{4, 2, 2}, push(), "refused, then sent in halves")
-	assert.Equal(t, 1, refused)
-	assert.Equal(t, []int{2, 2}, push(), "cut at the size that was taken: no 413")
-	assert.Zero(t, refused)
-
-	now = now.Add(sizeRecovery - time.Second)
-	assert.Equal(t, []int{2, 2}, push(), "the limit holds for sizeRecovery")
-
-	now = now.Add(time.Second)
-	assert.Equal(t, []int{4, 2, 2}, push(), "then doubles back to max_size: refused again, learned again")
-	assert.Equal(t, 1, refused)
-	assert.Equal(t, []int{2, 2}, push())
 }
 
 func TestSizeLimit(t *testing.T) {

@@ -88,3 +88,17 @@ func parseBulk(raw []byte, q url.Values) ([]Item, error) {
 	}
 	return items, sc.Err()
 }
+
+// DeadLetter is the document the exporter writes to its dead-letter index, as Elasticsearch
+// stores it (see serializer.AppendDeadLetter).
+type DeadLetter struct {
+	Timestamp string `json:"@timestamp"`
+	Document  string `json:"document"`
+	Index     string `json:"index"`
+	HTTP      struct {
+		Response struct {
+			StatusCode int `json:"status_code"`
+		} `json:"response"`
+	} `json:"http"`
+	Error struct{ Type, Reason string } `json:"error"`
+}

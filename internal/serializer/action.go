@@ -3,6 +3,12 @@
 
 package serializer // import "github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 
+// DynamicTemplate is one entry of a bulk item's dynamic_templates: the field path and the
+// name of the template Elasticsearch maps it with.
+type DynamicTemplate struct {
+	Path, Template string
+}
+
 // AppendAction appends the action line of a bulk request's create item, without its newline:
 // {"create":{"_id":…,"_index":…,"pipeline":…,"dynamic_templates":{…},"require_data_stream":true}},
 // each field only when set, in the order go-docappender writes them, the dynamic templates in

@@ -27,12 +27,6 @@ import (
 // resource's. ds is the zero DataStream for a plain index.
 type MetricRouteFunc func(attrs, scope, resource pcommon.Map, scopeName string, ts pcommon.Timestamp) (index string, ds DataStream, err error)
 
-// DynamicTemplate is one entry of a bulk item's dynamic_templates: the field path and the
-// name of the template Elasticsearch maps it with.
-type DynamicTemplate struct {
-	Path, Template string
-}
-
 // MetricsSink receives each metric document after it is written to the buffer.
 type MetricsSink interface {
 	// AddMetricsDocument records the document written at the end of the buffer from start on.

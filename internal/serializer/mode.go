@@ -3,6 +3,8 @@
 
 package serializer // import "github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 
+import "slices"
+
 // Mode is a mapping mode: the layout of the documents an Encoder writes. Every mode is written
 // by the same writer; a mode differs only in the fields it emits.
 type Mode uint8
@@ -19,6 +21,14 @@ const (
 	// ModeBodyMap writes the map body of a log record as the whole document.
 	ModeBodyMap
 )
+
+// NumModes is the number of mapping modes; their values are 0 to NumModes-1, so that a
+// [NumModes]T array holds one T per mode.
+const NumModes = int(ModeBodyMap) + 1
+
+// ModeNames returns the name of every mapping mode, in the order of their values, which is the
+// order in which the configuration reference lists them. The caller owns the slice.
+func ModeNames() []string { return slices.Clone(modeNames[:]) }
 
 var modeNames = [...]string{ModeOTel: "otel", ModeECS: "ecs", ModeNone: "none", ModeRaw: "raw", ModeBodyMap: "bodymap"}
 

@@ -43,7 +43,7 @@ var requestOwners = []owner{
 	{module + "/internal/bulk.(*pointCache)", reqTelemetry},
 	{module + "/internal/bulk.newPointOptions", reqTelemetry},
 	{module + "/internal/bulk.(*Indexer).setMetadata", reqTelemetry},
-	{module + "/internal/bulk.MetadataAttributes", reqTelemetry},
+	{module + "/internal/metadatakeys.Attributes", reqTelemetry},
 	{"go.opentelemetry.io/collector/exporter/exporterhelper/internal.(*obsReportSender", reqTelemetry},
 	{module + "/internal/serializer", reqEncode},
 	{module + "/internal/routing", reqEncode},
