@@ -24,14 +24,8 @@ BUILD_LOG="$BUILD_DIR/ocb.log"
 TARGET="$BIN_DIR/otelcol-es"
 GO="${GO:-go}"
 
-log() { printf 'build-collector: %s\n' "$*" >&2; }
-die() {
-	printf 'build-collector: error: %s\n' "$1" >&2
-	shift
-	local line
-	for line in "$@"; do printf '  fix: %s\n' "$line" >&2; done
-	exit 1
-}
+PROG=build-collector
+. "$SCRIPT_DIR/lib.sh"
 
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1fs", b - a }'; }

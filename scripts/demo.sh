@@ -55,13 +55,8 @@ step() {
 	printf '\n%s==> [%d/%d] %s%s\n' "$BOLD" "$STEP" "$STEPS" "$*" "$OFF"
 }
 info() { printf '    %s\n' "$*"; }
-die() {
-	printf '\n%sdemo: error: %s%s\n' "$RED" "$1" "$OFF" >&2
-	shift
-	local line
-	for line in "$@"; do printf '  fix: %s\n' "$line" >&2; done
-	exit 1
-}
+PROG=demo DIE_START=$'\n'"$RED" DIE_END="$OFF"
+. "$SCRIPT_DIR/lib.sh"
 
 # ---------------------------------------------------------------- cleanup
 

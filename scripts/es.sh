@@ -70,19 +70,8 @@ NODE_SETTINGS=(
 LAUNCHED=0
 STARTED_OK=0
 
-log() { printf 'es.sh: %s\n' "$*" >&2; }
-
-# die FAULT FIX...: print which fault happened and how to fix it, then exit 1.
-die() {
-	local fault="$1"
-	shift
-	printf 'es.sh: error: %s\n' "$fault" >&2
-	local line
-	for line in "$@"; do
-		printf '  fix: %s\n' "$line" >&2
-	done
-	exit 1
-}
+PROG=es.sh
+. "$SCRIPT_DIR/lib.sh"
 
 major_of() { printf '%s' "${1%%.*}"; }
 

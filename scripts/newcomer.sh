@@ -16,14 +16,8 @@ REPO_DIR="$(dirname "$SCRIPT_DIR")"
 README="$REPO_DIR/README.md"
 GO="${GO:-go}"
 
-log() { printf 'newcomer: %s\n' "$*" >&2; }
-die() {
-	printf 'newcomer: error: %s\n' "$1" >&2
-	shift
-	local line
-	for line in "$@"; do printf '  fix: %s\n' "$line" >&2; done
-	exit 1
-}
+PROG=newcomer
+. "$SCRIPT_DIR/lib.sh"
 
 # block NAME: prints the yaml block that follows the marker <!-- newcomer: NAME --> in README.md.
 block() {
