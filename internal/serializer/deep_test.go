@@ -5,6 +5,7 @@ package serializer
 
 import (
 	"encoding/json"
+	"math"
 	"runtime/debug"
 	"testing"
 
@@ -140,5 +141,49 @@ func TestDeepValuesBounded(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEqualValueDeep: grouping's equality tells values apart by what they hold below maxDepth
+// too, where the hash no longer looks, in maps and slices; NaN equals NaN there as above.
+func TestEqualValueDeep(t *testing.T) {
+	build := func(leaf func(v pcommon.Value), extra bool) pcommon.Value {
+		root := pcommon.NewValueEmpty()
+		v := root
+		for i := range 1000 {
+			if i%2 == 0 {
+				m := v.SetEmptyMap()
+				if extra && i == 900 {
+					m.PutInt("extra", 1)
+				}
+				v = m.PutEmpty("k")
+			} else {
+				v = v.SetEmptySlice().AppendEmpty()
+			}
+		}
+		leaf(v)
+		return root
+	}
+	str := func(s string) func(pcommon.Value) { return func(v pcommon.Value) { v.SetStr(s) } }
+	nan := func(v pcommon.Value) { v.SetDouble(math.NaN()) }
+	a := build(str("x"), false)
+	for _, c := range []struct {
+		name string
+		b    pcommon.Value
+		want bool
+	}{
+		{"the same leaf", build(str("x"), false), true},
+		{"another leaf", build(str("y"), false), false},
+		{"a key more deep down", build(str("x"), true), false},
+	} {
+		if got := equalValue(a, c.b); got != c.want {
+			t.Errorf("%s: equalValue = %v, want %v", c.name, got, c.want)
+		}
+		if c.want && hashValue(a) != hashValue(c.b) {
+			t.Errorf("%s: equal values hash apart", c.name)
+		}
+	}
+	if !equalValue(build(nan, false), build(nan, false)) {
+		t.Error("NaN deep down: equalValue = false, want true")
 	}
 }

@@ -354,8 +354,10 @@ func (s *repairSink) AddMetricsDocument(start int, _ string, _ DataStream, _ []D
 
 // TestMapDepthLimitMetrics: an ecs metric document whose resource held a map beyond the limit is
 // counted as repaired (depth_limit), one at the limit is not. otel metric documents write every
-// map-valued attribute as a JSON string already (dimensions stay flat) and ecs ones do not write
-// the scope, so a deep map repairs nothing there.
+// map-valued attribute as a JSON string already (dimensions stay flat; one reaching beyond the
+// limit is writeDeep's string rather than AsString's), and the repair of their resource and
+// scope is not counted in the documents; ecs ones do not write the scope. So a deep map of the
+// resource or the scope repairs nothing there.
 func TestMapDepthLimitMetrics(t *testing.T) {
 	for _, mode := range []Mode{ModeOTel, ModeECS} {
 		for _, where := range []string{"resource", "scope"} {
