@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/controlattr"
+	"github.com/otelcol-es/elasticsearchexporter/internal/pvalue"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
@@ -174,7 +175,7 @@ func (m *modes) supported(mode serializer.Mode) error {
 // scope returns the mapping mode of the records of a scope with the given attributes.
 func (m *modes) scope(attrs pcommon.Map) (serializer.Mode, error) {
 	if v, ok := attrs.Get(controlattr.MappingMode); ok {
-		return m.check(v.AsString(), "scope attribute "+controlattr.MappingMode)
+		return m.check(pvalue.AsString(v), "scope attribute "+controlattr.MappingMode)
 	}
 	return m.request, m.requestError
 }

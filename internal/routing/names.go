@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/pvalue"
 )
 
 // InvalidIndexNameError reports a name that Elasticsearch would refuse as an index name. The
@@ -166,7 +168,7 @@ func appendName(dst []byte, s string, replaceDash bool, limit int) []byte {
 	return dst
 }
 
-// appendSanitizedValue appends v, converted as by Value.AsString, sanitized by appendName.
+// appendSanitizedValue appends v, converted as by pvalue.AsString, sanitized by appendName.
 func appendSanitizedValue(dst []byte, v pcommon.Value, replaceDash bool, limit int) []byte {
 	switch v.Type() {
 	case pcommon.ValueTypeStr:
@@ -182,12 +184,12 @@ func appendSanitizedValue(dst []byte, v pcommon.Value, replaceDash bool, limit i
 		}
 		return dst[:min(len(dst), start+limit)]
 	default:
-		return appendName(dst, v.AsString(), replaceDash, limit)
+		return appendName(dst, pvalue.AsString(v), replaceDash, limit)
 	}
 }
 
-// appendAsString appends v as pdata's Value.AsString returns it, without allocating for
-// strings, integers, booleans and doubles.
+// appendAsString appends v as pvalue.AsString returns it (pdata's Value.AsString, but for
+// values nested too deep), without allocating for strings, integers, booleans and doubles.
 func appendAsString(dst []byte, v pcommon.Value) []byte {
 	switch v.Type() {
 	case pcommon.ValueTypeStr:
@@ -201,7 +203,7 @@ func appendAsString(dst []byte, v pcommon.Value) []byte {
 	case pcommon.ValueTypeEmpty:
 		return dst
 	default:
-		return append(dst, v.AsString()...)
+		return append(dst, pvalue.AsString(v)...)
 	}
 }
 

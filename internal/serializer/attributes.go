@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/controlattr"
+	"github.com/otelcol-es/elasticsearchexporter/internal/pvalue"
 )
 
 // writeAttributes writes a top-level attribute map: control attributes are left out, a
@@ -140,8 +141,8 @@ func (e *Encoder) writeGeo(m pcommon.Map, k string, depth int, first bool) bool 
 	return true
 }
 
-// writeValue writes any pdata value, at the given level of maps (see maxMapDepth). Bytes are
-// lower-case hex; NaN and ±Inf are null; a map above maxMapDepth is a JSON string.
+// writeValue writes any pdata value, at the given level (see maxDepth). Bytes are lower-case
+// hex; NaN and ±Inf are null; a map or a slice above maxDepth is a JSON string.
 func (e *Encoder) writeValue(v pcommon.Value, depth int) {
 	switch v.Type() {
 	case pcommon.ValueTypeStr:
@@ -161,28 +162,46 @@ func (e *Encoder) writeValue(v pcommon.Value, depth int) {
 		e.w.byte('"')
 	case pcommon.ValueTypeMap:
 		if e.flatMaps {
-			e.w.str(v.AsString()) // allocates; map-valued dimensions are rare
+			e.writeMapString(v, depth)
 			return
 		}
-		if depth > maxMapDepth && !e.inDeep {
-			e.writeDeep(v.Map(), depth)
+		if depth > maxDepth {
+			e.writeDeep(v)
 			return
 		}
 		e.writeObject(v.Map(), depth, false, "")
 	case pcommon.ValueTypeSlice:
+		if depth > maxDepth {
+			e.writeDeep(v)
+			return
+		}
 		e.writeSlice(v.Slice(), depth)
 	default:
 		e.w.raw("null")
 	}
 }
 
+// writeSlice writes s, a slice at the given level, as an array of its elements, one level
+// below it.
 func (e *Encoder) writeSlice(s pcommon.Slice, depth int) {
 	e.w.byte('[')
 	for i := range s.Len() {
 		if i > 0 {
 			e.w.byte(',')
 		}
-		e.writeValue(s.At(i), depth)
+		e.writeValue(s.At(i), depth+1)
 	}
 	e.w.byte(']')
+}
+
+// writeMapString writes v, a map at the given level, as the JSON string that flat dimensions
+// take: pdata's AsString (sorted keys, the last of a repeated key, bytes as base64) when the
+// maps and slices in it nest no deeper than maxDepth, and otherwise writeDeep's string, which
+// is written without recursion where AsString's would recurse once per level.
+func (e *Encoder) writeMapString(v pcommon.Value, depth int) {
+	if pvalue.Deeper(v, maxDepth-depth+1) {
+		e.writeDeep(v)
+		return
+	}
+	e.w.str(v.AsString()) // allocates; map-valued dimensions are rare
 }

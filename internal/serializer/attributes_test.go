@@ -372,14 +372,14 @@ func TestDeeplyNestedMaps(t *testing.T) {
 	}
 	doc := encodeLog(t, rec)
 	got := decodeDocument(t, doc)
-	// Down to maxMapDepth the maps are objects; the next one is a JSON string holding the rest.
+	// Down to maxDepth the maps are objects; the next one is a JSON string holding the rest.
 	n := got["attributes"].(map[string]any)
 	levels := 0
 	for {
 		next, ok := n["n"].(map[string]any)
 		if s, isStr := n["n"].(string); isStr && !ok {
-			if levels != maxMapDepth {
-				t.Fatalf("the map at level %d is a string, want level %d", levels+1, maxMapDepth+1)
+			if levels != maxDepth {
+				t.Fatalf("the map at level %d is a string, want level %d", levels+1, maxDepth+1)
 			}
 			if err := json.Unmarshal([]byte(s), &next); err != nil {
 				t.Fatalf("the map at level %d is not a JSON object: %v", levels+1, err)
@@ -409,7 +409,7 @@ func TestDeeplyNestedDuplicateKeys(t *testing.T) {
 	}
 	rec := logRecordFromJSON(t, `{"attributes":[`+sb.String()+`]}`)
 	doc := encodeLog(t, rec)
-	// The maps below maxMapDepth are inside a JSON string, with their quotes escaped.
+	// The maps below maxDepth are inside a JSON string, with their quotes escaped.
 	if n := bytes.Count(doc, []byte(`"d":1`)) + bytes.Count(doc, []byte(`\"d\":1`)); n != depth {
 		t.Errorf("found %d first values, want %d", n, depth)
 	}

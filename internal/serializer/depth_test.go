@@ -4,6 +4,7 @@
 package serializer
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -14,7 +15,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
 
-// The expected documents below are built from the rule stated at maxMapDepth, not by the code:
+// The expected documents below are built from the rule stated at maxDepth, not by the code:
 // a map at level n (the root map at 0) is an object while n <= 17 and a JSON string beyond.
 
 // nestMaps nests n maps below m under the key k, the innermost holding k: "leaf".
@@ -124,7 +125,7 @@ func checkObjectDepth(t *testing.T, doc []byte) {
 // hold a chain of 17 maps (the limit: all objects) and of 18 (the 18th is a JSON string), in
 // every mode.
 func TestMapDepthLimitLogs(t *testing.T) {
-	for _, n := range []int{maxMapDepth, maxMapDepth + 1} {
+	for _, n := range []int{maxDepth, maxDepth + 1} {
 		res := pcommon.NewResource()
 		nestMaps(res.Attributes(), "r", n)
 		scope := pcommon.NewInstrumentationScope()
@@ -133,7 +134,7 @@ func TestMapDepthLimitLogs(t *testing.T) {
 		nestMaps(rec.Attributes(), "a", n)
 		nestMaps(rec.Body().SetEmptyMap(), "b", n)
 		wantRepair := RepairNone
-		if n > maxMapDepth {
+		if n > maxDepth {
 			wantRepair = RepairDepthLimit
 		}
 		want := map[Mode][]string{
@@ -178,7 +179,7 @@ func TestMapDepthLimitLogs(t *testing.T) {
 // TestMapDepthLimitSpans is TestMapDepthLimitLogs for a span's attributes, an event's
 // attributes and a link's attributes, and for span event documents.
 func TestMapDepthLimitSpans(t *testing.T) {
-	for _, n := range []int{maxMapDepth, maxMapDepth + 1} {
+	for _, n := range []int{maxDepth, maxDepth + 1} {
 		span := ptrace.NewSpan()
 		nestMaps(span.Attributes(), "a", n)
 		ev := span.Events().AppendEmpty()
@@ -186,7 +187,7 @@ func TestMapDepthLimitSpans(t *testing.T) {
 		nestMaps(ev.Attributes(), "e", n)
 		nestMaps(span.Links().AppendEmpty().Attributes(), "l", n)
 		wantRepair := RepairNone
-		if n > maxMapDepth {
+		if n > maxDepth {
 			wantRepair = RepairDepthLimit
 		}
 		link := `"Link":` + jsonString(t, `[{"attribute":{`+chainMember(t, "l", n)+`},"spanID":"","traceID":""}]`)
@@ -232,15 +233,22 @@ func TestMapDepthLimitSpans(t *testing.T) {
 	}
 }
 
-// TestMapDepthThroughSlices checks that slices take no level: 18 maps, each the only element of
-// a slice in the map above, nest 17 deep as objects and the 18th is a JSON string.
+// TestMapDepthThroughSlices checks that slices take a level too: of 18 maps, each the only
+// element of a slice in the map above, the slices sit at the odd levels and the maps at the even
+// ones, so the 8 maps at levels 2 to 16 are objects and the 9th, at level 18, is a JSON string
+// holding it and the 9 maps below it.
 func TestMapDepthThroughSlices(t *testing.T) {
 	rec := plog.NewLogRecord()
 	m := rec.Attributes()
-	for range maxMapDepth + 1 {
+	for range 18 {
 		m = m.PutEmptySlice("a").AppendEmpty().SetEmptyMap()
 	}
 	m.PutStr("a", "leaf")
+	inner := `{"a":"leaf"}`
+	for range 9 {
+		inner = `{"a":[` + inner + `]}`
+	}
+	const objects = 8
 	start := map[Mode]func(doc map[string]any) any{
 		ModeOTel: func(doc map[string]any) any { return doc["attributes"].(map[string]any)["a"] },
 		ModeECS:  func(doc map[string]any) any { return doc["a"] },
@@ -252,7 +260,7 @@ func TestMapDepthThroughSlices(t *testing.T) {
 		doc := e.AppendLog(nil, rec, DataStream{})
 		checkESDepth(t, mode, doc)
 		v := start[mode](decodeDocument(t, doc))
-		objects := 0
+		n := 0
 		for {
 			s, ok := v.([]any)
 			if !ok || len(s) != 1 {
@@ -263,12 +271,12 @@ func TestMapDepthThroughSlices(t *testing.T) {
 				v = s[0]
 				break
 			}
-			objects++
+			n++
 			v = obj["a"]
 		}
-		want := jsonString(t, `{"a":"leaf"}`)
-		if got, _ := json.Marshal(v); objects != maxMapDepth || string(got) != want {
-			t.Errorf("%v: %d maps are objects, then %s; want %d, then %s: %s", mode, objects, got, maxMapDepth, want, doc)
+		want := jsonString(t, inner)
+		if got, _ := json.Marshal(v); n != objects || string(got) != want {
+			t.Errorf("%v: %d maps are objects, then %s; want %d, then %s: %s", mode, n, got, objects, want, doc)
 		}
 		if got := e.Repair(); got != RepairDepthLimit {
 			t.Errorf("%v: Repair() = %q, want %q", mode, got, RepairDepthLimit)
@@ -282,7 +290,7 @@ func TestMapDepthThroughSlices(t *testing.T) {
 func TestMapDepthLimitEdges(t *testing.T) {
 	rec := plog.NewLogRecord()
 	m := rec.Attributes()
-	for range maxMapDepth {
+	for range maxDepth {
 		m = m.PutEmptyMap("a")
 	}
 	m.PutEmptyMap("a")
@@ -306,7 +314,7 @@ func TestMapDepthLimitEdges(t *testing.T) {
 		t.Errorf("Repair() = %q, want %q", got, RepairDepthLimit)
 	}
 	span := ptrace.NewSpan()
-	nestMaps(span.Attributes(), "a", maxMapDepth+1)
+	nestMaps(span.Attributes(), "a", maxDepth+1)
 	span.SetStartTimestamp(2)
 	span.SetEndTimestamp(1)
 	e.AppendSpan(nil, span, DataStream{})
@@ -314,7 +322,8 @@ func TestMapDepthLimitEdges(t *testing.T) {
 		t.Errorf("Repair() = %q, want %q", got, RepairNegativeDuration)
 	}
 
-	// Maps of two keys, 200 deep, take a key set per level while written; they are given back.
+	// Maps of two keys, 200 deep, take a key set per level written as objects, and none below:
+	// the maps beyond maxDepth are queued by one key set.
 	rec = plog.NewLogRecord()
 	m = rec.Attributes()
 	for range 200 {
@@ -322,29 +331,37 @@ func TestMapDepthLimitEdges(t *testing.T) {
 		m = m.PutEmptyMap("a")
 	}
 	e.AppendLog(nil, rec, DataStream{})
-	if len(e.seen) > seenKeep {
-		t.Errorf("the encoder keeps %d key sets, want at most %d", len(e.seen), seenKeep)
+	if len(e.seen) > maxDepth+1 {
+		t.Errorf("the encoder keeps %d key sets, want at most %d", len(e.seen), maxDepth+1)
 	}
 }
 
-// repairSink records the encoder's repair of each metric document as the document is handed over.
+// repairSink records the encoder's repair of each metric document as the document is handed
+// over, and with buf set the document too.
 type repairSink struct {
 	e       *Encoder
 	repairs []Repair
+	buf     *[]byte
+	docs    [][]byte
 }
 
-func (s *repairSink) AddMetricsDocument(int, string, DataStream, []DynamicTemplate) {
+func (s *repairSink) AddMetricsDocument(start int, _ string, _ DataStream, _ []DynamicTemplate) {
 	s.repairs = append(s.repairs, s.e.Repair())
+	if s.buf != nil {
+		s.docs = append(s.docs, bytes.Clone((*s.buf)[start:]))
+	}
 }
 
 // TestMapDepthLimitMetrics: an ecs metric document whose resource held a map beyond the limit is
 // counted as repaired (depth_limit), one at the limit is not. otel metric documents write every
-// map-valued attribute as a JSON string already (dimensions stay flat) and ecs ones do not write
-// the scope, so a deep map repairs nothing there.
+// map-valued attribute as a JSON string already (dimensions stay flat; one reaching beyond the
+// limit is writeDeep's string rather than AsString's), and the repair of their resource and
+// scope is not counted in the documents; ecs ones do not write the scope. So a deep map of the
+// resource or the scope repairs nothing there.
 func TestMapDepthLimitMetrics(t *testing.T) {
 	for _, mode := range []Mode{ModeOTel, ModeECS} {
 		for _, where := range []string{"resource", "scope"} {
-			for _, n := range []int{maxMapDepth, maxMapDepth + 1} {
+			for _, n := range []int{maxDepth, maxDepth + 1} {
 				md := pmetric.NewMetrics()
 				rm := md.ResourceMetrics().AppendEmpty()
 				sm := rm.ScopeMetrics().AppendEmpty()
@@ -367,7 +384,7 @@ func TestMapDepthLimitMetrics(t *testing.T) {
 				var buf []byte
 				e.EncodeMetrics(&buf, md, route, sink)
 				want := RepairNone
-				if n > maxMapDepth && mode == ModeECS && where == "resource" {
+				if n > maxDepth && mode == ModeECS && where == "resource" {
 					want = RepairDepthLimit
 				}
 				if len(sink.repairs) != 1 || sink.repairs[0] != want {

@@ -20,8 +20,8 @@ const (
 	RepairInvalidUTF8 Repair = "invalid_utf8"
 	// RepairNegativeDuration means a span ended before it started; its duration was written as 0.
 	RepairNegativeDuration Repair = "negative_duration"
-	// RepairDepthLimit means maps nested deeper than Elasticsearch's default mapping depth limit
-	// allows were written as JSON strings (see maxMapDepth).
+	// RepairDepthLimit means maps or slices nested deeper than maxDepth were written as JSON
+	// strings.
 	RepairDepthLimit Repair = "depth_limit"
 )
 
@@ -48,11 +48,16 @@ type Encoder struct {
 
 	resource, scope             []byte // encoded "resource" and "scope" objects
 	resourceRepair, scopeRepair bool   // invalid UTF-8 seen in the resource or the scope
-	resourceDeep, scopeDeep     bool   // otel mode: a map of the resource or the scope cut at maxMapDepth
-	envelopeDeep                bool   // a map of the envelope encoded last was cut at maxMapDepth
+	resourceDeep, scopeDeep     bool   // otel mode: a map of the resource or the scope cut at maxDepth
+	envelopeDeep                bool   // a map of the envelope encoded last was cut at maxDepth
 	repair                      Repair // repair of the last document written
 	seen                        []keySet
-	inDeep                      bool // writing a map beyond maxMapDepth as a string (writeDeep)
+
+	// writeDeep's scratch: the values still to write, the closing brackets still to write and
+	// the keys written in the map being queued.
+	deepTodo    []deepItem
+	deepClosers []byte
+	deepSeen    keySet
 
 	// flatMaps writes map-valued attributes as JSON strings (pdata's AsString form), as metric
 	// documents need so that dimensions stay flat.
@@ -89,7 +94,7 @@ func (e *Encoder) begin(dst []byte) {
 	e.rejection = ""
 	e.w.buf = dst
 	e.w.invalidUTF8 = 0
-	e.w.deepMaps = 0
+	e.w.deepValues = 0
 	e.repair = RepairNone
 }
 
@@ -103,7 +108,7 @@ func (e *Encoder) finish() []byte {
 func (e *Encoder) done() []byte {
 	if e.repair == RepairNone {
 		switch {
-		case e.w.deepMaps > 0 || e.resourceDeep || e.scopeDeep:
+		case e.w.deepValues > 0 || e.resourceDeep || e.scopeDeep:
 			e.repair = RepairDepthLimit
 		case e.w.invalidUTF8 > 0 || e.resourceRepair || e.scopeRepair:
 			e.repair = RepairInvalidUTF8

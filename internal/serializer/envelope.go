@@ -36,7 +36,7 @@ func (e *Encoder) SetScope(s pcommon.InstrumentationScope, schemaURL string) {
 
 // encodeEnvelope writes the resource or scope object: {schema_url, name, version, attributes,
 // dropped_attributes_count}, leaving out empty fields. It reports whether invalid UTF-8 was
-// repaired, and sets e.envelopeDeep to whether a map was written as a string (maxMapDepth).
+// repaired, and sets e.envelopeDeep to whether a map or a slice was written as a string (maxDepth).
 func (e *Encoder) encodeEnvelope(dst []byte, schemaURL, name, version string, attrs pcommon.Map, dropped uint32) ([]byte, bool) {
 	saved := e.w
 	e.w = writer{buf: dst}
@@ -68,7 +68,7 @@ func (e *Encoder) encodeEnvelope(dst []byte, schemaURL, name, version string, at
 	}
 	e.w.byte('}')
 	out, repaired := e.w.buf, e.w.invalidUTF8 > 0
-	e.envelopeDeep = e.w.deepMaps > 0
+	e.envelopeDeep = e.w.deepValues > 0
 	e.w = saved
 	return out, repaired
 }

@@ -29,8 +29,8 @@ import (
 // the strings that view it stay valid until the next reset. Flattening a map extends one path
 // buffer by each key on the way down and cuts it back on the way up; only the keys of entries
 // are copied into the arena, so a map nested n deep costs O(n) bytes there, not one prefix per
-// level. Maps nest as objects down to maxMapDepth; below, a map is an entry of its own, written
-// as a JSON string.
+// level. Maps nest as objects down to maxDepth; below, a map is an entry of its own, written
+// as a JSON string, as is a slice below maxDepth.
 
 // entryKind says where an entry's value is.
 type entryKind uint8
@@ -58,8 +58,7 @@ type entry struct {
 	kind    entryKind
 	renamed bool // renamed to key.value; loses to a key.value of the document
 	plain   bool // key is written as it is between quotes: nothing in it needs escaping
-	// level is the level of maps of val (see maxMapDepth): the level of a map beyond the cap,
-	// or of the maps in a slice.
+	// level is the level of val (see maxDepth), at most maxDepth+1.
 	level uint8
 }
 
@@ -198,9 +197,9 @@ func (d *flatDoc) addID(key string, id []byte) {
 }
 
 // addValue adds v, a value at the given level of maps, under key: a map is flattened below key
-// down to maxMapDepth, an empty value is left out.
+// down to maxDepth, an empty value is left out.
 func (d *flatDoc) addValue(key string, v pcommon.Value, level int) {
-	if v.Type() == pcommon.ValueTypeMap && level <= maxMapDepth {
+	if v.Type() == pcommon.ValueTypeMap && level <= maxDepth {
 		d.path = append(d.path[:0], key...)
 		d.walk(v.Map(), level, false)
 		return
@@ -208,7 +207,7 @@ func (d *flatDoc) addValue(key string, v pcommon.Value, level int) {
 	if isEmptyValue(v) {
 		return
 	}
-	d.add(entry{key: key, kind: kindValue, val: v, level: uint8(min(level, maxMapDepth+1))})
+	d.add(entry{key: key, kind: kindValue, val: v, level: uint8(min(level, maxDepth+1))})
 }
 
 // isEmptyValue reports whether v adds nothing to a flattened document: an empty value, or an
@@ -254,7 +253,7 @@ func (d *flatDoc) walk(m pcommon.Map, level int, attributes bool) {
 		} else {
 			d.path = d.appendRepaired(d.path, k)
 		}
-		if v.Type() == pcommon.ValueTypeMap && level < maxMapDepth {
+		if v.Type() == pcommon.ValueTypeMap && level < maxDepth {
 			d.walk(v.Map(), level+1, false)
 			continue
 		}
@@ -276,7 +275,7 @@ func (d *flatDoc) walk(m pcommon.Map, level int, attributes bool) {
 // its maps; for objects written with their keys sorted but not de-dotted.
 func (d *flatDoc) addMapNested(m pcommon.Map, level int) {
 	for k, v := range m.All() {
-		d.add(entry{key: d.key("", k), kind: kindValue, val: v, level: uint8(min(level+1, maxMapDepth+1))})
+		d.add(entry{key: d.key("", k), kind: kindValue, val: v, level: uint8(min(level+1, maxDepth+1))})
 	}
 }
 

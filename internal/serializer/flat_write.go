@@ -135,25 +135,29 @@ func (e *Encoder) writeEntry(en *entry, depth int, nested bool) {
 	}
 }
 
-// writeFlatValue writes a value of a flattened document, at the given level of maps (see
-// maxMapDepth). An object inside an array is a document of its own, flattened, normalized and
-// de-dotted; with nested set it keeps its keys as they are instead, sorted, the last of a
-// repeated key winning, and empty values are null. A map above maxMapDepth is a JSON string,
-// unless it is empty.
+// writeFlatValue writes a value of a flattened document, at the given level (see maxDepth). An
+// object inside an array is a document of its own, flattened, normalized and de-dotted; with
+// nested set it keeps its keys as they are instead, sorted, the last of a repeated key winning,
+// and empty values are null. A slice above maxDepth is a JSON string, and so is a map above
+// maxDepth unless it is empty.
 func (e *Encoder) writeFlatValue(v pcommon.Value, depth int, nested bool, level int) {
 	switch v.Type() {
 	case pcommon.ValueTypeSlice:
+		if level > maxDepth {
+			e.writeDeep(v)
+			return
+		}
 		e.w.byte('[')
 		for i, el := range v.Slice().All() {
 			if i > 0 {
 				e.w.byte(',')
 			}
-			e.writeFlatValue(el, depth, nested, level)
+			e.writeFlatValue(el, depth, nested, level+1)
 		}
 		e.w.byte(']')
 	case pcommon.ValueTypeMap:
-		if level > maxMapDepth && v.Map().Len() > 0 { // an empty one creates no object
-			e.writeDeep(v.Map(), level)
+		if level > maxDepth && v.Map().Len() > 0 { // an empty one creates no object
+			e.writeDeep(v)
 			return
 		}
 		e.writeFlatObject(v.Map(), depth+1, nested, level)

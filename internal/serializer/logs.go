@@ -208,7 +208,7 @@ func (e *Encoder) appendLogBodyMap(dst []byte, rec plog.LogRecord) []byte {
 	e.begin(dst)
 	e.writeObject(body.Map(), 0, false, "")
 	switch {
-	case e.w.deepMaps > 0:
+	case e.w.deepValues > 0:
 		e.repair = RepairDepthLimit
 	case e.w.invalidUTF8 > 0:
 		e.repair = RepairInvalidUTF8

@@ -314,7 +314,13 @@ func hashPointAttrs(m pcommon.Map, dims bool) (uint64, attrShape, hintSet) {
 	return h, shape, hints
 }
 
-func hashValue(v pcommon.Value) uint64 {
+// hashValue hashes an attribute value for grouping (see equalValue). The maps and slices nested
+// more than maxDepth levels into v hash by their type alone, so that the walk stays bounded;
+// equalValue tells them apart.
+func hashValue(v pcommon.Value) uint64 { return hashValueIn(v, maxDepth) }
+
+// hashValueIn is hashValue descending at most room more levels of maps and slices.
+func hashValueIn(v pcommon.Value, room int) uint64 {
 	switch v.Type() {
 	case pcommon.ValueTypeStr:
 		return xxhash.Sum64String(v.Str())
@@ -328,12 +334,18 @@ func hashValue(v pcommon.Value) uint64 {
 		}
 		return 4
 	case pcommon.ValueTypeMap:
-		return mix(5, hashMapAll(v.Map()))
+		if room == 0 {
+			return 5
+		}
+		return mix(5, hashMapAll(v.Map(), room-1))
 	case pcommon.ValueTypeSlice:
-		s := v.Slice()
 		h := uint64(6)
+		if room == 0 {
+			return h
+		}
+		s := v.Slice()
 		for i := range s.Len() {
-			h = mix(h, hashValue(s.At(i)))
+			h = mix(h, hashValueIn(s.At(i), room-1))
 		}
 		return h
 	case pcommon.ValueTypeBytes:
@@ -358,8 +370,12 @@ func doubleBits(f float64) uint64 {
 // equalValue reports whether two attribute values are one for grouping: pcommon.Value.Equal,
 // except that doubles compare by what they hold, so that two NaN are equal (and Elasticsearch
 // indexes both as the same missing value), at any depth; 0 and -0, which hash apart and are
-// written apart, stay apart.
-func equalValue(a, b pcommon.Value) bool {
+// written apart, stay apart. Below maxDepth levels of maps and slices the values are compared
+// by equalDeep, without recursion.
+func equalValue(a, b pcommon.Value) bool { return equalValueIn(a, b, maxDepth) }
+
+// equalValueIn is equalValue descending at most room more levels by recursion.
+func equalValueIn(a, b pcommon.Value, room int) bool {
 	if a.Type() != b.Type() {
 		return false
 	}
@@ -371,37 +387,84 @@ func equalValue(a, b pcommon.Value) bool {
 	case pcommon.ValueTypeDouble:
 		return doubleBits(a.Double()) == doubleBits(b.Double())
 	case pcommon.ValueTypeSlice:
+		if room == 0 {
+			return equalDeep(a, b)
+		}
 		sa, sb := a.Slice(), b.Slice()
 		if sa.Len() != sb.Len() {
 			return false
 		}
 		for i := range sa.Len() {
-			if !equalValue(sa.At(i), sb.At(i)) {
+			if !equalValueIn(sa.At(i), sb.At(i), room-1) {
 				return false
 			}
 		}
 		return true
 	case pcommon.ValueTypeMap:
+		if room == 0 {
+			return equalDeep(a, b)
+		}
 		ma, mb := a.Map(), b.Map()
 		if ma.Len() != mb.Len() {
 			return false
 		}
 		for k, va := range ma.All() {
 			vb, ok := mb.Get(k)
-			if !ok || !equalValue(va, vb) {
+			if !ok || !equalValueIn(va, vb, room-1) {
 				return false
 			}
 		}
 		return true
 	}
-	return a.Equal(b)
+	return a.Equal(b) // a scalar: Equal does not recurse
 }
 
-// hashMapAll hashes every key of a nested map, independently of their order.
-func hashMapAll(m pcommon.Map) uint64 {
+// equalDeep is equalValue for values of any depth: the pairs of values still to compare are
+// kept in a slice rather than on the goroutine stack.
+func equalDeep(a, b pcommon.Value) bool {
+	todo := [][2]pcommon.Value{{a, b}}
+	for len(todo) > 0 {
+		a, b := todo[len(todo)-1][0], todo[len(todo)-1][1]
+		todo = todo[:len(todo)-1]
+		if a.Type() != b.Type() {
+			return false
+		}
+		switch a.Type() {
+		case pcommon.ValueTypeSlice:
+			sa, sb := a.Slice(), b.Slice()
+			if sa.Len() != sb.Len() {
+				return false
+			}
+			for i := range sa.Len() {
+				todo = append(todo, [2]pcommon.Value{sa.At(i), sb.At(i)})
+			}
+		case pcommon.ValueTypeMap:
+			ma, mb := a.Map(), b.Map()
+			if ma.Len() != mb.Len() {
+				return false
+			}
+			for k, va := range ma.All() {
+				vb, ok := mb.Get(k)
+				if !ok {
+					return false
+				}
+				todo = append(todo, [2]pcommon.Value{va, vb})
+			}
+		default:
+			if !equalValueIn(a, b, 0) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// hashMapAll hashes every key of a nested map, independently of their order, descending at
+// most room more levels below it (see hashValue).
+func hashMapAll(m pcommon.Map, room int) uint64 {
 	var h uint64
 	for k, v := range m.All() {
-		h += mix(xxhash.Sum64String(k), hashValue(v))
+		h += mix(xxhash.Sum64String(k), hashValueIn(v, room))
 	}
 	return h
 }

@@ -351,10 +351,10 @@ func (e *Encoder) writeLinksJSON() {
 		e.w.byte('}')
 	}
 	e.w.byte(']')
-	inner, invalid, deep := e.w.buf, e.w.invalidUTF8, e.w.deepMaps
+	inner, invalid, deep := e.w.buf, e.w.invalidUTF8, e.w.deepValues
 	e.links = inner
 	e.w = saved
 	e.w.invalidUTF8 += invalid
-	e.w.deepMaps += deep
+	e.w.deepValues += deep
 	e.w.str(arenaString(inner))
 }

@@ -270,9 +270,9 @@ type writer struct {
 	buf []byte
 	// invalidUTF8 counts the bytes of invalid UTF-8 replaced since the last reset.
 	invalidUTF8 int
-	// deepMaps counts the maps nested beyond maxMapDepth written as JSON strings since the
-	// last reset.
-	deepMaps int
+	// deepValues counts the maps and slices nested beyond maxDepth written as JSON strings since
+	// the last reset.
+	deepValues int
 }
 
 // set makes b, which the caller appended to w.buf, the buffer. When the append did not move
