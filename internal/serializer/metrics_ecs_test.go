@@ -195,7 +195,7 @@ func TestEncodeMetricsECS(t *testing.T) {
 			},
 			want: []ecsDoc{{
 				json:      `{"@timestamp":` + ts0RFC3339 + `,` + ecsDataStream + `," k":1,"ok":1,"service":{"name":"checkout"}}`,
-				templates: map[string]string{"ok": "long_metrics", " k": "long_metrics"},
+				templates: map[string]string{"ok": "long_metrics", " k": "long_metrics"}, //nolint:gocritic // " k" is the metric name, leading space and all
 			}},
 			report: func() MetricsReport {
 				var r MetricsReport
