@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
-	"time"
 
 	"github.com/elastic/go-docappender/v2"
 	"go.opentelemetry.io/collector/component"
@@ -46,10 +45,6 @@ type esExporter struct {
 	// background work started by start (server checks), stopped by shutdown.
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
-
-	// versionRetry, when set, replaces the client's wait between two version checks while the
-	// server does not answer.
-	versionRetry time.Duration
 
 	// allowedModes and defaultMode are mapping::allowed_modes and the mode it implies for records
 	// that ask for none (defaultModeOf), parsed once.
@@ -111,7 +106,6 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 		LogRequestBody:   e.cfg.Telemetry.LogRequestBody,
 		LogResponseBody:  e.cfg.Telemetry.LogResponseBody,
 		WrapTransport:    func(next http.RoundTripper) http.RoundTripper { return bulk.RetryAfterTransport{Next: next} },
-		VersionRetry:     e.versionRetry,
 	}, host, e.set.TelemetrySettings, e.set.BuildInfo)
 	if err != nil {
 		return err

@@ -98,7 +98,6 @@ func TestEndpointPasswordIsNeverLoggedNorReturned(t *testing.T) {
 			cfg.Retry.MaxRetries = 1
 			e, err = newExporter(cfg, set)
 			require.NoError(t, err)
-			e.versionRetry = time.Millisecond
 			require.NoError(t, e.start(context.Background(), componenttest.NewNopHost()))
 			errs = append(errs, e.pushLogsAdmitted(context.Background(), testLogs(2)))
 			require.Eventually(t, func() bool { return logs.FilterMessageSnippet("version check failed").Len() > 0 },
@@ -189,7 +188,6 @@ func TestTLSSettingFailureIsNotRetried(t *testing.T) {
 			cfg.LogsIndex = "logs-static" // no data stream: no template check
 			e, err := newExporter(cfg, set)
 			require.NoError(t, err)
-			e.versionRetry = time.Hour
 			require.NoError(t, e.start(context.Background(), componenttest.NewNopHost()))
 			t.Cleanup(func() { require.NoError(t, e.shutdown(context.Background())) })
 			require.Eventually(t, func() bool { return handshakes.Load() == 1 }, 10*time.Second, time.Millisecond,

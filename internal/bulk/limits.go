@@ -6,7 +6,6 @@ package bulk // import "github.com/otelcol-es/elasticsearchexporter/internal/bul
 import (
 	"fmt"
 	"strconv"
-	"unicode/utf8"
 )
 
 // The bounds on what the exporter reads from a server and keeps of it, so that a broken or
@@ -15,21 +14,19 @@ import (
 //
 //   - MaxErrorBody: of the body of a whole-request failure (any status above 299), at most this
 //     many bytes are read; the rest is not read, and the connection is not reused.
-//   - MaxReason: an error reason, of a document or of a whole request, is cut to this many
-//     bytes (at a UTF-8 boundary, with a marker) wherever it is kept: errors returned, log lines,
-//     dead letters.
+//   - esclient.MaxReason: an error reason, of a document or of a whole request, is cut to this
+//     many bytes (at a UTF-8 boundary, with a marker, by esclient.TruncateReason) wherever it is
+//     kept: errors returned, log lines, dead letters.
 //   - ResponseLimit: a bulk response of 2xx is read up to 64 KiB plus 8 KiB per document of the
 //     request, at most 64 MiB; a longer answer is refused without reading the rest, and the
 //     documents of the request are counted as dropped (error.type response_too_large) and
 //     dead-lettered like those of any response that does not match its request.
 const (
 	MaxErrorBody = 64 << 10
-	MaxReason    = 1 << 10
 
 	responseBase     = 64 << 10
 	responsePerDoc   = 8 << 10
 	MaxResponseBytes = 64 << 20
-	truncatedMarker  = "…[truncated]"
 	// retainedBufferSize: larger response buffers are not kept in an idle session. The
 	// all-created answer to a 5 MB request of small documents is about 2.5 MB.
 	retainedBufferSize = 4 << 20
@@ -44,19 +41,6 @@ func ResponseLimit(docs int) int {
 		return MaxResponseBytes
 	}
 	return responseBase + docs*responsePerDoc
-}
-
-// truncateReason returns s cut to MaxReason bytes, at a UTF-8 boundary, followed by a marker
-// when something was cut.
-func truncateReason(s string) string {
-	if len(s) <= MaxReason {
-		return s
-	}
-	n := MaxReason - len(truncatedMarker)
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + truncatedMarker
 }
 
 // errResponseTooLarge is returned by the session's client for a 2xx bulk response longer

@@ -27,6 +27,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 )
 
@@ -150,7 +151,7 @@ func logDocs(n int) *Batch {
 
 // A whole-request 500 with a 10 KB HTML page on 5,000 documents: each of the 5,000 dead letters
 // repeated the page, 54 MB of dead letters; now each carries one reason of at
-// most MaxReason bytes, made once.
+// most esclient.MaxReason bytes, made once.
 func TestErrorPageDeadLettersBounded(t *testing.T) {
 	const docs = 5000
 	page := "<html><body>" + strings.Repeat("<p>Internal Server Error at the gateway</p>", 10_000/42) + "</body></html>"
@@ -171,17 +172,17 @@ func TestErrorPageDeadLettersBounded(t *testing.T) {
 		docs, c.letterBytes, c.letterBytes/docs, len(b.Buf)/docs, alloc)
 	var letter fakees.DeadLetter
 	require.NoError(t, json.Unmarshal([]byte(c.letters[0]), &letter))
-	assert.LessOrEqual(t, len(letter.Error.Reason), MaxReason)
+	assert.LessOrEqual(t, len(letter.Error.Reason), esclient.MaxReason)
 	assert.True(t, strings.HasPrefix(letter.Error.Reason, "bulk request answered HTTP 500 (5000 documents): <html><body><p>"), letter.Error.Reason)
-	assert.True(t, strings.HasSuffix(letter.Error.Reason, truncatedMarker), letter.Error.Reason)
+	assert.True(t, strings.HasSuffix(letter.Error.Reason, esclient.TruncatedMarker), letter.Error.Reason)
 	// A letter: its document (about 70 bytes), the reason (at most 1 KiB, a little more once
 	// JSON-escaped) and about 150 bytes of fields.
-	assert.Less(t, c.letterBytes, docs*(len(b.Buf)/docs+MaxReason+400))
+	assert.Less(t, c.letterBytes, docs*(len(b.Buf)/docs+esclient.MaxReason+400))
 	assert.Less(t, alloc, uint64(96<<20), "mostly the dead letters and their request")
 }
 
 // A 20 MB error body became a 20 MB error string and log line; now at most MaxErrorBody bytes
-// of it are read and at most MaxReason of them quoted.
+// of it are read and at most esclient.MaxReason of them quoted.
 func TestLargeErrorBodyBounded(t *testing.T) {
 	for _, status := range []int{http.StatusBadRequest, http.StatusServiceUnavailable} {
 		t.Run(strconv.Itoa(status), func(t *testing.T) {
@@ -206,14 +207,14 @@ func TestLargeErrorBodyBounded(t *testing.T) {
 				logged = max(logged, enc.Len())
 			}
 			t.Logf("error of %d bytes, longest log line %d bytes, %d bytes allocated", len(sendErr.Error()), logged, alloc)
-			assert.Less(t, len(sendErr.Error()), MaxReason+300)
-			assert.Less(t, logged, 2*MaxReason+1000)
+			assert.Less(t, len(sendErr.Error()), esclient.MaxReason+300)
+			assert.Less(t, logged, 2*esclient.MaxReason+1000)
 			assert.Less(t, alloc, uint64(4<<20))
 		})
 	}
 }
 
-// A 5 MB reason of one document was logged and dead-lettered in full; now MaxReason bytes of it
+// A 5 MB reason of one document was logged and dead-lettered in full; now esclient.MaxReason bytes of it
 // are kept. The response (about 5 MB for 1,000 documents) is within ResponseLimit and read.
 func TestLongItemReasonBounded(t *testing.T) {
 	const docs = 1000
@@ -244,9 +245,9 @@ func TestLongItemReasonBounded(t *testing.T) {
 		logged = max(logged, enc.Len())
 	}
 	t.Logf("dead letter reason %d bytes, longest log line %d bytes (of %d lines)", len(letter.Error.Reason), logged, len(logs.All()))
-	assert.Len(t, letter.Error.Reason, MaxReason)
-	assert.True(t, strings.HasSuffix(letter.Error.Reason, truncatedMarker))
-	assert.Less(t, logged, 2*MaxReason+1000)
+	assert.Len(t, letter.Error.Reason, esclient.MaxReason)
+	assert.True(t, strings.HasSuffix(letter.Error.Reason, esclient.TruncatedMarker))
+	assert.Less(t, logged, 2*esclient.MaxReason+1000)
 	require.NotEmpty(t, logs.FilterMessage("Document rejected").All())
 	require.NotEmpty(t, logs.FilterMessage("Documents not indexed").All())
 }
@@ -325,18 +326,6 @@ func TestErrorBodyReadUpToMaxErrorBody(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, out, MaxErrorBody)
 	assert.LessOrEqual(t, body.pos, int64(MaxErrorBody))
-}
-
-func TestTruncateReason(t *testing.T) {
-	assert.Equal(t, "short", truncateReason("short"))
-	exact := strings.Repeat("a", MaxReason)
-	assert.Equal(t, exact, truncateReason(exact))
-	long := strings.Repeat("é", MaxReason) // 2 bytes each
-	got := truncateReason(long)
-	assert.LessOrEqual(t, len(got), MaxReason)
-	assert.True(t, strings.HasSuffix(got, truncatedMarker))
-	assert.True(t, bytes.Equal([]byte(strings.TrimSuffix(got, truncatedMarker)), []byte(long[:len(got)-len(truncatedMarker)])))
-	assert.True(t, json.Valid([]byte(strconv.Quote(got))))
 }
 
 func TestResponseLimit(t *testing.T) {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/elastic/go-docappender/v2"
 	"go.uber.org/zap"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
 )
 
 // Outcomes of a document, the values of the fate attribute of the documents metric (the
@@ -98,7 +100,7 @@ func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat doca
 	retry := s.retry[:0]
 	for _, f := range stat.FailedDocs {
 		i := pending[s.client.position(f.Position)] // checked above
-		f.Error.Reason = truncateReason(f.Error.Reason)
+		f.Error.Reason = esclient.TruncateReason(f.Error.Reason)
 		switch {
 		case f.Status == http.StatusConflict:
 			s.result.Duplicate++
@@ -143,7 +145,7 @@ func (ix *Indexer) unknownOutcome(ctx context.Context, s *session, b *Batch, pen
 	// contrib counts an answer it cannot read as internal_server_error.
 	ix.recordDocs(ctx, s, docRecord{fate: OutcomeDropped, outcome: outcomeInternalError, errorType: errorType, status: status}, len(pending))
 	s.result.Dropped += len(pending)
-	reason := truncateReason(err.Error())
+	reason := esclient.TruncateReason(err.Error())
 	s.failures.add(OutcomeDropped, status, errorType, reason, b.items[pending[0]].Index)
 	for _, i := range pending {
 		s.toDead(i, status, errorType, reason)
@@ -172,7 +174,7 @@ func (ix *Indexer) giveUp(ctx context.Context, s *session, pending []int, status
 		return err
 	}
 	// One reason string for all of them, and one per type of last failure.
-	reason := truncateReason(err.Error())
+	reason := esclient.TruncateReason(err.Error())
 	var typed map[string]string
 	for _, i := range pending {
 		st, r := status, reason
@@ -182,7 +184,7 @@ func (ix *Indexer) giveUp(ctx context.Context, s *session, pending []int, status
 				typed = map[string]string{}
 			}
 			if r = typed[f.errorType]; r == "" {
-				r = truncateReason(f.errorType + ": " + reason)
+				r = esclient.TruncateReason(f.errorType + ": " + reason)
 				typed[f.errorType] = r
 			}
 			st = f.status

@@ -103,7 +103,7 @@ func (ix *Indexer) sendAll(ctx context.Context, s *session, b *Batch) error {
 				handBack := ix.handingBack(s)
 				ix.unsent(ctx, s, rest, ix.notAttempted(s))
 				if !handBack {
-					reason := truncateReason("an earlier request of the same push failed: " + err.Error())
+					reason := esclient.TruncateReason("an earlier request of the same push failed: " + err.Error())
 					for i := next; i < b.Len(); i++ {
 						s.toDead(i, 0, "not_attempted", reason)
 					}
@@ -216,7 +216,7 @@ func (ix *Indexer) split(ctx context.Context, s *session, b *Batch, pending []in
 		handBack := ix.handingBack(s)
 		ix.unsent(ctx, s, len(second), ix.notAttempted(s))
 		if !handBack {
-			reason := truncateReason("the other half of a split request failed: " + err.Error())
+			reason := esclient.TruncateReason("the other half of a split request failed: " + err.Error())
 			for _, i := range second {
 				s.toDead(i, 0, "not_attempted", reason)
 			}
@@ -227,7 +227,7 @@ func (ix *Indexer) split(ctx context.Context, s *session, b *Batch, pending []in
 }
 
 // requestError says why a request of n documents failed with status (0 for no answer), with
-// what the server answered and a hint for the failures a user can fix, in at most MaxReason
+// what the server answered and a hint for the failures a user can fix, in at most esclient.MaxReason
 // bytes.
 func requestError(status int, err error, n int) error {
 	hint := ""
@@ -238,8 +238,8 @@ func requestError(status int, err error, n int) error {
 		hint = ": the credentials lack the privilege to write to these indices"
 	}
 	if ff, ok := errors.AsType[docappender.ErrorFlushFailed](err); ok {
-		return errors.New(truncateReason(fmt.Sprintf("bulk request answered HTTP %d%s (%d documents): %s",
-			status, hint, n, truncateReason(ff.ResponseBody()))))
+		return errors.New(esclient.TruncateReason(fmt.Sprintf("bulk request answered HTTP %d%s (%d documents): %s",
+			status, hint, n, esclient.TruncateReason(ff.ResponseBody()))))
 	}
 	if hint, ok := esclient.TLSConfigProblem(err); ok {
 		return fmt.Errorf("bulk request failed (%d documents): %s: %w", n, hint, err)

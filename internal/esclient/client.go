@@ -53,14 +53,7 @@ type Config struct {
 
 	// WrapTransport, when set, wraps the HTTP transport, inside the body logging.
 	WrapTransport func(http.RoundTripper) http.RoundTripper
-
-	// VersionRetry is the wait between two version checks while the server does not answer.
-	// 0 means 30s.
-	VersionRetry time.Duration
 }
-
-// defaultVersionRetry is the wait between two version checks when Config.VersionRetry is 0.
-const defaultVersionRetry = 30 * time.Second
 
 // Client sends requests to Elasticsearch, round-robin over its endpoints, authenticated. It
 // implements elastictransport.Interface, and is safe for concurrent use. Retries are left to
@@ -73,7 +66,6 @@ type Client struct {
 	logger    *zap.Logger
 
 	discoverOnStart bool
-	versionRetry    time.Duration
 
 	// stopDiscovery ends periodic discovery; discovering is done when it has ended.
 	stopDiscovery context.CancelFunc
@@ -134,14 +126,10 @@ func New(ctx context.Context, cfg Config, host component.Host, set component.Tel
 		hc.CloseIdleConnections()
 		return nil, fmt.Errorf("building the Elasticsearch client: %w", redactError(err))
 	}
-	versionRetry := cfg.VersionRetry
-	if versionRetry <= 0 {
-		versionRetry = defaultVersionRetry
-	}
 	c := &Client{
 		transport: tc, http: hc, logger: set.Logger,
-		discoverOnStart: cfg.DiscoverOnStart, versionRetry: versionRetry,
-		stopDiscovery: func() {},
+		discoverOnStart: cfg.DiscoverOnStart,
+		stopDiscovery:   func() {},
 	}
 	if cfg.DiscoverInterval > 0 {
 		var discoverCtx context.Context

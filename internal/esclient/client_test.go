@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -21,12 +20,11 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 )
 
-// testConfig is a Config for one endpoint that asks for the version again soon.
+// testConfig is a Config for one endpoint.
 func testConfig(url string) Config {
 	return Config{
-		HTTP:         confighttp.NewDefaultClientConfig(),
-		Endpoints:    Endpoints{Endpoint: url},
-		VersionRetry: 20 * time.Millisecond,
+		HTTP:      confighttp.NewDefaultClientConfig(),
+		Endpoints: Endpoints{Endpoint: url},
 	}
 }
 

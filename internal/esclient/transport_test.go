@@ -39,6 +39,8 @@ type fakeNodes struct {
 	hits []string
 	// nodesHTTP, when set, is the answer to GET /_nodes/http.
 	nodesHTTP string
+	// handler, when set, answers every request to a host that is up, in place of 200 {}.
+	handler http.HandlerFunc
 }
 
 func (f *fakeNodes) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -49,13 +51,20 @@ func (f *fakeNodes) RoundTrip(req *http.Request) (*http.Response, error) {
 	f.mu.Lock()
 	f.hits = append(f.hits, req.URL.Host)
 	down := f.down[req.URL.Host]
-	nodesHTTP := f.nodesHTTP
+	nodesHTTP, handler := f.nodesHTTP, f.handler
 	f.mu.Unlock()
 	if err := req.Context().Err(); err != nil {
 		return nil, err
 	}
 	if down {
 		return nil, errNodeDown
+	}
+	if handler != nil {
+		rec := httptest.NewRecorder()
+		handler(rec, req)
+		resp := rec.Result()
+		resp.Request = req
+		return resp, nil
 	}
 	body := `{}`
 	if strings.HasSuffix(req.URL.Path, "/_nodes/http") && nodesHTTP != "" {
@@ -75,6 +84,19 @@ func (f *fakeNodes) setDown(host string, down bool) {
 		f.down = map[string]bool{}
 	}
 	f.down[host] = down
+}
+
+// count returns the number of requests that went to host.
+func (f *fakeNodes) count(host string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, h := range f.hits {
+		if h == host {
+			n++
+		}
+	}
+	return n
 }
 
 // last returns the host the last request went to.

@@ -32,9 +32,12 @@ var minIncludeSourceVersion = Version{8, 18, 0}
 // include_source_on_error.
 func (v Version) TakesIncludeSourceOnError() bool { return !less(v, minIncludeSourceVersion) }
 
-// maxVersionRetry caps the wait between two version checks: it starts at Config.VersionRetry
-// and doubles after each failure.
-const maxVersionRetry = 10 * time.Minute
+// firstVersionRetry is the wait after the first failed version check; maxVersionRetry caps
+// the wait, which doubles after each failure.
+const (
+	firstVersionRetry = 30 * time.Second
+	maxVersionRetry   = 10 * time.Minute
+)
 
 // nextVersionRetry is the wait after d between two version checks.
 func nextVersionRetry(d time.Duration) time.Duration { return min(2*d, maxVersionRetry) }
@@ -43,8 +46,8 @@ func nextVersionRetry(d time.Duration) time.Duration { return min(2*d, maxVersio
 // reads the server's version, logs it, and warns when it is older than the otel mapping mode
 // needs. A check that fails (no answer, or an answer such as 403 for credentials without the
 // monitor cluster privilege) is a warning, not a failure: documents are sent meanwhile, and
-// CheckServer asks again after Config.VersionRetry, doubling the wait after each failure up to
-// maxVersionRetry, until the server answers or ctx ends. It warns once for each kind of failure
+// CheckServer asks again after 30 seconds, doubling the wait after each failure up to 10
+// minutes, until the server answers or ctx ends. It warns once for each kind of failure
 // in a row (no answer, 401, 403, another status). It returns the version, and false when ctx
 // ended first or the version could not be read.
 func (c *Client) CheckServer(ctx context.Context) (Version, bool) {
@@ -55,7 +58,7 @@ func (c *Client) CheckServer(ctx context.Context) (Version, bool) {
 	}
 	var version, cluster string
 	warned := -1 // the status last warned about, one of failureKind's
-	for retry := c.versionRetry; ; retry = nextVersionRetry(retry) {
+	for retry := firstVersionRetry; ; retry = nextVersionRetry(retry) {
 		reqCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		var status int
 		var err error
@@ -137,7 +140,8 @@ func (c *Client) serverVersion(ctx context.Context) (version, cluster string, st
 }
 
 // getJSON sends GET path and decodes a 200 answer into v. It returns the HTTP status, 0 when
-// there was no answer.
+// there was no answer. The error of another status quotes at most MaxReason bytes of the
+// answer's body.
 func (c *Client) getJSON(ctx context.Context, path string, v any) (int, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, path, http.NoBody)
 	if err != nil {
@@ -151,17 +155,21 @@ func (c *Client) getJSON(ctx context.Context, path string, v any) (int, error) {
 		return 0, fmt.Errorf("GET %s: %w", req.URL.Path, err)
 	}
 	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
-	switch resp.StatusCode {
-	case http.StatusOK:
-	case http.StatusUnauthorized:
-		return resp.StatusCode, fmt.Errorf("GET %s: HTTP 401, the credentials were refused; check `user`/`password`, `api_key` or the auth extension: %s",
-			req.URL.Path, body)
-	case http.StatusForbidden:
-		return resp.StatusCode, fmt.Errorf("GET %s: HTTP 403, the credentials lack the `monitor` cluster privilege that it needs: %s", req.URL.Path, body)
-	default:
-		return resp.StatusCode, fmt.Errorf("GET %s: HTTP %d: %s", req.URL.Path, resp.StatusCode, body)
+	if resp.StatusCode != http.StatusOK {
+		// Only what can be quoted is read; the rest of a longer body is not.
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, MaxReason+1))
+		quoted := TruncateReason(string(body))
+		switch resp.StatusCode {
+		case http.StatusUnauthorized:
+			return resp.StatusCode, fmt.Errorf("GET %s: HTTP 401, the credentials were refused; check `user`/`password`, `api_key` or the auth extension: %s",
+				req.URL.Path, quoted)
+		case http.StatusForbidden:
+			return resp.StatusCode, fmt.Errorf("GET %s: HTTP 403, the credentials lack the `monitor` cluster privilege that it needs: %s", req.URL.Path, quoted)
+		default:
+			return resp.StatusCode, fmt.Errorf("GET %s: HTTP %d: %s", req.URL.Path, resp.StatusCode, quoted)
+		}
 	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
 	if err := json.Unmarshal(body, v); err != nil {
 		return resp.StatusCode, fmt.Errorf("GET %s: reading the answer: %w", req.URL.Path, err)
 	}

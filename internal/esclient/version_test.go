@@ -10,8 +10,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
-	"sync/atomic"
+	"strings"
+	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -61,16 +63,44 @@ func TestUnreadableVersionIsWarned(t *testing.T) {
 	assert.Equal(t, 1, logs.FilterMessageSnippet("version could not be read").Len())
 }
 
-func TestCheckServerWarnsOnceWhileTheServerIsDown(t *testing.T) {
-	srv := fakees.New(t)
-	url := srv.URL
-	srv.Close()
-	c, logs := newTestClient(t, testConfig(url))
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-	defer cancel()
-	_, ok := c.CheckServer(ctx)
-	assert.False(t, ok, "the check ends with its context")
-	assert.Equal(t, 1, logs.FilterMessageSnippet("version check failed").Len(), "one warning, not one per attempt")
+// While the server does not answer, the check warns once and asks again on its schedule; once
+// the server answers, it logs the version and returns it. The schedule is the real one, in a
+// synctest bubble.
+func TestVersionCheckSucceedsOnceServerAnswers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		nodes := &fakeNodes{}
+		nodes.setDown(nodeA, true)
+		c, logs := newTestClient(t, fakeNodesConfig(nodes, nodeA))
+		type result struct {
+			v  Version
+			ok bool
+		}
+		done := make(chan result, 1)
+		go func() {
+			v, ok := c.CheckServer(context.Background())
+			done <- result{v, ok}
+		}()
+		time.Sleep(time.Hour) // attempts at 0, 30 s, 90 s, 210 s, 450 s, 930 s, 1530 s, 2130 s, 2730 s, 3330 s
+		synctest.Wait()
+		assert.Equal(t, 10, nodes.count(nodeA), "attempts in the first hour")
+		assert.Equal(t, 1, logs.FilterMessageSnippet("version check failed").Len(), "one warning, not one per attempt")
+		assert.Zero(t, logs.FilterMessage("Connected to Elasticsearch").Len())
+
+		nodes.mu.Lock()
+		nodes.handler = func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("X-Elastic-Product", "Elasticsearch")
+			_, _ = io.WriteString(w, `{"cluster_name":"c","version":{"number":"9.1.0"}}`)
+		}
+		nodes.mu.Unlock()
+		nodes.setDown(nodeA, false)
+		time.Sleep(10 * time.Minute) // the next attempt, at 3930 s
+		synctest.Wait()
+		r := <-done
+		assert.True(t, r.ok)
+		assert.Equal(t, Version{9, 1, 0}, r.v)
+		assert.Equal(t, 1, logs.FilterMessage("Connected to Elasticsearch").Len())
+		assert.Equal(t, 1, logs.FilterMessageSnippet("version check failed").Len())
+	})
 }
 
 func TestParseVersion(t *testing.T) {
@@ -135,27 +165,91 @@ func TestVersionCheckSaysWhatIsMissing(t *testing.T) {
 	}
 }
 
-// The check is asked again at growing intervals (doubling from Config.VersionRetry up to
-// maxVersionRetry), not at a fixed one without end.
+// The check is asked again at growing intervals, doubling from 30 seconds up to 10 minutes,
+// not at a fixed one without end. The schedule is the real one, in a synctest bubble.
 func TestVersionCheckBacksOff(t *testing.T) {
-	var asked atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		asked.Add(1)
-		w.WriteHeader(http.StatusForbidden)
-	}))
-	t.Cleanup(srv.Close)
-	cfg := testConfig(srv.URL)
-	cfg.VersionRetry = 5 * time.Millisecond
-	c, _ := newTestClient(t, cfg)
-	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
-	defer cancel()
-	_, ok := c.CheckServer(ctx)
-	assert.False(t, ok)
-	// At 5, 10, 20, 40, 80, 160ms: 7 requests in 400ms, where a fixed 5ms made about 80.
-	assert.LessOrEqual(t, asked.Load(), int64(8))
-	assert.GreaterOrEqual(t, asked.Load(), int64(5))
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var asked []time.Time
+		nodes := &fakeNodes{handler: func(w http.ResponseWriter, _ *http.Request) {
+			mu.Lock()
+			asked = append(asked, time.Now())
+			mu.Unlock()
+			w.WriteHeader(http.StatusForbidden)
+		}}
+		c, _ := newTestClient(t, fakeNodesConfig(nodes, nodeA))
+		ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+		defer cancel()
+		start := time.Now()
+		_, ok := c.CheckServer(ctx)
+		assert.False(t, ok, "the check ends with its context")
+		assert.Equal(t, start.Add(time.Hour), time.Now())
 
+		mu.Lock()
+		defer mu.Unlock()
+		var waits []time.Duration
+		for i := 1; i < len(asked); i++ {
+			waits = append(waits, asked[i].Sub(asked[i-1]))
+		}
+		assert.Equal(t, start, asked[0], "the first check is at once")
+		assert.Equal(t, []time.Duration{
+			30 * time.Second, time.Minute, 2 * time.Minute, 4 * time.Minute, 8 * time.Minute,
+			10 * time.Minute, 10 * time.Minute, 10 * time.Minute, 10 * time.Minute,
+		}, waits)
+	})
 	assert.Equal(t, 10*time.Millisecond, nextVersionRetry(5*time.Millisecond))
 	assert.Equal(t, maxVersionRetry, nextVersionRetry(8*time.Minute))
 	assert.Equal(t, maxVersionRetry, nextVersionRetry(maxVersionRetry))
+}
+
+// A huge body on a failed GET / (an error page, a proxy's answer) is quoted in the warning
+// cut to MaxReason, for each kind of failure; a 404 is asked again on /_nodes/_local, whose
+// answer is quoted the same way.
+func TestVersionCheckWarningQuotesAtMostMaxReason(t *testing.T) {
+	const bodySize = 20 << 20
+	for _, status := range []int{http.StatusInternalServerError, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				body := strings.Repeat("x", bodySize)
+				var paths []string
+				var mu sync.Mutex
+				nodes := &fakeNodes{handler: func(w http.ResponseWriter, r *http.Request) {
+					mu.Lock()
+					paths = append(paths, r.URL.Path)
+					mu.Unlock()
+					w.WriteHeader(status)
+					_, _ = io.WriteString(w, body)
+				}}
+				c, logs := newTestClient(t, fakeNodesConfig(nodes, nodeA))
+				ctx, cancel := context.WithCancel(context.Background())
+				done := make(chan bool, 1)
+				go func() {
+					_, ok := c.CheckServer(ctx)
+					done <- ok
+				}()
+				synctest.Wait() // the first check has failed and waits for the next
+				cancel()
+				assert.False(t, <-done)
+
+				warnings := logs.FilterLevelExact(zapcore.WarnLevel).All()
+				require.Len(t, warnings, 1)
+				msg, _ := warnings[0].ContextMap()["error"].(string)
+				path := "/"
+				if status == http.StatusNotFound {
+					path = "/_nodes/_local"
+				}
+				mu.Lock()
+				assert.Equal(t, path, paths[len(paths)-1])
+				mu.Unlock()
+				prefix, quoted, found := strings.Cut(msg, ": x")
+				require.True(t, found, "the body is quoted: %.200s", msg)
+				quoted = "x" + quoted
+				assert.True(t, strings.HasPrefix(prefix, "GET "+path+": HTTP "+strconv.Itoa(status)), prefix)
+				assert.LessOrEqual(t, len(quoted), MaxReason, "the body's part of the warning")
+				assert.True(t, strings.HasSuffix(quoted, TruncatedMarker))
+				assert.Equal(t, strings.Repeat("x", len(quoted)-len(TruncatedMarker)), strings.TrimSuffix(quoted, TruncatedMarker))
+				assert.Less(t, len(warnings[0].Message)+len(msg), MaxReason+600, "the whole warning")
+			})
+		})
+	}
 }

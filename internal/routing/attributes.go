@@ -15,36 +15,31 @@ import (
 const EncodingFormatAttribute = "encoding.format"
 
 // DocumentID returns the document's _id from the record attribute elasticsearch.document_id,
-// or "" (Elasticsearch generates the id) when the record does not have it or its value is not a
-// non-empty string. Only the record is read, as in contrib: an id on a scope or a resource would
-// give all its records the same _id, and all but one would be lost as duplicates. The returned
-// string is pdata's own; nothing is allocated.
+// as pdata's AsString writes its value (as in contrib): a string as it is, an int, a double or a
+// bool in decimal or as true/false, bytes in standard base64, a map or a slice as JSON. It
+// returns "" (Elasticsearch generates the id) when the record does not have the attribute or
+// its value writes as the empty string (an empty string, empty bytes or an empty value). Only
+// the record is read, as in contrib: an id on a scope or a resource would give all its records
+// the same _id, and all but one would be lost as duplicates. A string value is returned as
+// pdata's own, with nothing allocated; the other types allocate their text.
 func DocumentID(record pcommon.Map) string {
 	if v, ok := record.Get(controlattr.DocumentID); ok {
-		return nonEmptyStr(v)
+		return v.AsString()
 	}
 	return ""
 }
 
 // Pipeline returns the ingest pipeline from the record attribute elasticsearch.ingest_pipeline
-// or elasticsearch.document_pipeline (elasticsearch.ingest_pipeline wins when both are set), or
-// "" (no pipeline) when the record has neither or the deciding value is not a non-empty string.
-// Only the record is read, as in contrib. The returned string is pdata's own; nothing is
-// allocated.
+// or elasticsearch.document_pipeline (elasticsearch.ingest_pipeline wins when both are set,
+// whatever its value), written as [DocumentID] writes the id, or "" (no pipeline) when the
+// record has neither or the deciding value writes as the empty string. Only the record is read,
+// as in contrib. A string value is returned as pdata's own, with nothing allocated.
 func Pipeline(record pcommon.Map) string {
 	if v, ok := record.Get(controlattr.IngestPipeline); ok {
-		return nonEmptyStr(v)
+		return v.AsString()
 	}
 	if v, ok := record.Get(controlattr.DocumentPipeline); ok {
-		return nonEmptyStr(v)
+		return v.AsString()
 	}
 	return ""
-}
-
-// nonEmptyStr returns v's string, or "" when v is not a string.
-func nonEmptyStr(v pcommon.Value) string {
-	if v.Type() != pcommon.ValueTypeStr {
-		return ""
-	}
-	return v.Str()
 }

@@ -249,12 +249,18 @@ func (e *Encoder) dropMetricsDocument(buf *[]byte, start int) {
 	e.w.buf = nil
 }
 
-// validMetricName reports whether Elasticsearch takes name as a field name: its dot expansion
-// refuses an empty name, and a name with an empty or whitespace-only part between its dots,
-// which covers a leading, a trailing or a repeated dot. Elasticsearch reads a trailing dot as
-// if it were not there ("a." is "a"), which would collide with the metric "a": it is refused
-// here too. A name without dots that is only whitespace is refused as well.
-func validMetricName(name string) bool {
+// validMetricName reports whether Elasticsearch indexes name as a field name where mode writes
+// metrics. The otel mode writes them into the passthrough object metrics, which does not expand
+// dots: there Elasticsearch refuses only an empty and a whitespace-only name, and indexes any
+// other as one field of that exact name, a leading, a trailing or a repeated dot included (see
+// docs/dev/tsdb-facts.md). The ecs mode writes them at the document root, whose dot expansion
+// also refuses a name with an empty or whitespace-only part between its dots, which covers a
+// leading or a repeated dot; it reads a trailing dot as if it were not there ("a." is "a",
+// without the dynamic template named for "a."), so such a name is refused too.
+func validMetricName(name string, mode Mode) bool {
+	if mode == ModeOTel {
+		return !blankJava(name)
+	}
 	if name == "" {
 		return false
 	}

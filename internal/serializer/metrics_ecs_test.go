@@ -181,20 +181,25 @@ func TestEncodeMetricsECS(t *testing.T) {
 			}},
 		},
 		{
-			name: "metric names Elasticsearch refuses are rejected",
+			// At the document root Elasticsearch expands dots: it refuses a leading or a repeated
+			// dot, a whitespace-only part, and renames a trailing dot away (docs/dev/tsdb-facts.md).
+			name: "metric names Elasticsearch refuses at the root are rejected",
 			md: func() pmetric.Metrics {
 				md, ms := newMetrics()
-				gaugeInt(ms, "a..b", 1)
+				for _, name := range []string{"a..b", "", " ", ".a", "a.", "i.j.", "e. .f", "g. ", " .h", ".", ".."} {
+					gaugeInt(ms, name, 1)
+				}
 				gaugeInt(ms, "ok", 1)
+				gaugeInt(ms, " k", 1)
 				return md
 			},
 			want: []ecsDoc{{
-				json:      `{"@timestamp":` + ts0RFC3339 + `,` + ecsDataStream + `,"ok":1,"service":{"name":"checkout"}}`,
-				templates: map[string]string{"ok": "long_metrics"},
+				json:      `{"@timestamp":` + ts0RFC3339 + `,` + ecsDataStream + `," k":1,"ok":1,"service":{"name":"checkout"}}`,
+				templates: map[string]string{"ok": "long_metrics", " k": "long_metrics"}, //nolint:gocritic // " k" is the metric name, leading space and all
 			}},
 			report: func() MetricsReport {
 				var r MetricsReport
-				r.reject(rejectIndex(RejectInvalidMetricName), "a..b")
+				r.rejectN(rejectIndex(RejectInvalidMetricName), "a..b", 11)
 				return r
 			}(),
 		},

@@ -53,7 +53,7 @@ func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, r
 		return
 	}
 	name := metricName(metric)
-	if !validMetricName(name) {
+	if !validMetricName(name, e.mode) {
 		m.report.rejectN(rejectIndex(RejectInvalidMetricName), name, n)
 		return
 	}

@@ -18,8 +18,10 @@ const (
 	// RejectBoundsNotIncreasing: a histogram whose explicit bounds are not strictly increasing
 	// (a NaN bound included).
 	RejectBoundsNotIncreasing = "histogram_bounds_not_increasing"
-	// RejectInvalidMetricName: a metric name that Elasticsearch's dot expansion refuses as a
-	// field name: empty, a leading or trailing dot, consecutive dots, a whitespace-only part.
+	// RejectInvalidMetricName: a metric name that Elasticsearch refuses as a field name where
+	// the mode writes it: in the otel mode's metrics object an empty or whitespace-only name;
+	// at the ecs mode's document root also a leading or trailing dot, consecutive dots and a
+	// whitespace-only part.
 	RejectInvalidMetricName = "invalid_metric_name"
 	numRejectReasons        = 8
 )
