@@ -52,6 +52,7 @@ func (ix *Indexer) Send(ctx context.Context, b *Batch) (Result, error) {
 	}
 	r := &s.result
 	handedBack := r.HandedBack > 0
+	deadLettered := false
 	switch {
 	case handedBack:
 		// The whole batch goes back: what was written of it is sent again after the restart
@@ -61,12 +62,16 @@ func (ix *Indexer) Send(ctx context.Context, b *Batch) (Result, error) {
 			zap.Int("documents", b.Len()), zap.Int("not_written", r.HandedBack),
 			zap.Int("written", r.Indexed+r.Duplicate+r.Rejected), zap.Error(sendErr))
 	case len(s.dead) > 0 && ix.cfg.DeadLetterIndex != "" && ix.abortCtx.Err() == nil:
+		deadLettered = true
 		if ix.deadLetter(ctx, s, b) {
 			// Every document left without an outcome is now in the dead-letter index.
 			sendErr = nil
 		} else if sendErr == nil {
 			sendErr = errors.New("documents rejected for good could not be written to the dead-letter index")
 		}
+	}
+	if !deadLettered {
+		ix.recordHeldFates(ctx, s)
 	}
 	ix.logFailures(s)
 	switch {
@@ -131,6 +136,7 @@ func itemBytes(b *Batch, i int) int {
 func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending []int) error {
 	resent := false // after a refusal of include_source_on_error (includesource.go)
 	for attempt := 0; ; attempt++ {
+		wholeRequest := false // the retry below, if any, sends the whole request again
 		if err := s.add(b, pending); err != nil {
 			err = fmt.Errorf("adding documents to the bulk request: %w", err)
 			s.lastOutcome = outcomeInternalError
@@ -157,6 +163,7 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 				continue
 			}
 			retryable := ix.retryableRequest(status, err)
+			wholeRequest = true
 			if status != 0 || !retryable {
 				err = requestError(status, err, len(pending))
 			}
@@ -184,7 +191,7 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 		if ix.canRetry(s.retries) && ctx.Err() == nil {
 			if ix.wait(ctx, max(ix.backoff(attempt), retryAfter)) == nil {
 				s.retries++
-				ix.recordRetried(ctx, s, len(pending))
+				ix.recordRetried(ctx, s, len(pending), wholeRequest)
 				continue
 			}
 		}

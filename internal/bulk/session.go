@@ -39,13 +39,14 @@ type session struct {
 	retryAfter retryAfter
 
 	// Telemetry (telemetry.go): the metadata_keys attributes of the Send, scratch for the
-	// attributes of one point, the outcome of the last request, and the last failure
-	// recorded with an outcome.
+	// attributes of one point, the outcome of the last request, the last failure
+	// recorded with an outcome, and the fates that wait for dead letters.
 	meta                     []attribute.KeyValue
 	metaSet                  attribute.Set
 	metaAdd                  []metric.AddOption // records metaSet
 	attrs                    []attribute.KeyValue
 	lastOutcome, failOutcome string
+	heldFates                []heldFate
 	// retries counts the retries of the Send, of every request of it and of its dead
 	// letters: together they make at most Retry.MaxRetries (see canRetry).
 	retries int
@@ -84,6 +85,7 @@ func (ix *Indexer) putSession(s *session) {
 	s.dlq.Reset()
 	s.meta, s.metaSet, s.metaAdd = s.meta[:0], attribute.Set{}, nil
 	s.lastOutcome, s.failOutcome = "", ""
+	s.heldFates = s.heldFates[:0]
 	s.retries, s.permanent, s.unknown, s.firstUnknown = 0, false, 0, ""
 	if s.gen == ix.gen.Load() {
 		ix.sessions.Put(s, 0)

@@ -18,14 +18,17 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadatakeys"
 )
 
-// The self-telemetry speaks two vocabularies on purpose. The attribute outcome takes contrib's
-// values, recorded in the situations where contrib's elasticsearch exporter records them, so
-// that dashboards built on contrib's self-telemetry keep their meaning; the attribute fate
-// takes this exporter's values (the Outcome constants), which say more. Each document handed
-// to Send is counted once with an outcome, at its final result in the Send; the points without
-// one (a retryable failure that is sent again, the dead-letter copies) are what contrib does not
-// count. An attribute that has no value (no status because no response arrived, no error type)
-// is left out, never recorded empty or zero.
+// The self-telemetry speaks two vocabularies on purpose, in metrics of their own. The
+// metrics named after contrib's (docs.processed, docs.retried, docs.retried_http_request, ...)
+// record contrib's outcome values in the situations where contrib's elasticsearch exporter
+// records them, so that dashboards built on contrib's self-telemetry keep their meaning and
+// their sums: each document handed to Send is counted once in docs.processed, at its final
+// result in the Send, and a failure that is sent again is counted only as a retry. The fate
+// metric (docs.fate) takes this exporter's values (the Outcome constants), which say more:
+// each document of the Send is counted there once too, with its final fate, including those
+// contrib has no outcome for (handed back at shutdown, dead-lettered). An attribute that has
+// no value (no status because no response arrived, no error type) is left out, never
+// recorded empty or zero.
 
 // Values of the outcome attribute, contrib's. Bulk requests record all but outcomeFailureStore.
 const (
@@ -98,8 +101,9 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-// docRecord is what the documents metric records for some documents: fate is always set, the
-// other attributes only when they have a value.
+// docRecord is what the documents metrics record for some documents: outcome is that of
+// docs.processed (none: not counted there), fate that of docs.fate (none: not a final fate);
+// the other attributes are recorded by both when they have a value.
 type docRecord struct {
 	fate, outcome, errorType, failureStore string
 	status                                 int
@@ -110,36 +114,73 @@ func itemRecord(fate string, status int, errorType string) docRecord {
 	return docRecord{fate: fate, outcome: statusOutcome(status), status: status, errorType: errorType}
 }
 
-// recordDocs counts n documents of s in the documents metric. While s sends dead letters, the
-// fate is that of the original documents (see session.outcome) and no outcome is recorded:
-// contrib counted the originals already. The last failure recorded with an outcome is kept in
-// s.failOutcome, for the documents that a failed request leaves unsent.
+// recordDocs counts n documents of s: in docs.processed with r's outcome, in docs.fate with
+// r's fate, each when it is set. While s sends dead letters, no outcome is recorded (contrib
+// counted the originals already) and the fate is that of the original documents (see
+// session.outcome). The last failure recorded with an outcome is kept in s.failOutcome, for
+// the documents that a failed request leaves unsent.
 func (ix *Indexer) recordDocs(ctx context.Context, s *session, r docRecord, n int) {
 	if n == 0 {
 		return
 	}
-	r.fate = s.outcome(r.fate)
 	if s.deadLettering {
 		r.outcome = ""
 	}
-	if r.outcome != "" && r.outcome != outcomeSuccess && r.outcome != outcomeFailureStore {
-		s.failOutcome = r.outcome
+	if r.outcome != "" {
+		if r.outcome != outcomeSuccess && r.outcome != outcomeFailureStore {
+			s.failOutcome = r.outcome
+		}
+		p := r
+		p.fate = ""
+		ix.cfg.Telemetry.ElasticsearchDocsProcessed.Add(ctx, int64(n), ix.points.options(s, p).add...)
 	}
-	ix.cfg.Telemetry.ElasticsearchDocsProcessed.Add(ctx, int64(n), ix.points.options(s, r).add...)
+	if r.fate != "" {
+		r.outcome = ""
+		ix.recordFate(ctx, s, r, n)
+	}
 }
 
-// recordFailureStore counts, as contrib does, the documents of a response that Elasticsearch
-// refused while their failure store failed or is not enabled: a second point, with outcome
-// failure_store and no fate, besides the document's own. Documents written to the failure
-// store are counted once, in classify.
+// recordFate counts n documents of s in docs.fate. The fate of a document rejected for good
+// or given up waits for the end of the Send while a dead letter may still be written for it:
+// the dead letter's result is then its fate (dead_lettered, or dropped), recorded while the
+// dead letters are sent, and the waiting fates are let go; otherwise recordHeldFates records
+// them.
+func (ix *Indexer) recordFate(ctx context.Context, s *session, r docRecord, n int) {
+	r.fate = s.outcome(r.fate)
+	if !s.deadLettering && ix.cfg.DeadLetterIndex != "" && (r.fate == OutcomeRejected || r.fate == OutcomeDropped) {
+		s.heldFates = append(s.heldFates, heldFate{r, n})
+		return
+	}
+	ix.cfg.Telemetry.ElasticsearchDocsFate.Add(ctx, int64(n), ix.points.options(s, r).add...)
+}
+
+// heldFate is the fate of n documents that wait for their dead letters (see recordFate).
+type heldFate struct {
+	r docRecord
+	n int
+}
+
+// recordHeldFates records the fates held for dead letters that are not written after all.
+func (ix *Indexer) recordHeldFates(ctx context.Context, s *session) {
+	for _, h := range s.heldFates {
+		ix.cfg.Telemetry.ElasticsearchDocsFate.Add(ctx, int64(h.n), ix.points.options(s, h.r).add...)
+	}
+	s.heldFates = s.heldFates[:0]
+}
+
+// recordFailureStore counts in docs.processed, as contrib does, the documents of a response
+// whose bulk items name their failure store: a second point, with outcome failure_store and
+// no status, besides the document's own (success for a document written to the failure
+// store, the item's failure otherwise).
 func (ix *Indexer) recordFailureStore(ctx context.Context, s *session, stat docappender.BulkIndexerResponseStat) {
 	if s.deadLettering {
 		return
 	}
+	fsDocs := stat.FailureStoreDocs
 	for _, fs := range [...]struct {
 		status string
 		n      int64
-	}{{failureStoreFailed, stat.FailureStoreDocs.Failed}, {failureStoreNotEnabled, stat.FailureStoreDocs.NotEnabled}} {
+	}{{failureStoreUsed, fsDocs.Used}, {failureStoreFailed, fsDocs.Failed}, {failureStoreNotEnabled, fsDocs.NotEnabled}} {
 		if fs.n == 0 {
 			continue
 		}
@@ -163,12 +204,18 @@ func (ix *Indexer) recordRequest(ctx context.Context, s *session, outcome string
 	tel.ElasticsearchBulkRequestsLatency.Record(ctx, seconds, opts.record...)
 }
 
-// recordReceived counts the n documents handed to Send, and recordRetried those sent again.
+// recordReceived counts the n documents handed to Send.
 func (ix *Indexer) recordReceived(ctx context.Context, s *session, n int) {
 	ix.cfg.Telemetry.ElasticsearchDocsReceived.Add(ctx, int64(n), s.metaAdd...)
 }
 
-func (ix *Indexer) recordRetried(ctx context.Context, s *session, n int) {
+// recordRetried counts n documents sent again: in docs.retried_http_request when their whole
+// request failed, in docs.retried when they failed on their own.
+func (ix *Indexer) recordRetried(ctx context.Context, s *session, n int, wholeRequest bool) {
+	if wholeRequest {
+		ix.cfg.Telemetry.ElasticsearchDocsRetriedHTTPRequest.Add(ctx, int64(n), s.metaAdd...)
+		return
+	}
 	ix.cfg.Telemetry.ElasticsearchDocsRetried.Add(ctx, int64(n), s.metaAdd...)
 }
 

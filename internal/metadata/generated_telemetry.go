@@ -29,10 +29,12 @@ type TelemetryBuilder struct {
 	ElasticsearchBulkRequestsConcurrencyLimit metric.Int64Gauge
 	ElasticsearchBulkRequestsCount            metric.Int64Counter
 	ElasticsearchBulkRequestsLatency          metric.Float64Histogram
+	ElasticsearchDocsFate                     metric.Int64Counter
 	ElasticsearchDocsProcessed                metric.Int64Counter
 	ElasticsearchDocsReceived                 metric.Int64Counter
 	ElasticsearchDocsRepaired                 metric.Int64Counter
 	ElasticsearchDocsRetried                  metric.Int64Counter
+	ElasticsearchDocsRetriedHTTPRequest       metric.Int64Counter
 	ElasticsearchFlushedBytes                 metric.Int64Counter
 	ElasticsearchFlushedUncompressedBytes     metric.Int64Counter
 	ElasticsearchInflightBytes                metric.Int64UpDownCounter
@@ -86,9 +88,15 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		metric.WithExplicitBucketBoundaries([]float64{0, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 25, 50, 75, 100, 250, 500, 750, 1000, 2500, 5000, 7500, 10000}...),
 	)
 	errs = errors.Join(errs, err)
+	builder.ElasticsearchDocsFate, err = builder.meter.Int64Counter(
+		"otelcol.elasticsearch.docs.fate",
+		metric.WithDescription("Number of documents by what finally became of them in this exporter's terms, each counted once per push, with the Elasticsearch error type and HTTP status code. [Alpha]"),
+		metric.WithUnit("{document}"),
+	)
+	errs = errors.Join(errs, err)
 	builder.ElasticsearchDocsProcessed, err = builder.meter.Int64Counter(
 		"otelcol.elasticsearch.docs.processed",
-		metric.WithDescription("Number of documents processed, by contrib's outcome and this exporter's fate, with the Elasticsearch error type and HTTP status code. [Alpha]"),
+		metric.WithDescription("Number of documents processed, by contrib's outcome, with the Elasticsearch error type and HTTP status code. [Alpha]"),
 		metric.WithUnit("1"),
 	)
 	errs = errors.Join(errs, err)
@@ -106,7 +114,13 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ElasticsearchDocsRetried, err = builder.meter.Int64Counter(
 		"otelcol.elasticsearch.docs.retried",
-		metric.WithDescription("Number of documents sent again, after a retryable failure of the document or of its whole bulk request. [Alpha]"),
+		metric.WithDescription("Number of documents sent again after a retryable failure of the document itself, as contrib counts them. [Alpha]"),
+		metric.WithUnit("1"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ElasticsearchDocsRetriedHTTPRequest, err = builder.meter.Int64Counter(
+		"otelcol.elasticsearch.docs.retried_http_request",
+		metric.WithDescription("Number of documents sent again because their whole bulk request failed and was retried, each document counted once per retry of its request. [Alpha]"),
 		metric.WithUnit("1"),
 	)
 	errs = errors.Join(errs, err)

@@ -22,10 +22,12 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ElasticsearchBulkRequestsConcurrencyLimit.Record(context.Background(), 1)
 	tb.ElasticsearchBulkRequestsCount.Add(context.Background(), 1)
 	tb.ElasticsearchBulkRequestsLatency.Record(context.Background(), 1)
+	tb.ElasticsearchDocsFate.Add(context.Background(), 1)
 	tb.ElasticsearchDocsProcessed.Add(context.Background(), 1)
 	tb.ElasticsearchDocsReceived.Add(context.Background(), 1)
 	tb.ElasticsearchDocsRepaired.Add(context.Background(), 1)
 	tb.ElasticsearchDocsRetried.Add(context.Background(), 1)
+	tb.ElasticsearchDocsRetriedHTTPRequest.Add(context.Background(), 1)
 	tb.ElasticsearchFlushedBytes.Add(context.Background(), 1)
 	tb.ElasticsearchFlushedUncompressedBytes.Add(context.Background(), 1)
 	tb.ElasticsearchInflightBytes.Add(context.Background(), 1)
@@ -38,6 +40,9 @@ func TestSetupTelemetry(t *testing.T) {
 	AssertEqualElasticsearchBulkRequestsLatency(t, testTel,
 		[]metricdata.HistogramDataPoint[float64]{{}}, metricdatatest.IgnoreValue(),
 		metricdatatest.IgnoreTimestamp())
+	AssertEqualElasticsearchDocsFate(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
 	AssertEqualElasticsearchDocsProcessed(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
@@ -48,6 +53,9 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualElasticsearchDocsRetried(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualElasticsearchDocsRetriedHTTPRequest(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualElasticsearchFlushedBytes(t, testTel,
