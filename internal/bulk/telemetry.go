@@ -146,6 +146,9 @@ func (ix *Indexer) recordDocs(ctx context.Context, s *session, r docRecord, n in
 // dead letters are sent, and the waiting fates are let go; otherwise recordHeldFates records
 // them.
 func (ix *Indexer) recordFate(ctx context.Context, s *session, r docRecord, n int) {
+	if n == 0 {
+		return
+	}
 	r.fate = s.outcome(r.fate)
 	if !s.deadLettering && ix.cfg.DeadLetterIndex != "" && (r.fate == OutcomeRejected || r.fate == OutcomeDropped) {
 		s.heldFates = append(s.heldFates, heldFate{r, n})
