@@ -68,7 +68,7 @@ func TestHandBackOnStop(t *testing.T) {
 			name: "one rejected: no dead letter now", docs: 2, first: []string{itemRejected, item429},
 			want: Result{Rejected: 1, HandedBack: 1}, requests: 1,
 			wantDocs: map[string]int64{"rejected mapper_parsing_exception 400": 1, "retryable shutdown 429": 1},
-			wantLog: "Handing documents back to the persistent queue",
+			wantLog:  "Handing documents back to the persistent queue",
 		},
 		{
 			name: "later requests not sent", docs: 3, maxBulk: 1, first: []string{item429},
@@ -81,7 +81,7 @@ func TestHandBackOnStop(t *testing.T) {
 			first: []string{itemCreated, itemBusy}, want: Result{Indexed: 1, Dropped: 1, DeadLettered: 1}, requests: 2,
 			// the dropped document's fate is that of its dead letter
 			wantDocs: map[string]int64{"indexed  201": 1, "dead_lettered  201": 1},
-			wantLog: "Dropping documents: the exporter is shutting down",
+			wantLog:  "Dropping documents: the exporter is shutting down",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
