@@ -514,7 +514,7 @@ func TestFaultDroppedConnections(t *testing.T) {
 	assert.Positive(t, res.stats.Dropped-res.stats.DroppedProcessed, "requests dropped before processing")
 	assert.Positive(t, res.stats.LostAnswers, "stored documents whose answer was lost")
 	assert.Positive(t, res.counts.duplicate, "documents sent again after a lost answer came back 409")
-	assert.Positive(t, countertest.Sum(t, r.tel, "otelcol.elasticsearch.bulk_requests.count", elasticsearchexporter.Outcome("internal_server_error")))
+	assert.Positive(t, countertest.Sum(t, r.tel, "otelcol.elasticsearch.bulk_requests.attempts", elasticsearchexporter.Outcome("internal_server_error")))
 }
 
 // (e) With the dead-letter index on, the items Elasticsearch rejects for good (400) are each

@@ -107,8 +107,8 @@ func TestSkippedRecordsHaveNoOutcome(t *testing.T) {
 // one answered 429 and indexed when sent again alone), and a record that cannot be routed.
 // The metrics named after contrib's sum to what contrib counts for the same events: each
 // record once in docs.processed, the document sent again alone once in docs.retried, the
-// documents of the request sent again twice each in docs.retried_http_request; docs.fate sums
-// to the records of the push.
+// documents of the request sent again twice each in docs.retried_http_request, the request
+// resent whole once in bulk_requests.count; docs.fate sums to the records of the push.
 func TestTelemetrySumsOfAMixedPush(t *testing.T) {
 	srv := fakees.New(t)
 	var requests, busy atomic.Int32
@@ -155,4 +155,8 @@ func TestTelemetrySumsOfAMixedPush(t *testing.T) {
 	assert.Equal(t, int64(records), countertest.Sum(t, tel, fates), "one fate per record of the push")
 	assert.Equal(t, map[string]int64{"indexed": 4, "duplicate": 1, "dead_lettered": 1, "rejected": 1},
 		countertest.SumBy(t, tel, fates, "fate"))
+	assert.Equal(t, map[string]int64{"success": 3}, countertest.SumBy(t, tel, "otelcol.elasticsearch.bulk_requests.count", "outcome"),
+		"the request resent after the 503 and the 429 is one request, as contrib counts it")
+	assert.Equal(t, map[string]int64{"failed_server": 1, "too_many": 1, "success": 3},
+		countertest.SumBy(t, tel, "otelcol.elasticsearch.bulk_requests.attempts", "outcome"))
 }

@@ -456,12 +456,12 @@ func TestClusterNodeKilled(t *testing.T) {
 		victim, restarted.Round(time.Second), green.Round(time.Second), back.Round(time.Second), time.Since(killAt).Round(time.Second))
 	time.Sleep(3 * time.Second)
 	d := s.check(t, l)
-	reqs := countertest.MustSumBy(t, s.tel, "otelcol.elasticsearch.bulk_requests.count", "outcome")
-	t.Logf("bulk requests by outcome: %v; documents sent again: %d", reqs, s.retried(t))
+	reqs := countertest.MustSumBy(t, s.tel, "otelcol.elasticsearch.bulk_requests.attempts", "outcome")
+	t.Logf("bulk request attempts by outcome: %v; documents sent again: %d", reqs, s.retried(t))
 	assert.Zero(t, d.failed, "pushes failed although two nodes kept running")
 	// The transport sets a node aside only after a request to it failed: at least one did, and
 	// the telemetry says so.
-	assert.Positive(t, reqs["internal_server_error"], "no bulk request counted without an answer")
+	assert.Positive(t, reqs["internal_server_error"], "no bulk request attempt counted without an answer")
 	assert.Positive(t, s.retried(t), "no document counted as sent again")
 	n := s.logProblems(t)
 	// The requests in flight on the node when it died fail once each (one line per failed
@@ -516,11 +516,11 @@ func TestClusterRollingRestart(t *testing.T) {
 	t.Logf("rolling restart of %d nodes took %s", len(s.cl.Nodes), time.Since(t0).Round(time.Second))
 	time.Sleep(3 * time.Second)
 	d := s.check(t, l)
-	reqs := countertest.MustSumBy(t, s.tel, "otelcol.elasticsearch.bulk_requests.count", "outcome")
-	t.Logf("bulk requests by outcome: %v; documents sent again: %d", reqs, s.retried(t))
+	reqs := countertest.MustSumBy(t, s.tel, "otelcol.elasticsearch.bulk_requests.attempts", "outcome")
+	t.Logf("bulk request attempts by outcome: %v; documents sent again: %d", reqs, s.retried(t))
 	assert.Zero(t, d.failed, "pushes failed during a rolling restart")
 	// Each node was in use when it stopped, so a request to it failed at least once.
-	assert.GreaterOrEqual(t, reqs["internal_server_error"], int64(len(s.cl.Nodes)), "fewer requests counted without an answer than nodes stopped")
+	assert.GreaterOrEqual(t, reqs["internal_server_error"], int64(len(s.cl.Nodes)), "fewer request attempts counted without an answer than nodes stopped")
 	n := s.logProblems(t)
 	assert.LessOrEqual(t, n, 30*len(s.cl.Nodes), "too many warnings and errors for a rolling restart")
 }
@@ -643,7 +643,7 @@ func TestClusterDiscoveryNodeKilled(t *testing.T) {
 			time.Since(killAt).Round(time.Second)-15*time.Second, time.Since(killAt).Round(time.Second))
 	}
 	s.check(t, l)
-	t.Logf("bulk requests by outcome: %v", countertest.MustSumBy(t, s.tel, "otelcol.elasticsearch.bulk_requests.count", "outcome"))
+	t.Logf("bulk request attempts by outcome: %v", countertest.MustSumBy(t, s.tel, "otelcol.elasticsearch.bulk_requests.attempts", "outcome"))
 	for name, n := range delta {
 		assert.Positive(t, n.exporterRequests, "%s got no requests after the restart", name)
 		// An even share is 1/N; a node listed twice gets 2/(N+1).

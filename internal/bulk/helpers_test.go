@@ -130,10 +130,10 @@ func fateSum(t *testing.T, tel *componenttest.Telemetry) int64 {
 	return countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate")
 }
 
-// requestCounts returns the bulk requests counted per outcome and status.
+// requestCounts returns the attempts of bulk requests counted per outcome and status.
 func requestCounts(t *testing.T, tel *componenttest.Telemetry) map[string]int64 {
 	t.Helper()
-	return countertest.SumBy(t, tel, "otelcol.elasticsearch.bulk_requests.count", "outcome", "http.response.status_code")
+	return countertest.SumBy(t, tel, "otelcol.elasticsearch.bulk_requests.attempts", "outcome", "http.response.status_code")
 }
 
 // retried returns the documents counted as sent again, alone or with their whole request.

@@ -134,7 +134,8 @@ func itemBytes(b *Batch, i int) int {
 // sendChunk sends the documents s.chunk of b, retrying what is retryable, and counts every
 // document's outcome.
 func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending []int) error {
-	resent := false // after a refusal of include_source_on_error (includesource.go)
+	defer ix.recordRequest(ctx, s) // the request of the last attempt, once it is not sent again
+	resent := false                // after a refusal of include_source_on_error (includesource.go)
 	for attempt := 0; ; attempt++ {
 		wholeRequest := false // the retry below, if any, sends the whole request again
 		if err := s.add(b, pending); err != nil {
@@ -192,6 +193,9 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 			if ix.wait(ctx, max(ix.backoff(attempt), retryAfter)) == nil {
 				s.retries++
 				ix.recordRetried(ctx, s, len(pending), wholeRequest)
+				if wholeRequest {
+					ix.resendRequest(s)
+				}
 				continue
 			}
 		}

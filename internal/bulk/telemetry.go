@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/elastic/go-docappender/v2"
 	"go.opentelemetry.io/otel/attribute"
@@ -192,19 +193,64 @@ func (ix *Indexer) recordFailureStore(ctx context.Context, s *session, stat doca
 	}
 }
 
-// recordRequest counts a bulk request and its latency, and the bytes of its body when it was
-// answered (bi's counts are zero otherwise: flush resets them before each request).
-func (ix *Indexer) recordRequest(ctx context.Context, s *session, outcome string, status int, seconds float64) {
+// requestRecord is a bulk request as contrib's request metrics count it: its attempts up to
+// the last, where the attempts of a request that failed whole and was sent again are one
+// request (contrib's HTTP client retries them out of its telemetry's sight).
+type requestRecord struct {
+	pending bool // an attempt was made and the request is not counted yet
+	resent  bool // the request is sent again after its last attempt (see resendRequest)
+	outcome string
+	status  int
+	// start is when its first attempt was sent, end when its last was answered or failed;
+	// bytes and uncompressed are the body's bytes if the last attempt was answered.
+	start, end          time.Time
+	bytes, uncompressed int
+}
+
+// recordAttempt counts an attempt of a bulk request, sent at start and ended with outcome
+// and status, in bulk_requests.attempts, and notes it for the request metrics: the attempt
+// continues the request noted before if resendRequest was called, and is a new request
+// otherwise (the one before is counted then). bi's byte counts are zero unless the attempt
+// was answered: flush resets them before each attempt.
+func (ix *Indexer) recordAttempt(ctx context.Context, s *session, outcome string, status int, start time.Time) {
+	ix.cfg.Telemetry.ElasticsearchBulkRequestsAttempts.Add(ctx, 1, ix.points.options(s, docRecord{outcome: outcome, status: status}).add...)
+	r := &s.req
+	if r.pending && !r.resent {
+		ix.recordRequest(ctx, s)
+	}
+	if !r.pending {
+		r.start = start
+	}
+	r.pending, r.resent = true, false
+	r.outcome, r.status, r.end = outcome, status, time.Now()
+	r.bytes, r.uncompressed = s.bi.BytesFlushed(), s.bi.BytesUncompressedFlushed()
+}
+
+// resendRequest notes that the request of the last attempt is sent again whole: the next
+// attempt is one more of the same request.
+func (*Indexer) resendRequest(s *session) {
+	s.req.resent = true
+}
+
+// recordRequest counts the request noted by recordAttempt, if it was not counted yet: one
+// request with the outcome and status of its last attempt, the latency from its first attempt
+// to its last, and the bytes of its body when the last attempt was answered.
+func (ix *Indexer) recordRequest(ctx context.Context, s *session) {
+	r := &s.req
+	if !r.pending {
+		return
+	}
+	r.pending, r.resent = false, false
 	tel := ix.cfg.Telemetry
-	if n := s.bi.BytesFlushed(); n > 0 {
-		tel.ElasticsearchFlushedBytes.Add(ctx, int64(n), s.metaAdd...)
+	if r.bytes > 0 {
+		tel.ElasticsearchFlushedBytes.Add(ctx, int64(r.bytes), s.metaAdd...)
 	}
-	if n := s.bi.BytesUncompressedFlushed(); n > 0 {
-		tel.ElasticsearchFlushedUncompressedBytes.Add(ctx, int64(n), s.metaAdd...)
+	if r.uncompressed > 0 {
+		tel.ElasticsearchFlushedUncompressedBytes.Add(ctx, int64(r.uncompressed), s.metaAdd...)
 	}
-	opts := ix.points.options(s, docRecord{outcome: outcome, status: status})
+	opts := ix.points.options(s, docRecord{outcome: r.outcome, status: r.status})
 	tel.ElasticsearchBulkRequestsCount.Add(ctx, 1, opts.add...)
-	tel.ElasticsearchBulkRequestsLatency.Record(ctx, seconds, opts.record...)
+	tel.ElasticsearchBulkRequestsLatency.Record(ctx, r.end.Sub(r.start).Seconds(), opts.record...)
 }
 
 // recordReceived counts the n documents handed to Send.

@@ -75,10 +75,10 @@ func TestTelemetryPerSituation(t *testing.T) {
 		client  clientFunc         // instead of answers
 		answers answers
 		maxBulk int // 1 MiB when 0
-		// the points of docs.processed, docs.fate and bulk_requests.count; docs.retried and
-		// docs.retried_http_request
-		wantDocs, wantFates, wantRequests points
-		wantRetried, wantRetriedRequest   int64
+		// the points of docs.processed, docs.fate, bulk_requests.count and .attempts (nil:
+		// those of count); docs.retried and docs.retried_http_request
+		wantDocs, wantFates, wantRequests, wantAttempts points
+		wantRetried, wantRetriedRequest                 int64
 	}{
 		{
 			name: "201 indexed", docs: 2, answers: answers{items(itemCreated, itemCreated)},
@@ -116,23 +116,27 @@ func TestTelemetryPerSituation(t *testing.T) {
 		},
 		{
 			name: "request 429 retried, then indexed", docs: 1, answers: answers{status(429), items(itemCreated)},
-			wantDocs:           points{point(1, success, code(201))},
-			wantFates:          points{point(1, fate("indexed"), code(201))},
-			wantRequests:       points{point(1, tooMany, code(429)), point(1, success, code(200))},
+			wantDocs:  points{point(1, success, code(201))},
+			wantFates: points{point(1, fate("indexed"), code(201))},
+			// one request as contrib counts it, with the result of its last attempt
+			wantRequests:       points{point(1, success, code(200))},
+			wantAttempts:       points{point(1, tooMany, code(429)), point(1, success, code(200))},
 			wantRetriedRequest: 1,
 		},
 		{
 			name: "request 429 retries exhausted", docs: 2, answers: repeat(3, status(429)),
 			wantDocs:           points{point(2, tooMany, code(429))},
 			wantFates:          points{point(2, fate("dropped"), code(429))},
-			wantRequests:       points{point(3, tooMany, code(429))},
+			wantRequests:       points{point(1, tooMany, code(429))},
+			wantAttempts:       points{point(3, tooMany, code(429))},
 			wantRetriedRequest: 4,
 		},
 		{
 			name: "request 503 retries exhausted", docs: 1, answers: repeat(3, status(503)),
 			wantDocs:           points{point(1, failedServer, code(503))},
 			wantFates:          points{point(1, fate("dropped"), code(503))},
-			wantRequests:       points{point(3, failedServer, code(503))},
+			wantRequests:       points{point(1, failedServer, code(503))},
+			wantAttempts:       points{point(3, failedServer, code(503))},
 			wantRetriedRequest: 2,
 		},
 		{
@@ -175,7 +179,8 @@ func TestTelemetryPerSituation(t *testing.T) {
 			name: "connection refused", docs: 1, answers: repeat(3, fail(errRefused)),
 			wantDocs:           points{point(1, internal)},
 			wantFates:          points{point(1, fate("dropped"))},
-			wantRequests:       points{point(3, internal)},
+			wantRequests:       points{point(1, internal)},
+			wantAttempts:       points{point(3, internal)},
 			wantRetriedRequest: 2,
 		},
 		{
@@ -229,6 +234,10 @@ func TestTelemetryPerSituation(t *testing.T) {
 			metadatatest.AssertEqualElasticsearchDocsProcessed(t, tel, tt.wantDocs, opts...)
 			metadatatest.AssertEqualElasticsearchDocsFate(t, tel, tt.wantFates, opts...)
 			metadatatest.AssertEqualElasticsearchBulkRequestsCount(t, tel, tt.wantRequests, opts...)
+			if tt.wantAttempts == nil {
+				tt.wantAttempts = tt.wantRequests
+			}
+			metadatatest.AssertEqualElasticsearchBulkRequestsAttempts(t, tel, tt.wantAttempts, opts...)
 			metadatatest.AssertEqualElasticsearchDocsReceived(t, tel, []metricdata.DataPoint[int64]{point(int64(tt.docs))}, opts...)
 			for name, want := range map[string]int64{
 				"otelcol.elasticsearch.docs.retried":              tt.wantRetried,
@@ -312,23 +321,32 @@ func TestTelemetryMetadataKeys(t *testing.T) {
 	}
 }
 
-// The bytes of a request are counted when it was answered, as contrib counts them, and not
-// when no answer came.
+// The bytes of a request are counted once, as contrib counts them, when its last attempt was
+// answered, and not when no answer came; the attempts of a request sent again whole are one
+// request.
 func TestFlushedBytesOfAnsweredRequests(t *testing.T) {
-	send := func(answers ...func() (*http.Response, error)) int64 {
+	send := func(answers ...func() (*http.Response, error)) (uncompressed, compressed int64) {
 		tb, tel := newTelemetry(t)
 		ix, err := New(Config{
-			Client: script(t, answers...), MaxBulkBytes: 1 << 20, Telemetry: tb,
+			Client: script(t, answers...), MaxBulkBytes: 1 << 20, Telemetry: tb, CompressionLevel: 1,
 			Retry: RetryConfig{Enabled: true, MaxRetries: 2, InitialInterval: 1, RetryOnStatus: []int{503}},
 		})
 		require.NoError(t, err)
-		_, err = ix.Send(context.Background(), batchOf(`{"n":0}`))
-		require.NoError(t, err)
-		return countertest.SumBy(t, tel, "otelcol.elasticsearch.flushed.uncompressed_bytes")[""]
+		_, _ = ix.Send(context.Background(), batchOf(`{"n":0}`))
+		return countertest.Sum(t, tel, "otelcol.elasticsearch.flushed.uncompressed_bytes"),
+			countertest.Sum(t, tel, "otelcol.elasticsearch.flushed.bytes")
 	}
-	one := send(items(itemCreated))
+	one, oneCompressed := send(items(itemCreated))
 	require.Positive(t, one)
-	assert.Equal(t, 2*one, send(fail(errRefused), status(503), items(itemCreated)), "the 503 and the 201")
+	require.Positive(t, oneCompressed)
+	n, c := send(fail(errRefused), status(503), items(itemCreated))
+	assert.Equal(t, one, n, "one request, its last attempt answered 201")
+	assert.Equal(t, oneCompressed, c)
+	n, c = send(status(503), status(503), fail(errRefused))
+	assert.Zero(t, n, "the last attempt got no answer")
+	assert.Zero(t, c)
+	n, _ = send(fail(errRefused), status(503), status(503))
+	assert.Equal(t, one, n, "the last attempt was answered 503")
 }
 
 // sumWithOutcome returns the documents counted in docs.processed, without the failure_store
@@ -400,7 +418,8 @@ func TestRecordRequestAllocatesNothing(t *testing.T) {
 	ix.setMetadata(ctx, s)
 	record := func() {
 		ix.recordReceived(ctx, s, 1)
-		ix.recordRequest(ctx, s, outcomeSuccess, 200, 0.001)
+		ix.recordAttempt(ctx, s, outcomeSuccess, 200, time.Now())
+		ix.recordRequest(ctx, s)
 		ix.recordDocs(ctx, s, docRecord{fate: OutcomeIndexed, outcome: outcomeSuccess, status: 201}, 1)
 	}
 	record()
@@ -410,7 +429,9 @@ func TestRecordRequestAllocatesNothing(t *testing.T) {
 // In a push with every kind of outcome, the metrics named after contrib's sum to what contrib
 // counts for the same events, and docs.fate to the documents of the push: each document once
 // in docs.processed, each document-level resend in docs.retried, each document of a resent
-// request in docs.retried_http_request, and no point of either kind in docs.processed.
+// request in docs.retried_http_request, and no point of either kind in docs.processed; a
+// request resent whole is one request in bulk_requests.count, its attempts are in
+// bulk_requests.attempts.
 func TestTelemetrySumsOfAMixedPush(t *testing.T) {
 	tb, tel := newTelemetry(t)
 	ix, err := New(Config{
@@ -439,4 +460,7 @@ func TestTelemetrySumsOfAMixedPush(t *testing.T) {
 	const fates = "otelcol.elasticsearch.docs.fate"
 	assert.Equal(t, int64(6), countertest.Sum(t, tel, fates), "one fate per document of the push")
 	assert.Equal(t, map[string]int64{"indexed": 4, "duplicate": 1, "dead_lettered": 1}, countertest.SumBy(t, tel, fates, "fate"))
+	assert.Equal(t, map[string]int64{"success 200": 3}, countertest.SumBy(t, tel, "otelcol.elasticsearch.bulk_requests.count",
+		"outcome", "http.response.status_code"), "the 503 and the 429 are attempts of the request answered item by item")
+	assert.Equal(t, map[string]int64{"failed_server 503": 1, "too_many 429": 1, "success 200": 3}, requestCounts(t, tel))
 }

@@ -19,6 +19,7 @@ func TestSetupTelemetry(t *testing.T) {
 	tb, err := metadata.NewTelemetryBuilder(testTel.NewTelemetrySettings())
 	require.NoError(t, err)
 	defer tb.Shutdown()
+	tb.ElasticsearchBulkRequestsAttempts.Add(context.Background(), 1)
 	tb.ElasticsearchBulkRequestsConcurrencyLimit.Record(context.Background(), 1)
 	tb.ElasticsearchBulkRequestsCount.Add(context.Background(), 1)
 	tb.ElasticsearchBulkRequestsLatency.Record(context.Background(), 1)
@@ -31,6 +32,9 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ElasticsearchFlushedBytes.Add(context.Background(), 1)
 	tb.ElasticsearchFlushedUncompressedBytes.Add(context.Background(), 1)
 	tb.ElasticsearchInflightBytes.Add(context.Background(), 1)
+	AssertEqualElasticsearchBulkRequestsAttempts(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
 	AssertEqualElasticsearchBulkRequestsConcurrencyLimit(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
