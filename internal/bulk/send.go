@@ -159,8 +159,11 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 				return ix.unknownOutcome(ctx, s, b, pending, "response_too_large", http.StatusOK, tooLarge)
 			}
 			if !resent && ix.includeSourceRefused(s, status, err) {
+				// Sent again at once without the parameter: not a retry, but the same
+				// request for the request metrics.
 				resent = true
-				attempt-- // sent again at once without the parameter: not a retry
+				attempt--
+				ix.resendRequest(s)
 				continue
 			}
 			retryable := ix.retryableRequest(status, err)
