@@ -86,12 +86,14 @@ func (e *esExporter) countUnsent(ctx context.Context, fate, errorType string, n 
 	if errorType != "" {
 		attrs = append(attrs, attribute.String("error.type", errorType))
 	}
-	if fate == bulk.OutcomeRejected {
-		processed := append(attrs[:len(attrs):len(attrs)], attribute.String("outcome", bulk.OutcomeFailedClient))
-		e.telemetry.ElasticsearchDocsProcessed.Add(ctx, int64(n), metric.WithAttributes(processed...))
-	}
+	// The last attribute is the fate for docs.fate, then the outcome for docs.processed:
+	// metric.WithAttributes copies the attributes it is given.
 	attrs = append(attrs, attribute.String("fate", fate))
 	e.telemetry.ElasticsearchDocsFate.Add(ctx, int64(n), metric.WithAttributes(attrs...))
+	if fate == bulk.OutcomeRejected {
+		attrs[len(attrs)-1] = attribute.String("outcome", bulk.OutcomeFailedClient)
+		e.telemetry.ElasticsearchDocsProcessed.Add(ctx, int64(n), metric.WithAttributes(attrs...))
+	}
 }
 
 // unrouted counts a record that could not be routed.
