@@ -19,13 +19,15 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
-// Every record a push does not send is counted in otelcol.elasticsearch.docs.processed with its
-// fate (rejected or skipped), its error.type and no HTTP status, and rejections are logged once
-// per push and error type, rate-limited. A rejected record also has contrib's outcome
-// failed_client; a skipped one, or one handed back, has no outcome (see internal/bulk's
-// telemetry.go). Records are rejected when they cannot be routed, when their
-// mapping mode cannot be used, or when the encoder refuses them; they are skipped for their
-// _noindex hint. What happens to the documents that are sent is counted by the bulk package.
+// Every record a push does not send is counted in otelcol.elasticsearch.docs.fate with its
+// fate (rejected, skipped, or retryable for a push that gave up waiting for room in flight), its
+// error.type and no HTTP status, and rejections are logged once per push and error type,
+// rate-limited. A rejected record is also counted in otelcol.elasticsearch.docs.processed with
+// contrib's outcome failed_client, as contrib counts it; a skipped one, or one not sent for
+// want of room, is not (see internal/bulk's telemetry.go). Records are rejected when they cannot
+// be routed, when their mapping mode cannot be used, or when the encoder refuses them; they are
+// skipped for their _noindex hint. What happens to the documents that are sent is counted by
+// the bulk package.
 
 // recordEncoding counts what encoding repaired, rejected and skipped in one push, and logs the
 // rejections, once per push and error type.
@@ -78,17 +80,20 @@ func (e *esExporter) recordMetricsReport(ctx context.Context, r *serializer.Metr
 }
 
 // countUnsent counts documents, data points or values that were never sent: rejected or
-// skipped while encoding, or handed back (no HTTP status).
+// skipped while encoding, or not sent for want of room in flight (no HTTP status).
 func (e *esExporter) countUnsent(ctx context.Context, fate, errorType string, n int) {
-	attrs := metadatakeys.Attributes(ctx, e.metadataKeys, make([]attribute.KeyValue, 0, len(e.metadataKeys)+3))
-	attrs = append(attrs, attribute.String("fate", fate))
+	attrs := metadatakeys.Attributes(ctx, e.metadataKeys, make([]attribute.KeyValue, 0, len(e.metadataKeys)+2))
 	if errorType != "" {
 		attrs = append(attrs, attribute.String("error.type", errorType))
 	}
+	// The last attribute is the fate for docs.fate, then the outcome for docs.processed:
+	// metric.WithAttributes copies the attributes it is given.
+	attrs = append(attrs, attribute.String("fate", fate))
+	e.telemetry.ElasticsearchDocsFate.Add(ctx, int64(n), metric.WithAttributes(attrs...))
 	if fate == bulk.OutcomeRejected {
-		attrs = append(attrs, attribute.String("outcome", bulk.OutcomeFailedClient))
+		attrs[len(attrs)-1] = attribute.String("outcome", bulk.OutcomeFailedClient)
+		e.telemetry.ElasticsearchDocsProcessed.Add(ctx, int64(n), metric.WithAttributes(attrs...))
 	}
-	e.telemetry.ElasticsearchDocsProcessed.Add(ctx, int64(n), metric.WithAttributes(attrs...))
 }
 
 // unrouted counts a record that could not be routed.

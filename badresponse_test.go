@@ -74,10 +74,10 @@ func TestMalformedBulkResponses(t *testing.T) {
 			err := exp.ConsumeLogs(context.Background(), elasticsearchexporter.TestLogs(3))
 			require.ErrorContains(t, err, tt.wantErr)
 			assert.Equal(t, tt.wantPermanent, consumererror.IsPermanent(err))
-			assert.Zero(t, countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", elasticsearchexporter.Fate("indexed")),
+			assert.Zero(t, countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate", elasticsearchexporter.Fate("indexed")),
 				"no document is counted as indexed")
-			assert.Equal(t, int64(3), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", elasticsearchexporter.Fate("dropped"))+
-				countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", elasticsearchexporter.Fate("rejected")),
+			assert.Equal(t, int64(3), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate", elasticsearchexporter.Fate("dropped"))+
+				countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate", elasticsearchexporter.Fate("rejected")),
 				"every document is accounted for")
 		})
 	}

@@ -93,7 +93,7 @@ func TestPushLogsSendsGzippedBulk(t *testing.T) {
 		assert.Equal(t, true, meta["require_data_stream"])
 		assert.Contains(t, string(it.Document), fmt.Sprintf(`"body":{"text":"log %d"}`, i))
 	}
-	assert.Equal(t, int64(5), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("indexed")))
+	assert.Equal(t, int64(5), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate", fate("indexed")))
 	assert.Equal(t, int64(1), countertest.Sum(t, tel, "otelcol.elasticsearch.bulk_requests.count", outcome("success")))
 	// The flushed bytes are those on the wire, gzipped; the uncompressed ones are the NDJSON.
 	assert.Positive(t, req.ContentLength)
@@ -283,8 +283,8 @@ func TestItemRejectionIsCountedAndOthersIndexed(t *testing.T) {
 	require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(3)), "a document rejected for good is a final outcome")
 	assert.Len(t, srv.Accepted(), 2)
 	assert.Equal(t, "false", srv.LastRequest().URL.Query().Get("include_source_on_error"))
-	assert.Equal(t, int64(2), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("indexed")))
-	assert.Equal(t, int64(1), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("rejected"),
+	assert.Equal(t, int64(2), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate", fate("indexed")))
+	assert.Equal(t, int64(1), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate", fate("rejected"),
 		attribute.String("error.type", "document_parsing_exception"), attribute.Int("http.response.status_code", 400)))
 	warn := logs.FilterMessage("Documents not indexed").All()
 	require.Len(t, warn, 1)
@@ -315,7 +315,7 @@ func TestItemRetryResendsOnlyFailedDocuments(t *testing.T) {
 	items := srv.Accepted()
 	assert.Len(t, items, 4, "each document indexed exactly once")
 	assert.Equal(t, int64(2), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.retried"))
-	assert.Equal(t, int64(4), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("indexed")))
+	assert.Equal(t, int64(4), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate", fate("indexed")))
 }
 
 func TestItemRetryExhaustedDropsAndFails(t *testing.T) {
@@ -335,8 +335,8 @@ func TestItemRetryExhaustedDropsAndFails(t *testing.T) {
 	assert.True(t, consumererror.IsPermanent(err), "part of the batch was indexed: resending it whole would duplicate")
 	assert.Contains(t, err.Error(), "1 documents not sent after 4 attempts")
 	assert.Equal(t, 4, srv.Requests())
-	assert.Equal(t, int64(1), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("dropped")))
-	assert.Equal(t, int64(1), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("indexed")))
+	assert.Equal(t, int64(1), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate", fate("dropped")))
+	assert.Equal(t, int64(1), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate", fate("indexed")))
 }
 
 func TestRequestLevelFailures(t *testing.T) {
@@ -429,7 +429,7 @@ func TestInvalidIndexNameIsRejectedAlone(t *testing.T) {
 	ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(1).Attributes().PutStr("elasticsearch.index", "Bad*Index")
 	require.NoError(t, exp.ConsumeLogs(context.Background(), ld))
 	assert.Len(t, srv.Accepted(), 2)
-	assert.Equal(t, int64(1), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("rejected"),
+	assert.Equal(t, int64(1), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate", fate("rejected"),
 		attribute.String("error.type", "invalid_index_name")))
 }
 
@@ -570,7 +570,7 @@ func TestTooLargeRequestIsSplit(t *testing.T) {
 		assert.False(t, seen[string(it.Document)], "indexed twice: %s", it.Document)
 		seen[string(it.Document)] = true
 	}
-	assert.Equal(t, int64(1), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("rejected"),
+	assert.Equal(t, int64(1), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate", fate("rejected"),
 		attribute.String("error.type", "request_entity_too_large")))
 	warn := logs.FilterMessage("Documents not indexed").All()
 	require.Len(t, warn, 1)
@@ -708,8 +708,8 @@ func TestDeterministicIDsMakeReplaysDuplicates(t *testing.T) {
 			assert.Regexp(t, `^[A-Za-z0-9_-]{22}$`, id)
 		}
 	}
-	assert.Equal(t, int64(3), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("indexed")))
-	assert.Equal(t, int64(3), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("duplicate")))
+	assert.Equal(t, int64(3), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate", fate("indexed")))
+	assert.Equal(t, int64(3), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate", fate("duplicate")))
 	warns := logs.FilterMessage("Documents not indexed").All()
 	require.Len(t, warns, 1, "only the user-given id's 409 is worth a warning")
 	assert.Contains(t, warns[0].ContextMap()["failures"], "1 duplicate")
@@ -766,8 +766,8 @@ func TestDeadLetterIndex(t *testing.T) {
 			assert.Equal(t, tt.wantType, letter.Error.Type)
 			_, err := time.Parse(time.RFC3339Nano, letter.Timestamp)
 			require.NoError(t, err)
-			assert.Equal(t, int64(1), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("dead_lettered")))
-			assert.Equal(t, int64(2), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("indexed")),
+			assert.Equal(t, int64(1), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate", fate("dead_lettered")))
+			assert.Equal(t, int64(2), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate", fate("indexed")),
 				"the dead letter is not counted as an indexed document")
 		})
 	}
@@ -814,7 +814,7 @@ func TestNoIndexHintSkipsRecords(t *testing.T) {
 	require.Len(t, items, 3, "two logs and the span event without the hint")
 	assert.NotContains(t, string(items[0].Document)+string(items[1].Document), `"log 1"`)
 	assert.Contains(t, string(items[2].Document), `"event_name":"kept"`)
-	assert.Equal(t, int64(3), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("skipped"),
+	assert.Equal(t, int64(3), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate", fate("skipped"),
 		attribute.String("error.type", "_noindex")))
 }
 
@@ -841,7 +841,7 @@ func TestPushGivingUpWaitingForRoomIsCounted(t *testing.T) {
 	err := exp.ConsumeLogs(ctx, testLogs(5))
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.False(t, consumererror.IsPermanent(err), "the caller may send the records again")
-	assert.Equal(t, int64(5), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed",
+	assert.Equal(t, int64(5), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate",
 		fate("retryable"), attribute.String("error.type", "inflight_bytes_wait")))
 
 	srv.StartOutage(0)

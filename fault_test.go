@@ -67,8 +67,10 @@ const (
 	// faultWait bounds the wait for every record to have a final outcome, on top of any outage.
 	faultWait = 2 * time.Minute
 
-	metricDocs    = "otelcol.elasticsearch.docs.processed"
-	metricRetried = "otelcol.elasticsearch.docs.retried"
+	metricDocs           = "otelcol.elasticsearch.docs.processed"
+	metricFates          = "otelcol.elasticsearch.docs.fate"
+	metricRetried        = "otelcol.elasticsearch.docs.retried"
+	metricRetriedRequest = "otelcol.elasticsearch.docs.retried_http_request"
 )
 
 // faultConfig returns the default configuration, sending queue and batching on, pointed at url,
@@ -237,27 +239,32 @@ func docSeq(t *testing.T, doc []byte) int {
 	return *d.Attributes.Seq
 }
 
-// faultCounts are the exporter's document counts.
+// faultCounts are the exporter's document counts: the fates, the documents sent again alone
+// and with their whole request, and the documents with contrib's outcome.
 type faultCounts struct {
-	indexed, duplicate, rejected, dropped, deadLettered, retryable, retried int64
+	indexed, duplicate, rejected, dropped, deadLettered, retryable, retried, retriedRequest, processed int64
 }
 
 func (r *faultRun) counts(t *testing.T) faultCounts {
 	t.Helper()
-	docs := func(o string) int64 { return countertest.Sum(t, r.tel, metricDocs, elasticsearchexporter.Fate(o)) }
+	docs := func(o string) int64 { return countertest.Sum(t, r.tel, metricFates, elasticsearchexporter.Fate(o)) }
 	return faultCounts{
-		indexed:      docs("indexed"),
-		duplicate:    docs("duplicate"),
-		rejected:     docs("rejected"),
-		dropped:      docs("dropped"),
-		deadLettered: docs("dead_lettered"),
-		retryable:    docs("retryable"),
-		retried:      countertest.Sum(t, r.tel, metricRetried),
+		indexed:        docs("indexed"),
+		duplicate:      docs("duplicate"),
+		rejected:       docs("rejected"),
+		dropped:        docs("dropped"),
+		deadLettered:   docs("dead_lettered"),
+		retryable:      docs("retryable"),
+		retried:        countertest.Sum(t, r.tel, metricRetried),
+		retriedRequest: countertest.Sum(t, r.tel, metricRetriedRequest),
+		processed:      countertest.Sum(t, r.tel, metricDocs),
 	}
 }
 
-// final is the number of documents with a final outcome.
-func (c faultCounts) final() int64 { return c.indexed + c.duplicate + c.rejected + c.dropped }
+// final is the number of documents with a final fate.
+func (c faultCounts) final() int64 {
+	return c.indexed + c.duplicate + c.rejected + c.dropped + c.deadLettered
+}
 
 // waitFinal waits until every record of the load has a final outcome, and the dead letters
 // expected are written, then shuts the exporters down.
@@ -345,12 +352,20 @@ func (r *faultRun) verify(t *testing.T, rejected map[int]string, deadLetterIndex
 	}
 	assert.Equal(t, res.stats.Conflicts, conflicts)
 
-	// By the exporter's telemetry: every record has one final outcome. A stored document whose
-	// answer was lost is sent again and comes back 409: a duplicate, not a second copy.
+	// By the exporter's telemetry: every record has one final fate, and one outcome of
+	// contrib's. A stored document whose answer was lost is sent again and comes back 409: a
+	// duplicate, not a second copy. A rejected document whose dead letter is written has that
+	// for its fate.
 	c := res.counts
-	assert.Equal(t, int64(faultRecords), c.final(), "final outcomes: %+v", c)
+	assert.Equal(t, int64(faultRecords), c.final(), "final fates: %+v", c)
+	assert.Equal(t, int64(faultRecords), c.processed, "documents with contrib's outcome: %+v", c)
 	assert.Zero(t, c.dropped, "dropped documents")
-	assert.Equal(t, int64(len(rejected)), c.rejected, "rejected documents")
+	if deadLetterIndex != "" {
+		assert.Zero(t, c.rejected, "rejected documents not dead-lettered")
+		assert.Equal(t, int64(len(rejected)), c.deadLettered, "rejected documents dead-lettered")
+	} else {
+		assert.Equal(t, int64(len(rejected)), c.rejected, "rejected documents")
+	}
 	assert.Equal(t, int64(res.indexed), c.indexed+c.duplicate, "indexed and duplicate documents")
 	assert.Equal(t, int64(res.stats.LostAnswers), c.duplicate, "duplicates are the documents whose answer was lost")
 	assert.LessOrEqual(t, c.duplicate, int64(res.stats.Conflicts))
@@ -359,15 +374,15 @@ func (r *faultRun) verify(t *testing.T, rejected map[int]string, deadLetterIndex
 		byType[typ]++
 	}
 	for typ, n := range byType {
-		assert.Equal(t, n, countertest.Sum(t, r.tel, metricDocs, elasticsearchexporter.Fate("rejected"), attribute.String("error.type", typ)),
+		assert.Equal(t, n, countertest.Sum(t, r.tel, metricDocs, elasticsearchexporter.Outcome("failed_client"), attribute.String("error.type", typ)),
 			"rejected documents of error.type %s", typ)
 	}
 	assert.Empty(t, r.logs.FilterMessage("Dropping documents: retries exhausted").All())
 	assert.Empty(t, r.logs.FilterMessage("Documents could not be written to the dead-letter index").All())
 
-	t.Logf("%d records in %s: indexed=%d duplicate=%d retryable=%d retried=%d rejected=%d dead_lettered=%d; "+
+	t.Logf("%d records in %s: indexed=%d duplicate=%d retryable=%d retried=%d retried_http_request=%d rejected=%d dead_lettered=%d; "+
 		"server: requests=%d stored=%d conflicts=%d item_faults=%d too_large=%d dropped=%d (processed %d, answers lost %d) outage_answers=%d",
-		faultRecords, time.Since(r.start).Round(time.Millisecond), c.indexed, c.duplicate, c.retryable, c.retried,
+		faultRecords, time.Since(r.start).Round(time.Millisecond), c.indexed, c.duplicate, c.retryable, c.retried, c.retriedRequest,
 		c.rejected, c.deadLettered, res.stats.Requests, res.stats.Accepted, res.stats.Conflicts, res.stats.ItemFaults,
 		res.stats.TooLarge, res.stats.Dropped, res.stats.DroppedProcessed, res.stats.LostAnswers, res.stats.OutageAnswers)
 	return res
@@ -387,10 +402,9 @@ func TestFaultItemRejections(t *testing.T) {
 	res := r.verify(t, nil, "")
 	assert.Positive(t, res.stats.ItemFaults)
 	// Every item answered 429 was retried once per answer, alone with the other failed items.
-	assert.Equal(t, int64(res.stats.ItemFaults), res.counts.retryable)
 	assert.Equal(t, int64(res.stats.ItemFaults), res.counts.retried)
-	assert.Equal(t, int64(res.stats.ItemFaults), countertest.Sum(t, r.tel, metricDocs, elasticsearchexporter.Fate("retryable"),
-		attribute.String("error.type", "es_rejected_execution_exception"), attribute.Int("http.response.status_code", 429)))
+	assert.Zero(t, res.counts.retriedRequest, "no whole request was sent again")
+	assert.Zero(t, res.counts.retryable, "an item failure sent again is not a fate")
 	assert.Zero(t, res.stats.Conflicts, "nothing stored was sent again")
 }
 
@@ -415,7 +429,7 @@ func TestFaultRequestTooLarge(t *testing.T) {
 
 	res := r.verify(t, map[int]string{bigSeq: "request_entity_too_large"}, "")
 	assert.Positive(t, res.stats.TooLarge, "some bulk requests were over the limit")
-	assert.Equal(t, int64(1), countertest.Sum(t, r.tel, metricDocs, elasticsearchexporter.Fate("rejected"),
+	assert.Equal(t, int64(1), countertest.Sum(t, r.tel, metricFates, elasticsearchexporter.Fate("rejected"),
 		attribute.String("error.type", "request_entity_too_large"), attribute.Int("http.response.status_code", http.StatusRequestEntityTooLarge)))
 	assert.Zero(t, res.stats.Conflicts, "a split resends nothing that was stored")
 	for i, body := range srv.Bodies() {
@@ -468,7 +482,7 @@ func TestFaultOutage(t *testing.T) {
 
 			res := r.verify(t, nil, "")
 			assert.Positive(t, res.stats.OutageAnswers, "requests met the outage")
-			assert.Positive(t, res.counts.retried, "documents were sent again after the outage")
+			assert.Positive(t, res.counts.retriedRequest, "the documents of failed requests were sent again after the outage")
 			assert.Zero(t, res.stats.Conflicts, "nothing stored was sent again")
 			assert.GreaterOrEqual(t, ended.Sub(began), outage, "the load outlived the outage")
 			t.Logf("outage of %s began %s after the start", outage, began.Sub(r.start).Round(time.Millisecond))
@@ -500,7 +514,7 @@ func TestFaultDroppedConnections(t *testing.T) {
 	assert.Positive(t, res.stats.Dropped-res.stats.DroppedProcessed, "requests dropped before processing")
 	assert.Positive(t, res.stats.LostAnswers, "stored documents whose answer was lost")
 	assert.Positive(t, res.counts.duplicate, "documents sent again after a lost answer came back 409")
-	assert.Positive(t, countertest.Sum(t, r.tel, "otelcol.elasticsearch.bulk_requests.count", elasticsearchexporter.Outcome("internal_server_error")))
+	assert.Positive(t, countertest.Sum(t, r.tel, "otelcol.elasticsearch.bulk_requests.attempts", elasticsearchexporter.Outcome("internal_server_error")))
 }
 
 // (e) With the dead-letter index on, the items Elasticsearch rejects for good (400) are each
@@ -593,9 +607,10 @@ func TestFaultTooLargeDocumentDeadLetter(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 2, indexed, "the other documents are indexed")
-	require.Equal(t, int64(1), countertest.Sum(t, tel, metricDocs, elasticsearchexporter.Fate("rejected"),
+	require.Equal(t, int64(1), countertest.Sum(t, tel, metricDocs, elasticsearchexporter.Outcome("failed_client"),
 		attribute.String("error.type", "request_entity_too_large")))
-	assert.Equal(t, int64(1), countertest.Sum(t, tel, metricDocs, elasticsearchexporter.Fate("dead_lettered")))
+	assert.Equal(t, int64(1), countertest.Sum(t, tel, metricFates, elasticsearchexporter.Fate("dead_lettered")))
+	assert.Zero(t, countertest.Sum(t, tel, metricFates, elasticsearchexporter.Fate("rejected")), "its fate is its dead letter's")
 	assert.Zero(t, logs.FilterMessage("Documents could not be written to the dead-letter index").Len())
 	require.Len(t, letters, 1)
 	var letter struct {

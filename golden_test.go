@@ -139,7 +139,7 @@ func pushGolden(t *testing.T, in, mode string) ([]byte, int64) {
 	default:
 		t.Fatalf("%s holds no resourceLogs, resourceSpans or resourceMetrics", in)
 	}
-	return bytes.Join(srv.Bodies(), nil), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("rejected"))
+	return bytes.Join(srv.Bodies(), nil), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate", fate("rejected"))
 }
 
 // checkGolden compares got with the expected file, after rewriting it with -update (never the

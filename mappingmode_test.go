@@ -118,7 +118,7 @@ func TestModeSelectionRejections(t *testing.T) {
 			require.Error(t, err)
 			assert.True(t, consumererror.IsPermanent(err), "a request asking for a mode it cannot have is not retried: %v", err)
 			require.ErrorContains(t, err, tt.errText)
-			assert.Equal(t, int64(tt.rejected), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed",
+			assert.Equal(t, int64(tt.rejected), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate",
 				fate("rejected"), attribute.String("error.type", tt.errorType)))
 		})
 	}
@@ -138,9 +138,9 @@ func TestModeRejectionInAPushThatFailsOtherwise(t *testing.T) {
 	require.Error(t, err)
 	assert.False(t, consumererror.IsPermanent(err), "nothing was indexed: %v", err)
 	require.ErrorContains(t, err, `names mapping mode "nope", which does not exist`)
-	assert.Equal(t, int64(1), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed",
+	assert.Equal(t, int64(1), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate",
 		fate("rejected"), attribute.String("error.type", "invalid_mapping_mode")))
-	assert.Equal(t, int64(1), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("dropped")))
+	assert.Equal(t, int64(1), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate", fate("dropped")))
 }
 
 // mapping::mode is ignored, as in contrib: with bodymap, which has no metric and no span
@@ -204,7 +204,7 @@ func TestDefaultModeWithoutOTel(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, consumererror.IsPermanent(err), "the rejected spans are not retried: %v", err)
 	assert.Len(t, srv.Accepted(), 1, "no span document")
-	assert.Positive(t, countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed",
+	assert.Positive(t, countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate",
 		fate("rejected"), attribute.String("error.type", "unsupported_mapping_mode")))
 
 	var warnings []string
@@ -233,7 +233,7 @@ func TestMetricsScopeWithUnusableModeIsRejectedAlone(t *testing.T) {
 	assert.True(t, consumererror.IsPermanent(err))
 	require.ErrorContains(t, err, "mapping mode bodymap does not support metrics")
 	// Two scopes of two points each are rejected; the other two scopes are written.
-	assert.Equal(t, int64(4), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed",
+	assert.Equal(t, int64(4), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate",
 		fate("rejected"), attribute.String("error.type", "unsupported_mapping_mode")))
 	var names []string
 	for _, it := range srv.Accepted() {
@@ -377,7 +377,7 @@ func TestModeChosenPerRequestAndScope(t *testing.T) {
 	items = srv.Accepted()
 	require.Len(t, items, 4)
 	assert.JSONEq(t, `{"msg":"hello"}`, string(items[3].Document))
-	assert.Equal(t, int64(1), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed",
+	assert.Equal(t, int64(1), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate",
 		fate("rejected"), attribute.String("error.type", "bodymap_body_not_a_map")))
 }
 

@@ -44,8 +44,8 @@ func TestShutdownDrainSendsRemainingBatch(t *testing.T) {
 	exp, tel := queuedLogs(t, srv, time.Hour) // held in the batcher until shutdown
 	require.NoError(t, exp.Shutdown(context.Background()))
 	assert.Len(t, srv.Accepted(), 50)
-	assert.Equal(t, int64(50), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("indexed")))
-	assert.Zero(t, countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("dropped")))
+	assert.Equal(t, int64(50), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate", fate("indexed")))
+	assert.Zero(t, countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate", fate("dropped")))
 }
 
 // A request in flight when shutdown begins is answered and counted, not canceled.
@@ -56,7 +56,7 @@ func TestShutdownLetsRequestsInFlightFinish(t *testing.T) {
 	require.Eventually(t, func() bool { return srv.Requests() >= 1 }, 10*time.Second, time.Millisecond, "a request in flight")
 	require.NoError(t, exp.Shutdown(context.Background()))
 	assert.Len(t, srv.Accepted(), 50)
-	assert.Zero(t, countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("dropped")))
+	assert.Zero(t, countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate", fate("dropped")))
 }
 
 // When the shutdown's context ends before the drain, as when a server hangs, the requests in
@@ -73,7 +73,7 @@ func TestShutdownDeadlineCancelsRequestsInFlight(t *testing.T) {
 	assert.Less(t, time.Since(start), 5*time.Second, "shutdown does not wait for the hung request")
 	assert.Empty(t, srv.Accepted())
 	assert.Eventually(t, func() bool {
-		return countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("dropped")) == 50
+		return countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate", fate("dropped")) == 50
 	}, 5*time.Second, 10*time.Millisecond)
 }
 
@@ -108,7 +108,7 @@ func TestWaitGivenUpCountsSpanEvents(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	require.Error(t, tracesExp.ConsumeTraces(ctx, td))
-	assert.Equal(t, int64(3), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed",
+	assert.Equal(t, int64(3), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate",
 		fate("retryable"), attribute.String("error.type", "inflight_bytes_wait")),
 		"one span and two span events")
 	srv.StartOutage(0)
@@ -133,9 +133,9 @@ func TestPersistentQueueKeepsBatchGivenUpAtShutdown(t *testing.T) {
 	require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(5)))
 	require.Eventually(t, func() bool { return srv.Stats().OutageAnswers >= 2 }, 10*time.Second, 5*time.Millisecond, "retrying")
 	require.NoError(t, exp.Shutdown(context.Background()))
-	assert.Equal(t, int64(5), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed",
+	assert.Equal(t, int64(5), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate",
 		fate("retryable"), attribute.String("error.type", "shutdown")))
-	assert.Zero(t, countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed", fate("dropped")))
+	assert.Zero(t, countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate", fate("dropped")))
 	assert.Empty(t, logs.FilterMessageSnippet(exportFailedDropping).All(), "nothing was dropped")
 	kept := logs.FilterMessage(handedBackMessage).All()
 	require.Len(t, kept, 1, "exporterhelper's line says the queue keeps the batch")

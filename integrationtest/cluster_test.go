@@ -34,7 +34,6 @@ import (
 	"go.opentelemetry.io/collector/exporter/exportertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
@@ -259,7 +258,7 @@ func (s *clusterScenario) check(t *testing.T, l *load) delivery {
 			d.duplicated++
 		}
 	}
-	fates := countertest.MustSumBy(t, s.tel, "otelcol.elasticsearch.docs.processed", "fate")
+	fates := countertest.MustSumBy(t, s.tel, "otelcol.elasticsearch.docs.fate", "fate")
 	d.exporterIndexed, d.exporterDup = fates["indexed"], fates["duplicate"]
 	d.exporterOther = map[string]int64{}
 	for f, n := range fates {
@@ -282,17 +281,12 @@ func (s *clusterScenario) check(t *testing.T, l *load) delivery {
 	return d
 }
 
-// retried sums otelcol.elasticsearch.docs.retried.
-func (s *clusterScenario) retried() int64 {
-	m, err := s.tel.GetMetric("otelcol.elasticsearch.docs.retried")
-	if err != nil {
-		return 0
-	}
-	var n int64
-	for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
-		n += dp.Value
-	}
-	return n
+// retried sums the documents sent again: alone (otelcol.elasticsearch.docs.retried) or with
+// their whole request (otelcol.elasticsearch.docs.retried_http_request).
+func (s *clusterScenario) retried(t *testing.T) int64 {
+	t.Helper()
+	return countertest.Sum(t, s.tel, "otelcol.elasticsearch.docs.retried") +
+		countertest.Sum(t, s.tel, "otelcol.elasticsearch.docs.retried_http_request")
 }
 
 // problems returns the exporter's log lines at Warn level or above, with their fields.
@@ -462,13 +456,13 @@ func TestClusterNodeKilled(t *testing.T) {
 		victim, restarted.Round(time.Second), green.Round(time.Second), back.Round(time.Second), time.Since(killAt).Round(time.Second))
 	time.Sleep(3 * time.Second)
 	d := s.check(t, l)
-	reqs := countertest.MustSumBy(t, s.tel, "otelcol.elasticsearch.bulk_requests.count", "outcome")
-	t.Logf("bulk requests by outcome: %v; documents sent again: %d", reqs, s.retried())
+	reqs := countertest.MustSumBy(t, s.tel, "otelcol.elasticsearch.bulk_requests.attempts", "outcome")
+	t.Logf("bulk request attempts by outcome: %v; documents sent again: %d", reqs, s.retried(t))
 	assert.Zero(t, d.failed, "pushes failed although two nodes kept running")
 	// The transport sets a node aside only after a request to it failed: at least one did, and
 	// the telemetry says so.
-	assert.Positive(t, reqs["internal_server_error"], "no bulk request counted without an answer")
-	assert.Positive(t, s.retried(), "no document counted as sent again")
+	assert.Positive(t, reqs["internal_server_error"], "no bulk request attempt counted without an answer")
+	assert.Positive(t, s.retried(t), "no document counted as sent again")
 	n := s.logProblems(t)
 	// The requests in flight on the node when it died fail once each (one line per failed
 	// attempt at most); a flood would be hundreds.
@@ -522,11 +516,11 @@ func TestClusterRollingRestart(t *testing.T) {
 	t.Logf("rolling restart of %d nodes took %s", len(s.cl.Nodes), time.Since(t0).Round(time.Second))
 	time.Sleep(3 * time.Second)
 	d := s.check(t, l)
-	reqs := countertest.MustSumBy(t, s.tel, "otelcol.elasticsearch.bulk_requests.count", "outcome")
-	t.Logf("bulk requests by outcome: %v; documents sent again: %d", reqs, s.retried())
+	reqs := countertest.MustSumBy(t, s.tel, "otelcol.elasticsearch.bulk_requests.attempts", "outcome")
+	t.Logf("bulk request attempts by outcome: %v; documents sent again: %d", reqs, s.retried(t))
 	assert.Zero(t, d.failed, "pushes failed during a rolling restart")
 	// Each node was in use when it stopped, so a request to it failed at least once.
-	assert.GreaterOrEqual(t, reqs["internal_server_error"], int64(len(s.cl.Nodes)), "fewer requests counted without an answer than nodes stopped")
+	assert.GreaterOrEqual(t, reqs["internal_server_error"], int64(len(s.cl.Nodes)), "fewer request attempts counted without an answer than nodes stopped")
 	n := s.logProblems(t)
 	assert.LessOrEqual(t, n, 30*len(s.cl.Nodes), "too many warnings and errors for a rolling restart")
 }
@@ -649,7 +643,7 @@ func TestClusterDiscoveryNodeKilled(t *testing.T) {
 			time.Since(killAt).Round(time.Second)-15*time.Second, time.Since(killAt).Round(time.Second))
 	}
 	s.check(t, l)
-	t.Logf("bulk requests by outcome: %v", countertest.MustSumBy(t, s.tel, "otelcol.elasticsearch.bulk_requests.count", "outcome"))
+	t.Logf("bulk request attempts by outcome: %v", countertest.MustSumBy(t, s.tel, "otelcol.elasticsearch.bulk_requests.attempts", "outcome"))
 	for name, n := range delta {
 		assert.Positive(t, n.exporterRequests, "%s got no requests after the restart", name)
 		// An even share is 1/N; a node listed twice gets 2/(N+1).

@@ -123,7 +123,7 @@ func TestCrashAndRestartWithPersistentQueue(t *testing.T) {
 		time.Sleep(pollInterval)
 	}
 	// What the collector had confirmed as indexed just before the kill (best effort, for the log).
-	confirmed, confirmedErr := readDocsProcessed(metricsAddr)
+	confirmed, confirmedErr := readDocFates(metricsAddr)
 	require.NoError(t, col1.cmd.Process.Kill(), "SIGKILL")
 	<-col1.done
 	killedAt := time.Since(t0)
@@ -175,7 +175,7 @@ func TestCrashAndRestartWithPersistentQueue(t *testing.T) {
 		}
 	}
 	nFinal := last
-	docs := scrapeDocsProcessed(t, metricsAddr)
+	docs := scrapeDocFates(t, metricsAddr)
 	t.Logf("after the restart: %d documents (+%d) within %s; the restarted collector counted %v",
 		nFinal, nFinal-nBefore, lastChange.Sub(restarted).Round(100*time.Millisecond), docs)
 
@@ -250,7 +250,7 @@ func writeCrashConfig(t *testing.T, c estest.Config, httpAddr, metricsAddr, dir 
 }
 
 // prometheusTelemetryYAML is the service::telemetry section of a collector configuration that
-// serves the collector's own metrics for Prometheus on metricsAddr (see scrapeDocsProcessed).
+// serves the collector's own metrics for Prometheus on metricsAddr (see scrapeDocFates).
 func prometheusTelemetryYAML(t *testing.T, metricsAddr string) string {
 	t.Helper()
 	host, port, err := net.SplitHostPort(metricsAddr)
@@ -267,16 +267,16 @@ func prometheusTelemetryYAML(t *testing.T, metricsAddr string) string {
 `, host, port)
 }
 
-// scrapeDocsProcessed reads the collector's otelcol.elasticsearch.docs.processed counter from
-// its Prometheus endpoint (otelcol_elasticsearch_docs_processed there) and sums it by fate.
-func scrapeDocsProcessed(t *testing.T, addr string) map[string]int64 {
+// scrapeDocFates reads the collector's otelcol.elasticsearch.docs.fate counter from its
+// Prometheus endpoint (otelcol_elasticsearch_docs_fate there) and sums it by fate.
+func scrapeDocFates(t *testing.T, addr string) map[string]int64 {
 	t.Helper()
-	out, err := readDocsProcessed(addr)
+	out, err := readDocFates(addr)
 	require.NoError(t, err, "reading the collector's metrics")
 	return out
 }
 
-func readDocsProcessed(addr string) (map[string]int64, error) {
+func readDocFates(addr string) (map[string]int64, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/metrics", http.NoBody)
@@ -296,7 +296,7 @@ func readDocsProcessed(addr string) (map[string]int64, error) {
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		if !strings.HasPrefix(line, "otelcol_elasticsearch_docs_processed") {
+		if !strings.HasPrefix(line, "otelcol_elasticsearch_docs_fate") {
 			continue
 		}
 		// name{label="value",...} value

@@ -100,10 +100,10 @@ func (s *suite) waitConnected(t *testing.T) {
 		30*time.Second, 20*time.Millisecond, "the exporter did not log the server's version")
 }
 
-// docs counts the documents processed with the given fate, from the exporter's telemetry.
+// docs counts the documents with the given fate, from the exporter's telemetry.
 func (s *suite) docs(t *testing.T, fate string) int64 {
 	t.Helper()
-	m, err := s.tel.GetMetric("otelcol.elasticsearch.docs.processed")
+	m, err := s.tel.GetMetric("otelcol.elasticsearch.docs.fate")
 	if err != nil {
 		return 0
 	}
@@ -116,10 +116,10 @@ func (s *suite) docs(t *testing.T, fate string) int64 {
 	return n
 }
 
-// docsWithError counts the documents processed with the given fate and error.type.
+// docsWithError counts the documents with the given fate and error.type.
 func (s *suite) docsWithError(t *testing.T, fate, errorType string) int64 {
 	t.Helper()
-	m, err := s.tel.GetMetric("otelcol.elasticsearch.docs.processed")
+	m, err := s.tel.GetMetric("otelcol.elasticsearch.docs.fate")
 	if err != nil {
 		return 0
 	}

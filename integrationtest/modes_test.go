@@ -133,9 +133,9 @@ func TestCollectorMappingModesPerRequest(t *testing.T) {
 	}
 
 	// Rejected: the raw request (3 records, not allowed) and bodymap's string-bodied record.
-	processed := scrapeDocsProcessed(t, metricsAddr)
-	assert.Equal(t, int64(perRequest+1), processed["rejected"], "docs.processed by fate: %v", processed)
-	assert.Equal(t, int64(want), processed["indexed"], "docs.processed by fate: %v", processed)
+	fates := scrapeDocFates(t, metricsAddr)
+	assert.Equal(t, int64(perRequest+1), fates["rejected"], "docs.fate by fate: %v", fates)
+	assert.Equal(t, int64(want), fates["indexed"], "docs.fate by fate: %v", fates)
 
 	code, err := col.stop(stopTimeout)
 	if err != nil || code != 0 {

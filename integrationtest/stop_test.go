@@ -169,7 +169,7 @@ func runGracefulStopWithDocumentRetries(t *testing.T, deterministicIDs bool) {
 			t.Fatalf("the count was still changing %s after the restart (%d)", settle, n)
 		}
 	}
-	docs := scrapeDocsProcessed(t, metricsAddr)
+	docs := scrapeDocFates(t, metricsAddr)
 
 	// 4. Every acknowledged record is indexed: exactly once with deterministic ids.
 	seqs := seqCounts(t, es, index)

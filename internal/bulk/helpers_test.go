@@ -117,23 +117,30 @@ func newTelemetry(t *testing.T) (*metadata.TelemetryBuilder, *componenttest.Tele
 	return tb, tel
 }
 
-// docCounts returns the documents counted per fate, error type and status (contrib's outcome
-// is checked by the tests of telemetry_test.go).
+// docCounts returns the documents of docs.fate per fate, error type and status (contrib's
+// outcome is checked by the tests of telemetry_test.go).
 func docCounts(t *testing.T, tel *componenttest.Telemetry) map[string]int64 {
 	t.Helper()
-	return countertest.SumBy(t, tel, "otelcol.elasticsearch.docs.processed", "fate", "error.type", "http.response.status_code")
+	return countertest.SumBy(t, tel, "otelcol.elasticsearch.docs.fate", "fate", "error.type", "http.response.status_code")
 }
 
-// requestCounts returns the bulk requests counted per outcome and status.
+// fateSum returns the documents counted in docs.fate, whatever their attributes.
+func fateSum(t *testing.T, tel *componenttest.Telemetry) int64 {
+	t.Helper()
+	return countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate")
+}
+
+// requestCounts returns the attempts of bulk requests counted per outcome and status.
 func requestCounts(t *testing.T, tel *componenttest.Telemetry) map[string]int64 {
 	t.Helper()
-	return countertest.SumBy(t, tel, "otelcol.elasticsearch.bulk_requests.count", "outcome", "http.response.status_code")
+	return countertest.SumBy(t, tel, "otelcol.elasticsearch.bulk_requests.attempts", "outcome", "http.response.status_code")
 }
 
-// retried returns the documents counted as sent again.
+// retried returns the documents counted as sent again, alone or with their whole request.
 func retried(t *testing.T, tel *componenttest.Telemetry) int64 {
 	t.Helper()
-	return countertest.SumBy(t, tel, "otelcol.elasticsearch.docs.retried")[""]
+	return countertest.Sum(t, tel, "otelcol.elasticsearch.docs.retried") +
+		countertest.Sum(t, tel, "otelcol.elasticsearch.docs.retried_http_request")
 }
 
 type clientFunc func(*http.Request) (*http.Response, error)

@@ -18,6 +18,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
 )
 
 // refusal is the answer of Elasticsearch before 8.18 to a bulk request that carries
@@ -54,6 +56,9 @@ func TestIncludeSourceRefusedFallsBack(t *testing.T) {
 	assert.Equal(t, "false", queries[0].Get("include_source_on_error"))
 	assert.False(t, queries[1].Has("include_source_on_error"))
 	assert.Zero(t, retried(t, tel), "the resend is not a retry")
+	assert.Equal(t, map[string]int64{"success 200": 1}, countertest.SumBy(t, tel, "otelcol.elasticsearch.bulk_requests.count",
+		"outcome", "http.response.status_code"), "the refused attempt and its resend are one request")
+	assert.Equal(t, map[string]int64{"failed_client 400": 1, "success 200": 1}, requestCounts(t, tel))
 
 	res, err = ix.Send(context.Background(), batchOf(`{"n":1}`, `{"n":"confidential"}`))
 	require.NoError(t, err)

@@ -15,20 +15,23 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
 )
 
-// Outcomes of a document, the values of the fate attribute of the documents metric (the
+// Outcomes of a document, the values of the fate attribute of docs.fate (docs.processed's
 // outcome attribute takes contrib's values, see telemetry.go).
 const (
-	OutcomeIndexed      = "indexed"
-	OutcomeDuplicate    = "duplicate"
-	OutcomeRejected     = "rejected"
+	OutcomeIndexed   = "indexed"
+	OutcomeDuplicate = "duplicate"
+	OutcomeRejected  = "rejected"
+	// OutcomeRetryable is the fate of documents that their caller sends again: handed back at
+	// shutdown, or not sent because the push gave up waiting for room in flight. A failure
+	// that Send retries itself is not a fate: it is counted as a retry.
 	OutcomeRetryable    = "retryable"
 	OutcomeFailureStore = "failure_store"
 	OutcomeDropped      = "dropped"
 	// OutcomeSkipped counts metric data points and values deliberately not written: NaN and
 	// ±Inf values, and points with the _noindex hint.
 	OutcomeSkipped = "skipped"
-	// OutcomeDeadLettered counts documents stored in the dead-letter index, after they were
-	// counted as rejected or dropped.
+	// OutcomeDeadLettered is the fate of documents rejected for good or given up whose dead
+	// letter was stored, instead of rejected or dropped.
 	OutcomeDeadLettered = "dead_lettered"
 )
 
@@ -70,12 +73,11 @@ func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat doca
 	s.result.Indexed += indexed
 	fs := int(stat.FailureStoreDocs.Used)
 	s.result.FailureStore += fs
-	// A document written to the failure store is counted once, as failure_store (docappender
-	// counts it as indexed too).
-	ix.recordDocs(ctx, s, docRecord{fate: OutcomeIndexed, outcome: outcomeSuccess, status: http.StatusCreated}, max(indexed-fs, 0))
-	ix.recordDocs(ctx, s, docRecord{
-		fate: OutcomeIndexed, outcome: outcomeFailureStore, failureStore: failureStoreUsed, status: http.StatusCreated,
-	}, fs)
+	// A document written to the failure store is a success, as docappender and contrib count
+	// it, with a second failure_store point (recordFailureStore); its fate says where it went.
+	ix.recordDocs(ctx, s, docRecord{outcome: outcomeSuccess, status: http.StatusCreated}, indexed)
+	ix.recordFate(ctx, s, docRecord{fate: OutcomeIndexed, status: http.StatusCreated}, max(indexed-fs, 0))
+	ix.recordFate(ctx, s, docRecord{fate: OutcomeIndexed, failureStore: failureStoreUsed, status: http.StatusCreated}, min(fs, indexed))
 	ix.recordFailureStore(ctx, s, stat)
 	for _, o := range odd {
 		// Whether the document was written is unknown: like a response that does not
@@ -110,9 +112,8 @@ func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat doca
 			}
 		case ix.retryableDocument(f.Status):
 			retry = append(retry, i)
+			// Sent again: not a final result, counted as a retry (sendChunk).
 			s.noteFailure(b, i, f.Status, f.Error.Type)
-			// Sent again: contrib does not count it, hence no outcome.
-			ix.recordDocs(ctx, s, docRecord{fate: OutcomeRetryable, errorType: f.Error.Type, status: f.Status}, 1)
 			s.failures.addItem(f, OutcomeRetryable, b, i)
 		default:
 			s.result.Rejected++
@@ -255,8 +256,9 @@ func (*Indexer) notAttempted(s *session) docRecord {
 // dropped, or handed back (see handingBack).
 func (ix *Indexer) unsent(ctx context.Context, s *session, n int, r docRecord) {
 	if ix.handingBack(s) {
+		// Sent again after the restart: a fate, but no outcome of contrib's.
 		s.result.HandedBack += n
-		r.fate, r.errorType = OutcomeRetryable, "shutdown"
+		r.fate, r.outcome, r.errorType = OutcomeRetryable, "", "shutdown"
 		ix.recordDocs(ctx, s, r, n)
 		return
 	}

@@ -52,6 +52,7 @@ func (ix *Indexer) Send(ctx context.Context, b *Batch) (Result, error) {
 	}
 	r := &s.result
 	handedBack := r.HandedBack > 0
+	deadLettered := false
 	switch {
 	case handedBack:
 		// The whole batch goes back: what was written of it is sent again after the restart
@@ -61,12 +62,16 @@ func (ix *Indexer) Send(ctx context.Context, b *Batch) (Result, error) {
 			zap.Int("documents", b.Len()), zap.Int("not_written", r.HandedBack),
 			zap.Int("written", r.Indexed+r.Duplicate+r.Rejected), zap.Error(sendErr))
 	case len(s.dead) > 0 && ix.cfg.DeadLetterIndex != "" && ix.abortCtx.Err() == nil:
+		deadLettered = true
 		if ix.deadLetter(ctx, s, b) {
 			// Every document left without an outcome is now in the dead-letter index.
 			sendErr = nil
 		} else if sendErr == nil {
 			sendErr = errors.New("documents rejected for good could not be written to the dead-letter index")
 		}
+	}
+	if !deadLettered {
+		ix.recordHeldFates(ctx, s)
 	}
 	ix.logFailures(s)
 	switch {
@@ -129,8 +134,10 @@ func itemBytes(b *Batch, i int) int {
 // sendChunk sends the documents s.chunk of b, retrying what is retryable, and counts every
 // document's outcome.
 func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending []int) error {
-	resent := false // after a refusal of include_source_on_error (includesource.go)
+	defer ix.recordRequest(ctx, s) // the request of the last attempt, once it is not sent again
+	resent := false                // after a refusal of include_source_on_error (includesource.go)
 	for attempt := 0; ; attempt++ {
+		wholeRequest := false // the retry below, if any, sends the whole request again
 		if err := s.add(b, pending); err != nil {
 			err = fmt.Errorf("adding documents to the bulk request: %w", err)
 			s.lastOutcome = outcomeInternalError
@@ -152,11 +159,15 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 				return ix.unknownOutcome(ctx, s, b, pending, "response_too_large", http.StatusOK, tooLarge)
 			}
 			if !resent && ix.includeSourceRefused(s, status, err) {
+				// Sent again at once without the parameter: not a retry, but the same
+				// request for the request metrics.
 				resent = true
-				attempt-- // sent again at once without the parameter: not a retry
+				attempt--
+				ix.resendRequest(s)
 				continue
 			}
 			retryable := ix.retryableRequest(status, err)
+			wholeRequest = true
 			if status != 0 || !retryable {
 				err = requestError(status, err, len(pending))
 			}
@@ -184,7 +195,10 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 		if ix.canRetry(s.retries) && ctx.Err() == nil {
 			if ix.wait(ctx, max(ix.backoff(attempt), retryAfter)) == nil {
 				s.retries++
-				ix.recordRetried(ctx, s, len(pending))
+				ix.recordRetried(ctx, s, len(pending), wholeRequest)
+				if wholeRequest {
+					ix.resendRequest(s)
+				}
 				continue
 			}
 		}

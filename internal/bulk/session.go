@@ -39,13 +39,16 @@ type session struct {
 	retryAfter retryAfter
 
 	// Telemetry (telemetry.go): the metadata_keys attributes of the Send, scratch for the
-	// attributes of one point, the outcome of the last request, and the last failure
-	// recorded with an outcome.
+	// attributes of one point, the outcome of the last request, the last failure
+	// recorded with an outcome, the fates that wait for dead letters, and the request of
+	// the last attempt, not counted yet.
 	meta                     []attribute.KeyValue
 	metaSet                  attribute.Set
 	metaAdd                  []metric.AddOption // records metaSet
 	attrs                    []attribute.KeyValue
 	lastOutcome, failOutcome string
+	heldFates                []heldFate
+	req                      requestRecord
 	// retries counts the retries of the Send, of every request of it and of its dead
 	// letters: together they make at most Retry.MaxRetries (see canRetry).
 	retries int
@@ -84,6 +87,8 @@ func (ix *Indexer) putSession(s *session) {
 	s.dlq.Reset()
 	s.meta, s.metaSet, s.metaAdd = s.meta[:0], attribute.Set{}, nil
 	s.lastOutcome, s.failOutcome = "", ""
+	s.heldFates = s.heldFates[:0]
+	s.req = requestRecord{}
 	s.retries, s.permanent, s.unknown, s.firstUnknown = 0, false, 0, ""
 	if s.gen == ix.gen.Load() {
 		ix.sessions.Put(s, 0)
@@ -120,7 +125,7 @@ func (ix *Indexer) newBulkIndexer(s *session) error {
 	return nil
 }
 
-// flush sends what the bulk indexer holds and records the request's telemetry. It returns the
+// flush sends what the bulk indexer holds and records the attempt's telemetry. It returns the
 // HTTP status of a failed request, 0 for a network failure, and the wait the server asked for
 // with Retry-After.
 func (ix *Indexer) flush(ctx context.Context, s *session) (docappender.BulkIndexerResponseStat, int, time.Duration, error) {
@@ -145,7 +150,6 @@ func (ix *Indexer) flush(ctx context.Context, s *session) (docappender.BulkIndex
 	bi.Reset() // zero the byte counts, so that a request without an answer counts none
 	start := time.Now()
 	stat, err := bi.Flush(reqCtx)
-	elapsed := time.Since(start).Seconds()
 	s.client.release() // docappender has read what it needs of the response
 
 	status := http.StatusOK
@@ -163,6 +167,6 @@ func (ix *Indexer) flush(ctx context.Context, s *session) (docappender.BulkIndex
 	end := time.Now()
 	ix.requests.release(end, end.Sub(start), requestBackpressure(status, &stat, err, ctx.Err()), err == nil)
 	s.lastOutcome = requestOutcome(status, err)
-	ix.recordRequest(ctx, s, s.lastOutcome, status, elapsed)
+	ix.recordAttempt(ctx, s, s.lastOutcome, status, start)
 	return stat, status, s.retryAfter.wait, err
 }

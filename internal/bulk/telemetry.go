@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/elastic/go-docappender/v2"
 	"go.opentelemetry.io/otel/attribute"
@@ -18,14 +19,17 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadatakeys"
 )
 
-// The self-telemetry speaks two vocabularies on purpose. The attribute outcome takes contrib's
-// values, recorded in the situations where contrib's elasticsearch exporter records them, so
-// that dashboards built on contrib's self-telemetry keep their meaning; the attribute fate
-// takes this exporter's values (the Outcome constants), which say more. Each document handed
-// to Send is counted once with an outcome, at its final result in the Send; the points without
-// one (a retryable failure that is sent again, the dead-letter copies) are what contrib does not
-// count. An attribute that has no value (no status because no response arrived, no error type)
-// is left out, never recorded empty or zero.
+// The self-telemetry speaks two vocabularies on purpose, in metrics of their own. The
+// metrics named after contrib's (docs.processed, docs.retried, docs.retried_http_request, ...)
+// record contrib's outcome values in the situations where contrib's elasticsearch exporter
+// records them, so that dashboards built on contrib's self-telemetry keep their meaning and
+// their sums: each document handed to Send is counted once in docs.processed, at its final
+// result in the Send, and a failure that is sent again is counted only as a retry. The fate
+// metric (docs.fate) takes this exporter's values (the Outcome constants), which say more:
+// each document of the Send is counted there once too, with its final fate, including those
+// contrib has no outcome for (handed back at shutdown, dead-lettered). An attribute that has
+// no value (no status because no response arrived, no error type) is left out, never
+// recorded empty or zero.
 
 // Values of the outcome attribute, contrib's. Bulk requests record all but outcomeFailureStore.
 const (
@@ -98,8 +102,9 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-// docRecord is what the documents metric records for some documents: fate is always set, the
-// other attributes only when they have a value.
+// docRecord is what the documents metrics record for some documents: outcome is that of
+// docs.processed (none: not counted there), fate that of docs.fate (none: not a final fate);
+// the other attributes are recorded by both when they have a value.
 type docRecord struct {
 	fate, outcome, errorType, failureStore string
 	status                                 int
@@ -110,36 +115,76 @@ func itemRecord(fate string, status int, errorType string) docRecord {
 	return docRecord{fate: fate, outcome: statusOutcome(status), status: status, errorType: errorType}
 }
 
-// recordDocs counts n documents of s in the documents metric. While s sends dead letters, the
-// fate is that of the original documents (see session.outcome) and no outcome is recorded:
-// contrib counted the originals already. The last failure recorded with an outcome is kept in
-// s.failOutcome, for the documents that a failed request leaves unsent.
+// recordDocs counts n documents of s: in docs.processed with r's outcome, in docs.fate with
+// r's fate, each when it is set. While s sends dead letters, no outcome is recorded (contrib
+// counted the originals already) and the fate is that of the original documents (see
+// session.outcome). The last failure recorded with an outcome is kept in s.failOutcome, for
+// the documents that a failed request leaves unsent.
 func (ix *Indexer) recordDocs(ctx context.Context, s *session, r docRecord, n int) {
 	if n == 0 {
 		return
 	}
-	r.fate = s.outcome(r.fate)
 	if s.deadLettering {
 		r.outcome = ""
 	}
-	if r.outcome != "" && r.outcome != outcomeSuccess && r.outcome != outcomeFailureStore {
-		s.failOutcome = r.outcome
+	if r.outcome != "" {
+		if r.outcome != outcomeSuccess && r.outcome != outcomeFailureStore {
+			s.failOutcome = r.outcome
+		}
+		p := r
+		p.fate = ""
+		ix.cfg.Telemetry.ElasticsearchDocsProcessed.Add(ctx, int64(n), ix.points.options(s, p).add...)
 	}
-	ix.cfg.Telemetry.ElasticsearchDocsProcessed.Add(ctx, int64(n), ix.points.options(s, r).add...)
+	if r.fate != "" {
+		r.outcome = ""
+		ix.recordFate(ctx, s, r, n)
+	}
 }
 
-// recordFailureStore counts, as contrib does, the documents of a response that Elasticsearch
-// refused while their failure store failed or is not enabled: a second point, with outcome
-// failure_store and no fate, besides the document's own. Documents written to the failure
-// store are counted once, in classify.
+// recordFate counts n documents of s in docs.fate. The fate of a document rejected for good
+// or given up waits for the end of the Send while a dead letter may still be written for it:
+// the dead letter's result is then its fate (dead_lettered, or dropped), recorded while the
+// dead letters are sent, and the waiting fates are let go; otherwise recordHeldFates records
+// them.
+func (ix *Indexer) recordFate(ctx context.Context, s *session, r docRecord, n int) {
+	if n == 0 {
+		return
+	}
+	r.fate = s.outcome(r.fate)
+	if !s.deadLettering && ix.cfg.DeadLetterIndex != "" && (r.fate == OutcomeRejected || r.fate == OutcomeDropped) {
+		s.heldFates = append(s.heldFates, heldFate{r, n})
+		return
+	}
+	ix.cfg.Telemetry.ElasticsearchDocsFate.Add(ctx, int64(n), ix.points.options(s, r).add...)
+}
+
+// heldFate is the fate of n documents that wait for their dead letters (see recordFate).
+type heldFate struct {
+	r docRecord
+	n int
+}
+
+// recordHeldFates records the fates held for dead letters that are not written after all.
+func (ix *Indexer) recordHeldFates(ctx context.Context, s *session) {
+	for _, h := range s.heldFates {
+		ix.cfg.Telemetry.ElasticsearchDocsFate.Add(ctx, int64(h.n), ix.points.options(s, h.r).add...)
+	}
+	s.heldFates = s.heldFates[:0]
+}
+
+// recordFailureStore counts in docs.processed, as contrib does, the documents of a response
+// whose bulk items name their failure store: a second point, with outcome failure_store and
+// no status, besides the document's own (success for a document written to the failure
+// store, the item's failure otherwise).
 func (ix *Indexer) recordFailureStore(ctx context.Context, s *session, stat docappender.BulkIndexerResponseStat) {
 	if s.deadLettering {
 		return
 	}
+	fsDocs := stat.FailureStoreDocs
 	for _, fs := range [...]struct {
 		status string
 		n      int64
-	}{{failureStoreFailed, stat.FailureStoreDocs.Failed}, {failureStoreNotEnabled, stat.FailureStoreDocs.NotEnabled}} {
+	}{{failureStoreUsed, fsDocs.Used}, {failureStoreFailed, fsDocs.Failed}, {failureStoreNotEnabled, fsDocs.NotEnabled}} {
 		if fs.n == 0 {
 			continue
 		}
@@ -148,27 +193,78 @@ func (ix *Indexer) recordFailureStore(ctx context.Context, s *session, stat doca
 	}
 }
 
-// recordRequest counts a bulk request and its latency, and the bytes of its body when it was
-// answered (bi's counts are zero otherwise: flush resets them before each request).
-func (ix *Indexer) recordRequest(ctx context.Context, s *session, outcome string, status int, seconds float64) {
-	tel := ix.cfg.Telemetry
-	if n := s.bi.BytesFlushed(); n > 0 {
-		tel.ElasticsearchFlushedBytes.Add(ctx, int64(n), s.metaAdd...)
-	}
-	if n := s.bi.BytesUncompressedFlushed(); n > 0 {
-		tel.ElasticsearchFlushedUncompressedBytes.Add(ctx, int64(n), s.metaAdd...)
-	}
-	opts := ix.points.options(s, docRecord{outcome: outcome, status: status})
-	tel.ElasticsearchBulkRequestsCount.Add(ctx, 1, opts.add...)
-	tel.ElasticsearchBulkRequestsLatency.Record(ctx, seconds, opts.record...)
+// requestRecord is a bulk request as contrib's request metrics count it: its attempts up to
+// the last, where the attempts of a request that failed whole and was sent again are one
+// request (contrib's HTTP client retries them out of its telemetry's sight).
+type requestRecord struct {
+	pending bool // an attempt was made and the request is not counted yet
+	resent  bool // the request is sent again after its last attempt (see resendRequest)
+	outcome string
+	status  int
+	// start is when its first attempt was sent, end when its last was answered or failed;
+	// bytes and uncompressed are the body's bytes if the last attempt was answered.
+	start, end          time.Time
+	bytes, uncompressed int
 }
 
-// recordReceived counts the n documents handed to Send, and recordRetried those sent again.
+// recordAttempt counts an attempt of a bulk request, sent at start and ended with outcome
+// and status, in bulk_requests.attempts, and notes it for the request metrics: the attempt
+// continues the request noted before if resendRequest was called, and is a new request
+// otherwise (the one before is counted then). bi's byte counts are zero unless the attempt
+// was answered: flush resets them before each attempt.
+func (ix *Indexer) recordAttempt(ctx context.Context, s *session, outcome string, status int, start time.Time) {
+	ix.cfg.Telemetry.ElasticsearchBulkRequestsAttempts.Add(ctx, 1, ix.points.options(s, docRecord{outcome: outcome, status: status}).add...)
+	r := &s.req
+	if r.pending && !r.resent {
+		ix.recordRequest(ctx, s)
+	}
+	if !r.pending {
+		r.start = start
+	}
+	r.pending, r.resent = true, false
+	r.outcome, r.status, r.end = outcome, status, time.Now()
+	r.bytes, r.uncompressed = s.bi.BytesFlushed(), s.bi.BytesUncompressedFlushed()
+}
+
+// resendRequest notes that the request of the last attempt is sent again whole: the next
+// attempt is one more of the same request.
+func (*Indexer) resendRequest(s *session) {
+	s.req.resent = true
+}
+
+// recordRequest counts the request noted by recordAttempt, if it was not counted yet: one
+// request with the outcome and status of its last attempt, the latency from its first attempt
+// to its last, and the bytes of its body when the last attempt was answered.
+func (ix *Indexer) recordRequest(ctx context.Context, s *session) {
+	r := &s.req
+	if !r.pending {
+		return
+	}
+	r.pending, r.resent = false, false
+	tel := ix.cfg.Telemetry
+	if r.bytes > 0 {
+		tel.ElasticsearchFlushedBytes.Add(ctx, int64(r.bytes), s.metaAdd...)
+	}
+	if r.uncompressed > 0 {
+		tel.ElasticsearchFlushedUncompressedBytes.Add(ctx, int64(r.uncompressed), s.metaAdd...)
+	}
+	opts := ix.points.options(s, docRecord{outcome: r.outcome, status: r.status})
+	tel.ElasticsearchBulkRequestsCount.Add(ctx, 1, opts.add...)
+	tel.ElasticsearchBulkRequestsLatency.Record(ctx, r.end.Sub(r.start).Seconds(), opts.record...)
+}
+
+// recordReceived counts the n documents handed to Send.
 func (ix *Indexer) recordReceived(ctx context.Context, s *session, n int) {
 	ix.cfg.Telemetry.ElasticsearchDocsReceived.Add(ctx, int64(n), s.metaAdd...)
 }
 
-func (ix *Indexer) recordRetried(ctx context.Context, s *session, n int) {
+// recordRetried counts n documents sent again: in docs.retried_http_request when their whole
+// request failed, in docs.retried when they failed on their own.
+func (ix *Indexer) recordRetried(ctx context.Context, s *session, n int, wholeRequest bool) {
+	if wholeRequest {
+		ix.cfg.Telemetry.ElasticsearchDocsRetriedHTTPRequest.Add(ctx, int64(n), s.metaAdd...)
+		return
+	}
 	ix.cfg.Telemetry.ElasticsearchDocsRetried.Add(ctx, int64(n), s.metaAdd...)
 }
 

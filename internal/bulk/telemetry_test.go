@@ -62,10 +62,12 @@ func untilDeadline(req *http.Request) (*http.Response, error) {
 }
 
 // Each situation records contrib's instruments under contrib's names and units, with
-// contrib's outcome for the same situation and this exporter's fate beside it; no attribute
-// is recorded empty, and no status code is made up.
+// contrib's outcome for the same situation, and this exporter's fate in a metric of its own;
+// no attribute is recorded empty, and no status code is made up.
 func TestTelemetryPerSituation(t *testing.T) {
 	type answers = []func() (*http.Response, error)
+	type points = []metricdata.DataPoint[int64]
+	rejectedExecution := errorType("es_rejected_execution_exception")
 	tests := []struct {
 		name    string
 		docs    int
@@ -73,130 +75,136 @@ func TestTelemetryPerSituation(t *testing.T) {
 		client  clientFunc         // instead of answers
 		answers answers
 		maxBulk int // 1 MiB when 0
-		// the points of docs.processed and bulk_requests.count, and docs.retried
-		wantDocs     []metricdata.DataPoint[int64]
-		wantRequests []metricdata.DataPoint[int64]
-		wantRetried  int64
+		// the points of docs.processed, docs.fate, bulk_requests.count and .attempts (nil:
+		// those of count); docs.retried and docs.retried_http_request
+		wantDocs, wantFates, wantRequests, wantAttempts points
+		wantRetried, wantRetriedRequest                 int64
 	}{
 		{
 			name: "201 indexed", docs: 2, answers: answers{items(itemCreated, itemCreated)},
-			wantDocs:     []metricdata.DataPoint[int64]{point(2, success, fate("indexed"), code(201))},
-			wantRequests: []metricdata.DataPoint[int64]{point(1, success, code(200))},
+			wantDocs:     points{point(2, success, code(201))},
+			wantFates:    points{point(2, fate("indexed"), code(201))},
+			wantRequests: points{point(1, success, code(200))},
 		},
 		{
 			name: "409 duplicate", docs: 1, answers: answers{items(itemConflict)},
-			wantDocs: []metricdata.DataPoint[int64]{
-				point(1, failedClient, fate("duplicate"), code(409), errorType("version_conflict_engine_exception")),
-			},
-			wantRequests: []metricdata.DataPoint[int64]{point(1, success, code(200))},
+			wantDocs:     points{point(1, failedClient, code(409), errorType("version_conflict_engine_exception"))},
+			wantFates:    points{point(1, fate("duplicate"), code(409), errorType("version_conflict_engine_exception"))},
+			wantRequests: points{point(1, success, code(200))},
 		},
 		{
 			name: "400 mapper_parsing_exception rejected", docs: 1, answers: answers{items(itemRejected)},
-			wantDocs: []metricdata.DataPoint[int64]{
-				point(1, failedClient, fate("rejected"), code(400), errorType("mapper_parsing_exception")),
-			},
-			wantRequests: []metricdata.DataPoint[int64]{point(1, success, code(200))},
+			wantDocs:     points{point(1, failedClient, code(400), errorType("mapper_parsing_exception"))},
+			wantFates:    points{point(1, fate("rejected"), code(400), errorType("mapper_parsing_exception"))},
+			wantRequests: points{point(1, success, code(200))},
 		},
 		{
+			// contrib does not count an attempt of a document that is sent again, only the retry
 			name: "item 429 retried, then indexed", docs: 2,
-			answers: answers{items(itemCreated, item429), items(itemCreated)},
-			wantDocs: []metricdata.DataPoint[int64]{
-				point(2, success, fate("indexed"), code(201)),
-				// contrib does not count a document it sends again: no outcome
-				point(1, fate("retryable"), code(429), errorType("es_rejected_execution_exception")),
-			},
-			wantRequests: []metricdata.DataPoint[int64]{point(2, success, code(200))},
+			answers:      answers{items(itemCreated, item429), items(itemCreated)},
+			wantDocs:     points{point(2, success, code(201))},
+			wantFates:    points{point(2, fate("indexed"), code(201))},
+			wantRequests: points{point(2, success, code(200))},
 			wantRetried:  1,
 		},
 		{
 			name: "item 429 retries exhausted", docs: 1, answers: repeat(3, items(item429)),
-			wantDocs: []metricdata.DataPoint[int64]{
-				point(3, fate("retryable"), code(429), errorType("es_rejected_execution_exception")),
-				point(1, tooMany, fate("dropped"), code(429), errorType("es_rejected_execution_exception")),
-			},
-			wantRequests: []metricdata.DataPoint[int64]{point(3, success, code(200))},
+			wantDocs:     points{point(1, tooMany, code(429), rejectedExecution)},
+			wantFates:    points{point(1, fate("dropped"), code(429), rejectedExecution)},
+			wantRequests: points{point(3, success, code(200))},
 			wantRetried:  2,
 		},
 		{
 			name: "request 429 retried, then indexed", docs: 1, answers: answers{status(429), items(itemCreated)},
-			wantDocs:     []metricdata.DataPoint[int64]{point(1, success, fate("indexed"), code(201))},
-			wantRequests: []metricdata.DataPoint[int64]{point(1, tooMany, code(429)), point(1, success, code(200))},
-			wantRetried:  1,
+			wantDocs:  points{point(1, success, code(201))},
+			wantFates: points{point(1, fate("indexed"), code(201))},
+			// one request as contrib counts it, with the result of its last attempt
+			wantRequests:       points{point(1, success, code(200))},
+			wantAttempts:       points{point(1, tooMany, code(429)), point(1, success, code(200))},
+			wantRetriedRequest: 1,
 		},
 		{
 			name: "request 429 retries exhausted", docs: 2, answers: repeat(3, status(429)),
-			wantDocs:     []metricdata.DataPoint[int64]{point(2, tooMany, fate("dropped"), code(429))},
-			wantRequests: []metricdata.DataPoint[int64]{point(3, tooMany, code(429))},
-			wantRetried:  4,
+			wantDocs:           points{point(2, tooMany, code(429))},
+			wantFates:          points{point(2, fate("dropped"), code(429))},
+			wantRequests:       points{point(1, tooMany, code(429))},
+			wantAttempts:       points{point(3, tooMany, code(429))},
+			wantRetriedRequest: 4,
 		},
 		{
 			name: "request 503 retries exhausted", docs: 1, answers: repeat(3, status(503)),
-			wantDocs:     []metricdata.DataPoint[int64]{point(1, failedServer, fate("dropped"), code(503))},
-			wantRequests: []metricdata.DataPoint[int64]{point(3, failedServer, code(503))},
-			wantRetried:  2,
+			wantDocs:           points{point(1, failedServer, code(503))},
+			wantFates:          points{point(1, fate("dropped"), code(503))},
+			wantRequests:       points{point(1, failedServer, code(503))},
+			wantAttempts:       points{point(3, failedServer, code(503))},
+			wantRetriedRequest: 2,
 		},
 		{
 			name: "request 500, not retried", docs: 1, answers: answers{status(500)},
-			wantDocs:     []metricdata.DataPoint[int64]{point(1, failedServer, fate("rejected"), code(500))},
-			wantRequests: []metricdata.DataPoint[int64]{point(1, failedServer, code(500))},
+			wantDocs:     points{point(1, failedServer, code(500))},
+			wantFates:    points{point(1, fate("rejected"), code(500))},
+			wantRequests: points{point(1, failedServer, code(500))},
 		},
 		{
 			name: "request 400", docs: 2, answers: answers{status(400)},
-			wantDocs:     []metricdata.DataPoint[int64]{point(2, failedClient, fate("rejected"), code(400))},
-			wantRequests: []metricdata.DataPoint[int64]{point(1, failedClient, code(400))},
+			wantDocs:     points{point(2, failedClient, code(400))},
+			wantFates:    points{point(2, fate("rejected"), code(400))},
+			wantRequests: points{point(1, failedClient, code(400))},
 		},
 		{
 			name: "request 401", docs: 1, answers: answers{status(401)},
-			wantDocs:     []metricdata.DataPoint[int64]{point(1, failedClient, fate("rejected"), code(401))},
-			wantRequests: []metricdata.DataPoint[int64]{point(1, failedClient, code(401))},
+			wantDocs:     points{point(1, failedClient, code(401))},
+			wantFates:    points{point(1, fate("rejected"), code(401))},
+			wantRequests: points{point(1, failedClient, code(401))},
 		},
 		{
 			name: "request 403", docs: 1, answers: answers{status(403)},
-			wantDocs:     []metricdata.DataPoint[int64]{point(1, failedClient, fate("rejected"), code(403))},
-			wantRequests: []metricdata.DataPoint[int64]{point(1, failedClient, code(403))},
+			wantDocs:     points{point(1, failedClient, code(403))},
+			wantFates:    points{point(1, fate("rejected"), code(403))},
+			wantRequests: points{point(1, failedClient, code(403))},
 		},
 		{
 			name: "request 413 for a single document", docs: 1, answers: answers{status(413)},
-			wantDocs: []metricdata.DataPoint[int64]{
-				point(1, failedClient, fate("rejected"), code(413), errorType("request_entity_too_large")),
-			},
-			wantRequests: []metricdata.DataPoint[int64]{point(1, failedClient, code(413))},
+			wantDocs:     points{point(1, failedClient, code(413), errorType("request_entity_too_large"))},
+			wantFates:    points{point(1, fate("rejected"), code(413), errorType("request_entity_too_large"))},
+			wantRequests: points{point(1, failedClient, code(413))},
 		},
 		{
 			name: "request timeout", docs: 1, retry: func(r *RetryConfig) { r.Enabled = false }, client: untilDeadline,
-			wantDocs:     []metricdata.DataPoint[int64]{point(1, timedOut, fate("dropped"))},
-			wantRequests: []metricdata.DataPoint[int64]{point(1, timedOut)},
+			wantDocs:     points{point(1, timedOut)},
+			wantFates:    points{point(1, fate("dropped"))},
+			wantRequests: points{point(1, timedOut)},
 		},
 		{
 			name: "connection refused", docs: 1, answers: repeat(3, fail(errRefused)),
-			wantDocs:     []metricdata.DataPoint[int64]{point(1, internal, fate("dropped"))},
-			wantRequests: []metricdata.DataPoint[int64]{point(3, internal)},
-			wantRetried:  2,
+			wantDocs:           points{point(1, internal)},
+			wantFates:          points{point(1, fate("dropped"))},
+			wantRequests:       points{point(1, internal)},
+			wantAttempts:       points{point(3, internal)},
+			wantRetriedRequest: 2,
 		},
 		{
-			name: "failure store used, counted once", docs: 2, answers: answers{items(itemStored, itemCreated)},
-			wantDocs: []metricdata.DataPoint[int64]{
-				point(1, success, fate("indexed"), code(201)),
-				point(1, failureStore, storeStatus("used"), fate("indexed"), code(201)),
-			},
-			wantRequests: []metricdata.DataPoint[int64]{point(1, success, code(200))},
+			// as contrib counts it: a success, and once more as failure_store
+			name: "failure store used", docs: 2, answers: answers{items(itemStored, itemCreated)},
+			wantDocs:     points{point(2, success, code(201)), point(1, failureStore, storeStatus("used"))},
+			wantFates:    points{point(1, fate("indexed"), code(201)), point(1, fate("indexed"), storeStatus("used"), code(201))},
+			wantRequests: points{point(1, success, code(200))},
 		},
 		{
 			name: "failure store not enabled, counted as contrib does", docs: 1, answers: answers{items(itemNotEnabled)},
-			wantDocs: []metricdata.DataPoint[int64]{
-				point(1, failedClient, fate("rejected"), code(400), errorType("document_parsing_exception")),
+			wantDocs: points{
+				point(1, failedClient, code(400), errorType("document_parsing_exception")),
 				point(1, failureStore, storeStatus("not_enabled")),
 			},
-			wantRequests: []metricdata.DataPoint[int64]{point(1, success, code(200))},
+			wantFates:    points{point(1, fate("rejected"), code(400), errorType("document_parsing_exception"))},
+			wantRequests: points{point(1, success, code(200))},
 		},
 		{
 			name: "a failed request ends the push: the rest take its outcome", docs: 2, answers: answers{status(400)},
-			maxBulk: 1, // one document per request
-			wantDocs: []metricdata.DataPoint[int64]{
-				point(1, failedClient, fate("rejected"), code(400)),
-				point(1, failedClient, fate("dropped"), errorType("not_attempted")),
-			},
-			wantRequests: []metricdata.DataPoint[int64]{point(1, failedClient, code(400))},
+			maxBulk:      1, // one document per request
+			wantDocs:     points{point(1, failedClient, code(400)), point(1, failedClient, errorType("not_attempted"))},
+			wantFates:    points{point(1, fate("rejected"), code(400)), point(1, fate("dropped"), errorType("not_attempted"))},
+			wantRequests: points{point(1, failedClient, code(400))},
 		},
 	}
 	for _, tt := range tests {
@@ -224,13 +232,26 @@ func TestTelemetryPerSituation(t *testing.T) {
 
 			opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp()}
 			metadatatest.AssertEqualElasticsearchDocsProcessed(t, tel, tt.wantDocs, opts...)
+			metadatatest.AssertEqualElasticsearchDocsFate(t, tel, tt.wantFates, opts...)
 			metadatatest.AssertEqualElasticsearchBulkRequestsCount(t, tel, tt.wantRequests, opts...)
+			if tt.wantAttempts == nil {
+				tt.wantAttempts = tt.wantRequests
+			}
+			metadatatest.AssertEqualElasticsearchBulkRequestsAttempts(t, tel, tt.wantAttempts, opts...)
 			metadatatest.AssertEqualElasticsearchDocsReceived(t, tel, []metricdata.DataPoint[int64]{point(int64(tt.docs))}, opts...)
-			if tt.wantRetried > 0 {
-				metadatatest.AssertEqualElasticsearchDocsRetried(t, tel, []metricdata.DataPoint[int64]{point(tt.wantRetried)}, opts...)
-			} else {
-				_, err := tel.GetMetric("otelcol.elasticsearch.docs.retried")
-				require.Error(t, err, "no document was sent again")
+			for name, want := range map[string]int64{
+				"otelcol.elasticsearch.docs.retried":              tt.wantRetried,
+				"otelcol.elasticsearch.docs.retried_http_request": tt.wantRetriedRequest,
+			} {
+				if want == 0 {
+					_, err := tel.GetMetric(name)
+					require.Error(t, err, "%s: nothing counted", name)
+					continue
+				}
+				got := countertest.Points(t, tel, name)
+				require.Len(t, got, 1, name)
+				assert.Equal(t, want, got[0].Value, name)
+				assert.Zero(t, got[0].Attributes.Len(), "%s: no metadata keys, no attributes", name)
 			}
 			latency := make([]metricdata.HistogramDataPoint[float64], len(tt.wantRequests))
 			for i, p := range tt.wantRequests {
@@ -238,6 +259,7 @@ func TestTelemetryPerSituation(t *testing.T) {
 			}
 			metadatatest.AssertEqualElasticsearchBulkRequestsLatency(t, tel, latency, append(opts, metricdatatest.IgnoreValue())...)
 			assert.Equal(t, int64(tt.docs), sumWithOutcome(t, tel), "each document received is counted once with an outcome")
+			assert.Equal(t, int64(tt.docs), fateSum(t, tel), "each document received has one fate")
 		})
 	}
 }
@@ -279,8 +301,10 @@ func TestTelemetryMetadataKeys(t *testing.T) {
 	tenant := attribute.StringSlice("x-tenant", []string{"a", "b"})
 	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp()}
 	metadatatest.AssertEqualElasticsearchDocsProcessed(t, tel, []metricdata.DataPoint[int64]{
-		point(2, tenant, success, fate("indexed"), code(201)),
-		point(1, tenant, fate("retryable"), code(429), errorType("es_rejected_execution_exception")),
+		point(2, tenant, success, code(201)),
+	}, opts...)
+	metadatatest.AssertEqualElasticsearchDocsFate(t, tel, []metricdata.DataPoint[int64]{
+		point(2, tenant, fate("indexed"), code(201)),
 	}, opts...)
 	metadatatest.AssertEqualElasticsearchBulkRequestsCount(t, tel, []metricdata.DataPoint[int64]{
 		point(2, tenant, success, code(200)),
@@ -297,34 +321,41 @@ func TestTelemetryMetadataKeys(t *testing.T) {
 	}
 }
 
-// The bytes of a request are counted when it was answered, as contrib counts them, and not
-// when no answer came.
+// The bytes of a request are counted once, as contrib counts them, when its last attempt was
+// answered, and not when no answer came; the attempts of a request sent again whole are one
+// request.
 func TestFlushedBytesOfAnsweredRequests(t *testing.T) {
-	send := func(answers ...func() (*http.Response, error)) int64 {
+	send := func(answers ...func() (*http.Response, error)) (uncompressed, compressed int64) {
 		tb, tel := newTelemetry(t)
 		ix, err := New(Config{
-			Client: script(t, answers...), MaxBulkBytes: 1 << 20, Telemetry: tb,
+			Client: script(t, answers...), MaxBulkBytes: 1 << 20, Telemetry: tb, CompressionLevel: 1,
 			Retry: RetryConfig{Enabled: true, MaxRetries: 2, InitialInterval: 1, RetryOnStatus: []int{503}},
 		})
 		require.NoError(t, err)
-		_, err = ix.Send(context.Background(), batchOf(`{"n":0}`))
-		require.NoError(t, err)
-		return countertest.SumBy(t, tel, "otelcol.elasticsearch.flushed.uncompressed_bytes")[""]
+		_, _ = ix.Send(context.Background(), batchOf(`{"n":0}`))
+		return countertest.Sum(t, tel, "otelcol.elasticsearch.flushed.uncompressed_bytes"),
+			countertest.Sum(t, tel, "otelcol.elasticsearch.flushed.bytes")
 	}
-	one := send(items(itemCreated))
+	one, oneCompressed := send(items(itemCreated))
 	require.Positive(t, one)
-	assert.Equal(t, 2*one, send(fail(errRefused), status(503), items(itemCreated)), "the 503 and the 201")
+	require.Positive(t, oneCompressed)
+	n, c := send(fail(errRefused), status(503), items(itemCreated))
+	assert.Equal(t, one, n, "one request, its last attempt answered 201")
+	assert.Equal(t, oneCompressed, c)
+	n, c = send(status(503), status(503), fail(errRefused))
+	assert.Zero(t, n, "the last attempt got no answer")
+	assert.Zero(t, c)
+	n, _ = send(fail(errRefused), status(503), status(503))
+	assert.Equal(t, one, n, "the last attempt was answered 503")
 }
 
-// sumWithOutcome returns the documents counted with an outcome, and without fate failure_store
-// points (the second count contrib makes of a document its failure store refused).
+// sumWithOutcome returns the documents counted in docs.processed, without the failure_store
+// points (the second count contrib makes of a document whose bulk item names its failure store).
 func sumWithOutcome(t *testing.T, tel *componenttest.Telemetry) int64 {
 	t.Helper()
 	var n int64
 	for _, dp := range countertest.Points(t, tel, "otelcol.elasticsearch.docs.processed") {
-		_, hasOutcome := dp.Attributes.Value("outcome")
-		_, hasFate := dp.Attributes.Value("fate")
-		if hasOutcome && hasFate {
+		if _, ok := dp.Attributes.Value("failure_store"); !ok {
 			n += dp.Value
 		}
 	}
@@ -387,9 +418,49 @@ func TestRecordRequestAllocatesNothing(t *testing.T) {
 	ix.setMetadata(ctx, s)
 	record := func() {
 		ix.recordReceived(ctx, s, 1)
-		ix.recordRequest(ctx, s, outcomeSuccess, 200, 0.001)
+		ix.recordAttempt(ctx, s, outcomeSuccess, 200, time.Now())
+		ix.recordRequest(ctx, s)
 		ix.recordDocs(ctx, s, docRecord{fate: OutcomeIndexed, outcome: outcomeSuccess, status: 201}, 1)
 	}
 	record()
 	assert.Zero(t, testing.AllocsPerRun(100, record))
+}
+
+// In a push with every kind of outcome, the metrics named after contrib's sum to what contrib
+// counts for the same events, and docs.fate to the documents of the push: each document once
+// in docs.processed, each document-level resend in docs.retried, each document of a resent
+// request in docs.retried_http_request, and no point of either kind in docs.processed; a
+// request resent whole is one request in bulk_requests.count, its attempts are in
+// bulk_requests.attempts.
+func TestTelemetrySumsOfAMixedPush(t *testing.T) {
+	tb, tel := newTelemetry(t)
+	ix, err := New(Config{
+		Client: script(t,
+			status(503), // the whole request: its 6 documents are sent again
+			status(429), // and again
+			items(itemCreated, itemConflict, itemRejected, item429, itemCreated, itemCreated),
+			items(itemCreated), // the document answered 429, sent again alone
+			items(itemCreated), // the dead letter of the rejected document
+		),
+		MaxBulkBytes: 1 << 20, Telemetry: tb, DeadLetterIndex: "dlq",
+		Retry: RetryConfig{Enabled: true, MaxRetries: 5, InitialInterval: 1, RetryOnStatus: []int{429, 503}},
+	})
+	require.NoError(t, err)
+	res, err := ix.Send(context.Background(), batchOf(`{"n":0}`, `{"n":1}`, `{"n":2}`, `{"n":3}`, `{"n":4}`, `{"n":5}`))
+	require.NoError(t, err)
+	assert.Equal(t, Result{Indexed: 4, Duplicate: 1, Rejected: 1, DeadLettered: 1}, res)
+
+	const processed = "otelcol.elasticsearch.docs.processed"
+	assert.Equal(t, int64(6), countertest.Sum(t, tel, processed), "one point per document, as contrib counts them")
+	assert.Equal(t, map[string]int64{"success": 4, "failed_client": 2}, countertest.SumBy(t, tel, processed, "outcome"))
+	assert.Equal(t, int64(1), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.retried"), "the document answered 429")
+	assert.Equal(t, int64(12), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.retried_http_request"),
+		"6 documents, sent again after the 503 and after the 429")
+	assert.Equal(t, int64(6), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.received"))
+	const fates = "otelcol.elasticsearch.docs.fate"
+	assert.Equal(t, int64(6), countertest.Sum(t, tel, fates), "one fate per document of the push")
+	assert.Equal(t, map[string]int64{"indexed": 4, "duplicate": 1, "dead_lettered": 1}, countertest.SumBy(t, tel, fates, "fate"))
+	assert.Equal(t, map[string]int64{"success 200": 3}, countertest.SumBy(t, tel, "otelcol.elasticsearch.bulk_requests.count",
+		"outcome", "http.response.status_code"), "the 503 and the 429 are attempts of the request answered item by item")
+	assert.Equal(t, map[string]int64{"failed_server 503": 1, "too_many 429": 1, "success 200": 3}, requestCounts(t, tel))
 }

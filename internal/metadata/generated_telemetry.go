@@ -26,13 +26,16 @@ type TelemetryBuilder struct {
 	meter                                     metric.Meter
 	mu                                        sync.Mutex
 	registrations                             []metric.Registration
+	ElasticsearchBulkRequestsAttempts         metric.Int64Counter
 	ElasticsearchBulkRequestsConcurrencyLimit metric.Int64Gauge
 	ElasticsearchBulkRequestsCount            metric.Int64Counter
 	ElasticsearchBulkRequestsLatency          metric.Float64Histogram
+	ElasticsearchDocsFate                     metric.Int64Counter
 	ElasticsearchDocsProcessed                metric.Int64Counter
 	ElasticsearchDocsReceived                 metric.Int64Counter
 	ElasticsearchDocsRepaired                 metric.Int64Counter
 	ElasticsearchDocsRetried                  metric.Int64Counter
+	ElasticsearchDocsRetriedHTTPRequest       metric.Int64Counter
 	ElasticsearchFlushedBytes                 metric.Int64Counter
 	ElasticsearchFlushedUncompressedBytes     metric.Int64Counter
 	ElasticsearchInflightBytes                metric.Int64UpDownCounter
@@ -67,6 +70,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	}
 	builder.meter = Meter(settings)
 	var err, errs error
+	builder.ElasticsearchBulkRequestsAttempts, err = builder.meter.Int64Counter(
+		"otelcol.elasticsearch.bulk_requests.attempts",
+		metric.WithDescription("Number of bulk requests sent to Elasticsearch, each attempt counted, by outcome and HTTP status code. [Alpha]"),
+		metric.WithUnit("{request}"),
+	)
+	errs = errors.Join(errs, err)
 	builder.ElasticsearchBulkRequestsConcurrencyLimit, err = builder.meter.Int64Gauge(
 		"otelcol.elasticsearch.bulk_requests.concurrency_limit",
 		metric.WithDescription("Current limit on bulk requests in flight at once, shared by the component's signals; it shrinks when Elasticsearch pushes back or slows down and grows back when it recovers. [Alpha]"),
@@ -75,20 +84,26 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ElasticsearchBulkRequestsCount, err = builder.meter.Int64Counter(
 		"otelcol.elasticsearch.bulk_requests.count",
-		metric.WithDescription("Number of bulk requests sent to Elasticsearch, each attempt counted, by outcome and HTTP status code. [Alpha]"),
+		metric.WithDescription("Number of bulk requests sent to Elasticsearch, as contrib counts them, by the outcome and HTTP status code of their last attempt. [Alpha]"),
 		metric.WithUnit("1"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ElasticsearchBulkRequestsLatency, err = builder.meter.Float64Histogram(
 		"otelcol.elasticsearch.bulk_requests.latency",
-		metric.WithDescription("Latency of each bulk request, from sending the request to reading the whole response. [Alpha]"),
+		metric.WithDescription("Latency of each bulk request, from sending its first attempt to reading the whole response to its last. [Alpha]"),
 		metric.WithUnit("s"),
 		metric.WithExplicitBucketBoundaries([]float64{0, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 25, 50, 75, 100, 250, 500, 750, 1000, 2500, 5000, 7500, 10000}...),
 	)
 	errs = errors.Join(errs, err)
+	builder.ElasticsearchDocsFate, err = builder.meter.Int64Counter(
+		"otelcol.elasticsearch.docs.fate",
+		metric.WithDescription("Number of documents by what finally became of them in this exporter's terms, each counted once per push, with the Elasticsearch error type and HTTP status code. [Alpha]"),
+		metric.WithUnit("{document}"),
+	)
+	errs = errors.Join(errs, err)
 	builder.ElasticsearchDocsProcessed, err = builder.meter.Int64Counter(
 		"otelcol.elasticsearch.docs.processed",
-		metric.WithDescription("Number of documents processed, by contrib's outcome and this exporter's fate, with the Elasticsearch error type and HTTP status code. [Alpha]"),
+		metric.WithDescription("Number of documents processed, by contrib's outcome, with the Elasticsearch error type and HTTP status code. [Alpha]"),
 		metric.WithUnit("1"),
 	)
 	errs = errors.Join(errs, err)
@@ -106,19 +121,25 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ElasticsearchDocsRetried, err = builder.meter.Int64Counter(
 		"otelcol.elasticsearch.docs.retried",
-		metric.WithDescription("Number of documents sent again, after a retryable failure of the document or of its whole bulk request. [Alpha]"),
+		metric.WithDescription("Number of documents sent again after a retryable failure of the document itself, as contrib counts them. [Alpha]"),
+		metric.WithUnit("1"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ElasticsearchDocsRetriedHTTPRequest, err = builder.meter.Int64Counter(
+		"otelcol.elasticsearch.docs.retried_http_request",
+		metric.WithDescription("Number of documents sent again because their whole bulk request failed and was retried, each document counted once per retry of its request. [Alpha]"),
 		metric.WithUnit("1"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ElasticsearchFlushedBytes, err = builder.meter.Int64Counter(
 		"otelcol.elasticsearch.flushed.bytes",
-		metric.WithDescription("Number of compressed bytes of bulk request bodies sent to Elasticsearch that were answered. [Alpha]"),
+		metric.WithDescription("Number of compressed bytes of bulk request bodies sent to Elasticsearch whose last attempt was answered, each body counted once per request of otelcol.elasticsearch.bulk_requests.count, as contrib counts it. [Alpha]"),
 		metric.WithUnit("By"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ElasticsearchFlushedUncompressedBytes, err = builder.meter.Int64Counter(
 		"otelcol.elasticsearch.flushed.uncompressed_bytes",
-		metric.WithDescription("Number of uncompressed NDJSON bytes of bulk request bodies sent to Elasticsearch that were answered. [Alpha]"),
+		metric.WithDescription("Number of uncompressed NDJSON bytes of bulk request bodies sent to Elasticsearch whose last attempt was answered, each body counted once per request of otelcol.elasticsearch.bulk_requests.count, as contrib counts it. [Alpha]"),
 		metric.WithUnit("By"),
 	)
 	errs = errors.Join(errs, err)

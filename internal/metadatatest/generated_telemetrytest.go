@@ -21,6 +21,22 @@ func NewSettings(tt *componenttest.Telemetry) exporter.Settings {
 	return set
 }
 
+func AssertEqualElasticsearchBulkRequestsAttempts(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol.elasticsearch.bulk_requests.attempts",
+		Description: "Number of bulk requests sent to Elasticsearch, each attempt counted, by outcome and HTTP status code. [Alpha]",
+		Unit:        "{request}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol.elasticsearch.bulk_requests.attempts")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
 func AssertEqualElasticsearchBulkRequestsConcurrencyLimit(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol.elasticsearch.bulk_requests.concurrency_limit",
@@ -38,7 +54,7 @@ func AssertEqualElasticsearchBulkRequestsConcurrencyLimit(t *testing.T, tt *comp
 func AssertEqualElasticsearchBulkRequestsCount(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol.elasticsearch.bulk_requests.count",
-		Description: "Number of bulk requests sent to Elasticsearch, each attempt counted, by outcome and HTTP status code. [Alpha]",
+		Description: "Number of bulk requests sent to Elasticsearch, as contrib counts them, by the outcome and HTTP status code of their last attempt. [Alpha]",
 		Unit:        "1",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
@@ -54,7 +70,7 @@ func AssertEqualElasticsearchBulkRequestsCount(t *testing.T, tt *componenttest.T
 func AssertEqualElasticsearchBulkRequestsLatency(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.HistogramDataPoint[float64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol.elasticsearch.bulk_requests.latency",
-		Description: "Latency of each bulk request, from sending the request to reading the whole response. [Alpha]",
+		Description: "Latency of each bulk request, from sending its first attempt to reading the whole response to its last. [Alpha]",
 		Unit:        "s",
 		Data: metricdata.Histogram[float64]{
 			Temporality: metricdata.CumulativeTemporality,
@@ -66,10 +82,26 @@ func AssertEqualElasticsearchBulkRequestsLatency(t *testing.T, tt *componenttest
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
+func AssertEqualElasticsearchDocsFate(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol.elasticsearch.docs.fate",
+		Description: "Number of documents by what finally became of them in this exporter's terms, each counted once per push, with the Elasticsearch error type and HTTP status code. [Alpha]",
+		Unit:        "{document}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol.elasticsearch.docs.fate")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
 func AssertEqualElasticsearchDocsProcessed(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol.elasticsearch.docs.processed",
-		Description: "Number of documents processed, by contrib's outcome and this exporter's fate, with the Elasticsearch error type and HTTP status code. [Alpha]",
+		Description: "Number of documents processed, by contrib's outcome, with the Elasticsearch error type and HTTP status code. [Alpha]",
 		Unit:        "1",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
@@ -117,7 +149,7 @@ func AssertEqualElasticsearchDocsRepaired(t *testing.T, tt *componenttest.Teleme
 func AssertEqualElasticsearchDocsRetried(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol.elasticsearch.docs.retried",
-		Description: "Number of documents sent again, after a retryable failure of the document or of its whole bulk request. [Alpha]",
+		Description: "Number of documents sent again after a retryable failure of the document itself, as contrib counts them. [Alpha]",
 		Unit:        "1",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
@@ -130,10 +162,26 @@ func AssertEqualElasticsearchDocsRetried(t *testing.T, tt *componenttest.Telemet
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
+func AssertEqualElasticsearchDocsRetriedHTTPRequest(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol.elasticsearch.docs.retried_http_request",
+		Description: "Number of documents sent again because their whole bulk request failed and was retried, each document counted once per retry of its request. [Alpha]",
+		Unit:        "1",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol.elasticsearch.docs.retried_http_request")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
 func AssertEqualElasticsearchFlushedBytes(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol.elasticsearch.flushed.bytes",
-		Description: "Number of compressed bytes of bulk request bodies sent to Elasticsearch that were answered. [Alpha]",
+		Description: "Number of compressed bytes of bulk request bodies sent to Elasticsearch whose last attempt was answered, each body counted once per request of otelcol.elasticsearch.bulk_requests.count, as contrib counts it. [Alpha]",
 		Unit:        "By",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
@@ -149,7 +197,7 @@ func AssertEqualElasticsearchFlushedBytes(t *testing.T, tt *componenttest.Teleme
 func AssertEqualElasticsearchFlushedUncompressedBytes(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol.elasticsearch.flushed.uncompressed_bytes",
-		Description: "Number of uncompressed NDJSON bytes of bulk request bodies sent to Elasticsearch that were answered. [Alpha]",
+		Description: "Number of uncompressed NDJSON bytes of bulk request bodies sent to Elasticsearch whose last attempt was answered, each body counted once per request of otelcol.elasticsearch.bulk_requests.count, as contrib counts it. [Alpha]",
 		Unit:        "By",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
