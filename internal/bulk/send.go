@@ -131,7 +131,10 @@ func itemBytes(b *Batch, i int) int {
 func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending []int) error {
 	resent := false // after a refusal of include_source_on_error (includesource.go)
 	for attempt := 0; ; attempt++ {
-		if err := s.add(b, pending); err != nil {
+		s.req.reset()
+		offset, err := s.req.add(s.bi, b, pending)
+		s.client.docs = s.req.docs
+		if err != nil {
 			err = fmt.Errorf("adding documents to the bulk request: %w", err)
 			s.lastOutcome = outcomeInternalError
 			if nerr := ix.newBulkIndexer(s); nerr != nil {
@@ -172,10 +175,12 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 			}
 		} else {
 			ix.noteSuccess()
-			pending, err = ix.classify(ctx, s, b, stat, pending)
-			if err != nil {
-				return err
+			if err := s.responseMismatch(stat); err != nil {
+				// The server answered for other documents than those sent: their fate is
+				// unknown, and resending would risk duplicates.
+				return ix.unknownOutcome(ctx, s, b, pending, "response_mismatch", http.StatusOK, err)
 			}
+			pending = ix.classify(ctx, s, b, stat, pending, offset)
 			if len(pending) == 0 {
 				return nil
 			}
