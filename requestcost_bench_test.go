@@ -22,7 +22,7 @@ import (
 // requestCostSizes are the records per push of BenchmarkRequestCost: small enough that each
 // push is one bulk request and the fixed cost of a request shows against the cost per
 // document.
-var requestCostSizes = []int{1, 10, 100}
+var requestCostSizes = []int{1, 10, 50, 100}
 
 // BenchmarkRequestCost measures what one bulk request costs the client, at 1, 10 and 100 log
 // records per request, with the sink in a process of its own (processSink): cpu-ns/req is the
