@@ -43,7 +43,8 @@ func (ix *Indexer) Send(ctx context.Context, b *Batch) (Result, error) {
 	ix.recordReceived(ctx, s, b.Len())
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	defer context.AfterFunc(ix.abortCtx, cancel)()
+	ix.sends.add(s, cancel)
+	defer ix.sends.remove(s)
 
 	sendErr := ix.sendAll(ctx, s, b)
 	if sendErr == nil && s.unknown > 0 {

@@ -34,6 +34,10 @@ type session struct {
 	lastFailure []itemFailure
 	dlq         Batch
 	gen         uint64 // the Indexer's settings generation the bulk indexer was made with
+	// cancel ends the context of the Send running, and running is its place among the
+	// Indexer's running Sends (runningSends), -1 when none.
+	cancel  context.CancelFunc
+	running int
 
 	// Telemetry (telemetry.go): the metadata_keys attributes of the Send, scratch for the
 	// attributes of one point, the outcome of the last request, and the last failure
@@ -90,7 +94,7 @@ func (ix *Indexer) putSession(s *session) {
 // newSession returns a session with its own bulk indexer, made with the Indexer's settings of
 // generation gen.
 func (ix *Indexer) newSession(gen uint64) (*session, error) {
-	s := &session{gen: gen}
+	s := &session{gen: gen, running: -1}
 	s.client = compactClient{next: ix.cfg.Client, budget: ix.cfg.Budget}
 	s.failures.quietConflicts = ix.cfg.SuppressConflictErrors
 	if err := ix.newBulkIndexer(s); err != nil {
