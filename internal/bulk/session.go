@@ -143,6 +143,7 @@ func (ix *Indexer) flush(ctx context.Context, s *session) (docappender.BulkIndex
 		defer cancel()
 	}
 	bi.Reset() // zero the byte counts, so that a request without an answer counts none
+	s.client.retryAfter = 0 // a request that fails before it is sent asks for no wait
 	start := time.Now()
 	stat, err := bi.Flush(reqCtx)
 	elapsed := time.Since(start).Seconds()
