@@ -140,8 +140,8 @@ func TestAbortCancelsEverySendInFlight(t *testing.T) {
 	errs := make(chan error, sends)
 	for i := range sends {
 		go func() {
-			_, err := ix.Send(context.Background(), batchOf(`{"n":`+strconv.Itoa(i)+`}`))
-			errs <- err
+			_, sendErr := ix.Send(context.Background(), batchOf(`{"n":`+strconv.Itoa(i)+`}`))
+			errs <- sendErr
 		}()
 	}
 	for range sends {

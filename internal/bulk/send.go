@@ -176,10 +176,10 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 			}
 		} else {
 			ix.noteSuccess()
-			if err := s.responseMismatch(stat); err != nil {
+			if mismatch := s.responseMismatch(stat); mismatch != nil {
 				// The server answered for other documents than those sent: their fate is
 				// unknown, and resending would risk duplicates.
-				return ix.unknownOutcome(ctx, s, b, pending, "response_mismatch", http.StatusOK, err)
+				return ix.unknownOutcome(ctx, s, b, pending, "response_mismatch", http.StatusOK, mismatch)
 			}
 			pending = ix.classify(ctx, s, b, stat, pending, offset)
 			if len(pending) == 0 {

@@ -142,8 +142,10 @@ func (ix *Indexer) flush(ctx context.Context, s *session) (docappender.BulkIndex
 		reqCtx, cancel = context.WithTimeout(ctx, ix.cfg.RequestTimeout)
 		defer cancel()
 	}
-	bi.Reset() // zero the byte counts, so that a request without an answer counts none
-	s.client.retryAfter = 0 // a request that fails before it is sent asks for no wait
+	// Zero the byte counts, so that a request without an answer counts none, and the wait
+	// asked for, so that a request that fails before it is sent asks for none.
+	bi.Reset()
+	s.client.retryAfter = 0
 	start := time.Now()
 	stat, err := bi.Flush(reqCtx)
 	elapsed := time.Since(start).Seconds()
