@@ -142,7 +142,7 @@ cost: build ## Out-of-process cost of the real collector per signal: docs/s, CPU
 		$$( [ "$(COST_FORCE)" = 1 ] && echo -force ) $(COST_FLAGS) | tee .bin/cost/report.md
 
 .PHONY: request-cost
-request-cost: ## Fixed cost of one bulk request: CPU and allocations at 1, 10, 100 docs, push vs a bare POST, and where 1 doc's go (~2 min)
+request-cost: ## Fixed cost of one bulk request: CPU and allocations at 1, 10, 50, 100 docs, push vs a bare POST, and where 1 doc's go (~2 min)
 	mkdir -p .bin/cost
 	$(GO) test -run '^$$' -bench '^BenchmarkRequestCost$$' -benchmem -cpu 2 -count 5 -benchtime 3000x . \
 		| tee /dev/stderr | $(GO) run ./internal/lab/cmd/benchtable

@@ -6,7 +6,6 @@ package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexpo
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"sync"
 
 	"github.com/elastic/go-docappender/v2"
@@ -105,7 +104,6 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 		DiscoverInterval: e.cfg.Discovery.Interval,
 		LogRequestBody:   e.cfg.Telemetry.LogRequestBody,
 		LogResponseBody:  e.cfg.Telemetry.LogResponseBody,
-		WrapTransport:    func(next http.RoundTripper) http.RoundTripper { return bulk.RetryAfterTransport{Next: next} },
 	}, host, e.set.TelemetrySettings, e.set.BuildInfo)
 	if err != nil {
 		return err

@@ -22,9 +22,9 @@ import (
 // requestCostSizes are the records per push of BenchmarkRequestCost: small enough that each
 // push is one bulk request and the fixed cost of a request shows against the cost per
 // document.
-var requestCostSizes = []int{1, 10, 100}
+var requestCostSizes = []int{1, 10, 50, 100}
 
-// BenchmarkRequestCost measures what one bulk request costs the client, at 1, 10 and 100 log
+// BenchmarkRequestCost measures what one bulk request costs the client, at 1, 10, 50 and 100 log
 // records per request, with the sink in a process of its own (processSink): cpu-ns/req is the
 // benchmark process's CPU time per request (getrusage), allocs/op its allocations. Two ways of
 // sending the same documents, one at a time (no b.RunParallel):
@@ -35,7 +35,7 @@ var requestCostSizes = []int{1, 10, 100}
 //   - impl=post: the floor, a bare net/http POST over a keep-alive connection of the body the
 //     push sends, gzipped once beforehand, reading the same answer.
 //
-// internal/lab/cmd/benchtable fits a line through the three sizes: its intercept is the fixed cost
+// internal/lab/cmd/benchtable fits a line through the four sizes: its intercept is the fixed cost
 // of a request, its slope the cost of a document.
 func BenchmarkRequestCost(b *testing.B) {
 	sink := processSink(b)

@@ -53,7 +53,7 @@ func (b *ByteBudget) Stop() { b.g.setCapacity(0) }
 
 // RequestBufferBytes returns the memory a Send of n bytes of encoded documents needs for its
 // request body: one request of at most MaxBulkBytes, compressed by the ratio of the last
-// request sent (none before the first), and the piece it is assembled in (see requestBody).
+// request sent (none before the first), and the piece it is assembled in (see chunk).
 // The exporter counts it in its ByteBudget.
 func (ix *Indexer) RequestBufferBytes(n int) int {
 	if ix.cfg.MaxBulkBytes > 0 {

@@ -32,19 +32,3 @@ func TestCompactClientPassesErrorAnswersOn(t *testing.T) {
 	_, err = io.ReadAll(resp.Body)
 	assert.EqualError(t, err, "connection reset", "a body that fails to read still fails for docappender")
 }
-
-// setHeader replaces a header's single value in place, and otherwise sets it as Set does.
-func TestSetHeader(t *testing.T) {
-	h := http.Header{}
-	h.Add("X-Elastic-Event-Count", "1")
-	vs := h["X-Elastic-Event-Count"]
-	setHeader(h, "X-Elastic-Event-Count", "7")
-	assert.Equal(t, []string{"7"}, h.Values("X-Elastic-Event-Count"))
-	assert.Same(t, &vs[0], &h["X-Elastic-Event-Count"][0], "the slice is reused")
-
-	h.Add("X-Elastic-Event-Count", "8")
-	setHeader(h, "X-Elastic-Event-Count", "9")
-	assert.Equal(t, []string{"9"}, h.Values("X-Elastic-Event-Count"), "two values become one")
-	setHeader(h, "X-Other", "a")
-	assert.Equal(t, "a", h.Get("X-Other"))
-}

@@ -5,8 +5,6 @@ package bulk // import "github.com/otelcol-es/elasticsearchexporter/internal/bul
 
 import (
 	"fmt"
-	"net/http"
-	"net/url"
 	"path"
 	"slices"
 	"strings"
@@ -14,15 +12,12 @@ import (
 
 // AccountingFilterPath is the filter_path of bulk requests that the accounting of each document
 // needs: every item's index, status, failure store status and error type and reason. It is
-// also contrib's default bulk_response_filter_path, and what docappender sets itself.
+// also contrib's default bulk_response_filter_path, and docappender's DefaultFilterPath, which
+// it sends when its FilterPath is empty.
 const AccountingFilterPath = "items.*._index,items.*.status,items.*.failure_store,items.*.error.type,items.*.error.reason"
 
 // accountingFilters are the entries of AccountingFilterPath.
 var accountingFilters = strings.Split(AccountingFilterPath, ",")
-
-// docappenderFilterQuery is the filter_path parameter as docappender v2.12.1 encodes it in
-// every bulk request's query, overwriting any other.
-var docappenderFilterQuery = "filter_path=" + url.QueryEscape(AccountingFilterPath)
 
 // FilterPath returns the filter_path to send with bulk requests for the configured
 // bulk_response_filter_path: the entries of AccountingFilterPath, which the exporter needs to
@@ -70,19 +65,4 @@ func excludes(excluded, needed string) bool {
 		}
 	}
 	return true
-}
-
-// setFilterPath makes req ask for filterPath instead of the filter_path docappender set. It
-// allocates only when filterPath differs from docappender's.
-func setFilterPath(req *http.Request, filterPath string) {
-	if filterPath == "" || filterPath == AccountingFilterPath {
-		return
-	}
-	if before, after, found := strings.Cut(req.URL.RawQuery, docappenderFilterQuery); found {
-		req.URL.RawQuery = before + "filter_path=" + url.QueryEscape(filterPath) + after
-		return
-	}
-	values := req.URL.Query()
-	values.Set("filter_path", filterPath)
-	req.URL.RawQuery = values.Encode()
 }

@@ -6,9 +6,9 @@ package bulk
 import (
 	"context"
 	"net/http"
-	"net/url"
 	"testing"
 
+	"github.com/elastic/go-docappender/v2"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
@@ -124,21 +124,8 @@ func TestSuppressConflictErrors(t *testing.T) {
 	}
 }
 
-// setFilterPath replaces docappender's filter_path in place, and sets it when a request does
-// not have docappender's (another docappender version, say).
-func TestSetFilterPath(t *testing.T) {
-	for _, tt := range []struct{ query, want string }{
-		{query: "pipeline=p&" + docappenderFilterQuery, want: "pipeline=p&filter_path=" + url.QueryEscape(AccountingFilterPath+",took")},
-		{query: "filter_path=other&pipeline=p", want: "filter_path=" + url.QueryEscape(AccountingFilterPath+",took") + "&pipeline=p"},
-		{query: "", want: "filter_path=" + url.QueryEscape(AccountingFilterPath+",took")},
-	} {
-		req, err := http.NewRequest(http.MethodPost, "/_bulk?"+tt.query, http.NoBody)
-		require.NoError(t, err)
-		setFilterPath(req, AccountingFilterPath+",took")
-		assert.Equal(t, tt.want, req.URL.RawQuery)
-	}
-	req, err := http.NewRequest(http.MethodPost, "/_bulk?"+docappenderFilterQuery, http.NoBody)
-	require.NoError(t, err)
-	setFilterPath(req, AccountingFilterPath)
-	assert.Equal(t, docappenderFilterQuery, req.URL.RawQuery, "docappender's own is left as it is")
+// With no bulk_response_filter_path the bulk indexer's FilterPath is empty and docappender
+// sends its DefaultFilterPath: it must be what the accounting reads.
+func TestAccountingFilterPathIsDocappenderDefault(t *testing.T) {
+	assert.Equal(t, docappender.DefaultFilterPath, AccountingFilterPath)
 }

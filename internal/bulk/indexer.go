@@ -6,6 +6,7 @@ package bulk // import "github.com/otelcol-es/elasticsearchexporter/internal/bul
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -90,6 +91,8 @@ type Indexer struct {
 	// requests in flight are canceled too.
 	stopCtx, abortCtx context.Context
 	stop, abort       context.CancelFunc
+	// sends are the Sends running, whose contexts Abort cancels.
+	sends runningSends
 
 	// includeSource and gen let SetIncludeSourceOnError change the bulk indexers' settings
 	// while sends run: sessions made under an older generation are not kept again.
@@ -169,6 +172,52 @@ func (ix *Indexer) Stop() { ix.stop() }
 func (ix *Indexer) Abort() {
 	ix.stop()
 	ix.abort()
+	ix.sends.abort()
+}
+
+// runningSends holds the cancel function of each Send running, so that Abort can cancel their
+// requests and waits. Adding and removing a Send allocates nothing (the list keeps its
+// storage), where a context.AfterFunc on the Indexer's abort context allocates twice per Send.
+type runningSends struct {
+	mu      sync.Mutex
+	aborted bool
+	running []*session
+}
+
+// add registers the Send of s, whose context cancel ends; after Abort it cancels at once.
+func (r *runningSends) add(s *session, cancel context.CancelFunc) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.aborted {
+		cancel()
+		return
+	}
+	s.cancel, s.running = cancel, len(r.running)
+	r.running = append(r.running, s)
+}
+
+// remove forgets the Send of s.
+func (r *runningSends) remove(s *session) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if i := s.running; i >= 0 && i < len(r.running) && r.running[i] == s {
+		last := len(r.running) - 1
+		moved := r.running[last]
+		r.running[i], moved.running = moved, i
+		r.running[last] = nil
+		r.running = r.running[:last]
+	}
+	s.cancel, s.running = nil, -1
+}
+
+// abort cancels every Send running, and each one added from now on.
+func (r *runningSends) abort() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.aborted = true
+	for _, s := range r.running {
+		s.cancel()
+	}
 }
 
 // SetIncludeSourceOnError changes the include_source_on_error parameter of the requests sent

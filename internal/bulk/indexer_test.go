@@ -5,7 +5,9 @@ package bulk
 
 import (
 	"context"
+	"io"
 	"net/http"
+	"strconv"
 	"testing"
 	"time"
 
@@ -117,4 +119,42 @@ func TestAbortCancelsRequestsInFlight(t *testing.T) {
 	require.ErrorIs(t, err, errStopped)
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, 2, requests, "handed to the client with its context canceled: a transport fails it at once")
+}
+
+// Abort cancels every Send in flight, whichever order they started and ended in, and a Send
+// that ended before Abort leaves nothing behind.
+func TestAbortCancelsEverySendInFlight(t *testing.T) {
+	const sends = 4
+	inFlight := make(chan struct{}, sends)
+	c := clientFunc(func(req *http.Request) (*http.Response, error) {
+		if req.Header.Get("X-Elastic-Event-Count") == "2" {
+			_, _ = io.Copy(io.Discard, req.Body)
+			return answerItems(itemCreated, itemCreated) // the Send that ends before Abort
+		}
+		inFlight <- struct{}{}
+		<-req.Context().Done()
+		return nil, req.Context().Err()
+	})
+	ix, err := New(Config{Client: c, MaxBulkBytes: 1 << 20, Concurrency: ConcurrencyConfig{Max: sends + 1}})
+	require.NoError(t, err)
+	errs := make(chan error, sends)
+	for i := range sends {
+		go func() {
+			_, sendErr := ix.Send(context.Background(), batchOf(`{"n":`+strconv.Itoa(i)+`}`))
+			errs <- sendErr
+		}()
+	}
+	for range sends {
+		<-inFlight
+	}
+	res, err := ix.Send(context.Background(), batchOf(`{"a":0}`, `{"a":1}`))
+	require.NoError(t, err)
+	assert.Equal(t, Result{Indexed: 2}, res)
+	ix.Abort()
+	for range sends {
+		require.ErrorIs(t, <-errs, context.Canceled)
+	}
+	ix.sends.mu.Lock()
+	defer ix.sends.mu.Unlock()
+	assert.Empty(t, ix.sends.running)
 }

@@ -3,7 +3,11 @@
 
 package bulk // import "github.com/otelcol-es/elasticsearchexporter/internal/bulk"
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/elastic/go-docappender/v2"
+)
 
 // jsonScanner reads the JSON of a bulk response without decoding it.
 type jsonScanner struct {
@@ -176,6 +180,18 @@ func (s *jsonScanner) item() (responseItem, bool) {
 					it.hasStatus, it.status = true, v
 				default:
 					it.hasStatus, it.status = true, -1
+				}
+			case "failure_store":
+				if s.peek() == '"' {
+					v, ok := s.str()
+					if !ok {
+						return it, false
+					}
+					it.failureStoreUsed = string(v) == string(docappender.FailureStoreStatusUsed)
+					continue
+				}
+				if !s.skip(3) {
+					return it, false
 				}
 			case "error":
 				it.hasError = true

@@ -43,35 +43,58 @@ type Result struct {
 	Indexed, Duplicate, Rejected, Dropped, FailureStore, DeadLettered, HandedBack int
 }
 
-// classify counts the outcome of each document of a successful request and returns the
-// documents to retry, written over the front of pending.
-func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat docappender.BulkIndexerResponseStat, pending []int) ([]int, error) {
-	// The items that only said created were counted by the session's client, not by
-	// docappender, which numbered the others in the order it read them; the client left out
-	// the odd items too (see compactClient).
-	indexed := int(stat.Indexed) + s.client.created
-	odd := s.client.odd
-	got := indexed + len(stat.FailedDocs) + len(odd)
-	mismatch := got != len(pending) ||
-		(s.client.compacted && int(stat.Indexed)+len(stat.FailedDocs) != len(s.client.kept))
+// responseMismatch returns an error when the response to the session's request does not
+// answer each of its documents with one item, in order: nil when it does.
+func (s *session) responseMismatch(stat docappender.BulkIndexerResponseStat) error {
+	c, r := &s.client, &s.client.resp
+	// The items that only said created were left out by the session's client, and so were
+	// the odd items; docappender numbered the others in the order it read them (see
+	// compactClient).
+	created := r.items - len(r.kept) - len(r.odd)
+	got := int(stat.Indexed) + created + len(stat.FailedDocs) + len(r.odd)
+	mismatch := !c.compacted || got != s.req.docs || r.items != s.req.docs ||
+		int(stat.Indexed)+len(stat.FailedDocs) != len(r.kept)
 	for _, f := range stat.FailedDocs {
-		if p := s.client.position(f.Position); p < 0 || p >= len(pending) {
-			mismatch = true
-		}
-	}
-	for _, o := range odd {
-		if o.pos >= len(pending) {
+		if f.Position < 0 || f.Position >= len(r.kept) {
 			mismatch = true
 		}
 	}
 	if mismatch {
-		// The server answered for other documents than those sent: their fate is unknown,
-		// and resending would risk duplicates.
-		err := fmt.Errorf("bulk response has %d items for %d documents sent; their outcome is unknown", got, len(pending))
-		return nil, ix.unknownOutcome(ctx, s, b, pending, "response_mismatch", http.StatusOK, err)
+		return fmt.Errorf("bulk response has %d items for %d documents sent; their outcome is unknown", got, s.req.docs)
 	}
+	return nil
+}
+
+// classify counts the outcome of each document of the chunk pending of a successful request,
+// whose items are at positions offset to offset+len(pending)-1 of the response (see
+// bulkRequest), and returns the documents to retry, written over the front of pending. The
+// response matches the request (responseMismatch).
+func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat docappender.BulkIndexerResponseStat, pending []int, offset int) []int {
+	r := &s.client.resp
+	inChunk := func(pos int) bool { return pos >= offset && pos < offset+len(pending) }
+	count := func(positions []int) int {
+		n := 0
+		for _, p := range positions {
+			if inChunk(p) {
+				n++
+			}
+		}
+		return n
+	}
+	kept, fs, odd, failed := count(r.kept), count(r.failureStore), 0, 0
+	for _, o := range r.odd {
+		if inChunk(o.pos) {
+			odd++
+		}
+	}
+	for _, f := range stat.FailedDocs {
+		if inChunk(r.kept[f.Position]) {
+			failed++
+		}
+	}
+	// The created items the client left out, and the kept ones docappender counted as indexed.
+	indexed := (len(pending) - kept - odd) + (kept - failed)
 	s.result.Indexed += indexed
-	fs := int(stat.FailureStoreDocs.Used)
 	s.result.FailureStore += fs
 	// A document written to the failure store is a success, as docappender and contrib count
 	// it, with a second failure_store point (recordFailureStore); its fate says where it went.
@@ -79,11 +102,14 @@ func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat doca
 	ix.recordFate(ctx, s, docRecord{fate: OutcomeIndexed, status: http.StatusCreated}, max(indexed-fs, 0))
 	ix.recordFate(ctx, s, docRecord{fate: OutcomeIndexed, failureStore: failureStoreUsed, status: http.StatusCreated}, min(fs, indexed))
 	ix.recordFailureStore(ctx, s, stat)
-	for _, o := range odd {
+	for _, o := range r.odd {
+		if !inChunk(o.pos) {
+			continue
+		}
 		// Whether the document was written is unknown: like a response that does not
 		// match the request, it is dropped (and dead-lettered), and the push's error is
 		// permanent, since a resend could store it twice.
-		i := pending[o.pos]
+		i := pending[o.pos-offset]
 		s.result.Dropped++
 		// contrib counts an answer it cannot read as internal_server_error.
 		ix.recordDocs(ctx, s, docRecord{
@@ -101,7 +127,11 @@ func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat doca
 	}
 	retry := s.retry[:0]
 	for _, f := range stat.FailedDocs {
-		i := pending[s.client.position(f.Position)] // checked above
+		p := r.kept[f.Position] // checked by responseMismatch
+		if !inChunk(p) {
+			continue
+		}
+		i := pending[p-offset]
 		f.Error.Reason = esclient.TruncateReason(f.Error.Reason)
 		switch {
 		case f.Status == http.StatusConflict:
@@ -131,7 +161,7 @@ func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat doca
 		}
 	}
 	s.retry = retry // keep the storage for the next round
-	return append(pending[:0], retry...), nil
+	return append(pending[:0], retry...)
 }
 
 // ErrorTypeUnexpectedStatus is the error.type of a document answered by a bulk response item

@@ -11,93 +11,96 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
-// add hands the documents pending of b to the bulk indexer as the body of one request.
-//
-// docappender's Add writes an action line, the document and a newline into its buffer, or its
-// gzip writer, in three writes, and allocates the newline: with one Add per document, small
-// documents cost about a tenth of the push path's CPU there, and one allocation each. add
-// calls Add once per request instead, with the first document's metadata and a body that
-// writes the first document followed by the action line and the document of each other one
-// (see requestBody). The response still has one item per document, in order, which is what
-// classify reads; the session's client sends the real number of documents in
-// X-Elastic-Event-Count, since docappender counts one item.
-func (s *session) add(b *Batch, pending []int) error {
-	first := &b.items[pending[0]]
-	s.body.batch, s.body.pending = b, pending
-	s.client.docs = len(pending)
-	var templates map[string]string
-	if first.tplEnd > first.tplStart {
-		// docappender reads the map while Add writes the action line, so one map serves
-		// every request.
-		if s.templates == nil {
-			s.templates = make(map[string]string)
-		}
-		clear(s.templates)
-		for _, t := range b.Templates(pending[0]) {
-			s.templates[t.Path] = t.Template
-		}
-		templates = s.templates
-	}
-	return s.bi.Add(docappender.BulkIndexerItem{
-		Index:             first.Index,
-		DocumentID:        first.DocumentID,
-		Pipeline:          first.Pipeline,
-		Body:              &s.body,
-		DynamicTemplates:  templates,
-		RequireDataStream: first.RequireDataStream,
-	})
+// bulkRequest is the bulk request a session builds: one or more chunks, each the documents
+// of one batch, handed to the bulk indexer in order with AddBuffer and sent together by one
+// Flush. Elasticsearch answers the items of a request in the order they were sent, so the
+// items of chunk k are those at positions offset(k) to offset(k)+ItemCount()-1 of the
+// response (see classify).
+type bulkRequest struct {
+	chunks []chunk
+	docs   int
+	// scratch is what the chunks write their NDJSON through, one after the other.
+	scratch bodyScratch
 }
 
-// bodyPiece is the size of the pieces in which requestBody writes a request body.
+// reset empties the request for the next one.
+func (r *bulkRequest) reset() {
+	clear(r.chunks) // drop batch references
+	r.chunks = r.chunks[:0]
+	r.docs = 0
+}
+
+// add writes the documents pending of b to bi as the next chunk of the request, and returns
+// the position in the response of the chunk's first item.
+func (r *bulkRequest) add(bi *docappender.BulkIndexer, b *Batch, pending []int) (int, error) {
+	offset := r.docs
+	r.chunks = append(r.chunks, chunk{batch: b, pending: pending, offset: offset, scratch: &r.scratch})
+	if err := bi.AddBuffer(&r.chunks[len(r.chunks)-1]); err != nil {
+		return offset, err
+	}
+	r.docs += len(pending)
+	return offset, nil
+}
+
+// bodyPiece is the size of the pieces in which a chunk writes its NDJSON.
 const bodyPiece = 64 << 10
 
-// requestBody writes the documents pending of a batch as a bulk request body, less the first
-// document's action line, which docappender writes: the first document, then the action line
-// and the document of each other one, newline-separated (docappender adds the last newline).
+// chunk is the documents pending of a batch as part of a bulk request: a
+// docappender.BulkIndexerBuffer whose WriteTo writes, for each document, its action line
+// (serializer.AppendAction, the encoding docappender's Add and WriteItemMeta use), the
+// document and a newline.
 //
-// The pieces are assembled in a small scratch buffer and written when it holds about
-// bodyPiece bytes: each piece is compressed while it is still in the CPU's cache, no copy of a
-// whole request is kept, and gzip sees a few large writes rather than three small ones per
+// The pieces are assembled in the scratch buffer and written when it holds about bodyPiece
+// bytes: each piece is compressed while it is still in the CPU's cache, no copy of a whole
+// request is kept, and gzip sees a few large writes rather than three small ones per
 // document. A document as large as a piece is written straight from the batch.
-type requestBody struct {
+type chunk struct {
 	batch   *Batch
 	pending []int
-	buf     []byte
-	// action is the last action line written, and last the item it was written for when it
-	// fits every item of the same index, pipeline and require_data_stream without an id or
-	// dynamic templates: documents often share their action line with the previous one.
+	// offset is the position in the response of the item that answers pending[0].
+	offset  int
+	scratch *bodyScratch
+}
+
+// bodyScratch is the buffer in which chunks assemble their pieces, and the last action line
+// written: action is that line, and last the item it was written for when it fits every item
+// of the same index, pipeline and require_data_stream without an id or dynamic templates, since
+// documents often share their action line with the previous one.
+type bodyScratch struct {
+	buf    []byte
 	action []byte
 	last   *Item
 }
 
-func (r *requestBody) WriteTo(w io.Writer) (int64, error) {
-	b := r.batch
+// ItemCount returns the number of documents the chunk writes.
+func (c *chunk) ItemCount() int { return len(c.pending) }
+
+// WriteTo writes the chunk's NDJSON to w.
+func (c *chunk) WriteTo(w io.Writer) (int64, error) {
+	b, sc := c.batch, c.scratch
 	var written int64
 	write := func(p []byte) error {
 		n, err := w.Write(p)
 		written += int64(n)
 		return err
 	}
-	buf := r.buf[:0]
-	r.last = nil
-	for k, i := range r.pending {
+	buf := sc.buf[:0]
+	sc.last = nil
+	for _, i := range c.pending {
 		it := &b.items[i]
-		if k > 0 {
-			buf = append(buf, '\n')
-			plain := it.DocumentID == "" && it.tplEnd == it.tplStart
-			if last := r.last; !plain || last == nil || it.Index != last.Index || it.Pipeline != last.Pipeline ||
-				it.RequireDataStream != last.RequireDataStream {
-				r.action = serializer.AppendAction(r.action[:0], it.Index, it.DocumentID, it.Pipeline, b.Templates(i), it.RequireDataStream)
-				r.last = nil
-				if plain {
-					r.last = it
-				}
+		plain := it.DocumentID == "" && it.tplEnd == it.tplStart
+		if last := sc.last; !plain || last == nil || it.Index != last.Index || it.Pipeline != last.Pipeline ||
+			it.RequireDataStream != last.RequireDataStream {
+			sc.action = serializer.AppendAction(sc.action[:0], it.Index, it.DocumentID, it.Pipeline, b.Templates(i), it.RequireDataStream)
+			sc.last = nil
+			if plain {
+				sc.last = it
 			}
-			buf = append(buf, r.action...)
-			buf = append(buf, '\n')
 		}
+		buf = append(buf, sc.action...)
+		buf = append(buf, '\n')
 		doc := b.Buf[it.start:it.end]
-		if len(buf) > 0 && len(buf)+len(doc) > bodyPiece {
+		if len(buf)+len(doc) > bodyPiece {
 			if err := write(buf); err != nil {
 				return written, err
 			}
@@ -107,11 +110,13 @@ func (r *requestBody) WriteTo(w io.Writer) (int64, error) {
 			if err := write(doc); err != nil {
 				return written, err
 			}
+			buf = append(buf, '\n')
 			continue
 		}
 		buf = append(buf, doc...)
+		buf = append(buf, '\n')
 	}
-	r.buf = buf[:0]
+	sc.buf, sc.last = buf[:0], nil
 	return written, write(buf)
 }
 

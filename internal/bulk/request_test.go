@@ -80,8 +80,8 @@ func docappenderActionLine(t *testing.T, item docappender.BulkIndexerItem) strin
 	return c.requests[0].lines[0]
 }
 
-// The session writes the action lines of every document of a request but the first, which
-// docappender writes: the two must say the same.
+// The session writes the action line of every document of a request (the documents are added
+// with AddBuffer): it must say what docappender's Add and WriteItemMeta write.
 func TestAppendActionMatchesDocappender(t *testing.T) {
 	for _, tc := range []struct {
 		name              string
@@ -107,10 +107,15 @@ func TestAppendActionMatchesDocappender(t *testing.T) {
 					templates[dt.Path] = dt.Template
 				}
 			}
-			want := docappenderActionLine(t, docappender.BulkIndexerItem{
+			item := docappender.BulkIndexerItem{
 				Index: tc.index, DocumentID: tc.id, Pipeline: tc.pipe, DynamicTemplates: templates,
 				RequireDataStream: tc.requireDataStream,
-			})
+			}
+			want := docappenderActionLine(t, item)
+			var meta bytes.Buffer
+			_, err := docappender.WriteItemMeta(&meta, item)
+			require.NoError(t, err)
+			assert.Equal(t, want+"\n", meta.String(), "WriteItemMeta writes what Add writes")
 			got := serializer.AppendAction(nil, tc.index, tc.id, tc.pipe, tc.templates, tc.requireDataStream)
 			assert.JSONEq(t, want, string(got))
 			if !strings.ContainsAny(tc.index+tc.id+tc.pipe, "\"\\\u00e9\x01\n\t\u2028<&") {
@@ -210,4 +215,50 @@ func TestRequestBodyInPieces(t *testing.T) {
 	for i := range want {
 		require.Equal(t, want[i], c.requests[0].lines[i], "line %d", i)
 	}
+}
+
+// A request built of two chunks, from two batches, is one bulk request; the items of its
+// response are given back to each chunk by position, with each document's outcome.
+func TestRequestOfTwoChunks(t *testing.T) {
+	first, second := batchOf(`{"a":0}`, `{"a":1}`, `{"a":2}`), batchOf(`{"b":0}`, `{"b":1}`)
+	c := &recordingClient{t: t, answer: func(_, doc int) string {
+		switch doc {
+		case 1:
+			return itemRejected
+		case 3:
+			return `{"create":{"_index":"a","status":429,"error":{"type":"es_rejected_execution_exception","reason":"busy"}}}`
+		case 4:
+			return `{"create":{"_index":"a","status":201,"failure_store":"used"}}`
+		}
+		return itemCreated
+	}}
+	ix, err := New(Config{Client: c, CompressionLevel: 1, MaxBulkBytes: 1 << 20, Retry: RetryConfig{Enabled: true, MaxRetries: 1, RetryOnStatus: []int{http.StatusTooManyRequests}}})
+	require.NoError(t, err)
+	s, err := ix.getSession()
+	require.NoError(t, err)
+	defer ix.putSession(s)
+	off1, err := s.req.add(s.bi, first, []int{0, 1, 2})
+	require.NoError(t, err)
+	off2, err := s.req.add(s.bi, second, []int{0, 1})
+	require.NoError(t, err)
+	assert.Equal(t, []int{0, 3}, []int{off1, off2})
+	s.client.docs = s.req.docs
+	stat, status, _, err := ix.flush(context.Background(), s)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, status)
+	require.Len(t, c.requests, 1)
+	assert.Equal(t, "5", c.requests[0].events)
+	assert.Equal(t, []string{
+		`{"create":{"_index":"logs-a"}}`, `{"a":0}`, `{"create":{"_index":"logs-a"}}`, `{"a":1}`,
+		`{"create":{"_index":"logs-a"}}`, `{"a":2}`, `{"create":{"_index":"logs-a"}}`, `{"b":0}`,
+		`{"create":{"_index":"logs-a"}}`, `{"b":1}`,
+	}, c.requests[0].lines)
+	require.NoError(t, s.responseMismatch(stat))
+
+	retry := ix.classify(context.Background(), s, first, stat, []int{0, 1, 2}, off1)
+	assert.Empty(t, retry)
+	assert.Equal(t, Result{Indexed: 2, Rejected: 1}, s.result)
+	retry = ix.classify(context.Background(), s, second, stat, []int{0, 1}, off2)
+	assert.Equal(t, []int{0}, retry, "the second batch's first document")
+	assert.Equal(t, Result{Indexed: 3, Rejected: 1, FailureStore: 1}, s.result)
 }

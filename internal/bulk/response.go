@@ -17,19 +17,42 @@ const (
 	maxItemNesting = 64
 )
 
+// compactResponse is what compactBulkResponse tells of a bulk response besides the items it
+// keeps, each by the item's position in the response.
+type compactResponse struct {
+	// kept holds the position of each item kept, in order: docappender numbers the items
+	// it reads 0, 1, ..., and item p of those is kept[p] of the response.
+	kept []int
+	// odd lists the items that are not an answer to a create, left out.
+	odd []oddItem
+	// failureStore holds the positions of the kept items with "failure_store":"used".
+	failureStore []int
+	// items is the number of items of the response.
+	items int
+}
+
+func (r *compactResponse) reset() {
+	r.kept = r.kept[:0]
+	clear(r.odd) // drop reason strings
+	r.odd = r.odd[:0]
+	r.failureStore = r.failureStore[:0]
+	r.items = 0
+}
+
 // compactBulkResponse appends to dst, as {"items":[...]}, the items of the bulk response src
 // that docappender must read: each item that is not exactly
-// {"create":{"_index":"<name>","status":201}} (counted as created) and that is an answer
-// Elasticsearch gives to a create action (see itemProblem). It appends the position of each
-// item it keeps to kept and each odd item to odd. Other members of the response object
+// {"create":{"_index":"<name>","status":201}} (created) and that is an answer
+// Elasticsearch gives to a create action (see itemProblem). It records in r, after resetting
+// it, the position of each item kept and each odd item. Other members of the response object
 // (took, errors) are skipped. It returns an error when src is not valid JSON of an object.
-func compactBulkResponse(dst []byte, kept []int, odd []oddItem, src []byte) ([]byte, []int, []oddItem, int, error) {
+func compactBulkResponse(dst []byte, r *compactResponse, src []byte) ([]byte, error) {
+	r.reset()
 	s := jsonScanner{src: src}
-	malformed := func() ([]byte, []int, []oddItem, int, error) {
-		return dst, kept, odd, 0, errMalformedResponse{at: s.i}
+	malformed := func() ([]byte, error) {
+		return dst, errMalformedResponse{at: s.i}
 	}
 	dst = append(dst, itemsPrefix...)
-	created, keptBefore, sawItems := 0, len(kept), false
+	sawItems := false
 	if !s.eat('{') {
 		return malformed()
 	}
@@ -55,9 +78,9 @@ func compactBulkResponse(dst []byte, kept []int, odd []oddItem, src []byte) ([]b
 			if pos > 0 && !s.eat(',') {
 				return malformed()
 			}
+			r.items++
 			s.ws()
 			if end := createdEnd(src, s.i); end > 0 {
-				created++
 				s.i = end
 				continue
 			}
@@ -67,21 +90,24 @@ func compactBulkResponse(dst []byte, kept []int, odd []oddItem, src []byte) ([]b
 				return malformed()
 			}
 			if problem := it.problem(); problem != "" {
-				odd = append(odd, oddItem{pos: pos, status: it.status, reason: problem})
+				r.odd = append(r.odd, oddItem{pos: pos, status: it.status, reason: problem})
 				continue
 			}
-			if len(kept) > keptBefore {
+			if len(r.kept) > 0 {
 				dst = append(dst, ',')
 			}
 			dst = append(dst, src[start:s.i]...)
-			kept = append(kept, pos)
+			r.kept = append(r.kept, pos)
+			if it.failureStoreUsed {
+				r.failureStore = append(r.failureStore, pos)
+			}
 		}
 	}
 	s.ws()
 	if s.i != len(src) {
 		return malformed()
 	}
-	return append(dst, itemsEnd...), kept, odd, created, nil
+	return append(dst, itemsEnd...), nil
 }
 
 // createdEnd returns the index just past the item at src[i] when it is exactly
@@ -110,6 +136,8 @@ type responseItem struct {
 	hasStatus bool
 	status    int
 	hasError  bool
+	// failureStoreUsed tells that the item says "failure_store":"used".
+	failureStoreUsed bool
 }
 
 // problem returns why the item is not an answer Elasticsearch gives to a create action, ""

@@ -22,6 +22,7 @@ func TestCompactBulkResponse(t *testing.T) {
 		name, in, want string
 		kept           []int
 		odd            []int // positions
+		failureStore   []int
 		created        int
 		malformed      bool
 	}{
@@ -38,7 +39,15 @@ func TestCompactBulkResponse(t *testing.T) {
 		{
 			name: "failure store kept",
 			in:   `{"items":[{"create":{"_index":"i","status":201,"failure_store":"used"}}]}`,
-			want: `{"items":[{"create":{"_index":"i","status":201,"failure_store":"used"}}]}`, kept: []int{0},
+			want: `{"items":[{"create":{"_index":"i","status":201,"failure_store":"used"}}]}`, kept: []int{0}, failureStore: []int{0},
+		},
+		{
+			name: "failure store statuses",
+			in: `{"items":[` + ok + `,{"create":{"_index":"i","status":201,"failure_store":"used"}},` +
+				`{"create":{"_index":"i","status":400,"failure_store":"not_enabled","error":{"type":"x"}}}]}`,
+			want: `{"items":[{"create":{"_index":"i","status":201,"failure_store":"used"}},` +
+				`{"create":{"_index":"i","status":400,"failure_store":"not_enabled","error":{"type":"x"}}}]}`,
+			kept: []int{1, 2}, failureStore: []int{1}, created: 1,
 		},
 		{
 			name: "odd statuses left out",
@@ -70,20 +79,22 @@ func TestCompactBulkResponse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, kept, odd, created, err := compactBulkResponse(nil, nil, nil, []byte(tt.in))
+			var r compactResponse
+			got, err := compactBulkResponse(nil, &r, []byte(tt.in))
 			if tt.malformed {
 				require.Error(t, err)
 				return
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, string(got))
-			assert.Equal(t, tt.kept, kept)
+			assert.Equal(t, tt.kept, nilIfEmpty(r.kept))
 			var oddPos []int
-			for _, o := range odd {
+			for _, o := range r.odd {
 				oddPos = append(oddPos, o.pos)
 			}
 			assert.Equal(t, tt.odd, oddPos)
-			assert.Equal(t, tt.created, created)
+			assert.Equal(t, tt.failureStore, nilIfEmpty(r.failureStore))
+			assert.Equal(t, tt.created, r.items-len(r.kept)-len(r.odd))
 		})
 	}
 }
@@ -117,10 +128,11 @@ func TestCompactedResponseKeepsOutcomes(t *testing.T) {
 		require.NoError(t, err)
 		if compact {
 			require.True(t, c.compacted)
-			s.Indexed += int64(c.created)
+			s.Indexed += int64(c.resp.items - len(c.resp.kept) - len(c.resp.odd))
 			for i := range s.FailedDocs {
-				s.FailedDocs[i].Position = c.position(s.FailedDocs[i].Position)
+				s.FailedDocs[i].Position = c.resp.kept[s.FailedDocs[i].Position]
 			}
+			assert.Equal(t, []int{2}, c.resp.failureStore, "the failure store item, by its position")
 		}
 		return s
 	}
@@ -145,7 +157,9 @@ func FuzzCompactBulkResponse(f *testing.F) {
 	f.Add([]byte(`{"items":[]}`))
 	f.Add([]byte(`{"errors":true,"took":3,"items":[{"create":{"_index":"a","status":201}},{"create":{"status":409,"error":{"type":"x"}}}]}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		out, kept, odd, created, err := compactBulkResponse(nil, nil, nil, in)
+		var r compactResponse
+		out, err := compactBulkResponse(nil, &r, in)
+		kept, odd, created := r.kept, r.odd, r.items-len(r.kept)-len(r.odd)
 		var orig struct {
 			Items []json.RawMessage `json:"items"`
 		}
@@ -188,4 +202,11 @@ func FuzzCompactBulkResponse(f *testing.F) {
 			require.NoError(t, json.Unmarshal(c["create"]["_index"], &name))
 		}
 	})
+}
+
+func nilIfEmpty(s []int) []int {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
 }

@@ -274,7 +274,7 @@ func TestRetryConfigCheck(t *testing.T) {
 // A retry waits for the longer of the backoff and the server's Retry-After.
 func TestRetryWaitsForRetryAfter(t *testing.T) {
 	requests := 0
-	transport := RetryAfterTransport{Next: roundTripFunc(func(req *http.Request) (*http.Response, error) {
+	client := clientFunc(func(req *http.Request) (*http.Response, error) {
 		_, _ = io.Copy(io.Discard, req.Body)
 		requests++
 		if requests == 1 {
@@ -283,9 +283,9 @@ func TestRetryWaitsForRetryAfter(t *testing.T) {
 			return resp, err
 		}
 		return answerItems(itemCreated)
-	})}
+	})
 	ix, err := New(Config{
-		Client: clientFunc(transport.RoundTrip), MaxBulkBytes: 1 << 20,
+		Client: client, MaxBulkBytes: 1 << 20,
 		Retry: RetryConfig{Enabled: true, MaxRetries: 1, InitialInterval: time.Millisecond, RetryOnStatus: []int{429}},
 	})
 	require.NoError(t, err)

@@ -12,31 +12,8 @@ import (
 // maxRetryAfter caps the wait a server can ask for.
 const maxRetryAfter = 5 * time.Minute
 
-// retryAfterKey carries a *retryAfter in a bulk request's context, so that RetryAfterTransport
-// can hand the Retry-After header back to the flush that sent the request: docappender's flush
-// error carries the status and body, not the headers.
-type retryAfterKey struct{}
-
-type retryAfter struct{ wait time.Duration }
-
-// RetryAfterTransport wraps a transport and records the Retry-After header of 429 and 503
-// responses (in seconds, or an HTTP date) for the Indexer's backoff.
-type RetryAfterTransport struct {
-	Next http.RoundTripper
-}
-
-// RoundTrip sends req with the wrapped transport and records Retry-After.
-func (t RetryAfterTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := t.Next.RoundTrip(req)
-	if err != nil || (resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable) {
-		return resp, err
-	}
-	if ra, ok := req.Context().Value(retryAfterKey{}).(*retryAfter); ok {
-		ra.wait = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
-	}
-	return resp, nil
-}
-
+// parseRetryAfter returns the wait a Retry-After header asks for (in seconds, or an HTTP
+// date), at most maxRetryAfter; 0 when there is none or it cannot be read.
 func parseRetryAfter(v string, now time.Time) time.Duration {
 	if v == "" {
 		return 0

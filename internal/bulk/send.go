@@ -43,7 +43,8 @@ func (ix *Indexer) Send(ctx context.Context, b *Batch) (Result, error) {
 	ix.recordReceived(ctx, s, b.Len())
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	defer context.AfterFunc(ix.abortCtx, cancel)()
+	ix.sends.add(s, cancel)
+	defer ix.sends.remove(s)
 
 	sendErr := ix.sendAll(ctx, s, b)
 	if sendErr == nil && s.unknown > 0 {
@@ -138,7 +139,10 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 	resent := false                // after a refusal of include_source_on_error (includesource.go)
 	for attempt := 0; ; attempt++ {
 		wholeRequest := false // the retry below, if any, sends the whole request again
-		if err := s.add(b, pending); err != nil {
+		s.req.reset()
+		offset, err := s.req.add(s.bi, b, pending)
+		s.client.docs = s.req.docs
+		if err != nil {
 			err = fmt.Errorf("adding documents to the bulk request: %w", err)
 			s.lastOutcome = outcomeInternalError
 			if nerr := ix.newBulkIndexer(s); nerr != nil {
@@ -183,10 +187,12 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 			}
 		} else {
 			ix.noteSuccess()
-			pending, err = ix.classify(ctx, s, b, stat, pending)
-			if err != nil {
-				return err
+			if mismatch := s.responseMismatch(stat); mismatch != nil {
+				// The server answered for other documents than those sent: their fate is
+				// unknown, and resending would risk duplicates.
+				return ix.unknownOutcome(ctx, s, b, pending, "response_mismatch", http.StatusOK, mismatch)
 			}
+			pending = ix.classify(ctx, s, b, stat, pending, offset)
 			if len(pending) == 0 {
 				return nil
 			}

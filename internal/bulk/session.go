@@ -20,9 +20,8 @@ import (
 // The Indexer keeps sessions in a free list; putSession clears one for the next Send.
 type session struct {
 	bi           *docappender.BulkIndexer
-	client       compactClient     // bi's client
-	body         requestBody       // what bi writes after the first action line (see add)
-	templates    map[string]string // dynamic templates of the first document of a request
+	client       compactClient // bi's client
+	req          bulkRequest   // the chunks of the request being built
 	chunk, retry []int
 	failures     failureSummary
 	result       Result
@@ -35,8 +34,10 @@ type session struct {
 	lastFailure []itemFailure
 	dlq         Batch
 	gen         uint64 // the Indexer's settings generation the bulk indexer was made with
-	// retryAfter receives the Retry-After of the request in flight (RetryAfterTransport).
-	retryAfter retryAfter
+	// cancel ends the context of the Send running, and running is its place among the
+	// Indexer's running Sends (runningSends), -1 when none.
+	cancel  context.CancelFunc
+	running int
 
 	// Telemetry (telemetry.go): the metadata_keys attributes of the Send, scratch for the
 	// attributes of one point, the outcome of the last request, the last failure
@@ -48,7 +49,7 @@ type session struct {
 	attrs                    []attribute.KeyValue
 	lastOutcome, failOutcome string
 	heldFates                []heldFate
-	req                      requestRecord
+	requestRec               requestRecord
 	// retries counts the retries of the Send, of every request of it and of its dead
 	// letters: together they make at most Retry.MaxRetries (see canRetry).
 	retries int
@@ -75,7 +76,7 @@ func (ix *Indexer) getSession() (*session, error) {
 // made or the free list is full.
 func (ix *Indexer) putSession(s *session) {
 	s.bi.Reset()
-	s.body.batch, s.body.pending = nil, nil
+	s.req.reset()
 	s.chunk, s.retry = s.chunk[:0], s.retry[:0]
 	s.failures.reset()
 	s.result = Result{}
@@ -88,7 +89,7 @@ func (ix *Indexer) putSession(s *session) {
 	s.meta, s.metaSet, s.metaAdd = s.meta[:0], attribute.Set{}, nil
 	s.lastOutcome, s.failOutcome = "", ""
 	s.heldFates = s.heldFates[:0]
-	s.req = requestRecord{}
+	s.requestRec = requestRecord{}
 	s.retries, s.permanent, s.unknown, s.firstUnknown = 0, false, 0, ""
 	if s.gen == ix.gen.Load() {
 		ix.sessions.Put(s, 0)
@@ -98,8 +99,8 @@ func (ix *Indexer) putSession(s *session) {
 // newSession returns a session with its own bulk indexer, made with the Indexer's settings of
 // generation gen.
 func (ix *Indexer) newSession(gen uint64) (*session, error) {
-	s := &session{gen: gen}
-	s.client = compactClient{next: ix.cfg.Client, filterPath: ix.cfg.FilterPath, budget: ix.cfg.Budget}
+	s := &session{gen: gen, running: -1}
+	s.client = compactClient{next: ix.cfg.Client, budget: ix.cfg.Budget}
 	s.failures.quietConflicts = ix.cfg.SuppressConflictErrors
 	if err := ix.newBulkIndexer(s); err != nil {
 		return nil, err
@@ -108,8 +109,8 @@ func (ix *Indexer) newSession(gen uint64) (*session, error) {
 }
 
 // newBulkIndexer gives s a new bulk indexer. It is also how a session drops documents it added
-// but will not send: docappender cannot forget them (its Reset only zeroes counters), and its
-// next Flush would send them with the next request's.
+// but will not send: docappender's Reset only zeroes counters, and its next Flush would send
+// them with the next request's.
 func (ix *Indexer) newBulkIndexer(s *session) error {
 	bi, err := docappender.NewBulkIndexer(docappender.BulkIndexerConfig{
 		Client:               &s.client,
@@ -117,6 +118,7 @@ func (ix *Indexer) newBulkIndexer(s *session) error {
 		CompressionLevel:     ix.cfg.CompressionLevel,
 		Pipeline:             ix.cfg.Pipeline,
 		IncludeSourceOnError: docappender.Value(ix.includeSource.Load()),
+		FilterPath:           ix.cfg.FilterPath, // empty: docappender's DefaultFilterPath, AccountingFilterPath
 	})
 	if err != nil {
 		return err
@@ -145,9 +147,10 @@ func (ix *Indexer) flush(ctx context.Context, s *session) (docappender.BulkIndex
 		reqCtx, cancel = context.WithTimeout(ctx, ix.cfg.RequestTimeout)
 		defer cancel()
 	}
-	s.retryAfter = retryAfter{}
-	reqCtx = context.WithValue(reqCtx, retryAfterKey{}, &s.retryAfter)
-	bi.Reset() // zero the byte counts, so that a request without an answer counts none
+	// Zero the byte counts, so that a request without an answer counts none, and the wait
+	// asked for, so that a request that fails before it is sent asks for none.
+	bi.Reset()
+	s.client.retryAfter = 0
 	start := time.Now()
 	stat, err := bi.Flush(reqCtx)
 	s.client.release() // docappender has read what it needs of the response
@@ -168,5 +171,5 @@ func (ix *Indexer) flush(ctx context.Context, s *session) (docappender.BulkIndex
 	ix.requests.release(end, end.Sub(start), requestBackpressure(status, &stat, err, ctx.Err()), err == nil)
 	s.lastOutcome = requestOutcome(status, err)
 	ix.recordAttempt(ctx, s, s.lastOutcome, status, start)
-	return stat, status, s.retryAfter.wait, err
+	return stat, status, s.client.retryAfter, err
 }

@@ -47,12 +47,8 @@ func TestGivingUpWaitingForSlotDropsAddedDocuments(t *testing.T) {
 	assert.Equal(t, []string{`{"create":{"_index":"logs-a"}}`, `{"n":2}`}, c.requests[0].lines)
 }
 
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
 // The wait a server asks for with Retry-After on a 429 or 503 reaches the flush that sent the
-// request, through RetryAfterTransport; other answers ask for none.
+// request, through the session's client; other answers ask for none.
 func TestFlushReturnsRetryAfter(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -68,18 +64,19 @@ func TestFlushReturnsRetryAfter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			transport := RetryAfterTransport{Next: roundTripFunc(func(req *http.Request) (*http.Response, error) {
+			client := clientFunc(func(req *http.Request) (*http.Response, error) {
 				_, _ = io.Copy(io.Discard, req.Body)
 				resp, err := answerStatus(tt.status)
 				resp.Header.Set("Retry-After", tt.retryAfter)
 				return resp, err
-			})}
-			ix, err := New(Config{Client: clientFunc(transport.RoundTrip), MaxBulkBytes: 1 << 20})
+			})
+			ix, err := New(Config{Client: client, MaxBulkBytes: 1 << 20})
 			require.NoError(t, err)
 			s, err := ix.getSession()
 			require.NoError(t, err)
 			defer ix.putSession(s)
-			require.NoError(t, s.add(batchOf(`{"n":0}`), []int{0}))
+			_, err = s.req.add(s.bi, batchOf(`{"n":0}`), []int{0})
+			require.NoError(t, err)
 			_, status, wait, err := ix.flush(context.Background(), s)
 			require.Error(t, err)
 			assert.Equal(t, tt.status, status)
@@ -133,7 +130,7 @@ func TestSessionsKeptAcrossCollections(t *testing.T) {
 	ix.putSession(again)
 	assert.Zero(t, again.result, "cleared")
 	assert.Empty(t, again.chunk)
-	assert.Nil(t, again.body.batch)
+	assert.Empty(t, again.req.chunks)
 
 	var held []*session
 	for range 3 {

@@ -214,7 +214,7 @@ type requestRecord struct {
 // was answered: flush resets them before each attempt.
 func (ix *Indexer) recordAttempt(ctx context.Context, s *session, outcome string, status int, start time.Time) {
 	ix.cfg.Telemetry.ElasticsearchBulkRequestsAttempts.Add(ctx, 1, ix.points.options(s, docRecord{outcome: outcome, status: status}).add...)
-	r := &s.req
+	r := &s.requestRec
 	if r.pending && !r.resent {
 		ix.recordRequest(ctx, s)
 	}
@@ -229,14 +229,14 @@ func (ix *Indexer) recordAttempt(ctx context.Context, s *session, outcome string
 // resendRequest notes that the request of the last attempt is sent again whole: the next
 // attempt is one more of the same request.
 func (*Indexer) resendRequest(s *session) {
-	s.req.resent = true
+	s.requestRec.resent = true
 }
 
 // recordRequest counts the request noted by recordAttempt, if it was not counted yet: one
 // request with the outcome and status of its last attempt, the latency from its first attempt
 // to its last, and the bytes of its body when the last attempt was answered.
 func (ix *Indexer) recordRequest(ctx context.Context, s *session) {
-	r := &s.req
+	r := &s.requestRec
 	if !r.pending {
 		return
 	}
