@@ -190,7 +190,6 @@ const (
 // blockOnOverflow is what the second run of the reference adds to otlphttp's defaults.
 const blockOnOverflow = "sending_queue:\n  block_on_overflow: true"
 
-
 type report struct {
 	Machine struct {
 		CPUs      int        `json:"cpus"`
