@@ -173,7 +173,7 @@ func (h *Handler) read(buf *bytes.Buffer, r *http.Request) (int64, error) {
 			return body.n, fmt.Errorf("gzip: %w", err)
 		}
 		defer h.readers.Put(zr)
-		if _, err := buf.ReadFrom(zr); err != nil {
+		if _, err = buf.ReadFrom(zr); err != nil {
 			return body.n, fmt.Errorf("gzip: %w", err)
 		}
 		// What may follow the gzip stream is read too, so that the connection can be reused.

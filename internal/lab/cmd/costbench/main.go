@@ -513,7 +513,7 @@ func measureRun(o options, sp runSpec, cpus string) (result, []byte, error) {
 		select {
 		case <-loadDone:
 		case <-time.After(60 * time.Second):
-			fmt.Printf("%s: requests still unanswered 60 s after the load stopped; cancelled\n", label)
+			fmt.Printf("%s: requests still unanswered 60 s after the load stopped; canceled\n", label)
 		}
 		cancel()
 		<-loadDone

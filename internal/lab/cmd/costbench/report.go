@@ -184,26 +184,22 @@ func printShort(w io.Writer, o options, rep report, es []result) {
 
 	fmt.Fprintln(w, "\nRatios of the collector's CPU per million documents (goals in parentheses):")
 	fmt.Fprintln(w)
-	header := "| signal |"
-	rule := "|---|"
+	fmt.Fprint(w, "| signal |")
 	for _, n := range o.sizes {
 		g := ""
 		if b, ok := goals[n]; ok {
 			g = fmt.Sprintf(" (≤ %.1f)", b)
 		}
-		header += fmt.Sprintf(" ours at %d / at the first run's size%s |", n, g)
-		rule += "---:|"
+		fmt.Fprintf(w, " ours at %d / at the first run's size%s |", n, g)
 	}
-	header += fmt.Sprintf(" ours / otlphttp at its defaults (≤ %.1f) | ours / otlphttp with block_on_overflow (≤ %.1f) |", referenceGoal, referenceGoal)
-	rule += "---:|---:|"
-	fmt.Fprintln(w, header)
-	fmt.Fprintln(w, rule)
+	fmt.Fprintf(w, " ours / otlphttp at its defaults (≤ %.1f) | ours / otlphttp with block_on_overflow (≤ %.1f) |\n", referenceGoal, referenceGoal)
+	fmt.Fprint(w, "|---|", strings.Repeat("---:|", len(o.sizes)+2), "\n")
 	for _, sig := range o.signals {
 		f, ok := first[sig]
 		if !ok {
 			continue
 		}
-		line := "| " + sig + " |"
+		fmt.Fprintf(w, "| %s |", sig)
 		for _, n := range o.sizes {
 			cell := "–"
 			for _, r := range short {
@@ -211,7 +207,7 @@ func printShort(w io.Writer, o options, rep report, es []result) {
 					cell = verdict(r.CPUPerMillion/f.CPUPerMillion, goals[n])
 				}
 			}
-			line += " " + cell + " |"
+			fmt.Fprintf(w, " %s |", cell)
 		}
 		for _, settings := range []string{"", blockOnOverflowShown} {
 			cell := "–"
@@ -220,9 +216,9 @@ func printShort(w io.Writer, o options, rep report, es []result) {
 					cell = verdict(f.CPUPerMillion/r.CPUPerMillion, referenceGoal)
 				}
 			}
-			line += " " + cell + " |"
+			fmt.Fprintf(w, " %s |", cell)
 		}
-		fmt.Fprintln(w, line)
+		fmt.Fprintln(w)
 	}
 }
 
