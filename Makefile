@@ -132,7 +132,7 @@ COST_FORCE  ?= 0
 COST_FLAGS  ?=
 
 .PHONY: cost
-cost: build ## Out-of-process cost of the real collector per signal: docs/s, CPU s per million docs, RSS, bytes/doc, profile split, 50 and 512 records per request, the otlphttp reference (~10 min)
+cost: build ## Out-of-process cost of the real collector per signal: docs/s, CPU s per million docs, RSS, bytes/doc, profile split, 50 and 512 records per request, the otlphttp reference (~8 min)
 	mkdir -p .bin/cost
 	$(GO) build -o .bin/bulksink ./internal/lab/cmd/bulksink
 	$(GO) build -o .bin/otlpsink ./internal/lab/cmd/otlpsink
