@@ -134,11 +134,12 @@ COST_FORCE  ?= 0
 COST_FLAGS  ?=
 
 .PHONY: cost
-cost: build ## Out-of-process cost of the real collector per signal: docs/s, CPU s per million docs, RSS, bytes/doc, profile split (~7 min)
+cost: build ## Out-of-process cost of the real collector per signal: docs/s, CPU s per million docs, RSS, bytes/doc, profile split, 50 and 512 records per request, the otlphttp reference (~8 min)
 	mkdir -p .bin/cost
 	$(GO) build -o .bin/bulksink ./internal/lab/cmd/bulksink
+	$(GO) build -o .bin/otlpsink ./internal/lab/cmd/otlpsink
 	cd $(COSTBENCH_DIR) && $(GO) build -o $(CURDIR)/.bin/costbench .
-	.bin/costbench -collector .bin/otelcol-es -sink .bin/bulksink -out .bin/cost -window $(COST_WINDOW) \
+	.bin/costbench -collector .bin/otelcol-es -sink .bin/bulksink -otlp-sink .bin/otlpsink -out .bin/cost -window $(COST_WINDOW) \
 		$$( [ "$(COST_FORCE)" = 1 ] && echo -force ) $(COST_FLAGS) | tee .bin/cost/report.md
 
 .PHONY: request-cost

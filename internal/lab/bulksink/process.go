@@ -17,8 +17,12 @@ import (
 	"time"
 )
 
-// readyPrefix starts the line that Main writes once it is listening.
-const readyPrefix = "bulksink: listening on "
+// readyPrefix starts the line that Main writes once it is listening; Start takes the URL
+// after readySep.
+const (
+	readyPrefix = "bulksink" + readySep
+	readySep    = ": listening on "
+)
 
 // Main runs the sink as a command with the command-line arguments args: it listens, writes
 // "bulksink: listening on http://host:port (count mode)" as its first line on stdout, and
@@ -70,8 +74,10 @@ type Process struct {
 	stdin io.Closer
 }
 
-// Start starts cmd, a command that runs Main with -stdin, and waits for its first line.
-// Stop ends it; so does the end of the calling process, which closes the child's stdin.
+// Start starts cmd, a command that runs Main with -stdin (or another sink of internal/lab that
+// writes "<name>: listening on <url>" as its first line and ends when its stdin is closed, as
+// the OTLP sink does), and waits for its first line. Stop ends it; so does the end of the
+// calling process, which closes the child's stdin.
 func Start(cmd *exec.Cmd) (*Process, error) {
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -88,12 +94,12 @@ func Start(cmd *exec.Cmd) (*Process, error) {
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil {
 		_ = p.Stop()
-		return nil, fmt.Errorf("bulksink did not start: %w", err)
+		return nil, fmt.Errorf("sink did not start: %w", err)
 	}
-	rest, ok := strings.CutPrefix(line, readyPrefix)
+	_, rest, ok := strings.Cut(line, readySep)
 	if !ok {
 		_ = p.Stop()
-		return nil, fmt.Errorf("bulksink: unexpected first line %q", line)
+		return nil, fmt.Errorf("sink: unexpected first line %q", line)
 	}
 	p.URL, _, _ = strings.Cut(strings.TrimSpace(rest), " ")
 	go func() { _, _ = io.Copy(io.Discard, stdout) }()

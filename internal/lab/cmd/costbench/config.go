@@ -41,25 +41,26 @@ func freePorts() (ports, error) {
 
 // collectorConfig returns the collector's configuration: the OTLP/HTTP receiver, the pprof
 // extension, the collector's own metrics on a port of their own (the default level, normal),
-// and one pipeline per signal into either the Elasticsearch exporter at its defaults
-// (endpoint only) or, for the baseline, the debug exporter (verbosity basic) behind the
-// exporter's sending_queue settings.
+// and one pipeline per signal into the Elasticsearch exporter at its defaults (endpoint
+// only), core's otlphttp exporter at its defaults (endpoint only: protobuf, gzip, its sending
+// queue of 1,000 requests that refuses when full) or, for the baseline, the debug exporter
+// (verbosity basic) behind the Elasticsearch exporter's sending_queue settings.
 //
-// extra, when not empty, is YAML added to the Elasticsearch exporter's settings (each line
-// indented under it), to measure other settings than the defaults.
+// extra, when not empty, is YAML added to the Elasticsearch or otlphttp exporter's settings
+// (each line indented under it), to measure other settings than the defaults.
 func collectorConfig(p ports, exporter, sinkURL, extra string) string {
 	var exp string
 	switch exporter {
-	case "elasticsearch":
+	case exporterES, exporterOTLPHTTP:
 		var b strings.Builder
-		fmt.Fprintf(&b, "  elasticsearch:\n    endpoint: %s\n", sinkURL)
+		fmt.Fprintf(&b, "  %s:\n    endpoint: %s\n", exporter, sinkURL)
 		for line := range strings.SplitSeq(strings.TrimRight(extra, "\n"), "\n") {
 			if line != "" {
 				b.WriteString("    " + line + "\n")
 			}
 		}
 		exp = b.String()
-	case "debug":
+	case exporterDebug:
 		exp = fmt.Sprintf(`  debug:
     verbosity: basic
     sending_queue:

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -12,6 +13,8 @@ import (
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 
 	elasticsearchexporter "github.com/otelcol-es/elasticsearchexporter"
+	"github.com/otelcol-es/elasticsearchexporter/internal/lab/bulksink"
+	"github.com/otelcol-es/elasticsearchexporter/internal/lab/otlpsink"
 )
 
 // TestQueueDefaults keeps the baseline's sending_queue equal to the exporter's default.
@@ -38,4 +41,27 @@ func TestCollectorConfigExtra(t *testing.T) {
 	cfg := collectorConfig(ports{1, 2, 3}, "elasticsearch", "http://127.0.0.1:9", "sending_queue:\n  queue_size: 40\n")
 	assert.Contains(t, cfg, "  elasticsearch:\n    endpoint: http://127.0.0.1:9\n    sending_queue:\n      queue_size: 40\nextensions:\n")
 	assert.NotContains(t, collectorConfig(ports{1, 2, 3}, "elasticsearch", "http://127.0.0.1:9", ""), "sending_queue")
+}
+
+func TestCollectorConfigOTLPHTTP(t *testing.T) {
+	cfg := collectorConfig(ports{1, 2, 3}, exporterOTLPHTTP, "http://127.0.0.1:9", "")
+	assert.Contains(t, cfg, "exporters:\n  otlphttp:\n    endpoint: http://127.0.0.1:9\nextensions:\n", "the defaults: the endpoint only")
+	assert.Contains(t, cfg, "      exporters: [otlphttp]\n")
+	blocking := collectorConfig(ports{1, 2, 3}, exporterOTLPHTTP, "http://127.0.0.1:9", blockOnOverflow)
+	assert.Contains(t, blocking, "  otlphttp:\n    endpoint: http://127.0.0.1:9\n    sending_queue:\n      block_on_overflow: true\nextensions:\n")
+}
+
+// TestSinkCounters keeps the counters that a run reads the same in both sinks' stats.
+func TestSinkCounters(t *testing.T) {
+	want := sinkCounters{Documents: 1, BodyBytes: 2, RawBytes: 3, CPUNanos: 4}
+	for name, stats := range map[string]any{
+		"bulksink": bulksink.Stats{Documents: 1, BodyBytes: 2, RawBytes: 3, CPUNanos: 4, Requests: 9},
+		"otlpsink": otlpsink.Stats{Documents: 1, BodyBytes: 2, RawBytes: 3, CPUNanos: 4, Requests: 9, LogRecords: 1},
+	} {
+		b, err := json.Marshal(stats)
+		require.NoError(t, err)
+		var got sinkCounters
+		require.NoError(t, json.Unmarshal(b, &got))
+		assert.Equal(t, want, got, name)
+	}
 }

@@ -80,6 +80,7 @@ type generator struct {
 	records int // records per body
 
 	next     atomic.Uint64
+	stopping atomic.Bool  // set: each connection ends once its request is answered
 	accepted atomic.Int64 // records of the requests answered 200
 	failed   atomic.Int64 // requests answered otherwise or not at all
 	lastErr  atomic.Pointer[string]
@@ -91,7 +92,7 @@ func (g *generator) run(ctx context.Context, conns int) {
 		wg.Go(func() {
 			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1, DisableCompression: true}}
 			defer client.CloseIdleConnections()
-			for ctx.Err() == nil {
+			for ctx.Err() == nil && !g.stopping.Load() {
 				body := g.bodies[g.next.Add(1)%uint64(len(g.bodies))]
 				if err := g.post(ctx, client, body); err != nil {
 					if ctx.Err() != nil {

@@ -16,8 +16,15 @@
 // through the pprof extension (in a window of its own, so that profiling does not touch the
 // figures) and splits it into the exporter, exporterhelper's queue and batching, the receiver
 // and pipeline, and the rest. A second collector with the debug exporter (verbosity basic)
-// behind the same sending_queue settings gives the baseline of memory. Last, with the
-// collector stopped, it measures encoding and gzip level 1 alone for the same documents.
+// behind the same sending_queue settings gives the baseline of memory; with the collector
+// stopped, it measures encoding and gzip level 1 alone for the same documents. Then, in shorter
+// runs of their own collectors (-short-warmup, -short-window), the Elasticsearch exporter at the
+// other sizes of request (-sizes, 50 and 512 records), and the reference: core's otlphttp
+// exporter at its defaults (protobuf, gzip, its queue of 1,000 requests that refuses when full),
+// then with sending_queue::block_on_overflow, at the first run's size, to the OTLP sink
+// (cmd/otlpsink), which answers success and counts log records, spans and data points. Every run
+// ends by stopping the load (each connection once its request is answered) and checking that
+// the sink counted every record the receiver accepted.
 //
 // The generator and the sink share the machine with the collector; the collector's CPU time
 // is its own whatever runs beside it, but documents per second are those of this layout. The
@@ -57,16 +64,18 @@ import (
 const inflightCap = 64 << 20
 
 type options struct {
-	collector, sink, out string
-	signals              []string
-	records              map[string]int // records per request, per signal
-	conns                int
-	warmup, window       time.Duration
-	profile, baseline    time.Duration
-	ceiling              time.Duration
-	maxBusy              float64
-	exporterConfig       string // YAML added to the exporter's settings; empty: the defaults
-	force                bool
+	collector, sink, otlpSink, out string
+	signals                        []string
+	records                        map[string]int // records per request, per signal
+	sizes                          []int          // other records per request of the exporter's short runs
+	conns                          int
+	warmup, window                 time.Duration
+	shortWarmup, shortWindow       time.Duration // of the runs at other sizes and of the reference
+	profile, baseline              time.Duration
+	ceiling                        time.Duration
+	maxBusy                        float64
+	exporterConfig                 string // YAML added to the exporter's settings; empty: the defaults
+	force                          bool
 }
 
 func main() {
@@ -75,14 +84,19 @@ func main() {
 	records := "logs=1000,spans=1000,metrics=2500"
 	flag.StringVar(&o.collector, "collector", ".bin/otelcol-es", "the ocb-built collector")
 	flag.StringVar(&o.sink, "sink", ".bin/bulksink", "the bulk sink (internal/lab/cmd/bulksink)")
+	flag.StringVar(&o.otlpSink, "otlp-sink", ".bin/otlpsink", "the OTLP sink (internal/lab/cmd/otlpsink) behind the otlphttp reference; empty: no reference")
 	flag.StringVar(&o.out, "out", ".bin/cost", "directory for the configurations, logs, profiles and results.json")
 	flag.StringVar(&signals, "signals", signals, "signals to measure, in order")
 	flag.StringVar(&records, "records", records, "records per OTLP request, per signal")
+	sizes := "50,512"
+	flag.StringVar(&sizes, "sizes", sizes, "other records per request at which the Elasticsearch exporter is measured too, for every signal, in short runs (empty: none)")
+	flag.DurationVar(&o.shortWarmup, "short-warmup", 5*time.Second, "warm-up of the runs at -sizes and of the otlphttp reference")
+	flag.DurationVar(&o.shortWindow, "short-window", 12*time.Second, "window of the runs at -sizes and of the otlphttp reference")
 	flag.IntVar(&o.conns, "conns", 32, "concurrent OTLP/HTTP connections of the generator (enough to keep the receiver blocked on the full sending queue)")
 	flag.DurationVar(&o.warmup, "warmup", 10*time.Second, "load before each measurement window")
 	flag.DurationVar(&o.window, "window", 30*time.Second, "measurement window per signal")
 	flag.DurationVar(&o.profile, "profile", 15*time.Second, "CPU profile after the window (0: none)")
-	flag.DurationVar(&o.baseline, "baseline", 20*time.Second, "window of the debug-exporter baseline (0: none)")
+	flag.DurationVar(&o.baseline, "baseline", 15*time.Second, "window of the debug-exporter baseline (0: none)")
 	flag.DurationVar(&o.ceiling, "ceiling", 3*time.Second, "time of each of the encode and gzip measurements (0: none)")
 	flag.Float64Var(&o.maxBusy, "max-busy", 0.3, "refuse to start when other processes keep more than this many CPUs busy (measured over 3 s)")
 	flag.BoolVar(&o.force, "force", false, "start even when the machine is busy (the results say so)")
@@ -104,22 +118,38 @@ func main() {
 		fmt.Fprintln(os.Stderr, "costbench: -records:", err)
 		os.Exit(2)
 	}
+	if o.sizes, err = parseSizes(sizes); err != nil {
+		fmt.Fprintln(os.Stderr, "costbench: -sizes:", err)
+		os.Exit(2)
+	}
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "costbench:", err)
 		os.Exit(1)
 	}
 }
 
-// result is one collector run: one signal, one exporter.
+// result is one collector run: one signal, one exporter, one size of request.
 type result struct {
 	Signal   string `json:"signal"`
 	Exporter string `json:"exporter"`
+	// Settings names what the run adds to the exporter's defaults ("" for none).
+	Settings          string `json:"settings,omitempty"`
+	RecordsPerRequest int    `json:"records_per_request"`
 
 	WindowSeconds float64 `json:"window_seconds"`
 	Records       int64   `json:"records"`   // accepted by the receiver in the window
 	Documents     int64   `json:"documents"` // counted by the sink in the window
 	DocsPerSec    float64 `json:"docs_per_second"`
-	Failures      int64   `json:"failed_requests"`
+	Failures      int64   `json:"failed_requests"` // answered otherwise than 200, or not at all, in the window
+	LastFailure   string  `json:"last_failure,omitempty"`
+
+	// Short marks the runs after the first and the baseline: other sizes and the reference.
+	Short bool `json:"short,omitempty"`
+	// AcceptedTotal is the records of every request the receiver accepted during the run;
+	// ArrivedTotal the documents of the run the sink counted once the load stopped, when they
+	// reached AcceptedTotal or 30 s had passed.
+	AcceptedTotal int64 `json:"accepted_records_total"`
+	ArrivedTotal  int64 `json:"arrived_documents_total"`
 
 	CollectorCPU    float64 `json:"collector_cpu_seconds"`
 	CPUPerMillion   float64 `json:"collector_cpu_seconds_per_million_docs"`
@@ -142,13 +172,23 @@ type result struct {
 }
 
 // docs returns the documents of the window: the sink's count, or the records accepted when
-// there is no sink (the baseline).
+// there is no sink (the debug baseline).
 func (r result) docs() int64 {
-	if r.Exporter == "elasticsearch" {
-		return r.Documents
+	if r.Exporter == exporterDebug {
+		return r.Records
 	}
-	return r.Records
+	return r.Documents
 }
+
+// The exporters of the runs.
+const (
+	exporterES       = "elasticsearch"
+	exporterDebug    = "debug"
+	exporterOTLPHTTP = "otlphttp"
+)
+
+// blockOnOverflow is what the second run of the reference adds to otlphttp's defaults.
+const blockOnOverflow = "sending_queue:\n  block_on_overflow: true"
 
 type report struct {
 	Machine struct {
@@ -160,6 +200,7 @@ type report struct {
 		BusyStart float64    `json:"busy_cpus_at_start"` // CPUs kept busy by other processes in the 3 s before the start
 	} `json:"machine"`
 	Records map[string]int `json:"records_per_request"`
+	Sizes   []int          `json:"other_sizes"`
 	Conns   int            `json:"connections"`
 	// ExporterConfig is what -exporter-config added to the exporter's defaults.
 	ExporterConfig string   `json:"exporter_config,omitempty"`
@@ -171,7 +212,7 @@ func run(o options) error {
 		return err
 	}
 	var rep report
-	rep.Records, rep.Conns = o.records, o.conns
+	rep.Records, rep.Sizes, rep.Conns = o.records, o.sizes, o.conns
 	rep.Machine.CPUs = runtime.NumCPU()
 	rep.Machine.CPUModel = cpuModel()
 	bi, err := buildinfo.ReadFile(o.collector)
@@ -238,9 +279,21 @@ func run(o options) error {
 	}
 	defer func() { _ = sink.Stop() }()
 	fmt.Printf("sink: %s (pid %d), counting the lines of each gunzipped body\n", sink.URL, sink.Pid())
+	sinks := map[string]string{exporterES: sink.URL}
+	if o.otlpSink != "" {
+		otlpCmd := withCPUs(otherCPUs, o.otlpSink, "-stdin")
+		otlpCmd.Stderr = os.Stderr
+		otlp, oerr := bulksink.Start(otlpCmd)
+		if oerr != nil {
+			return fmt.Errorf("starting %s: %w", o.otlpSink, oerr)
+		}
+		defer func() { _ = otlp.Stop() }()
+		sinks[exporterOTLPHTTP] = otlp.URL
+		fmt.Printf("OTLP sink: %s (pid %d), counting log records, spans and data points of each request\n", otlp.URL, otlp.Pid())
+	}
 
 	for _, signal := range o.signals {
-		runs, merr := measureSignal(o, signal, sink.URL, collectorCPUs)
+		runs, merr := measureSignal(o, signal, sinks, collectorCPUs)
 		if merr != nil {
 			return merr
 		}
@@ -277,9 +330,40 @@ func parseRecords(s string) (map[string]int, error) {
 	return out, nil
 }
 
+// parseSizes reads "50,512"; empty is none.
+func parseSizes(s string) ([]int, error) {
+	var out []int
+	if s == "" {
+		return out, nil
+	}
+	for item := range strings.SplitSeq(s, ",") {
+		n, err := strconv.Atoi(item)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%q is not a number of records", item)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// runSpec is one collector run to measure.
+type runSpec struct {
+	signal, exporter string
+	settings         string // YAML added to the exporter's settings, "\n" between lines
+	records          int    // per request
+	bodies           [][]byte
+	sinkURL          string // empty for the debug exporter
+	warmup, window   time.Duration
+	profile          time.Duration
+	capture          bool // keep one bulk body of the sink, for the ceiling
+	short            bool
+}
+
 // measureSignal measures one signal: the collector with the Elasticsearch exporter, encoding and
-// gzip alone for the same documents, and the debug-exporter baseline.
-func measureSignal(o options, signal, sinkURL, collectorCPUs string) ([]result, error) {
+// gzip alone for the same documents, and the debug-exporter baseline; then, in shorter runs,
+// the Elasticsearch exporter at the other sizes of request and the otlphttp exporter at its
+// defaults and with block_on_overflow, at the first run's size.
+func measureSignal(o options, signal string, sinks map[string]string, collectorCPUs string) ([]result, error) {
 	var runs []result
 	n := o.records[signal]
 	if n <= 0 {
@@ -290,7 +374,11 @@ func measureSignal(o options, signal, sinkURL, collectorCPUs string) ([]result, 
 		return nil, err
 	}
 	fmt.Printf("%s: %d records (%d bytes of OTLP protobuf) per request\n", signal, n, len(bodies[0]))
-	r, body, err := measureRun(o, signal, "elasticsearch", bodies, sinkURL, collectorCPUs, o.window, o.profile)
+	main := runSpec{
+		signal: signal, exporter: exporterES, settings: o.exporterConfig, records: n, bodies: bodies, sinkURL: sinks[exporterES],
+		warmup: o.warmup, window: o.window, profile: o.profile, capture: true,
+	}
+	r, body, err := measureRun(o, main, collectorCPUs)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", signal, err)
 	}
@@ -304,11 +392,33 @@ func measureSignal(o options, signal, sinkURL, collectorCPUs string) ([]result, 
 	}
 	runs = append(runs, r)
 	if o.baseline > 0 {
-		b, _, berr := measureRun(o, signal, "debug", bodies, "", collectorCPUs, o.baseline, 0)
+		base := runSpec{signal: signal, exporter: exporterDebug, records: n, bodies: bodies, warmup: o.warmup, window: o.baseline}
+		b, _, berr := measureRun(o, base, collectorCPUs)
 		if berr != nil {
 			return nil, fmt.Errorf("%s baseline: %w", signal, berr)
 		}
 		runs = append(runs, b)
+	}
+	short := []runSpec{}
+	for _, size := range o.sizes {
+		sb, serr := requestBodies(signal, size)
+		if serr != nil {
+			return nil, serr
+		}
+		short = append(short, runSpec{signal: signal, exporter: exporterES, settings: o.exporterConfig, records: size, bodies: sb, sinkURL: sinks[exporterES]})
+	}
+	if url, ok := sinks[exporterOTLPHTTP]; ok {
+		short = append(short,
+			runSpec{signal: signal, exporter: exporterOTLPHTTP, records: n, bodies: bodies, sinkURL: url},
+			runSpec{signal: signal, exporter: exporterOTLPHTTP, settings: blockOnOverflow, records: n, bodies: bodies, sinkURL: url})
+	}
+	for _, sp := range short {
+		sp.warmup, sp.window, sp.short = o.shortWarmup, o.shortWindow, true
+		sr, _, serr := measureRun(o, sp, collectorCPUs)
+		if serr != nil {
+			return nil, fmt.Errorf("%s (%s, %d records per request): %w", signal, sp.exporter, sp.records, serr)
+		}
+		runs = append(runs, sr)
 	}
 	return runs, nil
 }
@@ -321,18 +431,23 @@ func withCPUs(cpus, name string, args ...string) *exec.Cmd {
 	return exec.Command("taskset", append([]string{"-c", cpus, name}, args...)...)
 }
 
-// measureRun starts a collector with exporter, loads it with bodies of signal for the warm-up,
-// measures over window, profiles it for profile and, with the Elasticsearch exporter, captures
-// one bulk body at the sink; then stops the load and the collector.
-func measureRun(o options, signal, exporter string, bodies [][]byte, sinkURL, cpus string, window, profile time.Duration) (result, []byte, error) {
-	r := result{Signal: signal, Exporter: exporter}
+// measureRun starts a collector with the exporter of sp, loads it with the bodies of sp for the
+// warm-up, measures over the window, profiles it and, when sp asks, captures one bulk body at
+// the sink; then it stops the load (each connection ends once its request is answered), waits
+// for the sink to count every record the receiver accepted during the run, and stops the
+// collector.
+func measureRun(o options, sp runSpec, cpus string) (result, []byte, error) {
+	r := result{Signal: sp.signal, Exporter: sp.exporter, Settings: strings.ReplaceAll(sp.settings, "\n", `\n`), RecordsPerRequest: sp.records, Short: sp.short}
 	p, err := freePorts()
 	if err != nil {
 		return r, nil, err
 	}
-	name := signal + "-" + exporter
+	name := fmt.Sprintf("%s-%s-%d", sp.signal, sp.exporter, sp.records)
+	if sp.settings != "" && sp.settings != o.exporterConfig {
+		name += "-settings"
+	}
 	cfgPath := filepath.Join(o.out, name+".yaml")
-	if err = os.WriteFile(cfgPath, []byte(collectorConfig(p, exporter, sinkURL, o.exporterConfig)), 0o644); err != nil {
+	if err = os.WriteFile(cfgPath, []byte(collectorConfig(p, sp.exporter, sp.sinkURL, strings.ReplaceAll(sp.settings, `\n`, "\n"))), 0o644); err != nil {
 		return r, nil, err
 	}
 	logf, err := os.Create(filepath.Join(o.out, name+".log"))
@@ -367,43 +482,65 @@ func measureRun(o options, signal, exporter string, bodies [][]byte, sinkURL, cp
 	defer func() { _ = stop() }()
 	// taskset execs the collector: the pid is the collector's.
 	pid := cmd.Process.Pid
+	label := fmt.Sprintf("%s/%s/%d", sp.signal, sp.exporter, sp.records)
+	if sp.settings != "" {
+		label += " (" + r.Settings + ")"
+	}
 	if err = waitListening(p.otlp, exited, 60*time.Second); err != nil {
-		return r, nil, fmt.Errorf("collector (%s): %w; see %s", exporter, err, logf.Name())
+		return r, nil, fmt.Errorf("collector (%s): %w; see %s", label, err, logf.Name())
+	}
+	var sink0 sinkCounters
+	if sp.sinkURL != "" {
+		if sink0, err = sinkStats(sp.sinkURL); err != nil {
+			return r, nil, err
+		}
 	}
 
-	g := &generator{url: "http://127.0.0.1:" + strconv.Itoa(p.otlp) + otlpPath(signal), bodies: bodies, records: o.records[signal]}
+	g := &generator{url: "http://127.0.0.1:" + strconv.Itoa(p.otlp) + otlpPath(sp.signal), bodies: sp.bodies, records: sp.records}
 	ctx, cancel := context.WithCancel(context.Background())
 	loadDone := make(chan struct{})
 	go func() {
 		g.run(ctx, o.conns)
 		close(loadDone)
 	}()
+	loadStopped := false
 	stopLoad := func() {
+		if loadStopped {
+			return
+		}
+		loadStopped = true
+		g.stopping.Store(true)
+		select {
+		case <-loadDone:
+		case <-time.After(60 * time.Second):
+			fmt.Printf("%s: requests still unanswered 60 s after the load stopped; canceled\n", label)
+		}
 		cancel()
 		<-loadDone
 	}
 	defer stopLoad()
 
-	fmt.Printf("%s/%s: collector pid %d, warm-up %s, window %s\n", signal, exporter, pid, o.warmup, window)
-	time.Sleep(o.warmup)
-	if err = measureWindow(&r, pid, sinkURL, g, window); err != nil {
+	fmt.Printf("%s: collector pid %d, warm-up %s, window %s\n", label, pid, sp.warmup, sp.window)
+	time.Sleep(sp.warmup)
+	if err = measureWindow(&r, pid, sp.sinkURL, g, sp.window); err != nil {
 		return r, nil, err
 	}
-	fmt.Printf("%s/%s: %.0f documents/s, %.2f s of collector CPU per million, VmHWM %.0f MiB, other processes %.2f cores, load %.2f\n",
-		signal, exporter, r.DocsPerSec, r.CPUPerMillion, r.HWMMiB, r.OtherCPUCores, r.LoadAvg[0])
+	fmt.Printf("%s: %.0f documents/s, %.2f s of collector CPU per million, VmHWM %.0f MiB, other processes %.2f cores, load %.2f\n",
+		label, r.DocsPerSec, r.CPUPerMillion, r.HWMMiB, r.OtherCPUCores, r.LoadAvg[0])
 	if msg := g.lastErr.Load(); msg != nil {
-		fmt.Printf("%s/%s: %d requests failed, the last with: %s\n", signal, exporter, g.failed.Load(), *msg)
+		r.LastFailure = *msg
+		fmt.Printf("%s: %d requests failed in the window, the last with: %s\n", label, r.Failures, *msg)
 	}
 
 	var body []byte
-	if sinkURL != "" {
-		if body, err = captureBody(sinkURL); err != nil {
+	if sp.capture && sp.sinkURL != "" {
+		if body, err = captureBody(sp.sinkURL); err != nil {
 			return r, nil, err
 		}
 	}
-	if profile > 0 {
+	if sp.profile > 0 {
 		path := filepath.Join(o.out, name+".pprof")
-		if err := fetchProfile(p.pprof, profile, path); err != nil {
+		if err := fetchProfile(p.pprof, sp.profile, path); err != nil {
 			return r, nil, err
 		}
 		s, err := splitProfileFile(path)
@@ -413,15 +550,43 @@ func measureRun(o options, signal, exporter string, bodies [][]byte, sinkURL, cp
 		r.Profile, r.Split = path, &s
 	}
 	stopLoad()
+	r.AcceptedTotal = g.accepted.Load()
+	if sp.sinkURL != "" {
+		arrived, derr := waitArrived(sp.sinkURL, sink0.Documents, r.AcceptedTotal, 30*time.Second)
+		if derr != nil {
+			return r, nil, derr
+		}
+		r.ArrivedTotal = arrived
+		if arrived != r.AcceptedTotal {
+			fmt.Printf("%s: the sink counted %d documents of the %d records accepted during the run\n", label, arrived, r.AcceptedTotal)
+		}
+	}
 	if err := stop(); err != nil {
-		fmt.Printf("%s/%s: collector: %v (see %s)\n", signal, exporter, err, logf.Name())
+		fmt.Printf("%s: collector: %v (see %s)\n", label, err, logf.Name())
 	}
 	return r, body, nil
 }
 
+// waitArrived waits up to limit for the sink's documents to reach from + want, and returns the
+// documents it counted after from.
+func waitArrived(url string, from, want int64, limit time.Duration) (int64, error) {
+	deadline := time.Now().Add(limit)
+	for {
+		s, err := sinkStats(url)
+		if err != nil {
+			return 0, err
+		}
+		got := s.Documents - from
+		if got >= want || time.Now().After(deadline) {
+			return got, nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // measureWindow measures the collector pid and the sink over window while the load runs.
 func measureWindow(r *result, pid int, sinkURL string, g *generator, window time.Duration) error {
-	var s0, s1 bulksink.Stats
+	var s0, s1 sinkCounters
 	var err error
 	if sinkURL != "" {
 		if s0, err = sinkStats(sinkURL); err != nil {
@@ -515,8 +680,17 @@ func waitListening(port int, exited <-chan error, limit time.Duration) error {
 	return fmt.Errorf("not listening on %d after %s", port, limit)
 }
 
-func sinkStats(url string) (bulksink.Stats, error) {
-	var s bulksink.Stats
+// sinkCounters are the counters that the bulk sink's and the OTLP sink's stats share (same
+// names in JSON, TestSinkCounters), so that a run reads either sink alike.
+type sinkCounters struct {
+	Documents int64 `json:"documents"`
+	BodyBytes int64 `json:"body_bytes"`
+	RawBytes  int64 `json:"raw_bytes"`
+	CPUNanos  int64 `json:"cpu_nanos"`
+}
+
+func sinkStats(url string) (sinkCounters, error) {
+	var s sinkCounters
 	resp, err := http.Get(url + bulksink.StatsPath)
 	if err != nil {
 		return s, err

@@ -25,9 +25,14 @@ func printReport(w io.Writer, o options, rep report) {
 	fmt.Fprintf(w, "Load: OTLP/HTTP protobuf, uncompressed, records per request: %s; %d connections; warm-up %s, window %s, profile %s, baseline window %s.\n\n",
 		strings.Join(per, ", "), rep.Conns, o.warmup, o.window, o.profile, o.baseline)
 
-	es := runsOf(rep, "elasticsearch")
+	var es []result
+	for _, r := range runsOf(rep, exporterES) {
+		if !r.Short {
+			es = append(es, r)
+		}
+	}
 	base := map[string]result{}
-	for _, r := range runsOf(rep, "debug") {
+	for _, r := range runsOf(rep, exporterDebug) {
 		base[r.Signal] = r
 	}
 
@@ -57,6 +62,7 @@ func printReport(w io.Writer, o options, rep report) {
 		printCeiling(w, es)
 	}
 	printMemory(w, es, base)
+	printShort(w, o, rep, es)
 	var profiles []string
 	for _, r := range es {
 		if r.Profile != "" {
@@ -118,6 +124,140 @@ func printMemory(w io.Writer, es []result, base map[string]result) {
 		fmt.Fprintf(w, "| %s | %.0f | %.0f | %+.1f | %.0f | %.0f | %s | %s | %.2f |\n", r.Signal, r.RSSMeanMiB, r.HWMMiB,
 			r.GrowthMiBPerMin, b.HWMMiB, bound, within, thousands(b.DocsPerSec), b.CPUPerMillion)
 	}
+}
+
+// goals are the bounds that the runs at other sizes are held to: the collector's CPU per
+// million documents at that many records per request against the first run's.
+var goals = map[int]float64{50: 1.3, 512: 1.1}
+
+// referenceGoal bounds the Elasticsearch exporter's collector CPU per million documents against
+// otlphttp's, same signal, same run.
+const referenceGoal = 1.3
+
+// printShort writes the runs at other sizes and of the otlphttp reference beside the first run
+// of each signal, then their ratios against the goals.
+func printShort(w io.Writer, o options, rep report, es []result) {
+	var short []result
+	for _, r := range rep.Runs {
+		if r.Short {
+			short = append(short, r)
+		}
+	}
+	if len(short) == 0 {
+		return
+	}
+	first := map[string]result{}
+	for _, r := range es {
+		first[r.Signal] = r
+	}
+	fmt.Fprintf(w, "\nOther sizes of request, and core's otlphttp exporter (at its defaults: protobuf, gzip, a sending queue of 1,000 requests "+
+		"that refuses when full; then with block_on_overflow) to the OTLP sink, at the first run's size; warm-up %s, window %s, same load. "+
+		"Documents are log records, spans and metric data points for both exporters; only what the sink counted is billed. "+
+		"Refused: requests answered otherwise than 200 in the window (the generator sends them again after 10 ms). "+
+		"Arrived: of the records accepted during the run, what the sink counted once the load stopped:\n\n", o.shortWarmup, o.shortWindow)
+	fmt.Fprintln(w, "| signal | exporter | settings | records/request | documents/s | collector CPU s per million docs | × the first run | refused requests | arrived | VmHWM MiB | sink CPU s/M | other processes (cores) |")
+	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|")
+	row := func(r result, ratio string) {
+		settings := "defaults"
+		if r.Settings != "" {
+			settings = "`" + r.Settings + "`"
+		}
+		sinkPerM := "–"
+		if r.Documents > 0 {
+			sinkPerM = fmt.Sprintf("%.2f", r.SinkCPU/float64(r.Documents)*1e6)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %s | %.2f | %s | %s | %s | %.0f | %s | %.2f |\n", r.Signal, r.Exporter, settings,
+			r.RecordsPerRequest, thousands(r.DocsPerSec), r.CPUPerMillion, ratio, refused(r), arrived(r), r.HWMMiB, sinkPerM, r.OtherCPUCores)
+	}
+	for _, sig := range o.signals {
+		f, ok := first[sig]
+		if !ok {
+			continue
+		}
+		row(f, "1")
+		for _, r := range short {
+			if r.Signal == sig {
+				row(r, ratio(r.CPUPerMillion, f.CPUPerMillion))
+			}
+		}
+	}
+
+	fmt.Fprintln(w, "\nRatios of the collector's CPU per million documents (goals in parentheses):")
+	fmt.Fprintln(w)
+	fmt.Fprint(w, "| signal |")
+	for _, n := range o.sizes {
+		g := ""
+		if b, ok := goals[n]; ok {
+			g = fmt.Sprintf(" (≤ %.1f)", b)
+		}
+		fmt.Fprintf(w, " ours at %d / at the first run's size%s |", n, g)
+	}
+	fmt.Fprintf(w, " ours / otlphttp at its defaults (≤ %.1f) | ours / otlphttp with block_on_overflow (≤ %.1f) |\n", referenceGoal, referenceGoal)
+	fmt.Fprint(w, "|---|", strings.Repeat("---:|", len(o.sizes)+2), "\n")
+	for _, sig := range o.signals {
+		f, ok := first[sig]
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(w, "| %s |", sig)
+		for _, n := range o.sizes {
+			cell := "–"
+			for _, r := range short {
+				if r.Signal == sig && r.Exporter == exporterES && r.RecordsPerRequest == n {
+					cell = verdict(r.CPUPerMillion/f.CPUPerMillion, goals[n])
+				}
+			}
+			fmt.Fprintf(w, " %s |", cell)
+		}
+		for _, settings := range []string{"", blockOnOverflowShown} {
+			cell := "–"
+			for _, r := range short {
+				if r.Signal == sig && r.Exporter == exporterOTLPHTTP && r.Settings == settings && r.CPUPerMillion > 0 {
+					cell = verdict(f.CPUPerMillion/r.CPUPerMillion, referenceGoal)
+				}
+			}
+			fmt.Fprintf(w, " %s |", cell)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// blockOnOverflowShown is blockOnOverflow as a result's Settings holds it.
+var blockOnOverflowShown = strings.ReplaceAll(blockOnOverflow, "\n", `\n`)
+
+func ratio(a, b float64) string {
+	if b == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", a/b)
+}
+
+// verdict writes a ratio and whether it is within bound (no bound: 0).
+func verdict(v, bound float64) string {
+	switch {
+	case bound == 0:
+		return fmt.Sprintf("%.2f", v)
+	case v <= bound:
+		return fmt.Sprintf("%.2f (met)", v)
+	}
+	return fmt.Sprintf("%.2f (not met)", v)
+}
+
+// refused writes the requests of the window that were not answered 200, and their share.
+func refused(r result) string {
+	if r.Failures == 0 {
+		return "0"
+	}
+	accepted := r.Records / int64(max(r.RecordsPerRequest, 1))
+	return fmt.Sprintf("%d (%s)", r.Failures, pct(float64(r.Failures)/float64(r.Failures+accepted)))
+}
+
+// arrived writes whether the sink counted every record accepted during the run.
+func arrived(r result) string {
+	if r.ArrivedTotal == r.AcceptedTotal {
+		return fmt.Sprintf("all %d", r.AcceptedTotal)
+	}
+	return fmt.Sprintf("%d of %d", r.ArrivedTotal, r.AcceptedTotal)
 }
 
 func runsOf(rep report, exporter string) []result {

@@ -24,6 +24,7 @@ func TestPrintReport(t *testing.T) {
 		},
 		{Signal: "logs", Exporter: "debug", WindowSeconds: 10, Records: 15_000_000, DocsPerSec: 1_500_000, CPUPerMillion: 1, HWMMiB: 80},
 	}
+	rep.Runs[0].RecordsPerRequest, rep.Runs[0].AcceptedTotal, rep.Runs[0].ArrivedTotal = 1000, 7_000_000, 7_000_000
 	var out strings.Builder
 	printReport(&out, options{signals: []string{"logs"}, out: ".bin/cost"}, rep)
 	got := out.String()
@@ -34,6 +35,29 @@ func TestPrintReport(t *testing.T) {
 	// Bound: 2 × 64 MiB + 80 MiB.
 	assert.Contains(t, got, "| logs | 100 | 120 | +0.5 | 80 | 208 | yes | 1500k | 1.00 |")
 
+	assert.NotContains(t, got, "Other sizes of request", "no short runs, no table")
+
+	rep.Runs = append(rep.Runs,
+		result{Signal: "logs", Exporter: exporterES, RecordsPerRequest: 50, Short: true, CPUPerMillion: 2.5, DocsPerSec: 100_000, Documents: 1_000_000, SinkCPU: 0.3, AcceptedTotal: 5, ArrivedTotal: 5},
+		result{Signal: "logs", Exporter: exporterES, RecordsPerRequest: 512, Short: true, CPUPerMillion: 2.1, DocsPerSec: 400_000},
+		result{
+			Signal: "logs", Exporter: exporterOTLPHTTP, RecordsPerRequest: 1000, Short: true, CPUPerMillion: 4, DocsPerSec: 200_000,
+			Records: 3_000_000, Failures: 1000, AcceptedTotal: 4_000_000, ArrivedTotal: 3_999_000,
+		},
+		result{Signal: "logs", Exporter: exporterOTLPHTTP, Settings: blockOnOverflowShown, RecordsPerRequest: 1000, Short: true, CPUPerMillion: 1, DocsPerSec: 300_000},
+	)
+	out.Reset()
+	printReport(&out, options{signals: []string{"logs"}, sizes: []int{50, 512}}, rep)
+	got = out.String()
+	assert.Contains(t, got, "| logs | elasticsearch | defaults | 1000 | 500k | 2.00 | 1 | 0 | all 7000000 | 120 | 0.20 | 0.00 |")
+	assert.Contains(t, got, "| logs | elasticsearch | defaults | 50 | 100k | 2.50 | 1.25 | 0 | all 5 | 0 | 0.30 | 0.00 |")
+	// 3,000 requests accepted (3,000,000 records of 1,000) and 1,000 refused: a quarter refused.
+	assert.Contains(t, got, "| logs | otlphttp | defaults | 1000 | 200k | 4.00 | 2.00 | 1000 (25%) | 3999000 of 4000000 | 0 | – | 0.00 |")
+	assert.Contains(t, got, "| logs | otlphttp | `sending_queue:\\n  block_on_overflow: true` | 1000 | 300k | 1.00 | 0.50 |")
+	// 2.5 / 2 = 1.25 ≤ 1.3; 2.1 / 2 = 1.05 ≤ 1.1; 2 / 4 = 0.5; 2 / 1 = 2 > 1.3.
+	assert.Contains(t, got, "| logs | 1.25 (met) | 1.05 (met) | 0.50 (met) | 2.00 (not met) |")
+
+	rep.Runs = rep.Runs[:2]
 	rep.Runs[0].Split, rep.Runs[0].Ceiling = nil, nil
 	out.Reset()
 	printReport(&out, options{signals: []string{"logs"}}, rep)
