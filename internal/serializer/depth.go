@@ -66,7 +66,8 @@ func (e *Encoder) writeDeep(v pcommon.Value) {
 // of the values still to write and a stack of the closing brackets still to write in place of
 // the goroutine stack.
 func (e *Encoder) writeNested(v pcommon.Value) {
-	todo := append(e.deepTodo[:0], deepItem{val: v})
+	todo := e.deepTodo[:0]
+	todo = append(todo, deepItem{val: v})
 	closers := e.deepClosers[:0]
 	for len(todo) > 0 {
 		it := todo[len(todo)-1]
@@ -114,8 +115,8 @@ func (e *Encoder) writeNested(v pcommon.Value) {
 		}
 		slices.Reverse(todo[base:]) // the first member or element is written first
 	}
-	for i := len(closers) - 1; i >= 0; i-- {
-		e.w.byte(closers[i])
+	for _, c := range slices.Backward(closers) {
+		e.w.byte(c)
 	}
 	// The queue views the pdata values it held: they are let go.
 	clear(todo[:cap(todo)])
