@@ -178,7 +178,7 @@ func (h *Handler) bulk(w http.ResponseWriter, r *http.Request) {
 	h.captureMu.Unlock()
 
 	header, headerErr := strconv.Atoi(r.Header.Get("X-Elastic-Event-Count"))
-	body := &countingReader{r: r.Body}
+	body := &CountingReader{R: r.Body}
 	var docs int
 	var err error
 	if h.mode == CountLines || capture {
@@ -211,7 +211,7 @@ func (h *Handler) bulk(w http.ResponseWriter, r *http.Request) {
 		}
 		docs = header
 	}
-	h.bodyBytes.Add(body.n)
+	h.bodyBytes.Add(body.N)
 	if err != nil {
 		h.errs.Add(1)
 		w.WriteHeader(http.StatusBadRequest)
@@ -307,13 +307,14 @@ func (h *Handler) discard(body io.Reader) error {
 	}
 }
 
-type countingReader struct {
-	r io.Reader
-	n int64
+// CountingReader reads R and counts the bytes read in N.
+type CountingReader struct {
+	R io.Reader
+	N int64
 }
 
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
+func (c *CountingReader) Read(p []byte) (int, error) {
+	n, err := c.R.Read(p)
+	c.N += int64(n)
 	return n, err
 }

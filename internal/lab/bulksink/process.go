@@ -17,12 +17,8 @@ import (
 	"time"
 )
 
-// readyPrefix starts the line that Main writes once it is listening; Start takes the URL
-// after readySep.
-const (
-	readyPrefix = "bulksink" + readySep
-	readySep    = ": listening on "
-)
+// readySep stands in the first line of a sink (see Serve) before the URL that Start takes.
+const readySep = ": listening on "
 
 // Main runs the sink as a command with the command-line arguments args: it listens, writes
 // "bulksink: listening on http://host:port (count mode)" as its first line on stdout, and
@@ -41,14 +37,26 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer)
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", *listen)
+	var in io.Reader
+	if *watchStdin {
+		in = stdin
+	}
+	return Serve(ctx, *listen, NewHandler(mode, *version), "bulksink", fmt.Sprintf(" (count %s)", mode), in, stdout)
+}
+
+// Serve listens on addr, writes "<name>: listening on http://host:port<note>" as its first
+// line on stdout (the line Start waits for), and serves h until ctx ends or, when stdin is not
+// nil, until stdin is closed (so that a child process ends with its parent). It is the Main of
+// each sink of internal/lab.
+func Serve(ctx context.Context, addr string, h http.Handler, name, note string, stdin io.Reader, stdout io.Writer) error {
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: NewHandler(mode, *version), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if *watchStdin {
+	if stdin != nil {
 		go func() {
 			_, _ = io.Copy(io.Discard, stdin)
 			cancel()
@@ -58,7 +66,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer)
 		<-ctx.Done()
 		_ = srv.Close()
 	}()
-	if _, err := fmt.Fprintf(stdout, "%shttp://%s (count %s)\n", readyPrefix, ln.Addr(), mode); err != nil {
+	if _, err := fmt.Fprintf(stdout, "%s%shttp://%s%s\n", name, readySep, ln.Addr(), note); err != nil {
 		return err
 	}
 	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {

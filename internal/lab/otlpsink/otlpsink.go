@@ -25,16 +25,15 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"net"
 	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/klauspost/compress/gzip"
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/lab/bulksink"
 	"github.com/otelcol-es/elasticsearchexporter/internal/lab/cputime"
 )
 
@@ -155,11 +154,11 @@ func (h *Handler) buffer() *bytes.Buffer {
 // read reads the body of r into buf, gunzipped when its Content-Encoding says gzip, and returns
 // the bytes read from the wire.
 func (h *Handler) read(buf *bytes.Buffer, r *http.Request) (int64, error) {
-	body := &countingReader{r: r.Body}
+	body := &bulksink.CountingReader{R: r.Body}
 	switch enc := r.Header.Get("Content-Encoding"); enc {
 	case "", "identity":
 		_, err := buf.ReadFrom(body)
-		return body.n, err
+		return body.N, err
 	case "gzip":
 		h.gzipped.Add(1)
 		zr, _ := h.readers.Get().(*gzip.Reader)
@@ -170,29 +169,18 @@ func (h *Handler) read(buf *bytes.Buffer, r *http.Request) (int64, error) {
 			err = zr.Reset(body)
 		}
 		if err != nil {
-			return body.n, fmt.Errorf("gzip: %w", err)
+			return body.N, fmt.Errorf("gzip: %w", err)
 		}
 		defer h.readers.Put(zr)
 		if _, err = buf.ReadFrom(zr); err != nil {
-			return body.n, fmt.Errorf("gzip: %w", err)
+			return body.N, fmt.Errorf("gzip: %w", err)
 		}
 		// What may follow the gzip stream is read too, so that the connection can be reused.
 		_, err = io.Copy(io.Discard, body)
-		return body.n, err
+		return body.N, err
 	default:
-		return body.n, errors.New("unsupported Content-Encoding " + strconv.Quote(enc) + ": gzip or none")
+		return body.N, errors.New("unsupported Content-Encoding " + strconv.Quote(enc) + ": gzip or none")
 	}
-}
-
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // Field numbers of the OTLP protobuf messages (opentelemetry-proto): each Export*ServiceRequest
@@ -281,10 +269,6 @@ func eachFieldOf(b []byte, want func(protowire.Number) bool, f func([]byte) erro
 	return nil
 }
 
-// readyPrefix starts the line that Main writes once it is listening (the form that
-// bulksink.Start waits for).
-const readyPrefix = "otlpsink: listening on "
-
 // Main runs the sink as a command with the command-line arguments args: it listens, writes
 // "otlpsink: listening on http://host:port" as its first line on stdout, and serves until ctx
 // ends or, with -stdin, until stdin is closed (so that a child process ends with its parent).
@@ -295,28 +279,9 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", *listen)
-	if err != nil {
-		return err
-	}
-	srv := &http.Server{Handler: NewHandler(), ReadHeaderTimeout: 10 * time.Second}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	var in io.Reader
 	if *watchStdin {
-		go func() {
-			_, _ = io.Copy(io.Discard, stdin)
-			cancel()
-		}()
+		in = stdin
 	}
-	go func() {
-		<-ctx.Done()
-		_ = srv.Close()
-	}()
-	if _, err := fmt.Fprintf(stdout, "%shttp://%s\n", readyPrefix, ln.Addr()); err != nil {
-		return err
-	}
-	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return bulksink.Serve(ctx, *listen, NewHandler(), "otlpsink", "", in, stdout)
 }
