@@ -218,9 +218,8 @@ func (ix *Indexer) waitForSlot(ctx context.Context, s *session, b *Batch, pendin
 	g.batch, g.pending, g.bytes, g.taken = b, pending, chunkBytes(b, pending), false
 	ix.room.enter(s)
 	err := ix.requests.acquireUnless(ctx, g.wake)
-	taken := ix.room.leave(s)
-	g.batch, g.pending = nil, nil
-	if !taken {
+	if !ix.room.leave(s) {
+		g.batch, g.pending = nil, nil
 		if err != nil {
 			s.lastOutcome = outcomeTimeout // the push's context ended before the request was sent
 			return flushResult{err: fmt.Errorf("waiting for a bulk request slot: %w", err)}, false
@@ -234,8 +233,9 @@ func (ix *Indexer) waitForSlot(ctx context.Context, s *session, b *Batch, pendin
 	case <-g.wake:
 	default:
 	}
-	<-g.done
+	<-g.done // the leader is done with the chunk
 	res, g.res = g.res, flushResult{}
+	g.batch, g.pending = nil, nil
 	if res.addErr == nil {
 		s.lastOutcome = requestOutcome(res.status, res.err)
 	} else {
