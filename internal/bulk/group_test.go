@@ -421,4 +421,3 @@ func TestGroupTooLargeResendsEachChunk(t *testing.T) {
 	assert.Equal(t, []string{"p0", "p1"}, pushesOf(reqs[1]))
 	assert.ElementsMatch(t, []string{"p0", "p1"}, append(pushesOf(reqs[2]), pushesOf(reqs[3])...))
 }
-
