@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/client"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 )
 
@@ -208,6 +209,8 @@ func TestGroupWaitingPushesShareARequest(t *testing.T) {
 	}
 	cfg := groupConfig(g)
 	cfg.DeadLetterIndex = "dead"
+	tb, tel := newTelemetry(t)
+	cfg.Telemetry = tb
 	ix, err := New(cfg)
 	require.NoError(t, err)
 	holder := holdSlot(t, ix, g)
@@ -238,6 +241,13 @@ func TestGroupWaitingPushesShareARequest(t *testing.T) {
 	joined := strings.Join(rest, "\n")
 	assert.Contains(t, joined, `{"p":"a","n":0}`)
 	assert.Contains(t, joined, `\"p\":\"b\",\"n\":1`, "b's dead letter is of its rejected document")
+
+	// Each request is counted once, by the push that sent it; each document once, by its push.
+	assert.Equal(t, int64(len(reqs)), countertest.Sum(t, tel, "otelcol.elasticsearch.bulk_requests.count"))
+	assert.Equal(t, int64(len(reqs)), countertest.Sum(t, tel, "otelcol.elasticsearch.bulk_requests.attempts"))
+	assert.Equal(t, int64(1), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.retried"), "a's one document")
+	// The holder's, a's and c's documents, b's first; b's second, stored as a dead letter.
+	assert.Equal(t, map[string]int64{"indexed  201": 6, "dead_lettered  201": 1}, docCounts(t, tel))
 }
 
 // The pushes of different metadata_keys partitions are never in one request.
