@@ -5,7 +5,6 @@ package bulk
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -25,7 +24,6 @@ import (
 // answer(doc), 201 when answer is nil or says "". The requests numbered in hold wait, once
 // they have arrived (arrived receives their number), until release(n) lets them go.
 type groupServer struct {
-	t       *testing.T
 	answer  func(doc string) string
 	status  func(request int) int // 0: answer each document
 	arrived chan int
@@ -36,8 +34,8 @@ type groupServer struct {
 	hold     map[int]chan struct{}
 }
 
-func newGroupServer(t *testing.T, hold ...int) *groupServer {
-	g := &groupServer{t: t, arrived: make(chan int, 100), hold: map[int]chan struct{}{}}
+func newGroupServer(hold ...int) *groupServer {
+	g := &groupServer{arrived: make(chan int, 100), hold: map[int]chan struct{}{}}
 	for _, n := range hold {
 		g.hold[n] = make(chan struct{})
 	}
@@ -175,7 +173,7 @@ func pushesOf(docs []string) []string {
 
 // A push that finds a request slot free is sent at once, in a request of its own.
 func TestGroupLonePushAlone(t *testing.T) {
-	g := newGroupServer(t)
+	g := newGroupServer()
 	ix, err := New(groupConfig(g))
 	require.NoError(t, err)
 	for _, p := range []string{"a", "b"} {
@@ -192,7 +190,7 @@ func TestGroupLonePushAlone(t *testing.T) {
 // The pushes that wait while the only request slot is held go in one next request; each
 // push's Result counts its own documents, and each retries and dead-letters only its own.
 func TestGroupWaitingPushesShareARequest(t *testing.T) {
-	g := newGroupServer(t, 0)
+	g := newGroupServer(0)
 	var mu sync.Mutex
 	seen := map[string]int{}
 	g.answer = func(doc string) string {
@@ -252,7 +250,7 @@ func TestGroupWaitingPushesShareARequest(t *testing.T) {
 
 // The pushes of different metadata_keys partitions are never in one request.
 func TestGroupKeepsPartitionsApart(t *testing.T) {
-	g := newGroupServer(t, 0)
+	g := newGroupServer(0)
 	cfg := groupConfig(g)
 	cfg.MetadataKeys = []string{"X-Tenant"}
 	ix, err := New(cfg)
@@ -282,7 +280,7 @@ func TestGroupKeepsPartitionsApart(t *testing.T) {
 // A request of grouped pushes stays within MaxBulkBytes: the pushes that do not fit wait for
 // the next one.
 func TestGroupWithinMaxBulkBytes(t *testing.T) {
-	g := newGroupServer(t, 0)
+	g := newGroupServer(0)
 	cfg := groupConfig(g)
 	one := chunkBytes(pushBatch("p0", 4), []int{0, 1, 2, 3})
 	cfg.MaxBulkBytes = 2*one + one/2 // two pushes fit, not three
@@ -313,7 +311,7 @@ func TestGroupWithinMaxBulkBytes(t *testing.T) {
 // A waiting push whose context ends before a leader takes its chunk returns, and its
 // documents are not sent.
 func TestGroupCanceledWaiterWithdraws(t *testing.T) {
-	g := newGroupServer(t, 0)
+	g := newGroupServer(0)
 	ix, err := New(groupConfig(g))
 	require.NoError(t, err)
 	holder := holdSlot(t, ix, g)
@@ -322,8 +320,7 @@ func TestGroupCanceledWaiterWithdraws(t *testing.T) {
 	waitWaiting(t, ix, 1)
 	cancel()
 	o := <-out
-	require.Error(t, o.err)
-	assert.ErrorIs(t, o.err, context.Canceled)
+	require.ErrorIs(t, o.err, context.Canceled)
 	assert.Equal(t, Result{Dropped: 2}, o.res)
 	assert.Zero(t, ix.room.n.Load(), "the chunk left the room")
 	g.release(0)
@@ -339,7 +336,7 @@ func TestGroupCanceledWaiterWithdraws(t *testing.T) {
 // Once a leader took the chunks of other pushes, their request is sent and answered whatever
 // happens to the contexts of the pushes in it.
 func TestGroupSharedRequestOutlivesContexts(t *testing.T) {
-	g := newGroupServer(t, 0, 1)
+	g := newGroupServer(0, 1)
 	ix, err := New(groupConfig(g))
 	require.NoError(t, err)
 	holder := holdSlot(t, ix, g)
@@ -370,7 +367,7 @@ func TestGroupSharedRequestOutlivesContexts(t *testing.T) {
 
 // At Stop, each push of a grouped request that failed hands its own batch back.
 func TestGroupHandBackOnStop(t *testing.T) {
-	g := newGroupServer(t, 0, 1)
+	g := newGroupServer(0, 1)
 	g.status = func(n int) int {
 		if n == 1 {
 			return http.StatusServiceUnavailable
@@ -394,8 +391,7 @@ func TestGroupHandBackOnStop(t *testing.T) {
 	g.release(1)
 	for i, out := range outs {
 		o := <-out
-		require.Error(t, o.err)
-		assert.True(t, errors.Is(o.err, ErrHandedBack), "%v", o.err)
+		require.ErrorIs(t, o.err, ErrHandedBack)
 		assert.Equal(t, Result{HandedBack: 2 + i}, o.res)
 	}
 	assert.Len(t, g.recorded(), 2, "no retry after Stop")
@@ -404,7 +400,7 @@ func TestGroupHandBackOnStop(t *testing.T) {
 // A grouped request answered 413 lowers the request size, and each push sends its chunk again
 // on its own; no document is rejected for the size of the others'.
 func TestGroupTooLargeResendsEachChunk(t *testing.T) {
-	g := newGroupServer(t, 0)
+	g := newGroupServer(0)
 	g.status = func(n int) int {
 		if n == 1 {
 			return http.StatusRequestEntityTooLarge
