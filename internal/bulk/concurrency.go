@@ -87,16 +87,45 @@ func newConcurrencyLimiter(cfg ConcurrencyConfig, gauge metric.Int64Gauge, now t
 
 // acquire waits for a request slot until ctx ends.
 func (l *concurrencyLimiter) acquire(ctx context.Context) error {
-	if err := l.g.acquire(ctx, 1); err != nil {
+	return l.acquireUnless(ctx, nil)
+}
+
+// tryAcquire takes a request slot if one is free now and no one waits for one, and reports
+// whether it did.
+func (l *concurrencyLimiter) tryAcquire() bool {
+	if !l.g.tryAcquire(1) {
+		return false
+	}
+	l.took()
+	return true
+}
+
+// acquireUnless waits for a request slot until ctx ends or a value can be received from stop
+// (see gate.acquireUnless).
+func (l *concurrencyLimiter) acquireUnless(ctx context.Context, stop <-chan struct{}) error {
+	if err := l.g.acquireUnless(ctx, 1, stop); err != nil {
 		return err
 	}
+	l.took()
+	return nil
+}
+
+// giveBack returns a slot taken but not used for a request: nothing is learned from it.
+func (l *concurrencyLimiter) giveBack() {
+	l.mu.Lock()
+	l.inFlight--
+	l.mu.Unlock()
+	l.g.release(1)
+}
+
+// took counts a slot taken.
+func (l *concurrencyLimiter) took() {
 	l.mu.Lock()
 	l.inFlight++
 	if l.limit > 0 && l.inFlight >= l.limit {
 		l.atLimit = true
 	}
 	l.mu.Unlock()
-	return nil
 }
 
 // release gives the slot back, at now, with what the request showed: its round-trip time, and

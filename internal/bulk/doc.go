@@ -15,9 +15,13 @@
 // together, with the dead letters, at most Retry.MaxRetries retries. An attempt lasts at most
 // RequestTimeout; the wait before a retry is at most the backoff interval of that request's
 // attempt (at most Retry.MaxInterval) or the server's Retry-After (at most 5 minutes),
-// whichever is longer. So with R requests (including 413 halves and dead-letter requests) and
+// whichever is longer. So with R requests (including 413 halves, the resends of a chunk whose
+// shared request was answered 413, and dead-letter requests) and
 // M = MaxRetries: at most (R + M) × RequestTimeout + Σ_{a<M} max(interval(a), Retry-After).
-// At Stop the waits end and no retry starts.
+// At Stop the waits end and no retry starts. The wait for a request slot comes on top.
+//
+// Pushes that wait for a request slot share the next bulk request, one chunk each (group
+// commit, see group.go); each classifies and retries only its own documents.
 //
 // Which file holds which concern is listed in docs/architecture.md.
 package bulk // import "github.com/otelcol-es/elasticsearchexporter/internal/bulk"

@@ -5,6 +5,7 @@ package bulk // import "github.com/otelcol-es/elasticsearchexporter/internal/bul
 
 import (
 	"context"
+	"errors"
 	"sync"
 )
 
@@ -44,6 +45,26 @@ func (g *gate) fitsLocked(n int64) bool {
 
 // acquire takes n, waiting for room until ctx ends. On error nothing is held.
 func (g *gate) acquire(ctx context.Context, n int64) error {
+	return g.acquireUnless(ctx, n, nil)
+}
+
+// errStopWaiting is returned by acquireUnless when its stop channel is readable.
+var errStopWaiting = errors.New("stopped waiting")
+
+// tryAcquire takes n if it fits now and nobody waits, and reports whether it did.
+func (g *gate) tryAcquire(n int64) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.waiters) == 0 && g.fitsLocked(n) {
+		g.used += n
+		return true
+	}
+	return false
+}
+
+// acquireUnless is acquire that also stops waiting, with errStopWaiting, once a value can be
+// received from stop (which it receives); a nil stop never does. On error nothing is held.
+func (g *gate) acquireUnless(ctx context.Context, n int64, stop <-chan struct{}) error {
 	if n <= 0 {
 		return nil // nothing to wait for, e.g. a push with no records
 	}
@@ -57,10 +78,13 @@ func (g *gate) acquire(ctx context.Context, n int64) error {
 	g.waiters = append(g.waiters, w)
 	g.mu.Unlock()
 
+	err := errStopWaiting
 	select {
 	case <-w.ready:
 		return nil
 	case <-ctx.Done():
+		err = ctx.Err()
+	case <-stop:
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -78,7 +102,7 @@ func (g *gate) acquire(ctx context.Context, n int64) error {
 	}
 	// The waiter gone may have held up those behind it.
 	g.grantLocked()
-	return ctx.Err()
+	return err
 }
 
 // grow takes n without waiting, even past the capacity.

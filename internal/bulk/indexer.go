@@ -107,6 +107,8 @@ type Indexer struct {
 	// compression of request bodies (budget.go).
 	requests *concurrencyLimiter
 	sizes    requestSizes
+	// room holds the chunks waiting for a request slot, for the next request (group.go).
+	room waitingRoom
 
 	// points keeps the options of the attribute sets of the telemetry's points (telemetry.go).
 	points pointCache

@@ -5,8 +5,6 @@ package bulk // import "github.com/otelcol-es/elasticsearchexporter/internal/bul
 
 import (
 	"strconv"
-
-	"github.com/elastic/go-docappender/v2"
 )
 
 // jsonScanner reads the JSON of a bulk response without decoding it.
@@ -187,7 +185,14 @@ func (s *jsonScanner) item() (responseItem, bool) {
 					if !ok {
 						return it, false
 					}
-					it.failureStoreUsed = string(v) == string(docappender.FailureStoreStatusUsed)
+					switch string(v) {
+					case failureStoreUsed:
+						it.failureStore = failureStoreUsed
+					case failureStoreFailed:
+						it.failureStore = failureStoreFailed
+					case failureStoreNotEnabled:
+						it.failureStore = failureStoreNotEnabled
+					}
 					continue
 				}
 				if !s.skip(3) {

@@ -101,7 +101,7 @@ func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat doca
 	ix.recordDocs(ctx, s, docRecord{outcome: outcomeSuccess, status: http.StatusCreated}, indexed)
 	ix.recordFate(ctx, s, docRecord{fate: OutcomeIndexed, status: http.StatusCreated}, max(indexed-fs, 0))
 	ix.recordFate(ctx, s, docRecord{fate: OutcomeIndexed, failureStore: failureStoreUsed, status: http.StatusCreated}, min(fs, indexed))
-	ix.recordFailureStore(ctx, s, stat)
+	ix.recordFailureStore(ctx, s, fs, count(r.failureStoreFailed), count(r.failureStoreNotEnabled))
 	for _, o := range r.odd {
 		if !inChunk(o.pos) {
 			continue

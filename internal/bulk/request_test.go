@@ -242,10 +242,11 @@ func TestRequestOfTwoChunks(t *testing.T) {
 	off2, err := s.req.add(s.bi, second, []int{0, 1})
 	require.NoError(t, err)
 	assert.Equal(t, []int{0, 3}, []int{off1, off2})
-	s.client.docs = s.req.docs
-	stat, status, _, err := ix.flush(context.Background(), s)
-	require.NoError(t, err)
-	assert.Equal(t, http.StatusOK, status)
+	require.True(t, ix.requests.tryAcquire(), "an idle Indexer has a request slot free")
+	res := ix.request(context.Background(), s)
+	require.NoError(t, res.err)
+	assert.Equal(t, http.StatusOK, res.status)
+	stat := res.stat
 	require.Len(t, c.requests, 1)
 	assert.Equal(t, "5", c.requests[0].events)
 	assert.Equal(t, []string{

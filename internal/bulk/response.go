@@ -25,8 +25,9 @@ type compactResponse struct {
 	kept []int
 	// odd lists the items that are not an answer to a create, left out.
 	odd []oddItem
-	// failureStore holds the positions of the kept items with "failure_store":"used".
-	failureStore []int
+	// failureStore holds the positions of the kept items with "failure_store":"used", and
+	// failureStoreFailed and failureStoreNotEnabled those with "failed" and "not_enabled".
+	failureStore, failureStoreFailed, failureStoreNotEnabled []int
 	// items is the number of items of the response.
 	items int
 }
@@ -36,6 +37,8 @@ func (r *compactResponse) reset() {
 	clear(r.odd) // drop reason strings
 	r.odd = r.odd[:0]
 	r.failureStore = r.failureStore[:0]
+	r.failureStoreFailed = r.failureStoreFailed[:0]
+	r.failureStoreNotEnabled = r.failureStoreNotEnabled[:0]
 	r.items = 0
 }
 
@@ -98,8 +101,13 @@ func compactBulkResponse(dst []byte, r *compactResponse, src []byte) ([]byte, er
 			}
 			dst = append(dst, src[start:s.i]...)
 			r.kept = append(r.kept, pos)
-			if it.failureStoreUsed {
+			switch it.failureStore {
+			case failureStoreUsed:
 				r.failureStore = append(r.failureStore, pos)
+			case failureStoreFailed:
+				r.failureStoreFailed = append(r.failureStoreFailed, pos)
+			case failureStoreNotEnabled:
+				r.failureStoreNotEnabled = append(r.failureStoreNotEnabled, pos)
 			}
 		}
 	}
@@ -136,8 +144,9 @@ type responseItem struct {
 	hasStatus bool
 	status    int
 	hasError  bool
-	// failureStoreUsed tells that the item says "failure_store":"used".
-	failureStoreUsed bool
+	// failureStore is the item's "failure_store" when it is one of the statuses docappender
+	// counts (failureStoreUsed, failureStoreFailed, failureStoreNotEnabled), "" otherwise.
+	failureStore string
 }
 
 // problem returns why the item is not an answer Elasticsearch gives to a create action, ""

@@ -139,23 +139,23 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 	resent := false                // after a refusal of include_source_on_error (includesource.go)
 	for attempt := 0; ; attempt++ {
 		wholeRequest := false // the retry below, if any, sends the whole request again
-		s.req.reset()
-		offset, err := s.req.add(s.bi, b, pending)
-		s.client.docs = s.req.docs
-		if err != nil {
-			err = fmt.Errorf("adding documents to the bulk request: %w", err)
-			s.lastOutcome = outcomeInternalError
-			if nerr := ix.newBulkIndexer(s); nerr != nil {
-				err = errors.Join(err, nerr)
-			}
-			return ix.giveUp(ctx, s, pending, 0, attempt, err)
+		res := ix.flush(ctx, s, b, pending)
+		if res.addErr != nil {
+			return ix.giveUp(ctx, s, pending, 0, attempt, res.addErr)
 		}
-		stat, status, retryAfter, err := ix.flush(ctx, s)
+		stat, status, retryAfter, err := res.stat, res.status, res.retryAfter, res.err
 		if err != nil {
 			if ctx.Err() != nil {
 				return ix.giveUp(ctx, s, pending, status, attempt+1, err)
 			}
 			if status == http.StatusRequestEntityTooLarge {
+				if res.shared {
+					// The request held other pushes' chunks too: its leader lowered
+					// the request size, and the chunk is sent again, in a smaller
+					// request or alone, where a 413 splits it.
+					attempt--
+					continue
+				}
 				ix.tooLarge(b, pending)
 				return ix.split(ctx, s, b, pending)
 			}
@@ -187,12 +187,12 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 			}
 		} else {
 			ix.noteSuccess()
-			if mismatch := s.responseMismatch(stat); mismatch != nil {
+			if res.mismatch != nil {
 				// The server answered for other documents than those sent: their fate is
 				// unknown, and resending would risk duplicates.
-				return ix.unknownOutcome(ctx, s, b, pending, "response_mismatch", http.StatusOK, mismatch)
+				return ix.unknownOutcome(ctx, s, b, pending, "response_mismatch", http.StatusOK, res.mismatch)
 			}
-			pending = ix.classify(ctx, s, b, stat, pending, offset)
+			pending = ix.classify(ctx, s, b, stat, pending, 0)
 			if len(pending) == 0 {
 				return nil
 			}

@@ -67,9 +67,25 @@ func BenchmarkSend(b *testing.B) {
 	}
 }
 
+// BenchmarkSendSmallPushes measures many pushes of 50 documents at once (8 per GOMAXPROCS)
+// under a cap of 2 bulk requests in flight, as a sending queue's consumers send them: the
+// pushes that wait for a slot share a request.
+func BenchmarkSendSmallPushes(b *testing.B) {
+	b.SetParallelism(8)
+	benchmarkSendWith(b, 50, false, ConcurrencyConfig{Max: 2})
+}
+
 func benchmarkSend(b *testing.B, n int, noItems bool) {
 	b.Helper()
-	ix, err := New(Config{Client: &stubClient{noItems: noItems}, CompressionLevel: 1, MaxBulkBytes: 5_000_000})
+	benchmarkSendWith(b, n, noItems, ConcurrencyConfig{})
+}
+
+func benchmarkSendWith(b *testing.B, n int, noItems bool, concurrency ConcurrencyConfig) {
+	b.Helper()
+	ix, err := New(Config{
+		Client: &stubClient{noItems: noItems}, CompressionLevel: 1, MaxBulkBytes: 5_000_000,
+		Concurrency: concurrency, IdleSessions: 64,
+	})
 	if err != nil {
 		b.Fatal(err)
 	}

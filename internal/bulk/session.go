@@ -60,6 +60,11 @@ type session struct {
 	// firstUnknown says why the first one was.
 	unknown      int
 	firstUnknown string
+
+	// Group commit (group.go): the session's place in the waiting room, and the chunks of
+	// other sessions it sends in its request as their leader.
+	group     groupWait
+	followers []*session
 }
 
 // getSession takes a session from the free list, or makes a new one when the list is empty or
@@ -99,7 +104,7 @@ func (ix *Indexer) putSession(s *session) {
 // newSession returns a session with its own bulk indexer, made with the Indexer's settings of
 // generation gen.
 func (ix *Indexer) newSession(gen uint64) (*session, error) {
-	s := &session{gen: gen, running: -1}
+	s := &session{gen: gen, running: -1, group: newGroupWait()}
 	s.client = compactClient{next: ix.cfg.Client, budget: ix.cfg.Budget}
 	s.failures.quietConflicts = ix.cfg.SuppressConflictErrors
 	if err := ix.newBulkIndexer(s); err != nil {
@@ -127,24 +132,136 @@ func (ix *Indexer) newBulkIndexer(s *session) error {
 	return nil
 }
 
-// flush sends what the bulk indexer holds and records the attempt's telemetry. It returns the
-// HTTP status of a failed request, 0 for a network failure, and the wait the server asked for
-// with Retry-After.
-func (ix *Indexer) flush(ctx context.Context, s *session) (docappender.BulkIndexerResponseStat, int, time.Duration, error) {
-	bi := s.bi
-	if err := ix.requests.acquire(ctx); err != nil {
-		err = fmt.Errorf("waiting for a bulk request slot: %w", err)
-		s.lastOutcome = outcomeTimeout // the push's context ended before the request was sent
-		// The documents added are not sent; a later attempt adds them again.
-		if nerr := ix.newBulkIndexer(s); nerr != nil {
-			err = errors.Join(err, nerr)
+// flushResult is what an attempt of a chunk learned from its request: the HTTP status of a
+// failed request (0 for a network failure), the wait the server asked for with Retry-After,
+// the request's error, and for a response that does not match the request, why. addErr is set
+// when the request could not be made. shared tells that the request held the chunks of other
+// pushes too (group.go). stat and the session's compactResponse hold the response's items, and
+// the chunk's first item is at position 0 of them.
+type flushResult struct {
+	stat       docappender.BulkIndexerResponseStat
+	status     int
+	retryAfter time.Duration
+	err        error
+	mismatch   error
+	addErr     error
+	shared     bool
+}
+
+// flush sends the documents pending of b in a bulk request, with the chunks of the pushes of
+// the same partition waiting for a request slot when it leads the request, or in the request
+// of another push that takes its chunk (see group.go), and records the attempt's telemetry.
+func (ix *Indexer) flush(ctx context.Context, s *session, b *Batch, pending []int) flushResult {
+	if !ix.requests.tryAcquire() {
+		if res, lead := ix.waitForSlot(ctx, s, b, pending); !lead {
+			return res
 		}
-		return docappender.BulkIndexerResponseStat{}, 0, 0, err
 	}
+	// s holds a request slot.
+	s.req.reset()
+	if _, err := s.req.add(s.bi, b, pending); err != nil {
+		ix.requests.giveBack()
+		return flushResult{addErr: ix.addFailed(s, err)}
+	}
+	size := 0
+	if ix.room.n.Load() > 0 {
+		size = chunkBytes(b, pending)
+		key := groupKey{gen: s.gen, meta: s.metaSet.Equivalent()}
+		s.followers = ix.room.take(s.followers[:0], key, size, ix.requestLimit())
+	}
+	for _, f := range s.followers {
+		size += f.group.bytes
+		offset, err := s.req.add(s.bi, f.group.batch, f.group.pending)
+		if err != nil {
+			ix.requests.giveBack()
+			res := flushResult{addErr: ix.addFailed(s, err)}
+			ix.handOverAll(s, res)
+			return res
+		}
+		f.group.offset = offset
+	}
+	res := ix.request(ctx, s)
+	if res.shared && res.status == http.StatusRequestEntityTooLarge {
+		ix.refusedSize(size) // each chunk is sent again (sendChunk)
+	}
+	ix.handOverAll(s, res)
+	return res
+}
+
+// addFailed handles a failure to add a chunk to the request: the documents added are not
+// sent, and a later attempt adds them again to a new bulk indexer.
+func (ix *Indexer) addFailed(s *session, err error) error {
+	err = fmt.Errorf("adding documents to the bulk request: %w", err)
+	s.lastOutcome = outcomeInternalError
+	if nerr := ix.newBulkIndexer(s); nerr != nil {
+		err = errors.Join(err, nerr)
+	}
+	return err
+}
+
+// handOverAll gives each follower of s the outcome of the request, and forgets them.
+func (ix *Indexer) handOverAll(s *session, res flushResult) {
+	for _, f := range s.followers {
+		handOver(s, f, res)
+	}
+	clear(s.followers)
+	s.followers = s.followers[:0]
+	s.req.reset() // drop the batch references of the chunks sent
+}
+
+// waitForSlot waits for a request slot with the chunk of s in the waiting room. It reports
+// lead when s got a slot with its chunk not taken; otherwise res is the outcome of the request
+// a leader sent the chunk in, or the error of a wait that ended with ctx.
+func (ix *Indexer) waitForSlot(ctx context.Context, s *session, b *Batch, pending []int) (res flushResult, lead bool) {
+	g := &s.group
+	g.key = groupKey{gen: s.gen, meta: s.metaSet.Equivalent()}
+	g.batch, g.pending, g.bytes, g.taken = b, pending, chunkBytes(b, pending), false
+	ix.room.enter(s)
+	err := ix.requests.acquireUnless(ctx, g.wake)
+	if !ix.room.leave(s) {
+		g.batch, g.pending = nil, nil
+		if err != nil {
+			s.lastOutcome = outcomeTimeout // the push's context ended before the request was sent
+			return flushResult{err: fmt.Errorf("waiting for a bulk request slot: %w", err)}, false
+		}
+		return flushResult{}, true
+	}
+	if err == nil {
+		ix.requests.giveBack() // granted while a leader took the chunk
+	}
+	select {
+	case <-g.wake:
+	default:
+	}
+	<-g.done // the leader is done with the chunk
+	res, g.res = g.res, flushResult{}
+	g.batch, g.pending = nil, nil
+	if res.addErr == nil {
+		s.lastOutcome = requestOutcome(res.status, res.err)
+	} else {
+		s.lastOutcome = outcomeInternalError
+	}
+	return res, false
+}
+
+// request sends what the bulk indexer of s holds, under the request slot s holds, and records
+// the attempt's telemetry. A request that holds the chunks of other pushes runs under a
+// context that the end of ctx does not cancel: only RequestTimeout and Abort end it.
+func (ix *Indexer) request(ctx context.Context, s *session) flushResult {
+	bi := s.bi
+	shared := len(s.followers) > 0
+	s.client.docs = s.req.docs
 	reqCtx := ctx
+	if shared {
+		var cancel context.CancelFunc
+		reqCtx, cancel = context.WithCancel(context.WithoutCancel(ctx))
+		defer cancel()
+		stop := context.AfterFunc(ix.abortCtx, cancel)
+		defer stop()
+	}
 	if ix.cfg.RequestTimeout > 0 {
 		var cancel context.CancelFunc
-		reqCtx, cancel = context.WithTimeout(ctx, ix.cfg.RequestTimeout)
+		reqCtx, cancel = context.WithTimeout(reqCtx, ix.cfg.RequestTimeout)
 		defer cancel()
 	}
 	// Zero the byte counts, so that a request without an answer counts none, and the wait
@@ -168,8 +285,16 @@ func (ix *Indexer) flush(ctx context.Context, s *session) (docappender.BulkIndex
 		ix.sizes.observe(bi.BytesFlushed(), bi.BytesUncompressedFlushed())
 	}
 	end := time.Now()
-	ix.requests.release(end, end.Sub(start), requestBackpressure(status, &stat, err, ctx.Err()), err == nil)
+	ctxErr := ctx.Err()
+	if shared {
+		ctxErr = ix.abortCtx.Err()
+	}
+	ix.requests.release(end, end.Sub(start), requestBackpressure(status, &stat, err, ctxErr), err == nil)
 	s.lastOutcome = requestOutcome(status, err)
 	ix.recordAttempt(ctx, s, s.lastOutcome, status, start)
-	return stat, status, s.client.retryAfter, err
+	res := flushResult{stat: stat, status: status, retryAfter: s.client.retryAfter, err: err, shared: shared}
+	if err == nil {
+		res.mismatch = s.responseMismatch(stat)
+	}
+	return res
 }

@@ -75,12 +75,10 @@ func TestFlushReturnsRetryAfter(t *testing.T) {
 			s, err := ix.getSession()
 			require.NoError(t, err)
 			defer ix.putSession(s)
-			_, err = s.req.add(s.bi, batchOf(`{"n":0}`), []int{0})
-			require.NoError(t, err)
-			_, status, wait, err := ix.flush(context.Background(), s)
-			require.Error(t, err)
-			assert.Equal(t, tt.status, status)
-			assert.Equal(t, tt.want, wait)
+			res := ix.flush(context.Background(), s, batchOf(`{"n":0}`), []int{0})
+			require.Error(t, res.err)
+			assert.Equal(t, tt.status, res.status)
+			assert.Equal(t, tt.want, res.retryAfter)
 		})
 	}
 }

@@ -172,24 +172,24 @@ func (ix *Indexer) recordHeldFates(ctx context.Context, s *session) {
 	s.heldFates = s.heldFates[:0]
 }
 
-// recordFailureStore counts in docs.processed, as contrib does, the documents of a response
-// whose bulk items name their failure store: a second point, with outcome failure_store and
-// no status, besides the document's own (success for a document written to the failure
-// store, the item's failure otherwise).
-func (ix *Indexer) recordFailureStore(ctx context.Context, s *session, stat docappender.BulkIndexerResponseStat) {
+// recordFailureStore counts in docs.processed, as contrib does, the documents of a chunk whose
+// bulk items name their failure store: a second point, with outcome failure_store and no
+// status, besides the document's own (success for a document written to the failure store,
+// the item's failure otherwise). used, failed and notEnabled count the chunk's items by the
+// failure store status they name.
+func (ix *Indexer) recordFailureStore(ctx context.Context, s *session, used, failed, notEnabled int) {
 	if s.deadLettering {
 		return
 	}
-	fsDocs := stat.FailureStoreDocs
 	for _, fs := range [...]struct {
 		status string
-		n      int64
-	}{{failureStoreUsed, fsDocs.Used}, {failureStoreFailed, fsDocs.Failed}, {failureStoreNotEnabled, fsDocs.NotEnabled}} {
+		n      int
+	}{{failureStoreUsed, used}, {failureStoreFailed, failed}, {failureStoreNotEnabled, notEnabled}} {
 		if fs.n == 0 {
 			continue
 		}
 		r := docRecord{outcome: outcomeFailureStore, failureStore: fs.status}
-		ix.cfg.Telemetry.ElasticsearchDocsProcessed.Add(ctx, fs.n, ix.points.options(s, r).add...)
+		ix.cfg.Telemetry.ElasticsearchDocsProcessed.Add(ctx, int64(fs.n), ix.points.options(s, r).add...)
 	}
 }
 

@@ -66,10 +66,11 @@ func (ix *Indexer) requestLimit() int {
 
 // tooLarge notes that the request of the documents pending of b was answered 413.
 func (ix *Indexer) tooLarge(b *Batch, pending []int) {
-	size := 0
-	for _, i := range pending {
-		size += itemBytes(b, i)
-	}
+	ix.refusedSize(chunkBytes(b, pending))
+}
+
+// refusedSize notes that a request of size bytes was answered 413.
+func (ix *Indexer) refusedSize(size int) {
 	if limit, lowered := ix.sizeLimit.refused(size, time.Now()); lowered && limit < ix.cfg.MaxBulkBytes {
 		ix.cfg.Logger.Warn("Bulk request too large for the server; cutting requests smaller for a while",
 			zap.Int("refused_bytes", size), zap.Int("max_request_bytes", limit), zap.Duration("recovery", sizeRecovery))

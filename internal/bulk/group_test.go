@@ -1,0 +1,429 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package bulk
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/client"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
+	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
+)
+
+// groupServer records the documents of each bulk request and answers each document with
+// answer(doc), 201 when answer is nil or says "". The requests numbered in hold wait, once
+// they have arrived (arrived receives their number), until release(n) lets them go.
+type groupServer struct {
+	answer  func(doc string) string
+	status  func(request int) int // 0: answer each document
+	arrived chan int
+
+	mu       sync.Mutex
+	requests [][]string // documents, by request
+	bytes    []int
+	hold     map[int]chan struct{}
+}
+
+func newGroupServer(hold ...int) *groupServer {
+	g := &groupServer{arrived: make(chan int, 100), hold: map[int]chan struct{}{}}
+	for _, n := range hold {
+		g.hold[n] = make(chan struct{})
+	}
+	return g
+}
+
+func (g *groupServer) Perform(req *http.Request) (*http.Response, error) {
+	raw, err := fakees.ReadBody(req)
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
+	var docs []string
+	for i := 1; i < len(lines); i += 2 {
+		docs = append(docs, lines[i])
+	}
+	g.mu.Lock()
+	n := len(g.requests)
+	g.requests = append(g.requests, docs)
+	g.bytes = append(g.bytes, len(raw))
+	held := g.hold[n]
+	g.mu.Unlock()
+	g.arrived <- n
+	if held != nil {
+		select {
+		case <-held:
+		case <-req.Context().Done():
+			return nil, req.Context().Err()
+		}
+	}
+	if g.status != nil {
+		if st := g.status(n); st != 0 {
+			return answerStatus(st)
+		}
+	}
+	items := make([]string, len(docs))
+	for i, d := range docs {
+		items[i] = itemCreated
+		if g.answer != nil {
+			if a := g.answer(d); a != "" {
+				items[i] = a
+			}
+		}
+	}
+	return answerItems(items...)
+}
+
+// release lets request n go.
+func (g *groupServer) release(n int) { close(g.hold[n]) }
+
+// waitArrived waits until request n has arrived.
+func (g *groupServer) waitArrived(t *testing.T, n int) {
+	t.Helper()
+	for {
+		select {
+		case got := <-g.arrived:
+			if got == n {
+				return
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("request %d did not arrive", n)
+		}
+	}
+}
+
+func (g *groupServer) recorded() [][]string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([][]string(nil), g.requests...)
+}
+
+// pushBatch returns a batch of n documents {"p":"<push>","n":<i>}.
+func pushBatch(push string, n int) *Batch {
+	docs := make([]string, n)
+	for i := range docs {
+		docs[i] = fmt.Sprintf(`{"p":%q,"n":%d}`, push, i)
+	}
+	return batchOf(docs...)
+}
+
+type sendOutcome struct {
+	res Result
+	err error
+}
+
+// sendAsync runs Send in a goroutine and returns the channel of its outcome.
+func sendAsync(ctx context.Context, ix *Indexer, b *Batch) <-chan sendOutcome {
+	out := make(chan sendOutcome, 1)
+	go func() {
+		r, err := ix.Send(ctx, b)
+		out <- sendOutcome{r, err}
+	}()
+	return out
+}
+
+// waitWaiting waits until n chunks wait in the room and for a request slot.
+func waitWaiting(t *testing.T, ix *Indexer, n int) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		return int(ix.room.n.Load()) == n && ix.requests.g.waiting() == n
+	}, 30*time.Second, time.Millisecond, "%d pushes waiting", n)
+}
+
+// holdSlot starts a push of one document whose request the server holds (request 0), and
+// returns its outcome once the server has it.
+func holdSlot(t *testing.T, ix *Indexer, g *groupServer) <-chan sendOutcome {
+	t.Helper()
+	out := sendAsync(context.Background(), ix, pushBatch("holder", 1))
+	g.waitArrived(t, 0)
+	return out
+}
+
+func groupConfig(c *groupServer) Config {
+	return Config{
+		Client: c, MaxBulkBytes: 1 << 20, Concurrency: ConcurrencyConfig{Max: 1},
+		Retry: RetryConfig{
+			Enabled: true, MaxRetries: 2, InitialInterval: time.Millisecond, MaxInterval: time.Millisecond,
+			RetryOnStatus: []int{http.StatusServiceUnavailable}, RetryOnDocumentStatus: []int{http.StatusTooManyRequests},
+		},
+	}
+}
+
+// pushesOf returns the pushes whose documents a request holds, in order of first appearance.
+func pushesOf(docs []string) []string {
+	var pushes []string
+	for _, d := range docs {
+		p := d[strings.Index(d, `"p":"`)+5:]
+		p = p[:strings.IndexByte(p, '"')]
+		if len(pushes) == 0 || pushes[len(pushes)-1] != p {
+			pushes = append(pushes, p)
+		}
+	}
+	return pushes
+}
+
+// A push that finds a request slot free is sent at once, in a request of its own.
+func TestGroupLonePushAlone(t *testing.T) {
+	g := newGroupServer()
+	ix, err := New(groupConfig(g))
+	require.NoError(t, err)
+	for _, p := range []string{"a", "b"} {
+		r, err := ix.Send(context.Background(), pushBatch(p, 3))
+		require.NoError(t, err)
+		assert.Equal(t, Result{Indexed: 3}, r)
+	}
+	assert.Equal(t, [][]string{
+		{`{"p":"a","n":0}`, `{"p":"a","n":1}`, `{"p":"a","n":2}`},
+		{`{"p":"b","n":0}`, `{"p":"b","n":1}`, `{"p":"b","n":2}`},
+	}, g.recorded())
+}
+
+// The pushes that wait while the only request slot is held go in one next request; each
+// push's Result counts its own documents, and each retries and dead-letters only its own.
+func TestGroupWaitingPushesShareARequest(t *testing.T) {
+	g := newGroupServer(0)
+	var mu sync.Mutex
+	seen := map[string]int{}
+	g.answer = func(doc string) string {
+		mu.Lock()
+		defer mu.Unlock()
+		seen[doc]++
+		switch {
+		case doc == `{"p":"a","n":0}` && seen[doc] == 1:
+			return item429 // retried once, by a
+		case doc == `{"p":"b","n":1}`:
+			return itemRejected
+		}
+		return ""
+	}
+	cfg := groupConfig(g)
+	cfg.DeadLetterIndex = "dead"
+	tb, tel := newTelemetry(t)
+	cfg.Telemetry = tb
+	ix, err := New(cfg)
+	require.NoError(t, err)
+	holder := holdSlot(t, ix, g)
+	outs := map[string]<-chan sendOutcome{}
+	for i, p := range []string{"a", "b", "c"} {
+		outs[p] = sendAsync(context.Background(), ix, pushBatch(p, 2))
+		waitWaiting(t, ix, i+1)
+	}
+	g.release(0)
+	require.NoError(t, (<-holder).err)
+
+	want := map[string]Result{"a": {Indexed: 2}, "b": {Indexed: 1, Rejected: 1, DeadLettered: 1}, "c": {Indexed: 2}}
+	for p, out := range outs {
+		o := <-out
+		require.NoError(t, o.err, p)
+		assert.Equal(t, want[p], o.res, p)
+	}
+	reqs := g.recorded()
+	require.GreaterOrEqual(t, len(reqs), 3)
+	assert.Equal(t, []string{"a", "b", "c"}, pushesOf(reqs[1]), "the waiting pushes in one request")
+	assert.Len(t, reqs[1], 6)
+	// After it: a's retry of its one document, and b's dead letter, and nothing else.
+	var rest []string
+	for _, r := range reqs[2:] {
+		rest = append(rest, r...)
+	}
+	require.Len(t, rest, 2, "%v", rest)
+	joined := strings.Join(rest, "\n")
+	assert.Contains(t, joined, `{"p":"a","n":0}`)
+	assert.Contains(t, joined, `\"p\":\"b\",\"n\":1`, "b's dead letter is of its rejected document")
+
+	// Each request is counted once, by the push that sent it; each document once, by its push.
+	assert.Equal(t, int64(len(reqs)), countertest.Sum(t, tel, "otelcol.elasticsearch.bulk_requests.count"))
+	assert.Equal(t, int64(len(reqs)), countertest.Sum(t, tel, "otelcol.elasticsearch.bulk_requests.attempts"))
+	assert.Equal(t, int64(1), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.retried"), "a's one document")
+	// The holder's, a's and c's documents, b's first; b's second, stored as a dead letter.
+	assert.Equal(t, map[string]int64{"indexed  201": 6, "dead_lettered  201": 1}, docCounts(t, tel))
+}
+
+// The pushes of different metadata_keys partitions are never in one request.
+func TestGroupKeepsPartitionsApart(t *testing.T) {
+	g := newGroupServer(0)
+	cfg := groupConfig(g)
+	cfg.MetadataKeys = []string{"X-Tenant"}
+	ix, err := New(cfg)
+	require.NoError(t, err)
+	tenant := func(name string) context.Context {
+		return client.NewContext(context.Background(), client.Info{Metadata: client.NewMetadata(map[string][]string{"x-tenant": {name}})})
+	}
+	holder := holdSlot(t, ix, g)
+	var outs []<-chan sendOutcome
+	for i, p := range []struct{ push, tenant string }{{"x1", "x"}, {"y1", "y"}, {"x2", "x"}, {"y2", "y"}} {
+		outs = append(outs, sendAsync(tenant(p.tenant), ix, pushBatch(p.push, 2)))
+		waitWaiting(t, ix, i+1)
+	}
+	g.release(0)
+	require.NoError(t, (<-holder).err)
+	for _, out := range outs {
+		o := <-out
+		require.NoError(t, o.err)
+		assert.Equal(t, Result{Indexed: 2}, o.res)
+	}
+	reqs := g.recorded()
+	require.Len(t, reqs, 3, "the holder's, then one per tenant")
+	got := []string{strings.Join(pushesOf(reqs[1]), ","), strings.Join(pushesOf(reqs[2]), ",")}
+	assert.ElementsMatch(t, []string{"x1,x2", "y1,y2"}, got)
+}
+
+// A request of grouped pushes stays within MaxBulkBytes: the pushes that do not fit wait for
+// the next one.
+func TestGroupWithinMaxBulkBytes(t *testing.T) {
+	g := newGroupServer(0)
+	cfg := groupConfig(g)
+	one := chunkBytes(pushBatch("p0", 4), []int{0, 1, 2, 3})
+	cfg.MaxBulkBytes = 2*one + one/2 // two pushes fit, not three
+	ix, err := New(cfg)
+	require.NoError(t, err)
+	holder := holdSlot(t, ix, g)
+	var outs []<-chan sendOutcome
+	for i := range 3 {
+		outs = append(outs, sendAsync(context.Background(), ix, pushBatch(fmt.Sprint("p", i), 4)))
+		waitWaiting(t, ix, i+1)
+	}
+	g.release(0)
+	require.NoError(t, (<-holder).err)
+	for _, out := range outs {
+		o := <-out
+		require.NoError(t, o.err)
+		assert.Equal(t, Result{Indexed: 4}, o.res)
+	}
+	reqs := g.recorded()
+	require.Len(t, reqs, 3)
+	assert.Equal(t, []string{"p0", "p1"}, pushesOf(reqs[1]))
+	assert.Equal(t, []string{"p2"}, pushesOf(reqs[2]))
+	for i, n := range g.bytes {
+		assert.LessOrEqual(t, n, cfg.MaxBulkBytes, "request %d", i)
+	}
+}
+
+// A waiting push whose context ends before a leader takes its chunk returns, and its
+// documents are not sent.
+func TestGroupCanceledWaiterWithdraws(t *testing.T) {
+	g := newGroupServer(0)
+	ix, err := New(groupConfig(g))
+	require.NoError(t, err)
+	holder := holdSlot(t, ix, g)
+	ctx, cancel := context.WithCancel(context.Background())
+	out := sendAsync(ctx, ix, pushBatch("gone", 2))
+	waitWaiting(t, ix, 1)
+	cancel()
+	o := <-out
+	require.ErrorIs(t, o.err, context.Canceled)
+	assert.Equal(t, Result{Dropped: 2}, o.res)
+	assert.Zero(t, ix.room.n.Load(), "the chunk left the room")
+	g.release(0)
+	require.NoError(t, (<-holder).err)
+	r, err := ix.Send(context.Background(), pushBatch("next", 1))
+	require.NoError(t, err)
+	assert.Equal(t, Result{Indexed: 1}, r)
+	reqs := g.recorded()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, []string{"next"}, pushesOf(reqs[1]), "the canceled push's documents were not sent")
+}
+
+// Once a leader took the chunks of other pushes, their request is sent and answered whatever
+// happens to the contexts of the pushes in it.
+func TestGroupSharedRequestOutlivesContexts(t *testing.T) {
+	g := newGroupServer(0, 1)
+	ix, err := New(groupConfig(g))
+	require.NoError(t, err)
+	holder := holdSlot(t, ix, g)
+	ctxs := make([]context.Context, 2)
+	cancels := make([]context.CancelFunc, 2)
+	var outs []<-chan sendOutcome
+	for i := range ctxs {
+		ctxs[i], cancels[i] = context.WithCancel(context.Background())
+		outs = append(outs, sendAsync(ctxs[i], ix, pushBatch(fmt.Sprint("p", i), 2)))
+		waitWaiting(t, ix, i+1)
+	}
+	g.release(0)
+	require.NoError(t, (<-holder).err)
+	g.waitArrived(t, 1)
+	for _, c := range cancels {
+		c() // the leader's and the follower's
+	}
+	g.release(1)
+	for _, out := range outs {
+		o := <-out
+		require.NoError(t, o.err)
+		assert.Equal(t, Result{Indexed: 2}, o.res)
+	}
+	reqs := g.recorded()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, []string{"p0", "p1"}, pushesOf(reqs[1]))
+}
+
+// At Stop, each push of a grouped request that failed hands its own batch back.
+func TestGroupHandBackOnStop(t *testing.T) {
+	g := newGroupServer(0, 1)
+	g.status = func(n int) int {
+		if n == 1 {
+			return http.StatusServiceUnavailable
+		}
+		return 0
+	}
+	cfg := groupConfig(g)
+	cfg.HandBackOnStop = true
+	ix, err := New(cfg)
+	require.NoError(t, err)
+	holder := holdSlot(t, ix, g)
+	var outs []<-chan sendOutcome
+	for i := range 2 {
+		outs = append(outs, sendAsync(context.Background(), ix, pushBatch(fmt.Sprint("p", i), 2+i)))
+		waitWaiting(t, ix, i+1)
+	}
+	g.release(0)
+	require.NoError(t, (<-holder).err)
+	g.waitArrived(t, 1)
+	ix.Stop()
+	g.release(1)
+	for i, out := range outs {
+		o := <-out
+		require.ErrorIs(t, o.err, ErrHandedBack)
+		assert.Equal(t, Result{HandedBack: 2 + i}, o.res)
+	}
+	assert.Len(t, g.recorded(), 2, "no retry after Stop")
+}
+
+// A grouped request answered 413 lowers the request size, and each push sends its chunk again
+// on its own; no document is rejected for the size of the others'.
+func TestGroupTooLargeResendsEachChunk(t *testing.T) {
+	g := newGroupServer(0)
+	g.status = func(n int) int {
+		if n == 1 {
+			return http.StatusRequestEntityTooLarge
+		}
+		return 0
+	}
+	ix, err := New(groupConfig(g))
+	require.NoError(t, err)
+	holder := holdSlot(t, ix, g)
+	var outs []<-chan sendOutcome
+	for i := range 2 {
+		outs = append(outs, sendAsync(context.Background(), ix, pushBatch(fmt.Sprint("p", i), 1)))
+		waitWaiting(t, ix, i+1)
+	}
+	g.release(0)
+	require.NoError(t, (<-holder).err)
+	for _, out := range outs {
+		o := <-out
+		require.NoError(t, o.err)
+		assert.Equal(t, Result{Indexed: 1}, o.res)
+	}
+	reqs := g.recorded()
+	require.Len(t, reqs, 4)
+	assert.Equal(t, []string{"p0", "p1"}, pushesOf(reqs[1]))
+	assert.ElementsMatch(t, []string{"p0", "p1"}, append(pushesOf(reqs[2]), pushesOf(reqs[3])...))
+}
