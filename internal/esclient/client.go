@@ -50,9 +50,6 @@ type Config struct {
 
 	// LogRequestBody and LogResponseBody log each request and response body at debug level.
 	LogRequestBody, LogResponseBody bool
-
-	// WrapTransport, when set, wraps the HTTP transport, inside the body logging.
-	WrapTransport func(http.RoundTripper) http.RoundTripper
 }
 
 // Client sends requests to Elasticsearch, round-robin over its endpoints, authenticated. It
@@ -97,9 +94,6 @@ func New(ctx context.Context, cfg Config, host component.Host, set component.Tel
 	if hc.Jar != nil {
 		// `cookies` is set: the jar is on the http.Client, which the transport below bypasses.
 		transport = &cookieJar{next: transport, jar: hc.Jar}
-	}
-	if cfg.WrapTransport != nil {
-		transport = cfg.WrapTransport(transport)
 	}
 	if cfg.LogRequestBody || cfg.LogResponseBody {
 		transport = &bodyLogger{

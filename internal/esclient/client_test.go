@@ -35,7 +35,7 @@ func newTestClient(t *testing.T, cfg Config) (*Client, *observer.ObservedLogs) {
 	set := componenttest.NewNopTelemetrySettings()
 	set.Logger = zap.New(core)
 	build := component.BuildInfo{Command: "otelcol-test", Version: "1.2.3"}
-	c, err := New(context.Background(), cfg, componenttest.NewNopHost(), set, build)
+	c, err := New(context.Background(), cfg, testHost{}, set, build)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, c.Close(context.Background())) })
 	return c, logs

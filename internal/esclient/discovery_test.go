@@ -101,7 +101,7 @@ func TestDiscoveryPublishAddressForms(t *testing.T) {
 		"n5":{"roles":["data"],"http":{"publish_address":"es-5.example/[2001:db8::5]:9205"}}
 	}}`}
 	cfg := testConfig("https://seed.example:9200/prefix")
-	cfg.WrapTransport = func(http.RoundTripper) http.RoundTripper { return nodes }
+	sendThrough(&cfg, nodes)
 	c, _ := newTestClient(t, cfg)
 	require.NoError(t, c.transport.DiscoverNodesContext(context.Background()))
 	got := sortedURLs(c)
@@ -119,7 +119,7 @@ func TestDiscoveryFailureKeepsEndpoints(t *testing.T) {
 	nodes := &fakeNodes{}
 	nodes.setDown("seed.example:9200", true)
 	cfg := testConfig("http://seed.example:9200")
-	cfg.WrapTransport = func(http.RoundTripper) http.RoundTripper { return nodes }
+	sendThrough(&cfg, nodes)
 	cfg.DiscoverOnStart = true
 	c, logs := newTestClient(t, cfg)
 	ctx, cancel := context.WithCancel(context.Background())

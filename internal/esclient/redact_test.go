@@ -74,11 +74,9 @@ func TestRedactError(t *testing.T) {
 // The client's errors never carry a password, even from a transport that puts the URL in them.
 func TestPerformErrorsAreRedacted(t *testing.T) {
 	cfg := testConfig("http://elastic:pw@127.0.0.1:1")
-	cfg.WrapTransport = func(http.RoundTripper) http.RoundTripper {
-		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
-			return nil, &url.Error{Op: "Get", URL: "http://elastic:pw@" + r.URL.Host + r.URL.Path, Err: errors.New("refused")}
-		})
-	}
+	sendThrough(&cfg, roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		return nil, &url.Error{Op: "Get", URL: "http://elastic:pw@" + r.URL.Host + r.URL.Path, Err: errors.New("refused")}
+	}))
 	c, _ := newTestClient(t, cfg)
 	req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, "/", http.NoBody)
 	require.NoError(t, err)
@@ -88,7 +86,7 @@ func TestPerformErrorsAreRedacted(t *testing.T) {
 
 	cfg = testConfig("http://127.0.0.1:1")
 	cfg.HTTP.ProxyURL = "http://proxy:pw@proxy host:3128"
-	_, err = New(context.Background(), cfg, componenttest.NewNopHost(), componenttest.NewNopTelemetrySettings(), component.NewDefaultBuildInfo())
+	_, err = New(context.Background(), cfg, testHost{}, componenttest.NewNopTelemetrySettings(), component.NewDefaultBuildInfo())
 	require.EqualError(t, err, "building the HTTP client: parse \"http://proxy:xxxxx@proxy host:3128\": invalid character \" \" in host name")
 }
 

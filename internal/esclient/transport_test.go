@@ -114,7 +114,7 @@ func fakeNodesConfig(nodes *fakeNodes, hosts ...string) Config {
 	}
 	cfg := testConfig("")
 	cfg.Endpoints = Endpoints{Endpoints: urls}
-	cfg.WrapTransport = func(http.RoundTripper) http.RoundTripper { return nodes }
+	sendThrough(&cfg, nodes)
 	return cfg
 }
 
@@ -339,7 +339,7 @@ func TestTransportCanceledRequestSetsNodeAside(t *testing.T) {
 func BenchmarkPerformThreeNodes(b *testing.B) {
 	nodes := &fakeNodes{}
 	cfg := fakeNodesConfig(nodes, nodeA, nodeB, nodeC)
-	c, err := New(context.Background(), cfg, componenttest.NewNopHost(), componenttest.NewNopTelemetrySettings(), component.BuildInfo{})
+	c, err := New(context.Background(), cfg, testHost{}, componenttest.NewNopTelemetrySettings(), component.BuildInfo{})
 	require.NoError(b, err)
 	b.Cleanup(func() { require.NoError(b, c.Close(context.Background())) })
 	req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, "/", http.NoBody)
