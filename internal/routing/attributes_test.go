@@ -8,8 +8,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/controlattr"
+	"github.com/otelcol-es/elasticsearchexporter/internal/pvalue"
 )
 
 // TestDocumentID checks that the id is read from the record only: an id on the scope or the
@@ -50,6 +52,21 @@ func TestDocumentID(t *testing.T) {
 			assert.Equal(t, tt.want, r.DocumentID(ScanRecord(record), record), "Router.DocumentID")
 		})
 	}
+}
+
+// TestDeepIDAndPipeline: an id or a pipeline nested beyond pvalue.MaxNesting converts as
+// pvalue.AsString converts it (its type name), without pdata's recursion.
+func TestDeepIDAndPipeline(t *testing.T) {
+	record := pcommon.NewMap()
+	for _, key := range []string{controlattr.DocumentID, controlattr.IngestPipeline} {
+		v := record.PutEmpty(key)
+		for range pvalue.MaxNesting + 1 {
+			v = v.SetEmptyMap().PutEmpty("k")
+		}
+		v.SetStr("leaf")
+	}
+	assert.Equal(t, "Map", DocumentID(record))
+	assert.Equal(t, "Map", Pipeline(record))
 }
 
 // TestPipeline checks that the pipeline is read from the record only, as in contrib.
