@@ -139,6 +139,15 @@ func waitWaiting(t *testing.T, ix *Indexer, n int) {
 	}, 30*time.Second, time.Millisecond, "%d pushes waiting", n)
 }
 
+// sendWaiting starts Send of b with ctx, as sendAsync, and waits until n pushes wait in the
+// room (see waitWaiting): b's among them.
+func sendWaiting(ctx context.Context, t *testing.T, ix *Indexer, b *Batch, n int) <-chan sendOutcome {
+	t.Helper()
+	out := sendAsync(ctx, ix, b)
+	waitWaiting(t, ix, n)
+	return out
+}
+
 // holdSlot starts a push of one document whose request the server holds (request 0), and
 // returns its outcome once the server has it.
 func holdSlot(t *testing.T, ix *Indexer, g *groupServer) <-chan sendOutcome {
@@ -214,8 +223,7 @@ func TestGroupWaitingPushesShareARequest(t *testing.T) {
 	holder := holdSlot(t, ix, g)
 	outs := map[string]<-chan sendOutcome{}
 	for i, p := range []string{"a", "b", "c"} {
-		outs[p] = sendAsync(context.Background(), ix, pushBatch(p, 2))
-		waitWaiting(t, ix, i+1)
+		outs[p] = sendWaiting(context.Background(), t, ix, pushBatch(p, 2), i+1)
 	}
 	g.release(0)
 	require.NoError(t, (<-holder).err)
@@ -261,8 +269,7 @@ func TestGroupKeepsPartitionsApart(t *testing.T) {
 	holder := holdSlot(t, ix, g)
 	var outs []<-chan sendOutcome
 	for i, p := range []struct{ push, tenant string }{{"x1", "x"}, {"y1", "y"}, {"x2", "x"}, {"y2", "y"}} {
-		outs = append(outs, sendAsync(tenant(p.tenant), ix, pushBatch(p.push, 2)))
-		waitWaiting(t, ix, i+1)
+		outs = append(outs, sendWaiting(tenant(p.tenant), t, ix, pushBatch(p.push, 2), i+1))
 	}
 	g.release(0)
 	require.NoError(t, (<-holder).err)
@@ -289,8 +296,7 @@ func TestGroupWithinMaxBulkBytes(t *testing.T) {
 	holder := holdSlot(t, ix, g)
 	var outs []<-chan sendOutcome
 	for i := range 3 {
-		outs = append(outs, sendAsync(context.Background(), ix, pushBatch(fmt.Sprint("p", i), 4)))
-		waitWaiting(t, ix, i+1)
+		outs = append(outs, sendWaiting(context.Background(), t, ix, pushBatch(fmt.Sprint("p", i), 4), i+1))
 	}
 	g.release(0)
 	require.NoError(t, (<-holder).err)
@@ -316,8 +322,7 @@ func TestGroupCanceledWaiterWithdraws(t *testing.T) {
 	require.NoError(t, err)
 	holder := holdSlot(t, ix, g)
 	ctx, cancel := context.WithCancel(context.Background())
-	out := sendAsync(ctx, ix, pushBatch("gone", 2))
-	waitWaiting(t, ix, 1)
+	out := sendWaiting(ctx, t, ix, pushBatch("gone", 2), 1)
 	cancel()
 	o := <-out
 	require.ErrorIs(t, o.err, context.Canceled)
@@ -345,8 +350,7 @@ func TestGroupSharedRequestOutlivesContexts(t *testing.T) {
 	var outs []<-chan sendOutcome
 	for i := range ctxs {
 		ctxs[i], cancels[i] = context.WithCancel(context.Background())
-		outs = append(outs, sendAsync(ctxs[i], ix, pushBatch(fmt.Sprint("p", i), 2)))
-		waitWaiting(t, ix, i+1)
+		outs = append(outs, sendWaiting(ctxs[i], t, ix, pushBatch(fmt.Sprint("p", i), 2), i+1))
 	}
 	g.release(0)
 	require.NoError(t, (<-holder).err)
@@ -381,8 +385,7 @@ func TestGroupHandBackOnStop(t *testing.T) {
 	holder := holdSlot(t, ix, g)
 	var outs []<-chan sendOutcome
 	for i := range 2 {
-		outs = append(outs, sendAsync(context.Background(), ix, pushBatch(fmt.Sprint("p", i), 2+i)))
-		waitWaiting(t, ix, i+1)
+		outs = append(outs, sendWaiting(context.Background(), t, ix, pushBatch(fmt.Sprint("p", i), 2+i), i+1))
 	}
 	g.release(0)
 	require.NoError(t, (<-holder).err)
@@ -412,8 +415,7 @@ func TestGroupTooLargeResendsEachChunk(t *testing.T) {
 	holder := holdSlot(t, ix, g)
 	var outs []<-chan sendOutcome
 	for i := range 2 {
-		outs = append(outs, sendAsync(context.Background(), ix, pushBatch(fmt.Sprint("p", i), 1)))
-		waitWaiting(t, ix, i+1)
+		outs = append(outs, sendWaiting(context.Background(), t, ix, pushBatch(fmt.Sprint("p", i), 1), i+1))
 	}
 	g.release(0)
 	require.NoError(t, (<-holder).err)
