@@ -291,7 +291,7 @@ func (ix *Indexer) request(ctx context.Context, s *session) flushResult {
 	}
 	ix.requests.release(end, end.Sub(start), requestBackpressure(status, &stat, err, ctxErr), err == nil)
 	s.lastOutcome = requestOutcome(status, err)
-	ix.recordAttempt(ctx, s, s.lastOutcome, status, start)
+	ix.recordAttempt(ctx, s, s.lastOutcome, status, start, end)
 	res := flushResult{stat: stat, status: status, retryAfter: s.client.retryAfter, err: err, shared: shared}
 	if err == nil {
 		res.mismatch = s.responseMismatch(stat)

@@ -207,12 +207,12 @@ type requestRecord struct {
 	bytes, uncompressed int
 }
 
-// recordAttempt counts an attempt of a bulk request, sent at start and ended with outcome
-// and status, in bulk_requests.attempts, and notes it for the request metrics: the attempt
-// continues the request noted before if resendRequest was called, and is a new request
-// otherwise (the one before is counted then). bi's byte counts are zero unless the attempt
+// recordAttempt counts an attempt of a bulk request, sent at start and ended at end with
+// outcome and status, in bulk_requests.attempts, and notes it for the request metrics: the
+// attempt continues the request noted before if resendRequest was called, and is a new
+// request otherwise (the one before is counted then). bi's byte counts are zero unless the attempt
 // was answered: flush resets them before each attempt.
-func (ix *Indexer) recordAttempt(ctx context.Context, s *session, outcome string, status int, start time.Time) {
+func (ix *Indexer) recordAttempt(ctx context.Context, s *session, outcome string, status int, start, end time.Time) {
 	ix.cfg.Telemetry.ElasticsearchBulkRequestsAttempts.Add(ctx, 1, ix.points.options(s, docRecord{outcome: outcome, status: status}).add...)
 	r := &s.requestRec
 	if r.pending && !r.resent {
@@ -222,7 +222,7 @@ func (ix *Indexer) recordAttempt(ctx context.Context, s *session, outcome string
 		r.start = start
 	}
 	r.pending, r.resent = true, false
-	r.outcome, r.status, r.end = outcome, status, time.Now()
+	r.outcome, r.status, r.end = outcome, status, end
 	r.bytes, r.uncompressed = s.bi.BytesFlushed(), s.bi.BytesUncompressedFlushed()
 }
 

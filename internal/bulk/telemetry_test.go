@@ -418,7 +418,7 @@ func TestRecordRequestAllocatesNothing(t *testing.T) {
 	ix.setMetadata(ctx, s)
 	record := func() {
 		ix.recordReceived(ctx, s, 1)
-		ix.recordAttempt(ctx, s, outcomeSuccess, 200, time.Now())
+		ix.recordAttempt(ctx, s, outcomeSuccess, 200, time.Now(), time.Now())
 		ix.recordRequest(ctx, s)
 		ix.recordDocs(ctx, s, docRecord{fate: OutcomeIndexed, outcome: outcomeSuccess, status: 201}, 1)
 	}
