@@ -66,12 +66,13 @@ func (s *session) responseMismatch(stat docappender.BulkIndexerResponseStat) err
 }
 
 // classify counts the outcome of each document of the chunk pending of a successful request,
-// whose items are at positions offset to offset+len(pending)-1 of the response (see
-// bulkRequest), and returns the documents to retry, written over the front of pending. The
+// whose items are the first len(pending) of the response in s's client: the session's own
+// chunk comes first in a request it sent, and a follower's items are handed over numbered from
+// 0 (handOver). It returns the documents to retry, written over the front of pending. The
 // response matches the request (responseMismatch).
-func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat docappender.BulkIndexerResponseStat, pending []int, offset int) []int {
+func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat docappender.BulkIndexerResponseStat, pending []int) []int {
 	r := &s.client.resp
-	inChunk := func(pos int) bool { return pos >= offset && pos < offset+len(pending) }
+	inChunk := func(pos int) bool { return pos < len(pending) }
 	count := func(positions []int) int {
 		n := 0
 		for _, p := range positions {
@@ -109,7 +110,7 @@ func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat doca
 		// Whether the document was written is unknown: like a response that does not
 		// match the request, it is dropped (and dead-lettered), and the push's error is
 		// permanent, since a resend could store it twice.
-		i := pending[o.pos-offset]
+		i := pending[o.pos]
 		s.result.Dropped++
 		// contrib counts an answer it cannot read as internal_server_error.
 		ix.recordDocs(ctx, s, docRecord{
@@ -131,7 +132,7 @@ func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat doca
 		if !inChunk(p) {
 			continue
 		}
-		i := pending[p-offset]
+		i := pending[p]
 		f.Error.Reason = esclient.TruncateReason(f.Error.Reason)
 		switch {
 		case f.Status == http.StatusConflict:

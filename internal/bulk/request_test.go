@@ -218,7 +218,8 @@ func TestRequestBodyInPieces(t *testing.T) {
 }
 
 // A request built of two chunks, from two batches, is one bulk request; the items of its
-// response are given back to each chunk by position, with each document's outcome.
+// response are given back to each chunk by position, the second chunk's handed over to the
+// session it belongs to (as a leader hands them to a follower), with each document's outcome.
 func TestRequestOfTwoChunks(t *testing.T) {
 	first, second := batchOf(`{"a":0}`, `{"a":1}`, `{"a":2}`), batchOf(`{"b":0}`, `{"b":1}`)
 	c := &recordingClient{t: t, answer: func(_, doc int) string {
@@ -256,10 +257,18 @@ func TestRequestOfTwoChunks(t *testing.T) {
 	}, c.requests[0].lines)
 	require.NoError(t, s.responseMismatch(stat))
 
-	retry := ix.classify(context.Background(), s, first, stat, []int{0, 1, 2}, off1)
+	retry := ix.classify(context.Background(), s, first, stat, []int{0, 1, 2})
 	assert.Empty(t, retry)
 	assert.Equal(t, Result{Indexed: 2, Rejected: 1}, s.result)
-	retry = ix.classify(context.Background(), s, second, stat, []int{0, 1}, off2)
+
+	f, err := ix.getSession()
+	require.NoError(t, err)
+	defer ix.putSession(f)
+	f.group.batch, f.group.pending, f.group.offset = second, []int{0, 1}, off2
+	handOver(s, f, res)
+	<-f.group.done
+	retry = ix.classify(context.Background(), f, second, f.group.res.stat, []int{0, 1})
 	assert.Equal(t, []int{0}, retry, "the second batch's first document")
-	assert.Equal(t, Result{Indexed: 3, Rejected: 1, FailureStore: 1}, s.result)
+	assert.Equal(t, Result{Indexed: 1, FailureStore: 1}, f.result)
+	assert.Equal(t, Result{Indexed: 2, Rejected: 1}, s.result, "the first session counts its own documents only")
 }

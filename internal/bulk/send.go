@@ -192,7 +192,7 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 				// unknown, and resending would risk duplicates.
 				return ix.unknownOutcome(ctx, s, b, pending, "response_mismatch", http.StatusOK, res.mismatch)
 			}
-			pending = ix.classify(ctx, s, b, stat, pending, 0)
+			pending = ix.classify(ctx, s, b, stat, pending)
 			if len(pending) == 0 {
 				return nil
 			}
