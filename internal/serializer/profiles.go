@@ -4,6 +4,7 @@
 package serializer // import "github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 
 import (
+	"errors"
 	"fmt"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -77,7 +78,7 @@ const (
 func ValidateProfile(dict pprofile.ProfilesDictionary, p pprofile.Profile) (string, error) {
 	samples := p.Samples()
 	if samples.Len() == 0 {
-		return RejectionProfileEmpty, fmt.Errorf("profile has no samples")
+		return RejectionProfileEmpty, errors.New("profile has no samples")
 	}
 	strs := dict.StringTable().Len()
 	attrs := dict.AttributeTable().Len()
