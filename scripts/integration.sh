@@ -7,7 +7,8 @@
 # Uses the node named by ES_ENDPOINT (with ES_USER/ES_PASSWORD or ES_API_KEY, and ES_CA_CERT)
 # when set. Otherwise it starts one with scripts/es.sh and stops it again at the end, unless a
 # node started earlier by scripts/es.sh was already running (then that one is used and left
-# running). Tests fail, rather than skip, when a prerequisite is missing (ES_REQUIRED=1).
+# running). It starts the forward proxies of scripts/proxy.sh the same way. Tests fail, rather
+# than skip, when a prerequisite is missing (ES_REQUIRED=1).
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -16,7 +17,11 @@ GO="${GO:-go}"
 cd "$REPO_DIR"
 
 started=""
+proxy_started=""
 cleanup() {
+	if [ -n "$proxy_started" ]; then
+		"$REPO_DIR/scripts/proxy.sh" stop || true
+	fi
 	if [ -n "$started" ]; then
 		"$REPO_DIR/scripts/es.sh" stop || true
 	fi
@@ -33,6 +38,17 @@ if [ -z "${ES_ENDPOINT:-}" ]; then
 	. "${ES_STATE_DIR:-$REPO_DIR/.es}/env"
 	set +a
 fi
+
+# The forward proxies of integrationtest/proxy_test.go (scripts/proxy.sh), between the tests
+# and the node; stopped at the end unless they were running already.
+if ! scripts/proxy.sh env >/dev/null 2>&1; then
+	proxy_started=1
+fi
+scripts/proxy.sh start
+set -a
+# shellcheck disable=SC1091
+. "${PROXY_STATE_DIR:-$REPO_DIR/.proxy}/env"
+set +a
 
 export ES_REQUIRED=1
 export OTELCOL_BIN="${OTELCOL_BIN:-$REPO_DIR/.bin/otelcol-es}"

@@ -62,6 +62,9 @@ type Client struct {
 	http      *http.Client
 	logger    *zap.Logger
 
+	// proxies says which proxy a request goes through, for the version check's errors.
+	proxies proxyRoute
+
 	discoverOnStart bool
 
 	// stopDiscovery ends periodic discovery; discovering is done when it has ended.
@@ -122,6 +125,7 @@ func New(ctx context.Context, cfg Config, host component.Host, set component.Tel
 	}
 	c := &Client{
 		transport: tc, http: hc, logger: set.Logger,
+		proxies:         newProxyRoute(cfg.HTTP.ProxyURL),
 		discoverOnStart: cfg.DiscoverOnStart,
 		stopDiscovery:   func() {},
 	}

@@ -147,8 +147,12 @@ func (c *Client) getJSON(ctx context.Context, path string, v any) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	req, trace := traceProxy(req)
 	resp, err := c.Perform(req)
 	if err != nil {
+		if hint, ok := c.proxies.proxyProblem(req, trace, err); ok {
+			return 0, fmt.Errorf("GET %s: %s: %w", req.URL.Path, hint, err)
+		}
 		if hint, ok := TLSConfigProblem(err); ok {
 			return 0, fmt.Errorf("GET %s: %s: %w", req.URL.Path, hint, err)
 		}
