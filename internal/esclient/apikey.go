@@ -62,9 +62,10 @@ func checkIDAndKey(pair string) error {
 	return nil
 }
 
-// decodeBase64 decodes s from standard or URL-safe base64, with or without padding.
+// decodeBase64 decodes s from standard or URL-safe base64, with its padding, part of it, or none.
 func decodeBase64(s string) (string, bool) {
-	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+	s = strings.TrimRight(s, "=")
+	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
 		if b, err := enc.DecodeString(s); err == nil {
 			return string(b), true
 		}
