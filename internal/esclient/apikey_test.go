@@ -85,7 +85,7 @@ func TestEncodeAPIKeyRefuses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := EncodeAPIKey(tt.key)
 			require.ErrorContains(t, err, tt.err)
-			assert.ErrorContains(t, err, "expected the `encoded` value of the create API key response (base64 of `id:api_key`), `id:api_key`, or that whole JSON response")
+			require.ErrorContains(t, err, "expected the `encoded` value of the create API key response (base64 of `id:api_key`), `id:api_key`, or that whole JSON response")
 			for _, secret := range []string{keySecret, keyEncoded[:20], keyEncoded[20:40], "bm8tY29sb24taGVyZQ", "c2ln"} {
 				assert.NotContains(t, err.Error(), secret)
 			}

@@ -33,20 +33,30 @@ func TestParseCloudID(t *testing.T) {
 		{"unpadded", "staging:" + strings.TrimRight(docsExample, "="), docsEndpoint, ""},
 		{"padding_partly_missing", "staging:" + strings.TrimSuffix(docsExample, "="), docsEndpoint, ""},
 		// us-central1.gcp.cloud.es.io:9243$ac31ebb90241773157043c34fd26fd46$a4c06230e48c8fce7be88a074a3bb3e0
-		{"host_port", "custom-port:dXMtY2VudHJhbDEuZ2NwLmNsb3VkLmVzLmlvOjkyNDMkYWMzMWViYjkwMjQxNzczMTU3MDQzYzM0ZmQyNmZkNDYkYTRjMDYyMzBlNDhjOGZjZTdiZTg4YTA3NGEzYmIzZTA=",
-			"https://ac31ebb90241773157043c34fd26fd46.us-central1.gcp.cloud.es.io:9243", ""},
+		{
+			"host_port", "custom-port:dXMtY2VudHJhbDEuZ2NwLmNsb3VkLmVzLmlvOjkyNDMkYWMzMWViYjkwMjQxNzczMTU3MDQzYzM0ZmQyNmZkNDYkYTRjMDYyMzBlNDhjOGZjZTdiZTg4YTA3NGEzYmIzZTA=",
+			"https://ac31ebb90241773157043c34fd26fd46.us-central1.gcp.cloud.es.io:9243", "",
+		},
 		// us-central1.gcp.cloud.es.io$ac31ebb90241773157043c34fd26fd46:9243$a4c06230e48c8fce7be88a074a3bb3e0:9244
-		{"es_uuid_port", "different-es-kb-port:dXMtY2VudHJhbDEuZ2NwLmNsb3VkLmVzLmlvJGFjMzFlYmI5MDI0MTc3MzE1NzA0M2MzNGZkMjZmZDQ2OjkyNDMkYTRjMDYyMzBlNDhjOGZjZTdiZTg4YTA3NGEzYmIzZTA6OTI0NA==",
-			"https://ac31ebb90241773157043c34fd26fd46.us-central1.gcp.cloud.es.io:9243", ""},
+		{
+			"es_uuid_port", "different-es-kb-port:dXMtY2VudHJhbDEuZ2NwLmNsb3VkLmVzLmlvJGFjMzFlYmI5MDI0MTc3MzE1NzA0M2MzNGZkMjZmZDQ2OjkyNDMkYTRjMDYyMzBlNDhjOGZjZTdiZTg4YTA3NGEzYmIzZTA6OTI0NA==",
+			"https://ac31ebb90241773157043c34fd26fd46.us-central1.gcp.cloud.es.io:9243", "",
+		},
 		// us-central1.gcp.cloud.es.io$ac31ebb90241773157043c34fd26fd46$a4c06230e48c8fce7be88a074a3bb3e0:9244
-		{"only_kibana_port", "only-kb-set:dXMtY2VudHJhbDEuZ2NwLmNsb3VkLmVzLmlvJGFjMzFlYmI5MDI0MTc3MzE1NzA0M2MzNGZkMjZmZDQ2JGE0YzA2MjMwZTQ4YzhmY2U3YmU4OGEwNzRhM2JiM2UwOjkyNDQ=",
-			"https://ac31ebb90241773157043c34fd26fd46.us-central1.gcp.cloud.es.io", ""},
+		{
+			"only_kibana_port", "only-kb-set:dXMtY2VudHJhbDEuZ2NwLmNsb3VkLmVzLmlvJGFjMzFlYmI5MDI0MTc3MzE1NzA0M2MzNGZkMjZmZDQ2JGE0YzA2MjMwZTQ4YzhmY2U3YmU4OGEwNzRhM2JiM2UwOjkyNDQ=",
+			"https://ac31ebb90241773157043c34fd26fd46.us-central1.gcp.cloud.es.io", "",
+		},
 		// us-central1.gcp.cloud.es.io:9243$ac31ebb90241773157043c34fd26fd46$a4c06230e48c8fce7be88a074a3bb3e0:9244
-		{"host_and_kibana_port", "host-and-kb-set:dXMtY2VudHJhbDEuZ2NwLmNsb3VkLmVzLmlvOjkyNDMkYWMzMWViYjkwMjQxNzczMTU3MDQzYzM0ZmQyNmZkNDYkYTRjMDYyMzBlNDhjOGZjZTdiZTg4YTA3NGEzYmIzZTA6OTI0NA==",
-			"https://ac31ebb90241773157043c34fd26fd46.us-central1.gcp.cloud.es.io:9243", ""},
+		{
+			"host_and_kibana_port", "host-and-kb-set:dXMtY2VudHJhbDEuZ2NwLmNsb3VkLmVzLmlvOjkyNDMkYWMzMWViYjkwMjQxNzczMTU3MDQzYzM0ZmQyNmZkNDYkYTRjMDYyMzBlNDhjOGZjZTdiZTg4YTA3NGEzYmIzZTA6OTI0NA==",
+			"https://ac31ebb90241773157043c34fd26fd46.us-central1.gcp.cloud.es.io:9243", "",
+		},
 		// us-central1.gcp.cloud.es.io$ac31ebb90241773157043c34fd26fd46$a4c06230e48c8fce7be88a074a3bb3e0$anotherid$andanother
-		{"extra_parts", "extra-items:dXMtY2VudHJhbDEuZ2NwLmNsb3VkLmVzLmlvJGFjMzFlYmI5MDI0MTc3MzE1NzA0M2MzNGZkMjZmZDQ2JGE0YzA2MjMwZTQ4YzhmY2U3YmU4OGEwNzRhM2JiM2UwJGFub3RoZXJpZCRhbmRhbm90aGVy",
-			"https://ac31ebb90241773157043c34fd26fd46.us-central1.gcp.cloud.es.io", ""},
+		{
+			"extra_parts", "extra-items:dXMtY2VudHJhbDEuZ2NwLmNsb3VkLmVzLmlvJGFjMzFlYmI5MDI0MTc3MzE1NzA0M2MzNGZkMjZmZDQ2JGE0YzA2MjMwZTQ4YzhmY2U3YmU4OGEwNzRhM2JiM2UwJGFub3RoZXJpZCRhbmRhbm90aGVy",
+			"https://ac31ebb90241773157043c34fd26fd46.us-central1.gcp.cloud.es.io", "",
+		},
 		{"without_kibana", "foo:YmFyLmNsb3VkLmVzLmlvJGFiYzEyMw==", "https://abc123.bar.cloud.es.io", ""},  // bar.cloud.es.io$abc123
 		{"trailing_dollar", "foo:YmFyLmNsb3VkLmVzLmlvJGFiYzEyMyQ=", "https://abc123.bar.cloud.es.io", ""}, // bar.cloud.es.io$abc123$
 		{"host_port_443", "foo:dXMtY2VudHJhbDEuZ2NwLmNsb3VkLmVzLmlvOjQ0MyRhYmMxMjMkZGVmNDU2", "https://abc123.us-central1.gcp.cloud.es.io:443", ""},
