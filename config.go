@@ -5,6 +5,7 @@ package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexpo
 
 import (
 	"compress/gzip"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -181,37 +182,92 @@ type AuthenticationConfig struct {
 	// Password is the HTTP basic authentication password. Default: empty.
 	Password configopaque.String `mapstructure:"password"`
 
-	// APIKey is an Elasticsearch API key in its encoded form, sent as
-	// `Authorization: ApiKey <api_key>`. Default: empty.
+	// APIKey is an Elasticsearch API key in one of the forms users paste: the `encoded` value
+	// of the create API key response (base64 of "id:api_key"), "id:api_key", or that whole JSON
+	// response (esclient.EncodeAPIKey reads them). Sent as `Authorization: APIKey <encoded>`.
+	// Anything else is refused by Validate. Default: empty.
 	APIKey configopaque.String `mapstructure:"api_key"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
 }
 
-// credentialWarnings returns a warning for each pair of credentials set together, naming which
-// one is used. Contrib accepts them all and uses one, silently: the elastic-transport client
-// sets the Authorization header from `api_key`, or else from `user`/`password`, and an
-// authenticator extension under `auth` then handles the request last, so one that sets the
-// Authorization header replaces either. This exporter sends requests the same way.
+// apiKeyMapToJSON turns an api_key that YAML read as a map (the create API key response pasted
+// without quotes) back into the JSON text that AuthenticationConfig.APIKey takes.
+func apiKeyMapToJSON(conf *confmap.Conf) error {
+	m, ok := conf.Get("api_key").(map[string]any)
+	if !ok {
+		return nil
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return errors.New("`api_key` is a map that cannot be read as the create API key response; " +
+			"give the `encoded` value, `id:api_key`, or that JSON response")
+	}
+	conf.Delete("api_key")
+	return conf.Merge(confmap.NewFromStringMap(map[string]any{"api_key": string(b)}))
+}
+
+// validate refuses an api_key that is none of the forms esclient.EncodeAPIKey reads.
+func (a *AuthenticationConfig) validate() error {
+	if _, err := esclient.EncodeAPIKey(string(a.APIKey)); err != nil {
+		return fmt.Errorf("`api_key`: %w", err)
+	}
+	return nil
+}
+
+// credentialWarnings returns a warning for each pair of credentials set together, naming what
+// is sent. Contrib accepts them all, silently, and sends requests the same way: the
+// elastic-transport client sets the Authorization header from `api_key`, or else from
+// `user`/`password`; confighttp then sets `headers`, which replaces that header; and an
+// authenticator extension under `auth` handles the request last, with whatever Authorization
+// header it has by then, which it may replace or keep.
 func (c *Config) credentialWarnings() []string {
 	a := c.Authentication
 	basic := a.User != "" || a.Password != ""
 	var warnings []string
-	if auth := c.Auth.Get(); auth != nil {
-		var keys []string
-		if basic {
-			keys = append(keys, "`user`/`password`")
+
+	// set is what the client sets the Authorization header from, and header how it is sent.
+	set, header := "", ""
+	switch {
+	case a.APIKey != "":
+		set, header = "`api_key`", "`Authorization: APIKey …`"
+	case a.User != "" && a.Password != "":
+		set, header = "`user`/`password`", "`Authorization: Basic …`"
+	}
+	var headerKey string
+	for name := range c.Headers.Iter {
+		if strings.EqualFold(name, "Authorization") {
+			headerKey = "`headers::" + name + "`"
 		}
-		if a.APIKey != "" {
-			keys = append(keys, "`api_key`")
+	}
+	if headerKey != "" && set != "" {
+		sent := "the " + headerKey + " value is sent"
+		if c.Auth.Get() != nil {
+			sent = "the " + headerKey + " value is what reaches the authenticator extension"
 		}
-		if len(keys) > 0 {
-			set := strings.Join(keys, " and ")
-			warnings = append(warnings, fmt.Sprintf("`auth::authenticator` (%s) and %s are both set: the authenticator extension's credentials are used, as in contrib "+
-				"(the extension handles each request after the Authorization header is set from %s, and replaces it); remove %s",
-				auth.AuthenticatorID, set, set, set))
+		warnings = append(warnings, fmt.Sprintf("%s and %s are both set: %s, as in contrib "+
+			"(confighttp sets the header on each request after the client set it from %s, and replaces it); remove %s",
+			headerKey, set, sent, set, set))
+		set, header = headerKey, "the Authorization header"
+	}
+	if auth := c.Auth.Get(); auth != nil && (set != "" || basic) {
+		keys := set
+		if basic && a.APIKey != "" {
+			keys = "`api_key` and `user`/`password`"
+		} else if set == "" {
+			keys = "`user`/`password`" // one of the two alone: nothing is set from them
 		}
+		var sent string
+		if header == "" {
+			sent = "no Authorization header is set from `user`/`password` (one of the two is empty), so the extension's credentials are the only ones sent"
+		} else {
+			sent = fmt.Sprintf("each request reaches the extension with %s from %s. An extension that sets the Authorization header "+
+				"(basicauth, oauth2client, bearertokenauth with its default `header`) replaces it, so only its credentials are sent; "+
+				"one that sets another header sends it beside %s. Contrib sends requests the same way", header, set, header)
+		}
+		warnings = append(warnings, fmt.Sprintf("`auth::authenticator` (%s) and %s are both set: %s; remove %s",
+			auth.AuthenticatorID, keys, sent, keys))
 	}
 	if basic && a.APIKey != "" {
 		warnings = append(warnings, "`api_key` and `user`/`password` are both set: `api_key` is used, as in contrib; remove `user`/`password`")
@@ -456,6 +512,7 @@ func (c *Config) Validate() error {
 	_, endpointErr := c.endpoints().URLs()
 	return errors.Join(
 		endpointErr,
+		c.Authentication.validate(),
 		validateHTTPClient(&c.ClientConfig),
 		c.Mapping.validate(),
 		c.Retry.Check(),

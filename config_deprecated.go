@@ -47,7 +47,7 @@ func (c *Config) Unmarshal(conf *confmap.Conf) error {
 	}
 	removedErr := refuseRemovedKeys(conf)
 	old, oldDecodeErr := takeDeprecatedKeys(conf)
-	decodeErr := conf.Unmarshal(c)
+	decodeErr := errors.Join(apiKeyMapToJSON(conf), conf.Unmarshal(c))
 
 	c.Mapping.Mode = canonicalMappingMode(c.Mapping.Mode)
 	for i, m := range c.Mapping.AllowedModes {

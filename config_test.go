@@ -128,6 +128,24 @@ func TestLoadConfig(t *testing.T) {
 			urls: []string{"https://abc123.us-central1.gcp.cloud.es.io:443"},
 		},
 		{
+			// Unquoted, YAML reads the JSON response as a map; it is taken back as its JSON text.
+			id: "api_key_json",
+			expected: defaultWith(func(c *Config) {
+				c.Endpoint = "https://elastic.example.com:9200"
+				c.Authentication.APIKey = `{"api_key":"ui2lp2axTNmsyakw9tvNnw","encoded":"VnVhQ2ZHY0JDZGJrUW0tZTVhT3g6dWkybHAyYXhUTm1zeWFrdzl0dk5udw==",` +
+					`"id":"VuaCfGcBCdbkQm-e5aOx","name":"my-api-key"}`
+			}),
+			urls: []string{"https://elastic.example.com:9200"},
+		},
+		{
+			id: "api_key_id_and_key",
+			expected: defaultWith(func(c *Config) {
+				c.Endpoint = "https://elastic.example.com:9200"
+				c.Authentication.APIKey = "VuaCfGcBCdbkQm-e5aOx:ui2lp2axTNmsyakw9tvNnw"
+			}),
+			urls: []string{"https://elastic.example.com:9200"},
+		},
+		{
 			id: "authextension",
 			expected: defaultWith(func(c *Config) {
 				c.Endpoint = "https://elastic.example.com:9200"
@@ -250,6 +268,10 @@ func TestLoadInvalidConfig(t *testing.T) {
 		{"no_host", "`endpoint`: URL \"http://\" has no host"},
 		{"empty_endpoints_entry", "`endpoints`[1]: empty URL"},
 		{"cloudid_not_base64", "`cloudid`: invalid Cloud ID: the part after the last ':' is not base64"},
+		{"api_key_scheme_prefix", "`api_key`: the value starts with `ApiKey `: give the key without it, the exporter adds it; " +
+			"expected the `encoded` value of the create API key response (base64 of `id:api_key`), `id:api_key`, or that whole JSON response"},
+		{"api_key_base64_without_colon", "`api_key`: the value is base64, but it does not decode to `id:api_key` as an encoded API key does"},
+		{"api_key_json_without_fields", "`api_key`: the JSON has no `encoded`, and no `id` and `api_key`"},
 		{"cloudid_no_uuid", "`cloudid`: invalid Cloud ID: decoded value \"bar.cloud.es.io\" is not host$es_uuid$kibana_uuid"},
 
 		{"negative_timeout", "`timeout` must be 0 or more"},
@@ -338,6 +360,66 @@ func TestValidateEnvEndpoint(t *testing.T) {
 			t.Setenv(esclient.EnvURL, tt.env)
 			cfg := createDefaultConfig().(*Config)
 			assert.ErrorContains(t, cfg.Validate(), tt.msg)
+		})
+	}
+}
+
+// The credential warnings name what is sent when headers::Authorization, an authenticator
+// extension and the exporter's own credentials are set together (what is sent is pinned in
+// internal/esclient's TestAuthorizationHeaderReplacesCredentials and TestAuthenticatorBesideAPIKey).
+func TestCredentialWarnings(t *testing.T) {
+	headerWarning := func(sent string) string {
+		return "`headers::Authorization` and `api_key` are both set: the `headers::Authorization` value " + sent + ", as in contrib " +
+			"(confighttp sets the header on each request after the client set it from `api_key`, and replaces it); remove `api_key`"
+	}
+	extensionWarning := func(keys, header, from string) string {
+		return "`auth::authenticator` (headers_setter) and " + keys + " are both set: each request reaches the extension with " + header + " from " + from + ". " +
+			"An extension that sets the Authorization header (basicauth, oauth2client, bearertokenauth with its default `header`) replaces it, so only its credentials are sent; " +
+			"one that sets another header sends it beside " + header + ". Contrib sends requests the same way; remove " + keys
+	}
+	withHeader := func(c *Config) {
+		c.Headers = configopaque.MapList{{Name: "Authorization", Value: "Bearer t"}}
+	}
+	withAuth := func(c *Config) {
+		c.Auth = configoptional.Some(configauth.Config{AuthenticatorID: component.MustNewID("headers_setter")})
+	}
+	tests := []struct {
+		name string
+		edit func(*Config)
+		want []string
+	}{
+		{"header_and_api_key", func(c *Config) {
+			withHeader(c)
+			c.Authentication.APIKey = "Zm9vOmJhcg=="
+		}, []string{headerWarning("is sent")}},
+		{"header_api_key_and_extension", func(c *Config) {
+			withHeader(c)
+			withAuth(c)
+			c.Authentication.APIKey = "Zm9vOmJhcg=="
+		}, []string{
+			headerWarning("is what reaches the authenticator extension"),
+			extensionWarning("`headers::Authorization`", "the Authorization header", "`headers::Authorization`"),
+		}},
+		{"extension_api_key_and_user", func(c *Config) {
+			withAuth(c)
+			c.Authentication.APIKey = "Zm9vOmJhcg=="
+			c.Authentication.User, c.Authentication.Password = "elastic", "changeme"
+		}, []string{
+			extensionWarning("`api_key` and `user`/`password`", "`Authorization: APIKey …`", "`api_key`"),
+			"`api_key` and `user`/`password` are both set: `api_key` is used, as in contrib; remove `user`/`password`",
+		}},
+		{"extension_and_user_alone", func(c *Config) {
+			withAuth(c)
+			c.Authentication.User = "elastic"
+		}, []string{"`auth::authenticator` (headers_setter) and `user`/`password` are both set: no Authorization header is set from " +
+			"`user`/`password` (one of the two is empty), so the extension's credentials are the only ones sent; remove `user`/`password`"}},
+		{"header_alone", withHeader, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := createDefaultConfig().(*Config)
+			tt.edit(cfg)
+			assert.Equal(t, tt.want, cfg.credentialWarnings())
 		})
 	}
 }

@@ -147,8 +147,9 @@ func TestContribConfigs(t *testing.T) {
 				c.Authentication.User, c.Authentication.Password = "elastic", "changeme"
 			}),
 			warnings: []string{
-				"`auth::authenticator` (bearertokenauth) and `user`/`password` are both set: the authenticator extension's credentials are used, as in contrib " +
-					"(the extension handles each request after the Authorization header is set from `user`/`password`, and replaces it); remove `user`/`password`",
+				"`auth::authenticator` (bearertokenauth) and `user`/`password` are both set: each request reaches the extension with `Authorization: Basic …` from `user`/`password`. " +
+					"An extension that sets the Authorization header (basicauth, oauth2client, bearertokenauth with its default `header`) replaces it, so only its credentials are sent; " +
+					"one that sets another header sends it beside `Authorization: Basic …`. Contrib sends requests the same way; remove `user`/`password`",
 			},
 		},
 		{
@@ -159,8 +160,9 @@ func TestContribConfigs(t *testing.T) {
 				c.Authentication.APIKey = "Zm9vOmJhcg=="
 			}),
 			warnings: []string{
-				"`auth::authenticator` (bearertokenauth) and `api_key` are both set: the authenticator extension's credentials are used, as in contrib " +
-					"(the extension handles each request after the Authorization header is set from `api_key`, and replaces it); remove `api_key`",
+				"`auth::authenticator` (bearertokenauth) and `api_key` are both set: each request reaches the extension with `Authorization: APIKey …` from `api_key`. " +
+					"An extension that sets the Authorization header (basicauth, oauth2client, bearertokenauth with its default `header`) replaces it, so only its credentials are sent; " +
+					"one that sets another header sends it beside `Authorization: APIKey …`. Contrib sends requests the same way; remove `api_key`",
 			},
 		},
 		{

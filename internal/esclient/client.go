@@ -11,11 +11,9 @@ package esclient // import "github.com/otelcol-es/elasticsearchexporter/internal
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"net/http"
 	"net/url"
-	"strings"
 	"sync"
 	"time"
 
@@ -38,8 +36,7 @@ type Config struct {
 	// User and Password are HTTP basic authentication.
 	User, Password string
 
-	// APIKey is an Elasticsearch API key, in its encoded form (base64 of "id:key") or as
-	// "id:key".
+	// APIKey is an Elasticsearch API key, in one of the forms EncodeAPIKey reads.
 	APIKey string
 
 	// DiscoverOnStart discovers the cluster's nodes before the version check.
@@ -82,6 +79,10 @@ func New(ctx context.Context, cfg Config, host component.Host, set component.Tel
 	if err != nil {
 		return nil, err
 	}
+	apiKey, err := EncodeAPIKey(cfg.APIKey)
+	if err != nil {
+		return nil, fmt.Errorf("`api_key`: %w", err)
+	}
 	warnInsecure(cfg, urls, set.Logger)
 	// The bulk indexer compresses request bodies itself; the HTTP client must not do it again.
 	httpCfg := cfg.HTTP
@@ -113,7 +114,7 @@ func New(ctx context.Context, cfg Config, host component.Host, set component.Tel
 		URLs:               urls,
 		Username:           user,
 		Password:           password,
-		APIKey:             apiKey(cfg.APIKey),
+		APIKey:             apiKey,
 		Transport:          transport,
 		DisableRetry:       true, // retries happen in the bulk indexer, per document
 		ConnectionPoolFunc: (&nodePool{}).set,
@@ -163,17 +164,6 @@ func (c *Client) Close(ctx context.Context) error {
 	err := c.transport.Close(ctx)
 	c.http.CloseIdleConnections()
 	return err
-}
-
-// apiKey accepts an API key in its encoded form (base64 of "id:key") or as "id:key".
-func apiKey(k string) string {
-	if k == "" {
-		return ""
-	}
-	if strings.Contains(k, ":") {
-		return base64.StdEncoding.EncodeToString([]byte(k))
-	}
-	return k
 }
 
 // userAgent names the collector, its version and the exporter, e.g.

@@ -52,12 +52,6 @@ func get(t *testing.T, c *Client) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 }
 
-func TestAPIKeyForms(t *testing.T) {
-	assert.Equal(t, "aWQ6a2V5", apiKey("id:key"))
-	assert.Equal(t, "aWQ6a2V5", apiKey("aWQ6a2V5"))
-	assert.Empty(t, apiKey(""))
-}
-
 func TestUserAgent(t *testing.T) {
 	assert.Equal(t, "otelcol-es/0.1.0 elasticsearchexporter", userAgent(component.BuildInfo{Command: "otelcol-es", Version: "0.1.0"}))
 	assert.Equal(t, "otelcol/0.1.0 elasticsearchexporter", userAgent(component.BuildInfo{Version: "0.1.0"}), "a build without a command name")

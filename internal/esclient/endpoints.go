@@ -4,11 +4,11 @@
 package esclient // import "github.com/otelcol-es/elasticsearchexporter/internal/esclient"
 
 import (
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -104,29 +104,50 @@ func parseEndpoint(s string) (*url.URL, error) {
 	return u, nil
 }
 
-// parseCloudID decodes an Elastic Cloud ID, `[name:]base64("host$es_uuid$kibana_uuid")`,
-// into https://<es_uuid>.<host>. host may carry a port (host:port).
+// parseCloudID decodes an Elastic Cloud ID, `[name:]base64("host[:port]$es_uuid[:port][$kibana_uuid[:port]]")`,
+// into https://<es_uuid>.<host>[:port], as Beats and Elastic Agent do: the port after es_uuid,
+// else the one after host, else none (443). Parts after es_uuid are not used. The base64 may be
+// standard or URL-safe, with or without its padding.
 func parseCloudID(id string) (*url.URL, error) {
 	encoded := id
 	if i := strings.LastIndexByte(id, ':'); i >= 0 {
 		encoded = id[i+1:]
 	}
-	decoded, err := base64.StdEncoding.DecodeString(encoded)
-	if err != nil {
-		// Be lenient about stripped padding.
-		decoded, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(encoded, "="))
-	}
-	if err != nil {
+	decoded, ok := decodeBase64(encoded)
+	if !ok || encoded == "" {
 		return nil, errors.New("invalid Cloud ID: the part after the last ':' is not base64; expected [name:]base64(host$es_uuid$kibana_uuid)")
 	}
-	parts := strings.Split(string(decoded), "$")
+	parts := strings.Split(decoded, "$")
 	if len(parts) < 2 || parts[0] == "" || parts[1] == "" {
 		return nil, fmt.Errorf("invalid Cloud ID: decoded value %q is not host$es_uuid$kibana_uuid", decoded)
 	}
-	host, esUUID := parts[0], parts[1]
-	u, err := url.Parse("https://" + esUUID + "." + host)
-	if err != nil || u.Host == "" || u.Path != "" {
-		return nil, fmt.Errorf("invalid Cloud ID: decoded host %q and id %q do not form a URL", host, esUUID)
+	host, port := splitCloudPort(parts[0], "")
+	esUUID, port := splitCloudPort(parts[1], port)
+	hostPort := esUUID + "." + host
+	if port != "" {
+		hostPort += ":" + port
+	}
+	u, err := url.Parse("https://" + hostPort)
+	if err != nil || u.Host != hostPort || u.Path != "" || u.User != nil || strings.ContainsAny(hostPort, "?#") ||
+		!validPort(port) || host == "" || esUUID == "" {
+		return nil, fmt.Errorf("invalid Cloud ID: decoded value %q does not form a URL https://<es_uuid>.<host>[:port]", decoded)
 	}
 	return u, nil
+}
+
+// splitCloudPort splits "name:port" at its last ':'; without one, the port is def.
+func splitCloudPort(s, def string) (name, port string) {
+	if i := strings.LastIndexByte(s, ':'); i >= 0 {
+		return s[:i], s[i+1:]
+	}
+	return s, def
+}
+
+// validPort reports whether p is empty or a TCP port number.
+func validPort(p string) bool {
+	if p == "" {
+		return true
+	}
+	n, err := strconv.Atoi(p)
+	return err == nil && n > 0 && n < 65536 && strconv.Itoa(n) == p
 }
