@@ -51,10 +51,11 @@ type profileState struct {
 	keys   int            // keys of attrs in e.seen[0]
 	types  []byte         // run-length encoded frame types
 	id     [48]byte       // the base64url id of the document being written
+	stack  [24]byte       // the base64url id of the stack being written, which its events hold
 	xx     xxhash.Digest
 	repair Repair // of the resource and profile attributes, which every event holds
 	ts     int64  // the profile's time, ns
-	freq   int64 // Stacktrace.sampling_frequency, 0 for none
+	freq   int64  // Stacktrace.sampling_frequency, 0 for none
 }
 
 // profileFrame is one location of a stack: the file it is in and the address or line in it
@@ -345,7 +346,8 @@ func (e *Encoder) stacktraceID() string {
 	var sum [16]byte
 	binary.BigEndian.PutUint64(sum[:8], h.hi)
 	binary.BigEndian.PutUint64(sum[8:], h.lo)
-	return e.prof.putID(sum[:])
+	base64.RawURLEncoding.Encode(e.prof.stack[:], sum[:])
+	return unsafe.String(&e.prof.stack[0], base64.RawURLEncoding.EncodedLen(len(sum)))
 }
 
 // frameID writes the 24 bytes of a frame id, the file id and the address or line big-endian.
@@ -357,8 +359,7 @@ func frameID(f *profileFrame) [24]byte {
 }
 
 // appendStackMeta writes the stack trace of e.prof.frames and the frames' stackframe and
-// executable documents that seen has not had. stackID is a view of e.prof.id, which it
-// overwrites.
+// executable documents that seen has not had. stackID is a view of e.prof.stack.
 func (e *Encoder) appendStackMeta(buf *[]byte, dict pprofile.ProfilesDictionary, stackID string, seen ProfilesSeen, sink ProfilesSink) {
 	st := &e.prof
 	if !seen.Seen(ProfileStacktrace, stackID) {
@@ -475,7 +476,7 @@ func (e *Encoder) appendExecutable(buf *[]byte, dict pprofile.ProfilesDictionary
 // appendEvents writes the events of one sample: one per timestamp (its value the count when
 // the values pair with the timestamps, else 1), or, without timestamps, one at the profile's
 // time with the sum of the values (1 without values). A count of 0 writes no event: no
-// sample was taken. stackID is a view of e.prof.id.
+// sample was taken. stackID is a view of e.prof.stack.
 func (e *Encoder) appendEvents(buf *[]byte, dict pprofile.ProfilesDictionary, s pprofile.Sample, stackID string, sink ProfilesSink) {
 	values, stamps := s.Values(), s.TimestampsUnixNano()
 	if stamps.Len() == 0 {
