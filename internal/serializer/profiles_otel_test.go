@@ -193,28 +193,46 @@ func TestValidateProfileRejections(t *testing.T) {
 		mutate func(pprofile.ProfilesDictionary, pprofile.Profile)
 		reason string
 	}{
-		{"no samples", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.Samples().RemoveIf(func(pprofile.Sample) bool { return true }) }, RejectionProfileEmpty},
+		{"no samples", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) {
+			p.Samples().RemoveIf(func(pprofile.Sample) bool { return true })
+		}, RejectionProfileEmpty},
 		{"empty stack", func(d pprofile.ProfilesDictionary, p pprofile.Profile) { p.Samples().At(0).SetStackIndex(0) }, RejectionProfileEmpty},
 		{"stack index", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.Samples().At(0).SetStackIndex(9) }, RejectionProfileIndex},
 		{"negative stack index", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.Samples().At(0).SetStackIndex(-1) }, RejectionProfileIndex},
-		{"sample attribute", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.Samples().At(0).AttributeIndices().Append(99) }, RejectionProfileIndex},
+		{"sample attribute", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) {
+			p.Samples().At(0).AttributeIndices().Append(99)
+		}, RejectionProfileIndex},
 		{"profile attribute", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.AttributeIndices().Append(-2) }, RejectionProfileIndex},
 		{"link index", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.Samples().At(0).SetLinkIndex(3) }, RejectionProfileIndex},
 		{"sample type string", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.SampleType().SetTypeStrindex(500) }, RejectionProfileIndex},
-		{"location index", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) { d.StackTable().At(1).LocationIndices().Append(17) }, RejectionProfileIndex},
+		{"location index", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) {
+			d.StackTable().At(1).LocationIndices().Append(17)
+		}, RejectionProfileIndex},
 		{"mapping index", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) { d.LocationTable().At(1).SetMappingIndex(5) }, RejectionProfileIndex},
-		{"mapping filename", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) { d.MappingTable().At(1).SetFilenameStrindex(300) }, RejectionProfileIndex},
-		{"mapping attribute", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) { d.MappingTable().At(1).AttributeIndices().Append(50) }, RejectionProfileIndex},
-		{"location attribute", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) { d.LocationTable().At(2).AttributeIndices().Append(50) }, RejectionProfileIndex},
-		{"function index", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) { d.LocationTable().At(2).Lines().At(0).SetFunctionIndex(7) }, RejectionProfileIndex},
-		{"function string", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) { d.FunctionTable().At(1).SetSystemNameStrindex(70) }, RejectionProfileIndex},
+		{"mapping filename", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) {
+			d.MappingTable().At(1).SetFilenameStrindex(300)
+		}, RejectionProfileIndex},
+		{"mapping attribute", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) {
+			d.MappingTable().At(1).AttributeIndices().Append(50)
+		}, RejectionProfileIndex},
+		{"location attribute", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) {
+			d.LocationTable().At(2).AttributeIndices().Append(50)
+		}, RejectionProfileIndex},
+		{"function index", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) {
+			d.LocationTable().At(2).Lines().At(0).SetFunctionIndex(7)
+		}, RejectionProfileIndex},
+		{"function string", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) {
+			d.FunctionTable().At(1).SetSystemNameStrindex(70)
+		}, RejectionProfileIndex},
 		{"attribute key string", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) { d.AttributeTable().At(4).SetKeyStrindex(-1) }, RejectionProfileIndex},
 		{"values unpaired", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.Samples().At(0).Values().Append(1) }, RejectionProfileValue},
 		{"negative value", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.Samples().At(1).Values().SetAt(0, -1) }, RejectionProfileValue},
 		{"values too many", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) {
 			p.Samples().At(1).Values().Append(maxSampleCount)
 		}, RejectionProfileValue},
-		{"line number", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) { d.LocationTable().At(2).Lines().At(0).SetLine(1 << 31) }, RejectionProfileValue},
+		{"line number", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) {
+			d.LocationTable().At(2).Lines().At(0).SetLine(1 << 31)
+		}, RejectionProfileValue},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
