@@ -5,6 +5,7 @@ package profilecache
 
 import (
 	"fmt"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -25,13 +26,13 @@ type clock struct{ t time.Time }
 
 func (c *clock) now() time.Time { return c.t }
 
-func newCache(b Bounds, life time.Duration) (*Cache, *clock) {
+func newCache(b Bounds) (*Cache, *clock) {
 	clk := &clock{t: time.Unix(1_700_000_000, 0)}
-	return New(Config{Stacktraces: b, Stackframes: b, Executables: b, Hosts: b, Lifetime: life, Now: clk.now}), clk
+	return New(Config{Stacktraces: b, Stackframes: b, Executables: b, Hosts: b, Lifetime: time.Hour, Now: clk.now}), clk
 }
 
 func TestSeenRecordsOnce(t *testing.T) {
-	c, _ := newCache(Bounds{Entries: 10, Bytes: 1 << 20}, time.Hour)
+	c, _ := newCache(Bounds{Entries: 10, Bytes: 1 << 20})
 	assert.False(t, c.Seen(serializer.ProfileStacktrace, "a"))
 	assert.True(t, c.Seen(serializer.ProfileStacktrace, "a"))
 	// kinds are apart
@@ -43,7 +44,7 @@ func TestSeenRecordsOnce(t *testing.T) {
 }
 
 func TestSeenCopiesID(t *testing.T) {
-	c, _ := newCache(Bounds{Entries: 10, Bytes: 1 << 20}, time.Hour)
+	c, _ := newCache(Bounds{Entries: 10, Bytes: 1 << 20})
 	b := []byte("abc")
 	assert.False(t, c.Seen(serializer.ProfileHost, string(b)))
 	b[0] = 'x' // the caller's bytes change; the record keeps "abc"
@@ -52,7 +53,7 @@ func TestSeenCopiesID(t *testing.T) {
 }
 
 func TestLifetimeFromRecording(t *testing.T) {
-	c, clk := newCache(Bounds{Entries: 10, Bytes: 1 << 20}, time.Hour)
+	c, clk := newCache(Bounds{Entries: 10, Bytes: 1 << 20})
 	require.False(t, c.Seen(serializer.ProfileExecutable, "e"))
 	clk.t = clk.t.Add(59 * time.Minute)
 	assert.True(t, c.Seen(serializer.ProfileExecutable, "e"), "within the lifetime")
@@ -64,7 +65,7 @@ func TestLifetimeFromRecording(t *testing.T) {
 }
 
 func TestEntryBoundEvictsLeastRecentlySeen(t *testing.T) {
-	c, _ := newCache(Bounds{Entries: 3, Bytes: 1 << 20}, time.Hour)
+	c, _ := newCache(Bounds{Entries: 3, Bytes: 1 << 20})
 	for _, id := range []string{"a", "b", "c"} {
 		require.False(t, c.Seen(serializer.ProfileStacktrace, id))
 	}
@@ -79,7 +80,7 @@ func TestEntryBoundEvictsLeastRecentlySeen(t *testing.T) {
 }
 
 func TestByteBound(t *testing.T) {
-	c, _ := newCache(Bounds{Entries: 1000, Bytes: 2*(22+entryOverhead) + 10}, time.Hour)
+	c, _ := newCache(Bounds{Entries: 1000, Bytes: 2*(22+entryOverhead) + 10})
 	for i := range 5 {
 		require.False(t, c.Seen(serializer.ProfileStackframe, fmt.Sprintf("%022d", i)))
 		_, bytes := c.Len(serializer.ProfileStackframe)
@@ -106,27 +107,24 @@ func TestDefaults(t *testing.T) {
 }
 
 func TestConcurrentSeen(t *testing.T) {
-	c, _ := newCache(Bounds{Entries: 64, Bytes: 1 << 20}, time.Hour)
+	c, _ := newCache(Bounds{Entries: 64, Bytes: 1 << 20})
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	firsts := map[string]int{}
-	for g := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	for range 4 {
+		wg.Go(func() {
 			for i := range 32 {
-				id := fmt.Sprint(i)
+				id := strconv.Itoa(i)
 				if !c.Seen(serializer.ProfileStacktrace, id) {
 					mu.Lock()
 					firsts[id]++
 					mu.Unlock()
 				}
 			}
-			_ = g
-		}()
+		})
 	}
 	wg.Wait()
 	for i := range 32 {
-		assert.Equal(t, 1, firsts[fmt.Sprint(i)], "id %d recorded once", i)
+		assert.Equal(t, 1, firsts[strconv.Itoa(i)], "id %d recorded once", i)
 	}
 }

@@ -6,6 +6,7 @@ package serializer
 import (
 	"encoding/json"
 	"hash/fnv"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -53,8 +54,10 @@ func testProfile() (pprofile.Profiles, pprofile.ProfilesDictionary, pprofile.Pro
 	pd := pprofile.NewProfiles()
 	dict := pd.Dictionary()
 	strs := dict.StringTable()
-	for _, s := range []string{"", "samples", "count", "cpu", "nanoseconds", "/usr/lib/libc.so.6",
-		"process.executable.build_id.htlhash", "profile.frame.type", "native", "go", "main.work", "main.go", "thread.name", "worker"} {
+	for _, s := range []string{
+		"", "samples", "count", "cpu", "nanoseconds", "/usr/lib/libc.so.6",
+		"process.executable.build_id.htlhash", "profile.frame.type", "native", "go", "main.work", "main.go", "thread.name", "worker",
+	} {
 		strs.Append(s)
 	}
 	attrs := dict.AttributeTable()
@@ -150,27 +153,17 @@ func TestAppendProfileDocuments(t *testing.T) {
 // TestStacktraceID checks the stack trace id against hash/fnv's FNV-1a 128 over the frames,
 // leaf first, of file id and decimal address or line.
 func TestStacktraceID(t *testing.T) {
-	pd, dict, p := testProfile()
-	_ = pd
+	_, dict, p := testProfile()
 	var e Encoder
 	e.profileFrames(dict, p.Samples().At(0))
 	require.Len(t, e.prof.frames, 2)
 	h := fnv.New128a()
 	for _, f := range e.prof.frames {
 		_, _ = h.Write(f.file[:])
-		_, _ = h.Write([]byte(strconvU(f.addr)))
+		_, _ = h.Write(strconv.AppendUint(nil, f.addr, 10))
 	}
-	want := e.prof.putID(h.Sum(nil))
-	want = strings.Clone(want)
-	assert.Equal(t, want, strings.Clone(e.stacktraceID()))
-}
-
-func strconvU(u uint64) string { return string(appendUintDec(nil, u)) }
-
-func appendUintDec(dst []byte, u uint64) []byte {
-	w := writer{buf: dst}
-	w.uint(u)
-	return w.buf
+	want := strings.Clone(e.prof.putID(h.Sum(nil)))
+	assert.Equal(t, want, e.stacktraceID())
 }
 
 func TestAppendProfileDedup(t *testing.T) {
@@ -196,7 +189,7 @@ func TestValidateProfileRejections(t *testing.T) {
 		{"no samples", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) {
 			p.Samples().RemoveIf(func(pprofile.Sample) bool { return true })
 		}, RejectionProfileEmpty},
-		{"empty stack", func(d pprofile.ProfilesDictionary, p pprofile.Profile) { p.Samples().At(0).SetStackIndex(0) }, RejectionProfileEmpty},
+		{"empty stack", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.Samples().At(0).SetStackIndex(0) }, RejectionProfileEmpty},
 		{"stack index", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.Samples().At(0).SetStackIndex(9) }, RejectionProfileIndex},
 		{"negative stack index", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.Samples().At(0).SetStackIndex(-1) }, RejectionProfileIndex},
 		{"sample attribute", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) {
@@ -254,7 +247,7 @@ func TestValidateProfileRejections(t *testing.T) {
 	_, dict, p := testProfile()
 	reason, err := ValidateProfile(dict, p)
 	assert.Empty(t, reason)
-	assert.NoError(t, err)
+	require.NoError(t, err)
 	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = ValidateProfile(dict, p) }))
 }
 
