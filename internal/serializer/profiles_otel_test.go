@@ -4,12 +4,15 @@
 package serializer
 
 import (
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"hash/fnv"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -137,17 +140,46 @@ func TestAppendProfileDocuments(t *testing.T) {
 		got = append(got, d.kind.String()+" "+d.index+" "+d.id+" "+d.doc)
 	}
 	want := []string{
-		`host profiling-hosts.otel-default ` + sink.docs[0].id + ` {"@timestamp":1700000000,"resource":{"attributes":{"host.id":"h-1","service.name":"svc"}}}`,
-		`stacktrace profiling-stacktraces.otel-default ` + sink.docs[1].id + ` {"@timestamp":"2023-11-14T22:13:20.123456789Z","frame.ids":"` + sink.docs[2].id + `YA3K_mANyv5gDcr-YA3K_gAAAAAAABI0","frame.types":"AQABAw"}`,
-		`stackframe profiling-stackframes.otel-default ` + sink.docs[2].id + ` {"@timestamp":"2023-11-14T22:13:20.123456789Z","Stackframe.function.name":["main.work"],"Stackframe.file.name":["main.go"],"Stackframe.line.number":[42]}`,
+		`host profiling-hosts.otel-default BhJIoC_iWRaMoeCtVQgR6Q {"@timestamp":1700000000,"resource":{"attributes":{"host.id":"h-1","service.name":"svc"}}}`,
+		`stacktrace profiling-stacktraces.otel-default TJbFxeZBUHs9aoM4AWx6bw {"@timestamp":"2023-11-14T22:13:20.123456789Z","frame.ids":"bNawjUx5R0Zs1rCNTHlHRgAAAAAAAAAqYA3K_mANyv5gDcr-YA3K_gAAAAAAABI0","frame.types":"AQABAw"}`,
+		`stackframe profiling-stackframes.otel-default bNawjUx5R0Zs1rCNTHlHRgAAAAAAAAAq {"@timestamp":"2023-11-14T22:13:20.123456789Z","Stackframe.function.name":["main.work"],"Stackframe.file.name":["main.go"],"Stackframe.line.number":[42]}`,
 		`executable profiling-executables.otel-default YA3K_mANyv5gDcr-YA3K_g {"@timestamp":1700000000,"process.executable.build_id.htlhash":"YA3K_mANyv5gDcr-YA3K_g","process.executable.name":"libc.so.6"}`,
-		`event profiling-events-all.otel-default  {"@timestamp":"2023-11-14T22:13:20.000000001Z","Stacktrace.id":"` + sink.docs[1].id + `","Stacktrace.count":1,"Stacktrace.sampling_frequency":20,"resource":{"attributes":{"host.id":"h-1","service.name":"svc","thread.name":"worker"}}}`,
-		`event profiling-events-all.otel-default  {"@timestamp":"2023-11-14T22:13:20.500000000Z","Stacktrace.id":"` + sink.docs[1].id + `","Stacktrace.count":1,"Stacktrace.sampling_frequency":20,"resource":{"attributes":{"host.id":"h-1","service.name":"svc","thread.name":"worker"}}}`,
-		`event profiling-events-all.otel-default  {"@timestamp":"2023-11-14T22:13:20.123456789Z","Stacktrace.id":"` + sink.docs[1].id + `","Stacktrace.count":3,"Stacktrace.sampling_frequency":20,"resource":{"attributes":{"host.id":"h-1","service.name":"svc"}}}`,
+		`event profiling-events-all.otel-default  {"@timestamp":"2023-11-14T22:13:20.000000001Z","Stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","Stacktrace.count":1,"Stacktrace.sampling_frequency":20,"resource":{"attributes":{"host.id":"h-1","service.name":"svc","thread.name":"worker"}}}`,
+		`event profiling-events-all.otel-default  {"@timestamp":"2023-11-14T22:13:20.500000000Z","Stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","Stacktrace.count":1,"Stacktrace.sampling_frequency":20,"resource":{"attributes":{"host.id":"h-1","service.name":"svc","thread.name":"worker"}}}`,
+		`event profiling-events-all.otel-default  {"@timestamp":"2023-11-14T22:13:20.123456789Z","Stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","Stacktrace.count":3,"Stacktrace.sampling_frequency":20,"resource":{"attributes":{"host.id":"h-1","service.name":"svc"}}}`,
 	}
 	assert.Equal(t, want, got)
-	assert.Len(t, sink.docs[1].id, 22)
-	assert.Len(t, sink.docs[2].id, 32)
+}
+
+// TestSyntheticFileID checks the file id of a frame without a build id against XXH64 of its
+// line's function name, file name, line and column, big-endian, taken twice: the frame id of
+// the symbolized frame above is that file id and its line, 42.
+func TestSyntheticFileID(t *testing.T) {
+	h := xxhash.Sum64([]byte("main.workmain.go\x00\x00\x00\x00\x00\x00\x00\x2a\x00\x00\x00\x00\x00\x00\x00\x00"))
+	var id [24]byte
+	binary.BigEndian.PutUint64(id[:8], h)
+	binary.BigEndian.PutUint64(id[8:16], h)
+	binary.BigEndian.PutUint64(id[16:], 42)
+	assert.Equal(t, "bNawjUx5R0Zs1rCNTHlHRgAAAAAAAAAq", base64.RawURLEncoding.EncodeToString(id[:]))
+}
+
+// TestAppendProfilePairedValues: values paired with timestamps are the counts of their
+// events, and a count of 0 writes no event.
+func TestAppendProfilePairedValues(t *testing.T) {
+	pd, _, p := testProfile()
+	p.Samples().At(0).Values().Append(2, 0)
+	var e Encoder
+	sink := &testSink{seen: map[string]bool{}}
+	encodeProfile(t, &e, sink, pd, p)
+	var events []string
+	for _, d := range sink.docs {
+		if d.kind == ProfileEvent {
+			var m map[string]any
+			require.NoError(t, json.Unmarshal([]byte(d.doc), &m))
+			events = append(events, m["@timestamp"].(string)+" "+strconv.Itoa(int(m["Stacktrace.count"].(float64))))
+		}
+	}
+	assert.Equal(t, []string{"2023-11-14T22:13:20.000000001Z 2", "2023-11-14T22:13:20.123456789Z 3"}, events)
 }
 
 // TestStacktraceID checks the stack trace id against hash/fnv's FNV-1a 128 over the frames,
