@@ -31,6 +31,7 @@ FUZZ_TARGETS := \
 	./internal/serializer:FuzzEncodeSpans \
 	./internal/serializer:FuzzEncodeLogsModes \
 	./internal/serializer:FuzzEncodeSpansModes \
+	./internal/serializer:FuzzAppendProfile \
 	./internal/serializer:FuzzEncodeMetrics \
 	./internal/routing:FuzzRouteDataStream \
 	./internal/routing:FuzzRouteRecord \

@@ -76,6 +76,11 @@ type Encoder struct {
 	merged  []entry     // the document's entries merged with env
 	links   []byte      // scratch for the none and raw modes' Link string
 	span    ptrace.Span // the span being written, for its links
+
+	// resourceAttrs is the attribute map of the resource set last, which profile documents
+	// merge with the profile's and the sample's attributes.
+	resourceAttrs pcommon.Map
+	prof          profileState // AppendProfile's scratch
 }
 
 // SetMode selects the layout of the documents written from now on. Call it before SetResource

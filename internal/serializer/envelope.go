@@ -14,6 +14,7 @@ import "go.opentelemetry.io/collector/pdata/pcommon"
 // the next call. In the ecs, none and raw modes, its entries are flattened, converted and
 // sorted once instead, and merged into each document.
 func (e *Encoder) SetResource(r pcommon.Resource, schemaURL string) {
+	e.resourceAttrs = r.Attributes()
 	if e.mode != ModeOTel {
 		e.setResourceFlat(r)
 		return

@@ -6,6 +6,7 @@ package serializer // import "github.com/otelcol-es/elasticsearchexporter/intern
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pprofile"
@@ -51,7 +52,9 @@ func (k ProfileDoc) String() string {
 type ProfilesSink interface {
 	// AddProfileDocument records the document written at the end of the buffer from start
 	// on: its kind, its index or data stream, its _id ("" for none: the node assigns one),
-	// and whether index is a data stream (written with require_data_stream).
+	// and whether index is a data stream (written with require_data_stream). id is valid only
+	// during the call: a sink that keeps it copies it. During the call, the encoder's Repair
+	// returns the document's repair.
 	AddProfileDocument(start int, kind ProfileDoc, index, id string, dataStream bool)
 }
 
@@ -59,7 +62,8 @@ type ProfilesSink interface {
 // written once within its lifetime.
 type ProfilesSeen interface {
 	// Seen reports whether the document of kind with id was written within its lifetime;
-	// when it was not, Seen records it as written now.
+	// when it was not, Seen records it as written now. id is valid only during the call: an
+	// implementation that records it copies it.
 	Seen(kind ProfileDoc, id string) bool
 }
 
@@ -70,7 +74,15 @@ const (
 	RejectionProfileIndex = "invalid_profile_reference"
 	// RejectionProfileEmpty: the profile has no samples, or a sample has no stack.
 	RejectionProfileEmpty = "empty_profile"
+	// RejectionProfileValue: a sample's values do not pair with its timestamps, are negative or
+	// add up to more than maxSampleCount, or a line number is outside [0, 2^31-1], which the
+	// stackframes data stream's integer field cannot hold.
+	RejectionProfileValue = "invalid_profile_value"
 )
+
+// maxSampleCount bounds the samples of one sample entry (of one timestamp, or of the profile's
+// time without timestamps): it is written as events of at most 32767 each, so at most 512.
+const maxSampleCount = 512 * math.MaxInt16
 
 // ValidateProfile checks every reference of p into dict before anything of p is written, so
 // that the encoders can index the tables without checks. It returns the rejection reason and
@@ -108,6 +120,9 @@ func ValidateProfile(dict pprofile.ProfilesDictionary, p pprofile.Profile) (stri
 				return RejectionProfileIndex, fmt.Errorf("sample %d: %w", i, err)
 			}
 		}
+		if err := checkSampleValues(s); err != nil {
+			return RejectionProfileValue, fmt.Errorf("sample %d: %w", i, err)
+		}
 		st := stacks.At(int(s.StackIndex()))
 		if st.LocationIndices().Len() == 0 {
 			return RejectionProfileEmpty, fmt.Errorf("sample %d: stack %d has no locations", i, s.StackIndex())
@@ -133,6 +148,9 @@ func ValidateProfile(dict pprofile.ProfilesDictionary, p pprofile.Profile) (stri
 				return RejectionProfileIndex, fmt.Errorf("location %d: %w", li, err)
 			}
 			for k := range loc.Lines().Len() {
+				if n := loc.Lines().At(k).Line(); n < 0 || n > math.MaxInt32 {
+					return RejectionProfileValue, fmt.Errorf("location %d, line %d: line number %d out of range [0, %d]", li, k, n, math.MaxInt32)
+				}
 				fi := loc.Lines().At(k).FunctionIndex()
 				if err := inRange("line function index", fi, funcs.Len()); err != nil {
 					return RejectionProfileIndex, fmt.Errorf("location %d, line %d: %w", li, k, err)
@@ -153,6 +171,27 @@ func ValidateProfile(dict pprofile.ProfilesDictionary, p pprofile.Profile) (stri
 		}
 	}
 	return "", nil
+}
+
+// checkSampleValues checks that the values of s pair with its timestamps when it has both,
+// are not negative, and that the samples of one time stay within maxSampleCount.
+func checkSampleValues(s pprofile.Sample) error {
+	values, stamps := s.Values(), s.TimestampsUnixNano()
+	if stamps.Len() > 0 && values.Len() > 0 && values.Len() != stamps.Len() {
+		return fmt.Errorf("%d values for %d timestamps", values.Len(), stamps.Len())
+	}
+	var total int64
+	for _, v := range values.All() {
+		if v < 0 || v > maxSampleCount {
+			return fmt.Errorf("value %d out of range [0, %d]", v, maxSampleCount)
+		}
+		if stamps.Len() == 0 {
+			if total += v; total > maxSampleCount {
+				return fmt.Errorf("values add up to more than %d", maxSampleCount)
+			}
+		}
+	}
+	return nil
 }
 
 func checkIndices(what string, idx pcommon.Int32Slice, n int) error {

@@ -1,0 +1,54 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package serializer
+
+import "testing"
+
+// allSeen says every content-addressed document was written already, so a profile writes only
+// its events: the steady state of a deduplicated stream.
+type allSeen struct{}
+
+func (allSeen) Seen(ProfileDoc, string) bool { return true }
+
+// noneSeen says no document was written yet: every profile writes all its documents.
+type noneSeen struct{}
+
+func (noneSeen) Seen(ProfileDoc, string) bool { return false }
+
+type countSink struct{ docs int }
+
+func (s *countSink) AddProfileDocument(int, ProfileDoc, string, string, bool) { s.docs++ }
+
+// BenchmarkAppendProfile writes the test profile (3 samples on one stack of 2 frames):
+// "steady" with its stack trace, frames, executable and host already written (3 events),
+// "new" with none of them written (7 documents). It reports documents/s, allocations per
+// document and bytes per sample.
+func BenchmarkAppendProfile(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		seen ProfilesSeen
+	}{{"steady", allSeen{}}, {"new", noneSeen{}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			pd, dict, p := testProfile()
+			pd.MarkReadOnly()
+			var e Encoder
+			e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
+			buf := make([]byte, 0, 1<<16)
+			sink := &countSink{}
+			b.ReportAllocs()
+			for b.Loop() {
+				buf = buf[:0]
+				e.AppendProfile(&buf, dict, p, bc.seen, sink)
+			}
+			b.ReportMetric(float64(sink.docs)/b.Elapsed().Seconds(), "docs/s")
+			perProfile := sink.docs / b.N
+			allocs := testing.AllocsPerRun(10, func() {
+				buf = buf[:0]
+				e.AppendProfile(&buf, dict, p, bc.seen, sink)
+			})
+			b.ReportMetric(allocs/float64(perProfile), "allocs/doc")
+			b.ReportMetric(float64(len(buf))/3, "bytes/sample")
+		})
+	}
+}

@@ -1,0 +1,311 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package serializer
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"hash/fnv"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pprofile"
+)
+
+// profileDoc is one document a test sink received.
+type profileDoc struct {
+	kind      ProfileDoc
+	index, id string
+	doc       string
+	repair    Repair
+}
+
+// testSink records the documents handed to it; its seen map is the ProfilesSeen.
+type testSink struct {
+	enc  *Encoder
+	buf  *[]byte
+	docs []profileDoc
+	seen map[string]bool
+}
+
+func (s *testSink) AddProfileDocument(start int, kind ProfileDoc, index, id string, dataStream bool) {
+	if !dataStream {
+		panic("profile documents go to data streams")
+	}
+	s.docs = append(s.docs, profileDoc{kind, index, strings.Clone(id), string((*s.buf)[start:]), s.enc.Repair()})
+}
+
+func (s *testSink) Seen(kind ProfileDoc, id string) bool {
+	k := kind.String() + "/" + id
+	if s.seen[k] {
+		return true
+	}
+	s.seen[k] = true
+	return false
+}
+
+// testProfile builds a profile of two samples on one stack of two frames, leaf first: a
+// native frame of libc with a build id, and a symbolized Go frame; the resource has host.id.
+func testProfile() (pprofile.Profiles, pprofile.ProfilesDictionary, pprofile.Profile) {
+	pd := pprofile.NewProfiles()
+	dict := pd.Dictionary()
+	strs := dict.StringTable()
+	for _, s := range []string{
+		"", "samples", "count", "cpu", "nanoseconds", "/usr/lib/libc.so.6",
+		"process.executable.build_id.htlhash", "profile.frame.type", "native", "go", "main.work", "main.go", "thread.name", "worker",
+	} {
+		strs.Append(s)
+	}
+	attrs := dict.AttributeTable()
+	attrs.AppendEmpty() // 0: none
+	kv := attrs.AppendEmpty()
+	kv.SetKeyStrindex(6)
+	kv.Value().SetStr("600dcafe600dcafe600dcafe600dcafe")
+	kv = attrs.AppendEmpty()
+	kv.SetKeyStrindex(7)
+	kv.Value().SetStr("native")
+	kv = attrs.AppendEmpty()
+	kv.SetKeyStrindex(7)
+	kv.Value().SetStr("go")
+	kv = attrs.AppendEmpty()
+	kv.SetKeyStrindex(12)
+	kv.Value().SetStr("worker")
+	dict.MappingTable().AppendEmpty()
+	m := dict.MappingTable().AppendEmpty()
+	m.SetFilenameStrindex(5)
+	m.AttributeIndices().Append(1)
+	dict.FunctionTable().AppendEmpty()
+	fn := dict.FunctionTable().AppendEmpty()
+	fn.SetNameStrindex(10)
+	fn.SetFilenameStrindex(11)
+	dict.LocationTable().AppendEmpty()
+	loc := dict.LocationTable().AppendEmpty() // 1: native, libc
+	loc.SetMappingIndex(1)
+	loc.SetAddress(0x1234)
+	loc.AttributeIndices().Append(2)
+	loc = dict.LocationTable().AppendEmpty() // 2: go, symbolized
+	loc.AttributeIndices().Append(3)
+	line := loc.Lines().AppendEmpty()
+	line.SetFunctionIndex(1)
+	line.SetLine(42)
+	dict.StackTable().AppendEmpty()
+	dict.StackTable().AppendEmpty().LocationIndices().Append(1, 2)
+
+	rp := pd.ResourceProfiles().AppendEmpty()
+	rp.Resource().Attributes().PutStr("host.id", "h-1")
+	rp.Resource().Attributes().PutStr("service.name", "svc")
+	p := rp.ScopeProfiles().AppendEmpty().Profiles().AppendEmpty()
+	p.SampleType().SetTypeStrindex(1)
+	p.SampleType().SetUnitStrindex(2)
+	p.PeriodType().SetTypeStrindex(3)
+	p.PeriodType().SetUnitStrindex(4)
+	p.SetPeriod(50_000_000) // 20 Hz
+	p.SetTime(pcommon.Timestamp(1_700_000_000_123_456_789))
+	s := p.Samples().AppendEmpty()
+	s.SetStackIndex(1)
+	s.AttributeIndices().Append(4)
+	s.TimestampsUnixNano().Append(1_700_000_000_000_000_001, 1_700_000_000_500_000_000)
+	s = p.Samples().AppendEmpty()
+	s.SetStackIndex(1)
+	s.Values().Append(3)
+	return pd, dict, p
+}
+
+func encodeProfile(t *testing.T, e *Encoder, sink *testSink, pd pprofile.Profiles, p pprofile.Profile) {
+	t.Helper()
+	var buf []byte
+	sink.enc, sink.buf = e, &buf
+	e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
+	e.AppendProfile(&buf, pd.Dictionary(), p, sink, sink)
+	require.Empty(t, e.Rejection())
+	for _, d := range sink.docs {
+		require.True(t, json.Valid([]byte(d.doc)), d.doc)
+	}
+}
+
+func TestAppendProfileDocuments(t *testing.T) {
+	pd, _, p := testProfile()
+	var e Encoder
+	sink := &testSink{seen: map[string]bool{}}
+	encodeProfile(t, &e, sink, pd, p)
+	var got []string
+	for _, d := range sink.docs {
+		got = append(got, d.kind.String()+" "+d.index+" "+d.id+" "+d.doc)
+	}
+	want := []string{
+		`host profiling-hosts.otel-default BhJIoC_iWRaMoeCtVQgR6Q {"@timestamp":1700000000,"resource":{"attributes":{"host.id":"h-1","service.name":"svc"}}}`,
+		`stacktrace profiling-stacktraces.otel-default TJbFxeZBUHs9aoM4AWx6bw {"@timestamp":"2023-11-14T22:13:20.123456789Z","frame.ids":"bNawjUx5R0Zs1rCNTHlHRgAAAAAAAAAqYA3K_mANyv5gDcr-YA3K_gAAAAAAABI0","frame.types":"AQABAw"}`,
+		`stackframe profiling-stackframes.otel-default bNawjUx5R0Zs1rCNTHlHRgAAAAAAAAAq {"@timestamp":"2023-11-14T22:13:20.123456789Z","Stackframe.function.name":["main.work"],"Stackframe.file.name":["main.go"],"Stackframe.line.number":[42]}`,
+		`executable profiling-executables.otel-default YA3K_mANyv5gDcr-YA3K_g {"@timestamp":1700000000,"process.executable.build_id.htlhash":"YA3K_mANyv5gDcr-YA3K_g","process.executable.name":"libc.so.6"}`,
+		`event profiling-events-all.otel-default  {"@timestamp":"2023-11-14T22:13:20.000000001Z","Stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","Stacktrace.count":1,"Stacktrace.sampling_frequency":20,"resource":{"attributes":{"host.id":"h-1","service.name":"svc","thread.name":"worker"}}}`,
+		`event profiling-events-all.otel-default  {"@timestamp":"2023-11-14T22:13:20.500000000Z","Stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","Stacktrace.count":1,"Stacktrace.sampling_frequency":20,"resource":{"attributes":{"host.id":"h-1","service.name":"svc","thread.name":"worker"}}}`,
+		`event profiling-events-all.otel-default  {"@timestamp":"2023-11-14T22:13:20.123456789Z","Stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","Stacktrace.count":3,"Stacktrace.sampling_frequency":20,"resource":{"attributes":{"host.id":"h-1","service.name":"svc"}}}`,
+	}
+	assert.Equal(t, want, got)
+}
+
+// TestSyntheticFileID checks the file id of a frame without a build id against XXH64 of its
+// line's function name, file name, line and column, big-endian, taken twice: the frame id of
+// the symbolized frame above is that file id and its line, 42.
+func TestSyntheticFileID(t *testing.T) {
+	h := xxhash.Sum64([]byte("main.workmain.go\x00\x00\x00\x00\x00\x00\x00\x2a\x00\x00\x00\x00\x00\x00\x00\x00"))
+	var id [24]byte
+	binary.BigEndian.PutUint64(id[:8], h)
+	binary.BigEndian.PutUint64(id[8:16], h)
+	binary.BigEndian.PutUint64(id[16:], 42)
+	assert.Equal(t, "bNawjUx5R0Zs1rCNTHlHRgAAAAAAAAAq", base64.RawURLEncoding.EncodeToString(id[:]))
+}
+
+// TestAppendProfilePairedValues: values paired with timestamps are the counts of their
+// events, and a count of 0 writes no event.
+func TestAppendProfilePairedValues(t *testing.T) {
+	pd, _, p := testProfile()
+	p.Samples().At(0).Values().Append(2, 0)
+	var e Encoder
+	sink := &testSink{seen: map[string]bool{}}
+	encodeProfile(t, &e, sink, pd, p)
+	var events []string
+	for _, d := range sink.docs {
+		if d.kind == ProfileEvent {
+			var m map[string]any
+			require.NoError(t, json.Unmarshal([]byte(d.doc), &m))
+			events = append(events, m["@timestamp"].(string)+" "+strconv.Itoa(int(m["Stacktrace.count"].(float64))))
+		}
+	}
+	assert.Equal(t, []string{"2023-11-14T22:13:20.000000001Z 2", "2023-11-14T22:13:20.123456789Z 3"}, events)
+}
+
+// TestStacktraceID checks the stack trace id against hash/fnv's FNV-1a 128 over the frames,
+// leaf first, of file id and decimal address or line.
+func TestStacktraceID(t *testing.T) {
+	_, dict, p := testProfile()
+	var e Encoder
+	e.profileFrames(dict, p.Samples().At(0))
+	require.Len(t, e.prof.frames, 2)
+	h := fnv.New128a()
+	for _, f := range e.prof.frames {
+		_, _ = h.Write(f.file[:])
+		_, _ = h.Write(strconv.AppendUint(nil, f.addr, 10))
+	}
+	want := strings.Clone(e.prof.putID(h.Sum(nil)))
+	assert.Equal(t, want, e.stacktraceID())
+}
+
+func TestAppendProfileDedup(t *testing.T) {
+	pd, _, p := testProfile()
+	var e Encoder
+	sink := &testSink{seen: map[string]bool{}}
+	encodeProfile(t, &e, sink, pd, p)
+	first := len(sink.docs)
+	encodeProfile(t, &e, sink, pd, p)
+	second := sink.docs[first:]
+	require.Len(t, second, 3)
+	for _, d := range second {
+		assert.Equal(t, ProfileEvent, d.kind)
+	}
+}
+
+func TestValidateProfileRejections(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(pprofile.ProfilesDictionary, pprofile.Profile)
+		reason string
+	}{
+		{"no samples", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) {
+			p.Samples().RemoveIf(func(pprofile.Sample) bool { return true })
+		}, RejectionProfileEmpty},
+		{"empty stack", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.Samples().At(0).SetStackIndex(0) }, RejectionProfileEmpty},
+		{"stack index", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.Samples().At(0).SetStackIndex(9) }, RejectionProfileIndex},
+		{"negative stack index", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.Samples().At(0).SetStackIndex(-1) }, RejectionProfileIndex},
+		{"sample attribute", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) {
+			p.Samples().At(0).AttributeIndices().Append(99)
+		}, RejectionProfileIndex},
+		{"profile attribute", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.AttributeIndices().Append(-2) }, RejectionProfileIndex},
+		{"link index", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.Samples().At(0).SetLinkIndex(3) }, RejectionProfileIndex},
+		{"sample type string", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.SampleType().SetTypeStrindex(500) }, RejectionProfileIndex},
+		{"location index", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) {
+			d.StackTable().At(1).LocationIndices().Append(17)
+		}, RejectionProfileIndex},
+		{"mapping index", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) { d.LocationTable().At(1).SetMappingIndex(5) }, RejectionProfileIndex},
+		{"mapping filename", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) {
+			d.MappingTable().At(1).SetFilenameStrindex(300)
+		}, RejectionProfileIndex},
+		{"mapping attribute", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) {
+			d.MappingTable().At(1).AttributeIndices().Append(50)
+		}, RejectionProfileIndex},
+		{"location attribute", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) {
+			d.LocationTable().At(2).AttributeIndices().Append(50)
+		}, RejectionProfileIndex},
+		{"function index", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) {
+			d.LocationTable().At(2).Lines().At(0).SetFunctionIndex(7)
+		}, RejectionProfileIndex},
+		{"function string", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) {
+			d.FunctionTable().At(1).SetSystemNameStrindex(70)
+		}, RejectionProfileIndex},
+		{"attribute key string", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) { d.AttributeTable().At(4).SetKeyStrindex(-1) }, RejectionProfileIndex},
+		{"values unpaired", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.Samples().At(0).Values().Append(1) }, RejectionProfileValue},
+		{"negative value", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.Samples().At(1).Values().SetAt(0, -1) }, RejectionProfileValue},
+		{"values too many", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) {
+			p.Samples().At(1).Values().Append(maxSampleCount)
+		}, RejectionProfileValue},
+		{"line number", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) {
+			d.LocationTable().At(2).Lines().At(0).SetLine(1 << 31)
+		}, RejectionProfileValue},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pd, dict, p := testProfile()
+			tt.mutate(dict, p)
+			reason, err := ValidateProfile(dict, p)
+			assert.Equal(t, tt.reason, reason)
+			require.Error(t, err)
+			var e Encoder
+			var buf []byte
+			sink := &testSink{seen: map[string]bool{}, enc: &e, buf: &buf}
+			e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
+			e.AppendProfile(&buf, dict, p, sink, sink)
+			assert.Equal(t, tt.reason, e.Rejection())
+			assert.Empty(t, buf)
+			assert.Empty(t, sink.docs)
+		})
+	}
+	_, dict, p := testProfile()
+	reason, err := ValidateProfile(dict, p)
+	assert.Empty(t, reason)
+	require.NoError(t, err)
+	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = ValidateProfile(dict, p) }))
+}
+
+func TestAppendProfileSplitsCounts(t *testing.T) {
+	pd, _, p := testProfile()
+	p.Samples().At(1).Values().SetAt(0, 2*maxEventCount+5)
+	var e Encoder
+	sink := &testSink{seen: map[string]bool{}}
+	encodeProfile(t, &e, sink, pd, p)
+	var counts []int
+	for _, d := range sink.docs[len(sink.docs)-3:] {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(d.doc), &m))
+		counts = append(counts, int(m["Stacktrace.count"].(float64)))
+	}
+	assert.Equal(t, []int{maxEventCount, maxEventCount, 5}, counts)
+}
+
+func TestAppendProfileOtherModes(t *testing.T) {
+	pd, dict, p := testProfile()
+	var e Encoder
+	e.SetMode(ModeECS)
+	var buf []byte
+	sink := &testSink{seen: map[string]bool{}, enc: &e, buf: &buf}
+	e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
+	e.AppendProfile(&buf, dict, p, sink, sink)
+	assert.Equal(t, RejectionUnsupported, e.Rejection())
+	assert.Empty(t, buf)
+}
