@@ -69,10 +69,11 @@ type profileFrame struct {
 	hasBuild bool
 }
 
-// frameTypes maps the values of profile.frame.type to the frame types of Universal Profiling
-// (the eBPF profiler's libpf); any other value is 0, unknown.
+// frameTypes maps the values of profile.frame.type to the frame type markers of Universal
+// Profiling (the eBPF profiler's support/ebpf/frametypes.h; 9 is its PHP JIT, which has no value
+// of its own in the semantic conventions); any other value is 0, unknown.
 var frameTypes = map[string]byte{
-	"cpython": 1, "php": 2, "native": 3, "kernel": 4, "jvm": 5, "ruby": 6, "perl": 7, "v8js": 8, "dotnet": 9,
+	"cpython": 1, "php": 2, "native": 3, "kernel": 4, "jvm": 5, "ruby": 6, "perl": 7, "v8js": 8, "dotnet": 10, "go": 11, "beam": 12,
 }
 
 // AppendProfile appends the otel-mode documents of profile p, whose references go into dict, to

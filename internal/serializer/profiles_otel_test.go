@@ -141,7 +141,7 @@ func TestAppendProfileDocuments(t *testing.T) {
 	}
 	want := []string{
 		`host profiling-hosts.otel-default BhJIoC_iWRaMoeCtVQgR6Q {"@timestamp":1700000000,"resource":{"attributes":{"host.id":"h-1","service.name":"svc"}}}`,
-		`stacktrace profiling-stacktraces.otel-default TJbFxeZBUHs9aoM4AWx6bw {"@timestamp":"2023-11-14T22:13:20.123456789Z","frame.ids":"bNawjUx5R0Zs1rCNTHlHRgAAAAAAAAAqYA3K_mANyv5gDcr-YA3K_gAAAAAAABI0","frame.types":"AQABAw"}`,
+		`stacktrace profiling-stacktraces.otel-default TJbFxeZBUHs9aoM4AWx6bw {"@timestamp":"2023-11-14T22:13:20.123456789Z","frame.ids":"bNawjUx5R0Zs1rCNTHlHRgAAAAAAAAAqYA3K_mANyv5gDcr-YA3K_gAAAAAAABI0","frame.types":"AQsBAw"}`,
 		`stackframe profiling-stackframes.otel-default bNawjUx5R0Zs1rCNTHlHRgAAAAAAAAAq {"@timestamp":"2023-11-14T22:13:20.123456789Z","Stackframe.function.name":["main.work"],"Stackframe.file.name":["main.go"],"Stackframe.line.number":[42]}`,
 		`executable profiling-executables.otel-default YA3K_mANyv5gDcr-YA3K_g {"@timestamp":1700000000,"process.executable.build_id.htlhash":"YA3K_mANyv5gDcr-YA3K_g","process.executable.name":"libc.so.6"}`,
 		`event profiling-events-all.otel-default  {"@timestamp":"2023-11-14T22:13:20.000000001Z","Stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","Stacktrace.count":1,"Stacktrace.sampling_frequency":20,"resource":{"attributes":{"host.id":"h-1","service.name":"svc","thread.name":"worker"}}}`,
