@@ -52,7 +52,7 @@ func nextVersionRetry(d time.Duration) time.Duration { return min(2*d, maxVersio
 // ended first or the version could not be read.
 func (c *Client) CheckServer(ctx context.Context) (Version, bool) {
 	if c.discoverOnStart {
-		if err := c.transport.DiscoverNodesContext(ctx); err != nil {
+		if err := c.discover(ctx); err != nil {
 			c.logger.Warn("Elasticsearch node discovery failed; using the configured endpoints", zap.Error(redactError(err)))
 		}
 	}
