@@ -73,7 +73,10 @@ func (c *Client) CheckServer(ctx context.Context) (Version, bool) {
 		if kind := failureKind(status); kind != warned {
 			warned = kind
 			msg := "Elasticsearch version check failed"
-			if status == http.StatusForbidden {
+			switch status {
+			case http.StatusUnauthorized:
+				msg = "Elasticsearch version check failed with HTTP 401"
+			case http.StatusForbidden:
 				msg = "Elasticsearch version check not permitted: GET / needs the `monitor` cluster privilege, which the credentials lack"
 			}
 			c.logger.Warn(msg+"; documents are sent meanwhile, and the check is repeated at growing intervals, up to every "+
@@ -165,8 +168,7 @@ func (c *Client) getJSON(ctx context.Context, path string, v any) (int, error) {
 		quoted := TruncateReason(string(body))
 		switch resp.StatusCode {
 		case http.StatusUnauthorized:
-			return resp.StatusCode, fmt.Errorf("GET %s: HTTP 401, the credentials were refused; check `user`/`password`, `api_key` or the auth extension: %s",
-				req.URL.Path, quoted)
+			return resp.StatusCode, fmt.Errorf("GET %s: HTTP 401, %s: %s", req.URL.Path, c.unauthorized, quoted)
 		case http.StatusForbidden:
 			return resp.StatusCode, fmt.Errorf("GET %s: HTTP 403, the credentials lack the `monitor` cluster privilege that it needs: %s", req.URL.Path, quoted)
 		default:
