@@ -44,7 +44,8 @@ func nextVersionRetry(d time.Duration) time.Duration { return min(2*d, maxVersio
 
 // CheckServer discovers the cluster's nodes first when Config.DiscoverOnStart is set, then
 // reads the server's version, logs it, and warns when it is older than the otel mapping mode
-// needs. A check that fails (no answer, or an answer such as 403 for credentials without the
+// needs. A node that does not answer is followed at once by the next node in use. A check that
+// fails (no node answers, or an answer such as 403 for credentials without the
 // monitor cluster privilege) is a warning, not a failure: documents are sent meanwhile, and
 // CheckServer asks again after 30 seconds, doubling the wait after each failure up to 10
 // minutes, until the server answers or ctx ends. It warns once for each kind of failure
@@ -59,11 +60,18 @@ func (c *Client) CheckServer(ctx context.Context) (Version, bool) {
 	var version, cluster string
 	warned := -1 // the status last warned about, one of failureKind's
 	for retry := firstVersionRetry; ; retry = nextVersionRetry(retry) {
-		reqCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		var status int
 		var err error
-		version, cluster, status, err = c.serverVersion(reqCtx)
-		cancel()
+		// A node that does not answer is asked of the next node in use at once, each at most
+		// once, as a discovery is (discover): the check fails when none answers.
+		for range max(1, len(c.transport.URLs())) {
+			reqCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			version, cluster, status, err = c.serverVersion(reqCtx)
+			cancel()
+			if err == nil || status != 0 || ctx.Err() != nil {
+				break
+			}
+		}
 		if err == nil {
 			break
 		}
