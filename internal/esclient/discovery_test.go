@@ -270,9 +270,7 @@ func TestDiscoveryOnStartAsksNextEndpoint(t *testing.T) {
 	cfg := fakeNodesConfig(nodes, nodeA, nodeB)
 	cfg.DiscoverOnStart = true
 	c, logs := newTestClient(t, cfg)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	require.NoError(t, c.discover(ctx))
+	require.NoError(t, c.discover(t.Context()))
 	assert.Equal(t, []string{"http://" + nodeC}, c.RedactedURLs())
 	assert.Equal(t, 1, nodes.count(nodeA), "asked first, no answer")
 	assert.Equal(t, 1, nodes.count(nodeB), "asked next, answered")

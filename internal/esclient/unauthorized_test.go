@@ -33,22 +33,34 @@ func TestVersionCheck401NamesTheCredentials(t *testing.T) {
 		edit     func(*Config)
 		want     []string
 	}{
-		{name: "user", edit: func(c *Config) { c.User, c.Password = "writer", secret },
-			want: []string{`sent: user "writer" (` + "`user`/`password`)", "check `user` and `password`"}},
-		{name: "api_key id:key", edit: func(c *Config) { c.APIKey = "VuaCfGcBCdbkQm-e5aOx:" + secret },
-			want: []string{`sent: API key id "VuaCfGcBCdbkQm-e5aOx" (` + "`api_key`)", "check `api_key`"}},
-		{name: "api_key encoded", edit: func(c *Config) { c.APIKey = apiKey("VuaCfGcBCdbkQm-e5aOx:" + secret) },
-			want: []string{`sent: API key id "VuaCfGcBCdbkQm-e5aOx"`}},
-		{name: "api_key unreadable", edit: func(c *Config) { c.APIKey = secret + "!" },
-			want: []string{"sent: an API key whose id cannot be read, not being base64 of id:api_key (`api_key`)"}},
-		{name: "URL user info", userInfo: "urluser:" + secret + "@", edit: func(*Config) {},
-			want: []string{`sent: user "urluser" from the endpoint URL`, "check the user and password in the endpoint URL"}},
+		{
+			name: "user", edit: func(c *Config) { c.User, c.Password = "writer", secret },
+			want: []string{`sent: user "writer" (` + "`user`/`password`)", "check `user` and `password`"},
+		},
+		{
+			name: "api_key id:key", edit: func(c *Config) { c.APIKey = "VuaCfGcBCdbkQm-e5aOx:" + secret },
+			want: []string{`sent: API key id "VuaCfGcBCdbkQm-e5aOx" (` + "`api_key`)", "check `api_key`"},
+		},
+		{
+			name: "api_key encoded", edit: func(c *Config) { c.APIKey = apiKey("VuaCfGcBCdbkQm-e5aOx:" + secret) },
+			want: []string{`sent: API key id "VuaCfGcBCdbkQm-e5aOx"`},
+		},
+		{
+			name: "api_key unreadable", edit: func(c *Config) { c.APIKey = secret + "!" },
+			want: []string{"sent: an API key whose id cannot be read, not being base64 of id:api_key (`api_key`)"},
+		},
+		{
+			name: "URL user info", userInfo: "urluser:" + secret + "@", edit: func(*Config) {},
+			want: []string{`sent: user "urluser" from the endpoint URL`, "check the user and password in the endpoint URL"},
+		},
 		{name: "headers", edit: func(c *Config) {
 			c.User, c.Password = "writer", secret
 			c.HTTP.Headers = configopaque.MapList{{Name: "authorization", Value: "Bearer " + secret}}
 		}, want: []string{"sent: the Authorization header of `headers`", "check the Authorization header under `headers`"}},
-		{name: "none", edit: func(*Config) {},
-			want: []string{"sent: none; set `user` and `password`, or `api_key`, or `auth::authenticator`"}},
+		{
+			name: "none", edit: func(*Config) {},
+			want: []string{"sent: none; set `user` and `password`, or `api_key`, or `auth::authenticator`"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
