@@ -134,6 +134,7 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 		RequestTimeout:         e.cfg.Timeout,
 		Retry:                  e.cfg.Retry,
 		Logger:                 e.logger,
+		UnauthorizedHint:       client.UnauthorizedHint(),
 		LogRateLimit:           e.cfg.Telemetry.LogFailedDocsInputRateLimit,
 		LogFailedDocsInput:     e.cfg.Telemetry.LogFailedDocsInput,
 		DeadLetterIndex:        e.deadLetterIndex(),

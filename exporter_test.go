@@ -353,7 +353,7 @@ func TestRequestLevelFailures(t *testing.T) {
 		{name: "429 then success", status: http.StatusTooManyRequests, failures: 2, wantRequests: 3},
 		{name: "503 exhausted is retryable", status: http.StatusServiceUnavailable, failures: 100, wantErr: "3 attempts", wantRequests: 3},
 		{name: "400 is permanent", status: http.StatusBadRequest, failures: 100, wantErr: "HTTP 400", wantPermanent: true, wantRequests: 1},
-		{name: "401 without grace names the credentials", status: http.StatusUnauthorized, failures: 100, wantErr: "check user/password or api_key", wantPermanent: true, wantRequests: 1},
+		{name: "401 without grace names the credentials", status: http.StatusUnauthorized, failures: 100, wantErr: "bulk request answered HTTP 401, the credentials were refused; sent: none; set `user` and `password`, or `api_key`, or `auth::authenticator` (3 documents)", wantPermanent: true, wantRequests: 1},
 		{name: "401 within the grace period is retried", status: http.StatusUnauthorized, failures: 2, grace: time.Minute, wantRequests: 3},
 		{name: "403 within the grace period is retried", status: http.StatusForbidden, failures: 1, grace: time.Minute, wantRequests: 2},
 	}
@@ -383,6 +383,21 @@ func TestRequestLevelFailures(t *testing.T) {
 			assert.Empty(t, srv.Accepted())
 		})
 	}
+}
+
+// A bulk request answered 401 says which credentials were sent, the user's name and not its
+// password, and what to check.
+func TestBulk401NamesTheUser(t *testing.T) {
+	srv := fakees.New(t)
+	srv.OnRequest = func(*http.Request, []fakees.Item) int { return http.StatusUnauthorized }
+	cfg := newTestConfig(srv.URL)
+	cfg.Authentication.User = "writer"
+	cfg.Authentication.Password = "pa55-secret"
+	exp := newLogsExporter(t, cfg, testSettings())
+	err := exp.ConsumeLogs(context.Background(), testLogs(1))
+	require.ErrorContains(t, err, "bulk request answered HTTP 401, the credentials were refused; "+
+		`sent: user "writer" (`+"`user`/`password`); check `user` and `password`")
+	assert.NotContains(t, err.Error(), "pa55-secret")
 }
 
 func TestNetworkErrorIsRetryable(t *testing.T) {

@@ -355,9 +355,36 @@ func TestWrongPasswordSaysSo(t *testing.T) {
 	exp := s.logsExporter(t, cfg)
 	err := exp.ConsumeLogs(context.Background(), s.logsData(1))
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "HTTP 401")
-	assert.Contains(t, err.Error(), "check user/password or api_key")
+	// The bulk request's error and the version check's warning name the user sent, not its
+	// password, and what to check.
+	named := fmt.Sprintf("HTTP 401, the credentials were refused; sent: user %q (`user`/`password`); check `user` and `password`", s.es.User)
+	t.Log(err)
+	assert.Contains(t, err.Error(), named)
+	assert.NotContains(t, err.Error(), "wrong-password")
 	assert.Equal(t, int64(1), s.docs(t, "rejected"))
+	require.Eventually(t, func() bool { return s.logs.FilterMessageSnippet("version check failed with HTTP 401").Len() == 1 },
+		30*time.Second, 20*time.Millisecond)
+	warning := s.logs.FilterMessageSnippet("version check failed with HTTP 401").All()[0]
+	line := fmt.Sprintf("%s %v", warning.Message, warning.ContextMap())
+	t.Log(line)
+	assert.Contains(t, line, "GET /: "+named)
+	assert.Contains(t, line, "security_exception", "the node's answer is quoted")
+	assert.NotContains(t, line, "wrong-password")
+}
+
+// An API key the node does not know: the error names the key's id, never its secret.
+func TestUnknownAPIKeySaysItsID(t *testing.T) {
+	s := newSuite(t)
+	cfg := s.config()
+	cfg.Authentication.User, cfg.Authentication.Password = "", ""
+	cfg.Authentication.APIKey = "no-such-key-id:no-such-key-secret"
+	cfg.Retry.AuthGracePeriod = 0
+	exp := s.logsExporter(t, cfg)
+	err := exp.ConsumeLogs(context.Background(), s.logsData(1))
+	require.Error(t, err)
+	t.Log(err)
+	assert.Contains(t, err.Error(), "HTTP 401, the credentials were refused; sent: API key id \"no-such-key-id\" (`api_key`); check `api_key`")
+	assert.NotContains(t, err.Error(), "no-such-key-secret")
 }
 
 func TestVersionCheckAndMissingTemplateWarning(t *testing.T) {

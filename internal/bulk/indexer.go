@@ -37,6 +37,10 @@ type Config struct {
 	RequestTimeout time.Duration
 	Retry          RetryConfig
 	Logger         *zap.Logger
+	// UnauthorizedHint, when set, is what the error of a request answered 401 says after
+	// "HTTP 401,": which credentials were sent and what to check (esclient's
+	// Client.UnauthorizedHint). Empty: a hint that names the settings only.
+	UnauthorizedHint string
 	// Telemetry holds the instruments the Indexer records to: bulk requests, their latency,
 	// documents by outcome, retries, bytes flushed and the concurrency limit. Nil records
 	// nothing.

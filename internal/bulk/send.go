@@ -173,7 +173,7 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 			retryable := ix.retryableRequest(status, err)
 			wholeRequest = true
 			if status != 0 || !retryable {
-				err = requestError(status, err, len(pending))
+				err = requestError(status, err, len(pending), ix.cfg.UnauthorizedHint)
 			}
 			if !retryable {
 				ix.recordDocs(ctx, s, docRecord{fate: OutcomeRejected, outcome: s.lastOutcome, status: status}, len(pending))
@@ -248,12 +248,15 @@ func (ix *Indexer) split(ctx context.Context, s *session, b *Batch, pending []in
 
 // requestError says why a request of n documents failed with status (0 for no answer), with
 // what the server answered and a hint for the failures a user can fix, in at most esclient.MaxReason
-// bytes.
-func requestError(status int, err error, n int) error {
+// bytes. unauthorized is the hint of a 401 (Config.UnauthorizedHint).
+func requestError(status int, err error, n int, unauthorized string) error {
 	hint := ""
 	switch status {
 	case http.StatusUnauthorized:
 		hint = ": check user/password or api_key"
+		if unauthorized != "" {
+			hint = ", " + unauthorized
+		}
 	case http.StatusForbidden:
 		hint = ": the credentials lack the privilege to write to these indices"
 	}

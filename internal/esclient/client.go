@@ -64,6 +64,9 @@ type Client struct {
 
 	discoverOnStart bool
 
+	// unauthorized says which credentials were sent and what to check, for an answer 401.
+	unauthorized string
+
 	// stopDiscovery ends periodic discovery; discovering is done when it has ended.
 	stopDiscovery context.CancelFunc
 	discovering   sync.WaitGroup
@@ -128,6 +131,7 @@ func New(ctx context.Context, cfg Config, host component.Host, set component.Tel
 		transport: tc, http: hc, logger: set.Logger,
 		proxies:         newProxyRoute(cfg.HTTP.ProxyURL),
 		discoverOnStart: cfg.DiscoverOnStart,
+		unauthorized:    unauthorizedHint(cfg, urls),
 		stopDiscovery:   func() {},
 	}
 	if cfg.DiscoverInterval > 0 {
@@ -143,6 +147,11 @@ func (c *Client) Perform(req *http.Request) (*http.Response, error) {
 	resp, err := c.transport.Perform(req)
 	return resp, redactError(err)
 }
+
+// UnauthorizedHint says, for an answer 401, which credentials the requests carry (a user's
+// name, an API key's id, an authenticator extension's ID, or none; never a secret) and what to
+// check.
+func (c *Client) UnauthorizedHint() string { return c.unauthorized }
 
 // URLs returns the endpoints in use. They may hold passwords: log RedactedURLs instead.
 func (c *Client) URLs() []*url.URL { return c.transport.URLs() }

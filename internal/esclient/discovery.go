@@ -52,10 +52,24 @@ func userInfoCredentials(cfg Config, urls []*url.URL, logger *zap.Logger) (user,
 	return found.Username(), password
 }
 
+// discover asks the nodes in use for the cluster's nodes, in round-robin order, until one
+// answers, each at most once: a discovery fails only when none of them answers. The transport's
+// discovery asks one node, the next in round-robin order, so with one node down every other
+// discovery would fail while the others answer.
+func (c *Client) discover(ctx context.Context) error {
+	var err error
+	for range max(1, len(c.transport.URLs())) {
+		if err = c.transport.DiscoverNodesContext(ctx); err == nil || ctx.Err() != nil {
+			return err
+		}
+	}
+	return err
+}
+
 // discoverEvery discovers the cluster's nodes every interval until ctx ends, each discovery
 // bounded by the interval. The transport's own periodic discovery drops its errors; this one
-// warns at the first failure of a run of failures (the nodes in use are kept meanwhile) and
-// says when discovery works again.
+// warns at the first failure of a run of failures (no node in use answered; the nodes in use
+// are kept meanwhile) and says when discovery works again.
 func (c *Client) discoverEvery(ctx context.Context, interval time.Duration) {
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
@@ -67,7 +81,7 @@ func (c *Client) discoverEvery(ctx context.Context, interval time.Duration) {
 		case <-ticker.C:
 		}
 		dctx, cancel := context.WithTimeout(ctx, interval)
-		err := c.transport.DiscoverNodesContext(dctx)
+		err := c.discover(dctx)
 		cancel()
 		switch {
 		case ctx.Err() != nil:

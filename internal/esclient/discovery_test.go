@@ -226,3 +226,53 @@ func sortedURLs(c *Client) []string {
 	slices.Sort(out)
 	return out
 }
+
+// With periodic discovery and one discovered node down, a discovery that the node does not
+// answer is asked of the next node: every round succeeds, and none is logged, where the
+// transport's discovery alone (one node asked per round) failed at every other interval,
+// logging "discovery failed" and "works again" in turn. When no node answers, one warning;
+// when one answers again, one line.
+func TestPeriodicDiscoveryWithOneNodeDownLogsNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		nodes := &fakeNodes{nodesHTTP: `{"nodes":{
+			"a":{"roles":["data"],"http":{"publish_address":"es-a:9200"}},
+			"b":{"roles":["data"],"http":{"publish_address":"es-b:9200"}}
+		}}`}
+		cfg := fakeNodesConfig(nodes, nodeA, nodeB)
+		cfg.DiscoverInterval = time.Minute
+		c, logs := newTestClient(t, cfg)
+		nodes.setDown(nodeB, true)
+		time.Sleep(6*time.Minute + time.Second)
+		synctest.Wait()
+		require.Positive(t, nodes.count(nodeB), "discovery was asked of the node that is down")
+		assert.Zero(t, logs.FilterMessageSnippet("Elasticsearch node discovery").Len(), "every round was answered by a node")
+		assert.Equal(t, []string{"http://" + nodeA, "http://" + nodeB}, sortedURLs(c), "b is still listed by the cluster")
+
+		nodes.setDown(nodeA, true)
+		time.Sleep(3 * time.Minute)
+		synctest.Wait()
+		failed := logs.FilterMessageSnippet("Elasticsearch node discovery failed").All()
+		require.Len(t, failed, 1, "one warning for three rounds that no node answered")
+
+		nodes.setDown(nodeA, false)
+		nodes.setDown(nodeB, false)
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		assert.Equal(t, 1, logs.FilterMessage("Elasticsearch node discovery works again").Len())
+		assert.Equal(t, 1, logs.FilterMessageSnippet("Elasticsearch node discovery failed").Len())
+	})
+}
+
+// Discovery at start is asked of the next endpoint when the first does not answer.
+func TestDiscoveryOnStartAsksNextEndpoint(t *testing.T) {
+	nodes := &fakeNodes{nodesHTTP: `{"nodes":{"c":{"roles":["data"],"http":{"publish_address":"es-c:9200"}}}}`}
+	nodes.setDown(nodeA, true)
+	cfg := fakeNodesConfig(nodes, nodeA, nodeB)
+	cfg.DiscoverOnStart = true
+	c, logs := newTestClient(t, cfg)
+	require.NoError(t, c.discover(t.Context()))
+	assert.Equal(t, []string{"http://" + nodeC}, c.RedactedURLs())
+	assert.Equal(t, 1, nodes.count(nodeA), "asked first, no answer")
+	assert.Equal(t, 1, nodes.count(nodeB), "asked next, answered")
+	assert.Zero(t, logs.FilterMessageSnippet("discovery failed").Len())
+}

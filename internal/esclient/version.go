@@ -44,7 +44,8 @@ func nextVersionRetry(d time.Duration) time.Duration { return min(2*d, maxVersio
 
 // CheckServer discovers the cluster's nodes first when Config.DiscoverOnStart is set, then
 // reads the server's version, logs it, and warns when it is older than the otel mapping mode
-// needs. A check that fails (no answer, or an answer such as 403 for credentials without the
+// needs. A node that does not answer is followed at once by the next node in use. A check that
+// fails (no node answers, or an answer such as 403 for credentials without the
 // monitor cluster privilege) is a warning, not a failure: documents are sent meanwhile, and
 // CheckServer asks again after 30 seconds, doubling the wait after each failure up to 10
 // minutes, until the server answers or ctx ends. It warns once for each kind of failure
@@ -52,18 +53,25 @@ func nextVersionRetry(d time.Duration) time.Duration { return min(2*d, maxVersio
 // ended first or the version could not be read.
 func (c *Client) CheckServer(ctx context.Context) (Version, bool) {
 	if c.discoverOnStart {
-		if err := c.transport.DiscoverNodesContext(ctx); err != nil {
+		if err := c.discover(ctx); err != nil {
 			c.logger.Warn("Elasticsearch node discovery failed; using the configured endpoints", zap.Error(redactError(err)))
 		}
 	}
 	var version, cluster string
 	warned := -1 // the status last warned about, one of failureKind's
 	for retry := firstVersionRetry; ; retry = nextVersionRetry(retry) {
-		reqCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		var status int
 		var err error
-		version, cluster, status, err = c.serverVersion(reqCtx)
-		cancel()
+		// A node that does not answer is asked of the next node in use at once, each at most
+		// once, as a discovery is (discover): the check fails when none answers.
+		for range max(1, len(c.transport.URLs())) {
+			reqCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			version, cluster, status, err = c.serverVersion(reqCtx)
+			cancel()
+			if err == nil || status != 0 || ctx.Err() != nil {
+				break
+			}
+		}
 		if err == nil {
 			break
 		}
@@ -73,7 +81,10 @@ func (c *Client) CheckServer(ctx context.Context) (Version, bool) {
 		if kind := failureKind(status); kind != warned {
 			warned = kind
 			msg := "Elasticsearch version check failed"
-			if status == http.StatusForbidden {
+			switch status {
+			case http.StatusUnauthorized:
+				msg = "Elasticsearch version check failed with HTTP 401"
+			case http.StatusForbidden:
 				msg = "Elasticsearch version check not permitted: GET / needs the `monitor` cluster privilege, which the credentials lack"
 			}
 			c.logger.Warn(msg+"; documents are sent meanwhile, and the check is repeated at growing intervals, up to every "+
@@ -165,8 +176,7 @@ func (c *Client) getJSON(ctx context.Context, path string, v any) (int, error) {
 		quoted := TruncateReason(string(body))
 		switch resp.StatusCode {
 		case http.StatusUnauthorized:
-			return resp.StatusCode, fmt.Errorf("GET %s: HTTP 401, the credentials were refused; check `user`/`password`, `api_key` or the auth extension: %s",
-				req.URL.Path, quoted)
+			return resp.StatusCode, fmt.Errorf("GET %s: HTTP 401, %s: %s", req.URL.Path, c.unauthorized, quoted)
 		case http.StatusForbidden:
 			return resp.StatusCode, fmt.Errorf("GET %s: HTTP 403, the credentials lack the `monitor` cluster privilege that it needs: %s", req.URL.Path, quoted)
 		default:

@@ -253,3 +253,23 @@ func TestVersionCheckWarningQuotesAtMostMaxReason(t *testing.T) {
 		})
 	}
 }
+
+// A version check that an endpoint does not answer is asked of the next at once: with one of
+// two endpoints down, the server is found without a warning nor a wait, and the node down is
+// named once by the node watch.
+func TestVersionCheckAsksNextEndpoint(t *testing.T) {
+	nodes := &fakeNodes{handler: func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("X-Elastic-Product", "Elasticsearch")
+		_, _ = io.WriteString(w, `{"cluster_name":"c","version":{"number":"9.1.0"}}`)
+	}}
+	nodes.setDown(nodeA, true)
+	c, logs := newTestClient(t, fakeNodesConfig(nodes, nodeA, nodeB))
+	v, ok := c.CheckServer(context.Background())
+	require.True(t, ok)
+	assert.Equal(t, Version{9, 1, 0}, v)
+	assert.Equal(t, 1, nodes.count(nodeA))
+	assert.Zero(t, logs.FilterMessageSnippet("version check failed").Len())
+	down := logs.FilterMessageSnippet("Elasticsearch node does not answer").All()
+	require.Len(t, down, 1)
+	assert.Equal(t, "http://"+nodeA, down[0].ContextMap()["node"])
+}

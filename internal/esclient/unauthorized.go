@@ -1,0 +1,76 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package esclient // import "github.com/otelcol-es/elasticsearchexporter/internal/esclient"
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// unauthorizedHint says, for an answer 401, which credentials the requests carried and what to
+// check, never a secret: a user's name, an API key's id, an extension's ID. The credentials are
+// those that end on the wire, in the order they are set on a request: the elastic-transport
+// client sets the Authorization header from an endpoint URL's user info, else from `api_key`,
+// else from `user`/`password`; an Authorization header under `headers` is set after it and
+// replaces it; an authenticator extension handles the request last.
+func unauthorizedHint(cfg Config, urls []*url.URL) string {
+	sent, fix := "none", "set `user` and `password`, or `api_key`, or `auth::authenticator`"
+	switch {
+	case urlUser(urls) != nil:
+		sent = fmt.Sprintf("user %q from the endpoint URL", urlUser(urls).Username())
+		fix = "check the user and password in the endpoint URL"
+	case cfg.APIKey != "":
+		sent = "an API key whose id cannot be read, not being base64 of id:api_key (`api_key`)"
+		if id, ok := apiKeyID(cfg.APIKey); ok {
+			sent = fmt.Sprintf("API key id %q (`api_key`)", id)
+		}
+		fix = "check `api_key`: the key must exist in this cluster, be neither expired nor invalidated, " +
+			"and be given whole (its encoded value, or id:api_key)"
+	case cfg.User != "" && cfg.Password != "":
+		sent = fmt.Sprintf("user %q (`user`/`password`)", cfg.User)
+		fix = "check `user` and `password`: the user must exist in a realm of the cluster (native or file) with this password"
+	}
+	for name := range cfg.HTTP.Headers.Iter {
+		if strings.EqualFold(name, "Authorization") {
+			sent = "the Authorization header of `headers`"
+			fix = "check the Authorization header under `headers`"
+		}
+	}
+	if auth := cfg.HTTP.Auth.Get(); auth != nil {
+		if sent == "none" {
+			sent = fmt.Sprintf("what the authenticator extension %q sets (`auth::authenticator`)", auth.AuthenticatorID)
+		} else {
+			sent = fmt.Sprintf("what the authenticator extension %q sets (`auth::authenticator`), over %s", auth.AuthenticatorID, sent)
+		}
+		fix = fmt.Sprintf("check the credentials of the extension %q", auth.AuthenticatorID)
+	}
+	return "the credentials were refused; sent: " + sent + "; " + fix
+}
+
+// urlUser is the user info of the first endpoint URL that carries one.
+func urlUser(urls []*url.URL) *url.Userinfo {
+	for _, u := range urls {
+		if u.User != nil {
+			return u.User
+		}
+	}
+	return nil
+}
+
+// apiKeyID is the id of an API key, encoded (base64 of "id:key") or "id:key": the part before
+// its ':'. The secret after it is never returned.
+func apiKeyID(k string) (string, bool) {
+	raw := k
+	if !strings.Contains(k, ":") {
+		b, err := base64.StdEncoding.DecodeString(k)
+		if err != nil {
+			return "", false
+		}
+		raw = string(b)
+	}
+	id, _, ok := strings.Cut(raw, ":")
+	return id, ok
+}
