@@ -23,7 +23,7 @@ func unauthorizedHint(cfg Config, urls []*url.URL) string {
 		sent = fmt.Sprintf("user %q from the endpoint URL", urlUser(urls).Username())
 		fix = "check the user and password in the endpoint URL"
 	case cfg.APIKey != "":
-		sent = "an API key whose id cannot be read, not being base64 of id:api_key (`api_key`)"
+		sent = "an API key whose id cannot be read (`api_key`)"
 		if id, ok := apiKeyID(cfg.APIKey); ok {
 			sent = fmt.Sprintf("API key id %q (`api_key`)", id)
 		}
@@ -60,17 +60,17 @@ func urlUser(urls []*url.URL) *url.Userinfo {
 	return nil
 }
 
-// apiKeyID is the id of an API key, encoded (base64 of "id:key") or "id:key": the part before
-// its ':'. The secret after it is never returned.
+// apiKeyID is the id of an API key given in any form EncodeAPIKey reads: the part before the
+// ':' of what it encodes. The secret after it is never returned.
 func apiKeyID(k string) (string, bool) {
-	raw := k
-	if !strings.Contains(k, ":") {
-		b, err := base64.StdEncoding.DecodeString(k)
-		if err != nil {
-			return "", false
-		}
-		raw = string(b)
+	enc, err := EncodeAPIKey(k)
+	if err != nil || enc == "" {
+		return "", false
 	}
-	id, _, ok := strings.Cut(raw, ":")
+	b, err := base64.StdEncoding.DecodeString(enc)
+	if err != nil {
+		return "", false
+	}
+	id, _, ok := strings.Cut(string(b), ":")
 	return id, ok
 }

@@ -5,6 +5,7 @@ package esclient
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"net/http"
@@ -42,12 +43,10 @@ func TestVersionCheck401NamesTheCredentials(t *testing.T) {
 			want: []string{`sent: API key id "VuaCfGcBCdbkQm-e5aOx" (` + "`api_key`)", "check `api_key`"},
 		},
 		{
-			name: "api_key encoded", edit: func(c *Config) { c.APIKey = apiKey("VuaCfGcBCdbkQm-e5aOx:" + secret) },
+			name: "api_key encoded", edit: func(c *Config) {
+				c.APIKey = base64.StdEncoding.EncodeToString([]byte("VuaCfGcBCdbkQm-e5aOx:" + secret))
+			},
 			want: []string{`sent: API key id "VuaCfGcBCdbkQm-e5aOx"`},
-		},
-		{
-			name: "api_key unreadable", edit: func(c *Config) { c.APIKey = secret + "!" },
-			want: []string{"sent: an API key whose id cannot be read, not being base64 of id:api_key (`api_key`)"},
 		},
 		{
 			name: "URL user info", userInfo: "urluser:" + secret + "@", edit: func(*Config) {},
