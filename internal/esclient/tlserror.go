@@ -26,19 +26,23 @@ func TLSConfigProblem(err error) (hint string, ok bool) {
 	if err == nil {
 		return "", false
 	}
-	if _, ok := errors.AsType[*tls.CertificateVerificationError](err); ok {
-		return "the server's TLS certificate cannot be verified; check tls::ca_file", true
-	}
-	// x509 errors outside a CertificateVerificationError come from a VerifyConnection or
-	// VerifyPeerCertificate callback.
-	if _, ok := errors.AsType[x509.UnknownAuthorityError](err); ok {
-		return "the server's TLS certificate cannot be verified; check tls::ca_file", true
-	}
+	// crypto/tls wraps the x509 error in a *tls.CertificateVerificationError; the x509
+	// errors are matched first, so that each one's own hint is given. Outside that wrapper
+	// they come from a VerifyConnection or VerifyPeerCertificate callback.
 	if _, ok := errors.AsType[x509.HostnameError](err); ok {
 		return "the server's TLS certificate is not for the endpoint's host; check the endpoint or tls::server_name_override", true
 	}
-	if _, ok := errors.AsType[x509.CertificateInvalidError](err); ok {
+	if ci, ok := errors.AsType[x509.CertificateInvalidError](err); ok {
+		if ci.Reason == x509.Expired {
+			return "the server's TLS certificate has expired or is not valid yet (check the clocks); renew it on the server", true
+		}
 		return "the server's TLS certificate is not valid; check tls::ca_file", true
+	}
+	if _, ok := errors.AsType[x509.UnknownAuthorityError](err); ok {
+		return "the server's TLS certificate is signed by an authority not trusted; check tls::ca_file", true
+	}
+	if _, ok := errors.AsType[*tls.CertificateVerificationError](err); ok {
+		return "the server's TLS certificate cannot be verified; check tls::ca_file", true
 	}
 	if _, ok := errors.AsType[tls.RecordHeaderError](err); ok {
 		return "the server does not answer TLS (an https:// endpoint on a plain HTTP port?); check the endpoint's scheme and port", true
