@@ -39,7 +39,7 @@ func TLSConfigProblem(err error) (hint string, ok bool) {
 		return "the server's TLS certificate is not valid; check tls::ca_file", true
 	}
 	if _, ok := errors.AsType[x509.UnknownAuthorityError](err); ok {
-		return "the server's TLS certificate is signed by an authority not trusted; check tls::ca_file", true
+		return "the server's TLS certificate cannot be verified; check tls::ca_file", true
 	}
 	if _, ok := errors.AsType[*tls.CertificateVerificationError](err); ok {
 		return "the server's TLS certificate cannot be verified; check tls::ca_file", true

@@ -99,7 +99,7 @@ func TestTLSConfigProblem(t *testing.T) {
 			name:   "server certificate for another name",
 			server: func(*tls.Config) {},
 			client: func(c *Config) { c.HTTP.TLS.ServerName = "elsewhere.example" },
-			hint:   "certificate cannot be verified",
+			hint:   "is not for the endpoint's host; check the endpoint or tls::server_name_override",
 		},
 	}
 	for _, tt := range tests {
