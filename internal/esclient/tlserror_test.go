@@ -5,18 +5,25 @@ package esclient
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
 	"log"
+	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -40,6 +47,27 @@ func newTLSTestServer(t *testing.T, edit func(*tls.Config)) Config {
 	cfg := testConfig(srv.URL)
 	cfg.HTTP.TLS.CAFile = ca
 	return cfg
+}
+
+// expiredCert is a self-signed certificate for 127.0.0.1 that expired an hour ago.
+func expiredCert(t *testing.T) tls.Certificate {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "expired"},
+		NotBefore:             time.Now().Add(-48 * time.Hour),
+		NotAfter:              time.Now().Add(-time.Hour),
+		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1)},
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	require.NoError(t, err)
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 }
 
 // performErr sends GET / and returns the error.
@@ -100,6 +128,11 @@ func TestTLSConfigProblem(t *testing.T) {
 			server: func(*tls.Config) {},
 			client: func(c *Config) { c.HTTP.TLS.ServerName = "elsewhere.example" },
 			hint:   "is not for the endpoint's host; check the endpoint or tls::server_name_override",
+		},
+		{
+			name:   "server certificate expired",
+			server: func(c *tls.Config) { c.Certificates = []tls.Certificate{expiredCert(t)} },
+			hint:   "has expired or is not valid yet",
 		},
 	}
 	for _, tt := range tests {
