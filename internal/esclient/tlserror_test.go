@@ -97,6 +97,11 @@ func TestTLSConfigProblem(t *testing.T) {
 			hint:   "requires a TLS client certificate; set tls::cert_file",
 		},
 		{
+			name:   "verified client certificate required, none given",
+			server: func(c *tls.Config) { c.ClientAuth = tls.RequireAndVerifyClientCert },
+			hint:   "requires a TLS client certificate; set tls::cert_file",
+		},
+		{
 			name:   "client certificate required (TLS 1.2)",
 			server: func(c *tls.Config) { c.ClientAuth, c.MaxVersion = tls.RequireAnyClientCert, tls.VersionTLS12 },
 			hint:   "refused the TLS handshake",
