@@ -201,8 +201,7 @@ func apiKeyMapToJSON(conf *confmap.Conf) error {
 	}
 	b, err := json.Marshal(m)
 	if err != nil {
-		return errors.New("`api_key` is a map that cannot be read as the create API key response; " +
-			"give the `encoded` value, `id:api_key`, or that JSON response")
+		return errors.New("`api_key` is a map that cannot be read as the create API key response; " + esclient.APIKeyForms)
 	}
 	conf.Delete("api_key")
 	return conf.Merge(confmap.NewFromStringMap(map[string]any{"api_key": string(b)}))

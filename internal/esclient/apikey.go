@@ -11,8 +11,8 @@ import (
 	"unicode"
 )
 
-// apiKeyForms names the forms EncodeAPIKey reads, for its errors.
-const apiKeyForms = "expected the `encoded` value of the create API key response (base64 of `id:api_key`), " +
+// APIKeyForms names the forms EncodeAPIKey reads, for the errors that refuse an api_key.
+const APIKeyForms = "expected the `encoded` value of the create API key response (base64 of `id:api_key`), " +
 	"`id:api_key`, or that whole JSON response"
 
 // EncodeAPIKey returns what follows `ApiKey ` in the Authorization header for an Elasticsearch API
@@ -30,9 +30,9 @@ func EncodeAPIKey(key string) (string, error) {
 		return encodeAPIKeyJSON(key)
 	case strings.IndexFunc(key, unicode.IsSpace) >= 0:
 		if scheme, _, _ := strings.Cut(key, " "); strings.EqualFold(scheme, "ApiKey") {
-			return "", errors.New("the value starts with `ApiKey `: give the key without it, the exporter adds it; " + apiKeyForms)
+			return "", errors.New("the value starts with `ApiKey `: give the key without it, the exporter adds it; " + APIKeyForms)
 		}
-		return "", errors.New("the value holds whitespace, which no API key form does; " + apiKeyForms)
+		return "", errors.New("the value holds whitespace, which no API key form does; " + APIKeyForms)
 	case strings.Contains(key, ":"):
 		if err := checkIDAndKey(key); err != nil {
 			return "", err
@@ -41,10 +41,10 @@ func EncodeAPIKey(key string) (string, error) {
 	}
 	decoded, ok := decodeBase64(key)
 	if !ok {
-		return "", errors.New("the value is neither base64 nor `id:api_key`; " + apiKeyForms)
+		return "", errors.New("the value is neither base64 nor `id:api_key`; " + APIKeyForms)
 	}
 	if !strings.Contains(decoded, ":") {
-		return "", errors.New("the value is base64, but it does not decode to `id:api_key` as an encoded API key does; " + apiKeyForms)
+		return "", errors.New("the value is base64, but it does not decode to `id:api_key` as an encoded API key does; " + APIKeyForms)
 	}
 	if err := checkIDAndKey(decoded); err != nil {
 		return "", err
@@ -57,7 +57,7 @@ func EncodeAPIKey(key string) (string, error) {
 func checkIDAndKey(pair string) error {
 	id, key, _ := strings.Cut(pair, ":")
 	if id == "" || key == "" {
-		return errors.New("the id or the api_key around the `:` of `id:api_key` is empty; " + apiKeyForms)
+		return errors.New("the id or the api_key around the `:` of `id:api_key` is empty; " + APIKeyForms)
 	}
 	return nil
 }
@@ -83,30 +83,30 @@ func encodeAPIKeyJSON(s string) (string, error) {
 	}
 	// The decoder's error is not returned: it may quote part of the key.
 	if json.Unmarshal([]byte(s), &resp) != nil {
-		return "", errors.New("the value starts with `{` but is not a JSON object with string fields; " + apiKeyForms)
+		return "", errors.New("the value starts with `{` but is not a JSON object with string fields; " + APIKeyForms)
 	}
 	pair := ""
 	if resp.ID != "" || resp.APIKey != "" {
 		pair = resp.ID + ":" + resp.APIKey
 		if err := checkIDAndKey(pair); err != nil {
-			return "", errors.New("the JSON has only one of `id` and `api_key`; " + apiKeyForms)
+			return "", errors.New("the JSON has only one of `id` and `api_key`; " + APIKeyForms)
 		}
 	}
 	switch {
 	case resp.Encoded != "":
 		if strings.HasPrefix(strings.TrimSpace(resp.Encoded), "{") {
-			return "", errors.New("the JSON's `encoded` is JSON; " + apiKeyForms)
+			return "", errors.New("the JSON's `encoded` is JSON; " + APIKeyForms)
 		}
 		encoded, err := EncodeAPIKey(resp.Encoded)
 		if err != nil {
 			return "", errors.New("the JSON's `encoded`: " + err.Error())
 		}
 		if pair != "" && encoded != base64.StdEncoding.EncodeToString([]byte(pair)) {
-			return "", errors.New("the JSON's `encoded` is not base64 of its `id:api_key`: they are parts of different keys; " + apiKeyForms)
+			return "", errors.New("the JSON's `encoded` is not base64 of its `id:api_key`: they are parts of different keys; " + APIKeyForms)
 		}
 		return encoded, nil
 	case pair != "":
 		return base64.StdEncoding.EncodeToString([]byte(pair)), nil
 	}
-	return "", errors.New("the JSON has no `encoded`, and no `id` and `api_key`; " + apiKeyForms)
+	return "", errors.New("the JSON has no `encoded`, and no `id` and `api_key`; " + APIKeyForms)
 }
