@@ -52,17 +52,27 @@ func userInfoCredentials(cfg Config, urls []*url.URL, logger *zap.Logger) (user,
 	return found.Username(), password
 }
 
-// discover asks the nodes in use for the cluster's nodes, in round-robin order, until one
-// answers, each at most once: a discovery fails only when none of them answers. The transport's
-// discovery asks one node, the next in round-robin order, so with one node down every other
-// discovery would fail while the others answer.
-func (c *Client) discover(ctx context.Context) error {
-	var err error
+// askNodes calls ask until it reports that a node answered, at most once per node in use, or
+// until ctx ends. Each request of ask goes to the next node in the transport's round-robin
+// order, so one node that does not answer is followed at once by the next.
+func (c *Client) askNodes(ctx context.Context, ask func() (answered bool)) {
 	for range max(1, len(c.transport.URLs())) {
-		if err = c.transport.DiscoverNodesContext(ctx); err == nil || ctx.Err() != nil {
-			return err
+		if ask() || ctx.Err() != nil {
+			return
 		}
 	}
+}
+
+// discover asks the nodes in use for the cluster's nodes until one answers (askNodes): a
+// discovery fails only when none of them answers. The transport's discovery asks one node, the
+// next in round-robin order, so with one node down every other discovery would fail while the
+// others answer.
+func (c *Client) discover(ctx context.Context) error {
+	var err error
+	c.askNodes(ctx, func() bool {
+		err = c.transport.DiscoverNodesContext(ctx)
+		return err == nil
+	})
 	return err
 }
 

@@ -62,16 +62,14 @@ func (c *Client) CheckServer(ctx context.Context) (Version, bool) {
 	for retry := firstVersionRetry; ; retry = nextVersionRetry(retry) {
 		var status int
 		var err error
-		// A node that does not answer is asked of the next node in use at once, each at most
-		// once, as a discovery is (discover): the check fails when none answers.
-		for range max(1, len(c.transport.URLs())) {
+		// A node that does not answer is followed at once by the next node in use, as in a
+		// discovery: the check fails when none answers.
+		c.askNodes(ctx, func() bool {
 			reqCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
 			version, cluster, status, err = c.serverVersion(reqCtx)
-			cancel()
-			if err == nil || status != 0 || ctx.Err() != nil {
-				break
-			}
-		}
+			return err == nil || status != 0
+		})
 		if err == nil {
 			break
 		}
