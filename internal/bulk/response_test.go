@@ -160,17 +160,15 @@ func FuzzCompactBulkResponse(f *testing.F) {
 		var r compactResponse
 		out, err := compactBulkResponse(nil, &r, in)
 		kept, odd, created := r.kept, r.odd, r.items-len(r.kept)-len(r.odd)
-		var orig struct {
-			Items []json.RawMessage `json:"items"`
-		}
-		if err != nil || json.Unmarshal(in, &orig) != nil {
+		// The items are under "items", spelled exactly so, as docappender reads them;
+		// encoding/json would also take "Items" for the field.
+		var orig struct{ Items []json.RawMessage }
+		if err != nil || unmarshalItems(in, &orig.Items) != nil {
 			return
 		}
 		require.True(t, json.Valid(out), "compacted: %s", out)
-		var compacted struct {
-			Items []json.RawMessage `json:"items"`
-		}
-		require.NoError(t, json.Unmarshal(out, &compacted))
+		var compacted struct{ Items []json.RawMessage }
+		require.NoError(t, unmarshalItems(out, &compacted.Items))
 		require.Len(t, compacted.Items, len(kept))
 		require.Equal(t, len(orig.Items), created+len(kept)+len(odd))
 		seen := map[int]bool{}
@@ -209,4 +207,17 @@ func nilIfEmpty(s []int) []int {
 		return nil
 	}
 	return s
+}
+
+// unmarshalItems decodes the array under the key "items" of the JSON object b, matched exactly.
+func unmarshalItems(b []byte, items *[]json.RawMessage) error {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(b, &obj); err != nil {
+		return err
+	}
+	v, ok := obj["items"]
+	if !ok {
+		return nil
+	}
+	return json.Unmarshal(v, items)
 }
