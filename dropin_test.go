@@ -27,7 +27,6 @@ import (
 	"go.opentelemetry.io/collector/confmap/confmaptest"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
-	"go.opentelemetry.io/collector/exporter/xexporter"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
@@ -495,20 +494,6 @@ func TestDocumentIDFromTheRecordOnly(t *testing.T) {
 		assert.NotContains(t, action, "pipeline")
 	}
 	assert.Equal(t, []string{"", "", "record-id"}, ids)
-}
-
-// A profiles pipeline is refused at startup, with a message that names the exporter and says
-// what to do.
-func TestProfilesPipelineIsRefused(t *testing.T) {
-	f, ok := NewFactory().(xexporter.Factory)
-	require.True(t, ok)
-	assert.Equal(t, component.StabilityLevelDevelopment, f.ProfilesStability())
-	set := testSettings()
-	set.ID = component.MustNewIDWithName("elasticsearch", "prod")
-	_, err := f.CreateProfiles(context.Background(), set, createDefaultConfig())
-	require.EqualError(t, err, "the elasticsearch exporter of this distribution (elasticsearch/prod, github.com/otelcol-es/elasticsearchexporter) does not support profiles yet: "+
-		"remove elasticsearch/prod from the exporters of the profiles pipeline, or send profiles with contrib's elasticsearch exporter (Elasticsearch 9.6 or later) "+
-		"or with an otlp exporter to a collector that has it")
 }
 
 // modeIgnored is the warning logged for a mapping::mode other than otel.

@@ -24,11 +24,12 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/loglimit"
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadatakeys"
+	"github.com/otelcol-es/elasticsearchexporter/internal/profilecache"
 	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
-// esExporter is shared by the logs, metrics and traces exporters of one component ID. Pushes
+// esExporter is shared by the logs, metrics, traces and profiles exporters of one component ID. Pushes
 // run concurrently; each takes its own encoding state from a free list.
 type esExporter struct {
 	cfg       *Config
@@ -58,6 +59,9 @@ type esExporter struct {
 	budget    *bulk.ByteBudget
 	estimates inflightEstimates
 
+	// profiles records the profiling documents written within their lifetime (profiles.go).
+	profiles *profilecache.Cache
+
 	// metadataKeys are the metadata_keys as telemetry attribute names (metadatakeys.Lower).
 	metadataKeys []string
 }
@@ -75,6 +79,7 @@ func newExporter(cfg *Config, set exporter.Settings) (*esExporter, error) {
 		budget:          bulk.NewByteBudget(cfg.FlowControl.MaxInflightBytes),
 		metadataKeys:    metadatakeys.Lower(cfg.MetadataKeys),
 		states:          newStateList(cfg),
+		profiles:        profilecache.New(profilecache.Defaults()),
 	}
 	e.allowedModes, e.defaultMode = parseModes(cfg)
 	// Check the routing settings now, so that a bad static index or date format fails at

@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
+	"go.opentelemetry.io/collector/exporter/exporterhelper/xexporterhelper"
 	"go.opentelemetry.io/collector/exporter/xexporter"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
@@ -25,9 +26,8 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
-// NewFactory returns the factory of the elasticsearch exporter. It is an xexporter.Factory so
-// that a profiles pipeline, which contrib's exporter accepts, fails at startup with a message
-// that says what to do, rather than the collector's generic "profiles not supported".
+// NewFactory returns the factory of the elasticsearch exporter: logs, metrics, traces and, in a
+// collector that enables the service.profilesSupport feature gate, profiles.
 func NewFactory() exporter.Factory {
 	return xexporter.NewFactory(
 		metadata.Type,
@@ -39,16 +39,9 @@ func NewFactory() exporter.Factory {
 	)
 }
 
-// profilesStability is contrib's stability level for profiles. It is not in metadata.yaml, whose
-// stability lists what the exporter writes (see the comment there).
+// profilesStability is the stability of profiles, as in contrib. It is not in metadata.yaml (see
+// the comment there).
 const profilesStability = component.StabilityLevelDevelopment
-
-// createProfilesExporter refuses a profiles pipeline: the exporter has no profile documents yet.
-func createProfilesExporter(_ context.Context, set exporter.Settings, _ component.Config) (xexporter.Profiles, error) {
-	return nil, fmt.Errorf("the elasticsearch exporter of this distribution (%s, github.com/otelcol-es/elasticsearchexporter) does not support profiles yet: "+
-		"remove %s from the exporters of the profiles pipeline, or send profiles with contrib's elasticsearch exporter (Elasticsearch 9.6 or later) "+
-		"or with an otlp exporter to a collector that has it", set.ID, set.ID)
-}
 
 // Defaults that a derived setting falls back to as well.
 const (
@@ -182,7 +175,7 @@ func createTracesExporter(ctx context.Context, set exporter.Settings, cfg compon
 	return stoppingTraces{exp, h.shared.exp}, nil
 }
 
-// The logs, metrics and traces exporters of one component share one
+// The logs, metrics, traces and profiles exporters of one component share one
 // esExporter, so they share its HTTP client, connection pool, bulk indexers
 // and flow_control limits.
 //
@@ -319,6 +312,23 @@ func (h *signalRef) options(cfg *Config) []exporterhelper.Option {
 	}
 }
 
+func createProfilesExporter(ctx context.Context, set exporter.Settings, cfg component.Config) (xexporter.Profiles, error) {
+	c := cfg.(*Config)
+	h, err := sharedExporters.acquire(c, set)
+	if err != nil {
+		return nil, err
+	}
+	if msg := c.modeFallbackWarning(profilesSignal); msg != "" {
+		set.Logger.Warn(msg)
+	}
+	exp, err := xexporterhelper.NewProfiles(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pushProfilesAdmitted, h.options(c)...)
+	if err != nil {
+		_ = h.shutdown(ctx)
+		return nil, err
+	}
+	return stoppingProfiles{exp, h.shared.exp}, nil
+}
+
 // The exporters returned by the factory tell the shared exporter that shutdown has begun
 // before exporterhelper drains the sending queue: retries happen inside the push, and a drain
 // that kept retrying through an outage would not end. From then on each push makes one attempt
@@ -354,4 +364,14 @@ type stoppingMetrics struct {
 func (s stoppingMetrics) Shutdown(ctx context.Context) error {
 	defer s.exp.stopRetries(ctx)()
 	return s.Metrics.Shutdown(ctx)
+}
+
+type stoppingProfiles struct {
+	xexporter.Profiles
+	exp *esExporter
+}
+
+func (s stoppingProfiles) Shutdown(ctx context.Context) error {
+	defer s.exp.stopRetries(ctx)()
+	return s.Profiles.Shutdown(ctx)
 }

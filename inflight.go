@@ -38,6 +38,7 @@ const (
 	signalLogs = iota
 	signalMetrics
 	signalTraces
+	signalProfiles
 	numSignals
 )
 
@@ -48,6 +49,8 @@ var initialBytesPerRecord = [numSignals]int64{
 	signalLogs:    2 << 10,
 	signalMetrics: 1 << 10,
 	signalTraces:  2 << 10,
+	// a sample's event, with a share of the stack traces, frames and executables it refers to
+	signalProfiles: 1 << 10,
 }
 
 // inflightEstimates holds, per signal, the bytes per record of the last push.

@@ -111,6 +111,8 @@ func signalNoun(signal string) string {
 		return "span"
 	case "metrics":
 		return "metric"
+	case profilesSignal:
+		return "profile"
 	}
 	return "log"
 }

@@ -36,6 +36,10 @@ type pushState struct {
 	// returns an error that says so, permanent unless the rest of the push failed otherwise.
 	modeRejected error
 
+	// profileRefs are the profiling documents this push recorded in the exporter's cache
+	// (profiles.go).
+	profileRefs []profileRef
+
 	// mode and resource are what the encoder and the routers were last set up for.
 	mode     serializer.Mode
 	resource pcommon.Resource
@@ -93,6 +97,8 @@ func (e *esExporter) putState(st *pushState) {
 	clear(st.firstRejection)
 	st.lastDataStream = ""
 	st.noIndex, st.modeRejected = 0, nil
+	clear(st.profileRefs)
+	st.profileRefs = st.profileRefs[:0]
 	st.resource = pcommon.Resource{}
 	st.setMode(serializer.ModeOTel)
 	if !e.states.Put(st, st.batch.Retained()) {
@@ -196,6 +202,12 @@ func (e *esExporter) addRecord(st *pushState, start int, it bulk.Item) {
 // send hands the batch to the bulk indexer, after recording what encoding repaired and
 // rejected, and returns the push's error. a is the push's admission (see holdInflight).
 func (e *esExporter) send(ctx context.Context, st *pushState, a *admission) error {
+	_, err := e.sendResult(ctx, st, a)
+	return err
+}
+
+// sendResult is send, and also returns what became of the batch's documents.
+func (e *esExporter) sendResult(ctx context.Context, st *pushState, a *admission) (bulk.Result, error) {
 	e.recordEncoding(ctx, st)
 	e.holdInflight(a, len(st.batch.Buf))
 	inflight := int64(len(st.batch.Buf))
@@ -215,5 +227,5 @@ func (e *esExporter) send(ctx context.Context, st *pushState, a *admission) erro
 		// retryable (see signalRef.options): every other failure is final, as without it.
 		err = consumererror.NewPermanent(err)
 	}
-	return err
+	return res, err
 }

@@ -93,6 +93,15 @@ func (c *Cache) Seen(kind serializer.ProfileDoc, id string) bool {
 	return c.kinds[kind].seen(id, c.now(), c.life)
 }
 
+// Forget drops the record of the document of kind with id, if any, so that the next profile
+// that refers to it writes it again.
+func (c *Cache) Forget(kind serializer.ProfileDoc, id string) {
+	if int(kind) >= len(c.kinds) || c.kinds[kind] == nil {
+		return
+	}
+	c.kinds[kind].forget(id)
+}
+
 // Len returns the number of entries and their bytes in the cache of kind.
 func (c *Cache) Len(kind serializer.ProfileDoc) (entries, bytes int) {
 	if int(kind) >= len(c.kinds) || c.kinds[kind] == nil {
@@ -152,6 +161,16 @@ func (l *lru) seen(id string, now time.Time, life time.Duration) bool {
 	l.pushFront(n)
 	l.bytes += cost
 	return false
+}
+
+func (l *lru) forget(id string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n, ok := l.index[id]; ok {
+		l.unlink(n)
+		delete(l.index, id)
+		l.bytes -= len(id) + entryOverhead
+	}
 }
 
 func (l *lru) unlink(n *node) {

@@ -128,3 +128,17 @@ func TestConcurrentSeen(t *testing.T) {
 		assert.Equal(t, 1, firsts[strconv.Itoa(i)], "id %d recorded once", i)
 	}
 }
+
+func TestForget(t *testing.T) {
+	c, _ := newCache(Bounds{Entries: 10, Bytes: 1 << 20})
+	require.False(t, c.Seen(serializer.ProfileStacktrace, "a"))
+	require.False(t, c.Seen(serializer.ProfileStacktrace, "b"))
+	c.Forget(serializer.ProfileStacktrace, "a")
+	c.Forget(serializer.ProfileStacktrace, "never")
+	c.Forget(serializer.ProfileEvent, "a")
+	n, bytes := c.Len(serializer.ProfileStacktrace)
+	assert.Equal(t, 1, n)
+	assert.Equal(t, 1+entryOverhead, bytes)
+	assert.False(t, c.Seen(serializer.ProfileStacktrace, "a"), "forgotten: written again")
+	assert.True(t, c.Seen(serializer.ProfileStacktrace, "b"))
+}

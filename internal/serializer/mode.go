@@ -57,10 +57,12 @@ func (m Mode) String() string {
 // as in otel and ecs; none and raw write them inside the span's document.
 func (m Mode) SeparateSpanEvents() bool { return m == ModeOTel || m == ModeECS }
 
-// Supports reports whether the mode writes the signal "logs", "traces" or "metrics".
+// Supports reports whether the mode writes the signal "logs", "traces", "metrics" or "profiles".
 func (m Mode) Supports(signal string) bool {
 	switch m {
-	case ModeOTel, ModeECS:
+	case ModeOTel:
+		return signal == "logs" || signal == "traces" || signal == "metrics" || signal == "profiles"
+	case ModeECS:
 		return signal == "logs" || signal == "traces" || signal == "metrics"
 	case ModeNone, ModeRaw:
 		return signal == "logs" || signal == "traces"

@@ -39,16 +39,17 @@ func TestModeSupports(t *testing.T) {
 	tests := []struct {
 		mode                   Mode
 		logs, traces, metrics  bool
+		profiles               bool
 		separateSpanEventsDocs bool
 	}{
-		{mode: ModeOTel, logs: true, traces: true, metrics: true, separateSpanEventsDocs: true},
+		{mode: ModeOTel, logs: true, traces: true, metrics: true, profiles: true, separateSpanEventsDocs: true},
 		{mode: ModeECS, logs: true, traces: true, metrics: true, separateSpanEventsDocs: true},
 		{mode: ModeNone, logs: true, traces: true},
 		{mode: ModeRaw, logs: true, traces: true},
 		{mode: ModeBodyMap, logs: true},
 	}
 	for _, tt := range tests {
-		for signal, want := range map[string]bool{"logs": tt.logs, "traces": tt.traces, "metrics": tt.metrics, "profiles": false} {
+		for signal, want := range map[string]bool{"logs": tt.logs, "traces": tt.traces, "metrics": tt.metrics, "profiles": tt.profiles} {
 			if got := tt.mode.Supports(signal); got != want {
 				t.Errorf("%v.Supports(%q) = %v, want %v", tt.mode, signal, got, want)
 			}

@@ -1,0 +1,112 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexporter"
+
+import (
+	"context"
+	"strings"
+
+	"go.opentelemetry.io/collector/consumer/consumererror"
+	"go.opentelemetry.io/collector/pdata/pprofile"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
+	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+)
+
+// A profile becomes many documents (serializer's AppendProfile): events, and the stack traces,
+// stack frames, executables and hosts they refer to, each of which is written only when the
+// exporter's profilecache.Cache says it was not written within its lifetime. The cache records
+// a document when it is encoded, before it is stored; a push that does not store every one of
+// its documents therefore forgets the documents it recorded, so that the next profile that
+// refers to them writes them again. Their ids are derived from their content: writing one again
+// is a duplicate (409 to the create), counted, not a second document.
+
+// profilesSignal is the signal's name in mode checks and messages.
+const profilesSignal = "profiles"
+
+// profileRef is a content-addressed document that a push recorded in the cache.
+type profileRef struct {
+	kind serializer.ProfileDoc
+	id   string
+}
+
+// pushProfilesAdmitted is pushProfiles under the in-flight byte cap. Its records are samples:
+// each becomes at least one event.
+func (e *esExporter) pushProfilesAdmitted(ctx context.Context, pd pprofile.Profiles) error {
+	a, err := e.admit(ctx, signalProfiles, pd.SampleCount())
+	if err != nil {
+		return err
+	}
+	defer func() { e.budget.Release(a.held) }()
+	return e.pushProfiles(ctx, pd, &a)
+}
+
+// pushProfiles encodes the profiles of pd, scope by scope, and sends their documents. A
+// malformed profile is rejected alone, whole, and counted as one record of its rejection's
+// error.type.
+func (e *esExporter) pushProfiles(ctx context.Context, pd pprofile.Profiles, a *admission) error {
+	st, err := e.getState()
+	if err != nil {
+		return consumererror.NewPermanent(err)
+	}
+	defer e.putState(st)
+	modes := e.newModes(ctx, profilesSignal)
+	dict := pd.Dictionary()
+	rps := pd.ResourceProfiles()
+	for i := range rps.Len() {
+		rp := rps.At(i)
+		res := rp.Resource()
+		sps := rp.ScopeProfiles()
+		for j := range sps.Len() {
+			sp := sps.At(j)
+			profiles := sp.Profiles()
+			if !st.setScope(&modes, res, rp.SchemaUrl(), sp.Scope(), sp.SchemaUrl(), profiles.Len()) {
+				continue
+			}
+			for k := range profiles.Len() {
+				start, recorded := len(st.batch.Buf), len(st.profileRefs)
+				st.enc.AppendProfile(&st.batch.Buf, dict, profiles.At(k), st, st)
+				if st.rejectedByEncoder(start) {
+					// A rejected profile writes nothing, so it recorded nothing either.
+					st.profileRefs = st.profileRefs[:recorded]
+				}
+			}
+		}
+	}
+	res, err := e.sendResult(ctx, st, a)
+	if res.Indexed+res.Duplicate < st.batch.Len() {
+		for _, r := range st.profileRefs {
+			e.profiles.Forget(r.kind, r.id)
+		}
+	}
+	return err
+}
+
+// Seen is the push's serializer.ProfilesSeen: the exporter's cache, and the push's record of
+// what it added to the cache.
+func (st *pushState) Seen(kind serializer.ProfileDoc, id string) bool {
+	if st.exp.profiles.Seen(kind, id) {
+		return true
+	}
+	if kind != serializer.ProfileEvent {
+		st.profileRefs = append(st.profileRefs, profileRef{kind: kind, id: strings.Clone(id)})
+	}
+	return false
+}
+
+// AddProfileDocument is the push's serializer.ProfilesSink: it adds a profiling document to the
+// batch. A document with an id has it derived from its content: a 409 means it is stored.
+func (st *pushState) AddProfileDocument(start int, _ serializer.ProfileDoc, index, id string, dataStream bool) {
+	it := bulk.Item{Index: index, RequireDataStream: dataStream}
+	if id != "" {
+		// id is valid only during the call; the recorded copy has the same bytes.
+		if n := len(st.profileRefs); n > 0 && st.profileRefs[n-1].id == id {
+			it.DocumentID = st.profileRefs[n-1].id
+		} else {
+			it.DocumentID = strings.Clone(id)
+		}
+		it.DerivedID = true
+	}
+	st.exp.add(st, start, it)
+}
