@@ -38,7 +38,7 @@ FUZZ_TARGETS := \
 	./internal/bulk:FuzzCompactBulkResponse
 FUZZTIME ?= 10s
 
-# Time per benchmark of the push matrix that `make bench` runs (3 signals x 4 sizes x
+# Time per benchmark of the push matrix that `make bench` runs (4 signals x 4 sizes x
 # 5 implementations, serial and parallel).
 PUSH_BENCHTIME ?= 500ms
 

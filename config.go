@@ -126,7 +126,7 @@ type Config struct {
 	QueueBatchConfig configoptional.Optional[exporterhelper.QueueBatchConfig] `mapstructure:"sending_queue"`
 
 	// FlowControl bounds what the exporter holds and sends at once: the bytes
-	// in flight, shared by the logs, metrics and traces exporters of this
+	// in flight, shared by the logs, metrics, traces and profiles exporters of this
 	// component, and the bulk requests in flight, adapted to how
 	// Elasticsearch copes.
 	FlowControl FlowControlConfig `mapstructure:"flow_control"`
@@ -394,7 +394,7 @@ func (m MappingConfig) validate() error {
 type RetryConfig = bulk.RetryConfig
 
 // FlowControlConfig bounds the exporter's memory in flight and its bulk
-// requests in flight. Both limits are shared by the logs, metrics and traces
+// requests in flight. Both limits are shared by the logs, metrics, traces and profiles
 // exporters of one component.
 type FlowControlConfig struct {
 	// MaxInflightBytes caps the bytes held by pushes in progress: their

@@ -20,12 +20,15 @@ import (
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/exporter/xexporter"
 	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/pprofile"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 	"github.com/otelcol-es/elasticsearchexporter/internal/lab/benchdata"
 	"github.com/otelcol-es/elasticsearchexporter/internal/lab/cputime"
+	"github.com/otelcol-es/elasticsearchexporter/internal/profilecache"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
@@ -104,6 +107,8 @@ type benchmarkSignal struct {
 	encode func(e *serializer.Encoder, buf []byte, data any) []byte
 	// otlpJSON and otlpProto marshal the input with pdata's marshalers.
 	otlpJSON, otlpProto func(data any) ([]byte, error)
+	// docBytes is the intended size of a record's documents, in bytes of JSON.
+	docBytes int
 }
 
 var (
@@ -141,6 +146,7 @@ var benchmarkSignals = []benchmarkSignal{
 		},
 		otlpJSON:  func(data any) ([]byte, error) { return (&plog.JSONMarshaler{}).MarshalLogs(data.(plog.Logs)) },
 		otlpProto: func(data any) ([]byte, error) { return (&plog.ProtoMarshaler{}).MarshalLogs(data.(plog.Logs)) },
+		docBytes:  375,
 	},
 	{
 		name: "spans",
@@ -171,6 +177,7 @@ var benchmarkSignals = []benchmarkSignal{
 		},
 		otlpJSON:  func(data any) ([]byte, error) { return (&ptrace.JSONMarshaler{}).MarshalTraces(data.(ptrace.Traces)) },
 		otlpProto: func(data any) ([]byte, error) { return (&ptrace.ProtoMarshaler{}).MarshalTraces(data.(ptrace.Traces)) },
+		docBytes:  375,
 	},
 	{
 		name: "metrics",
@@ -197,6 +204,47 @@ var benchmarkSignals = []benchmarkSignal{
 		otlpProto: func(data any) ([]byte, error) {
 			return (&pmetric.ProtoMarshaler{}).MarshalMetrics(data.(pmetric.Metrics))
 		},
+		docBytes: 375,
+	},
+	{
+		// One profile of n samples, each one event; its stacks, frames, executables and host
+		// are written by the first push only, as in a steady stream (the serializer's runs
+		// likewise remember what they wrote).
+		name: "profiles",
+		data: func(n int) any { return benchdata.Profiles(n) },
+		create: func(tb testing.TB, url string) any {
+			tb.Helper()
+			exp, err := NewFactory().(xexporter.Factory).CreateProfiles(context.Background(), testSettings(), benchmarkConfig(url))
+			require.NoError(tb, err)
+			startBenchmarkExporter(tb, exp)
+			return exp
+		},
+		push: func(ctx context.Context, exp, data any) error {
+			return exp.(interface {
+				ConsumeProfiles(context.Context, pprofile.Profiles) error
+			}).ConsumeProfiles(ctx, data.(pprofile.Profiles))
+		},
+		encode: func(e *serializer.Encoder, buf []byte, data any) []byte {
+			pd := data.(pprofile.Profiles)
+			seen := benchmarkProfilesSeen(e)
+			for _, rp := range pd.ResourceProfiles().All() {
+				e.SetResource(rp.Resource(), rp.SchemaUrl())
+				for _, sp := range rp.ScopeProfiles().All() {
+					e.SetScope(sp.Scope(), sp.SchemaUrl())
+					for _, p := range sp.Profiles().All() {
+						e.AppendProfile(&buf, pd.Dictionary(), p, seen, discardProfilesSink{})
+					}
+				}
+			}
+			return buf
+		},
+		otlpJSON: func(data any) ([]byte, error) {
+			return (&pprofile.JSONMarshaler{}).MarshalProfiles(data.(pprofile.Profiles))
+		},
+		otlpProto: func(data any) ([]byte, error) {
+			return (&pprofile.ProtoMarshaler{}).MarshalProfiles(data.(pprofile.Profiles))
+		},
+		docBytes: 200,
 	},
 }
 
@@ -205,6 +253,27 @@ func benchmarkMetricRoute(pcommon.Map, pcommon.Map, pcommon.Map, string, pcommon
 }
 
 type discardMetricsSink struct{}
+
+type discardProfilesSink struct{}
+
+func (discardProfilesSink) AddProfileDocument(int, serializer.ProfileDoc, string, string, bool) {}
+
+// benchmarkProfilesSeen returns the record of profiling documents written by encoder e's
+// benchmark runs: each encoder has its own, so that its first run writes every document.
+var benchmarkProfilesSeen = func() func(e *serializer.Encoder) serializer.ProfilesSeen {
+	var mu sync.Mutex
+	caches := map[*serializer.Encoder]*profilecache.Cache{}
+	return func(e *serializer.Encoder) serializer.ProfilesSeen {
+		mu.Lock()
+		defer mu.Unlock()
+		c, ok := caches[e]
+		if !ok {
+			c = profilecache.New(profilecache.Defaults())
+			caches[e] = c
+		}
+		return c
+	}
+}()
 
 func (discardMetricsSink) AddMetricsDocument(int, string, serializer.DataStream, []serializer.DynamicTemplate) {
 }
@@ -375,7 +444,7 @@ func TestBenchmarkData(t *testing.T) {
 			size := len(sig.encode(new(serializer.Encoder), nil, data))
 			perDoc := size / 100
 			t.Logf("%s: %d bytes per document", sig.name, perDoc)
-			require.InDelta(t, 375, perDoc, 75, "documents should be small records of about 300 bytes")
+			require.InDelta(t, sig.docBytes, perDoc, 75, "documents should be small records of about %d bytes", sig.docBytes)
 			exp := sig.create(t, bulkSink(t))
 			require.NoError(t, sig.push(context.Background(), exp, data))
 		})

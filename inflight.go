@@ -17,12 +17,12 @@ import (
 // The in-flight byte cap (flow_control::max_inflight_bytes) bounds the memory that pushes hold
 // beyond the sending queue's own data: the encoded documents of each push, held until every
 // document has an outcome, and one request buffer per push. One bulk.ByteBudget is shared by the
-// logs, metrics and traces exporters of a component.
+// logs, metrics, traces and profiles exporters of a component.
 //
 // The size of a push is known only once it is encoded, and taking room only then would let
 // every waiting push hold its encoded documents while it waits, so the cap would bound
 // nothing. A push therefore takes room before it encodes, from an estimate: its number of
-// records (log records, spans, data points) times the bytes per record of the last push of the
+// records (log records, spans, data points, profile samples) times the bytes per record of the last push of the
 // same signal. Once encoded, send corrects the room held to the real size; growing never
 // waits, so pushes that underestimated cannot wait for each other. The room is given back when
 // the push returns. A push whose estimate is larger than the whole cap runs alone, so it never

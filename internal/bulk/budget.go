@@ -10,7 +10,7 @@ import (
 )
 
 // ByteBudget caps the bytes that the pushes of one exporter hold in flight. It is shared by
-// the logs, metrics and traces exporters of a component and safe for concurrent use.
+// the logs, metrics, traces and profiles exporters of a component and safe for concurrent use.
 //
 // A push takes room before it holds the bytes (Acquire, from an estimate), corrects the amount
 // once it knows it (Grow or Release; growing never waits, so two pushes that both grow cannot
