@@ -51,7 +51,7 @@ func (e *esExporter) pushProfiles(ctx context.Context, pd pprofile.Profiles, a *
 		return consumererror.NewPermanent(err)
 	}
 	defer e.putState(st)
-	modes := e.newModes(ctx, profilesSignal)
+	resolved := e.newModes(ctx, profilesSignal)
 	dict := pd.Dictionary()
 	rps := pd.ResourceProfiles()
 	for i := range rps.Len() {
@@ -61,7 +61,7 @@ func (e *esExporter) pushProfiles(ctx context.Context, pd pprofile.Profiles, a *
 		for j := range sps.Len() {
 			sp := sps.At(j)
 			profiles := sp.Profiles()
-			if !st.setScope(&modes, res, rp.SchemaUrl(), sp.Scope(), sp.SchemaUrl(), profiles.Len()) {
+			if !st.setScope(&resolved, res, rp.SchemaUrl(), sp.Scope(), sp.SchemaUrl(), profiles.Len()) {
 				continue
 			}
 			for k := range profiles.Len() {
@@ -74,8 +74,8 @@ func (e *esExporter) pushProfiles(ctx context.Context, pd pprofile.Profiles, a *
 			}
 		}
 	}
-	res, err := e.sendResult(ctx, st, a)
-	if res.Indexed+res.Duplicate < st.batch.Len() {
+	result, err := e.sendResult(ctx, st, a)
+	if result.Indexed+result.Duplicate < st.batch.Len() {
 		for _, r := range st.profileRefs {
 			e.profiles.Forget(r.kind, r.id)
 		}
