@@ -246,7 +246,7 @@ pick_java() {
 		candidates+=("${ES_JAVA_HOME:-$ES_JAVA17_HOME}")
 	fi
 	[[ -n "${JAVA_HOME:-}" ]] && candidates+=("$JAVA_HOME")
-	candidates+=("$ES_JAVA17_HOME")
+	candidates+=("$ES_JAVA17_HOME" "$ES_JAVA_HOME_DEFAULT")
 	for jh in "${candidates[@]}"; do
 		[[ "$tried" == *" $jh ("* ]] && continue
 		if [[ ! -x "$jh/bin/java" ]]; then
