@@ -14,11 +14,11 @@ type Version [3]int
 
 func (v Version) String() string { return fmt.Sprintf("%d.%d.%d", v[0], v[1], v[2]) }
 
-// AtLeast reports whether v is min or newer.
-func (v Version) AtLeast(min Version) bool {
+// AtLeast reports whether v is want or newer.
+func (v Version) AtLeast(want Version) bool {
 	for i := range v {
-		if v[i] != min[i] {
-			return v[i] > min[i]
+		if v[i] != want[i] {
+			return v[i] > want[i]
 		}
 	}
 	return true
@@ -47,14 +47,14 @@ func (c *Client) Version(t testing.TB) Version {
 	return Version{}
 }
 
-// SkipBefore skips the test on a node older than min, saying why (what the older version
+// SkipBefore skips the test on a node older than want, saying why (what the older version
 // lacks or does otherwise), and returns the node's version. Such a skip is expected on an older
 // node, so it is a skip even with ES_REQUIRED=1.
-func (c *Client) SkipBefore(t testing.TB, min Version, why string) Version {
+func (c *Client) SkipBefore(t testing.TB, want Version, why string) Version {
 	t.Helper()
 	v := c.Version(t)
-	if !v.AtLeast(min) {
-		t.Skipf("Elasticsearch %s is older than %s: %s", v, min, why)
+	if !v.AtLeast(want) {
+		t.Skipf("Elasticsearch %s is older than %s: %s", v, want, why)
 	}
 	return v
 }
