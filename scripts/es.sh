@@ -23,15 +23,30 @@
 # docs/real-elasticsearch.md describes what the archive can and cannot do.
 set -euo pipefail
 
-# Newest 9.x integ-test-zip found to be served by Maven Central when this was pinned.
-ES_VERSION="${ES_VERSION:-9.5.4}"
+# Newest 9.x and 8.x integ-test-zip archives found to be served by Maven Central when they were
+# pinned (8.19.22 and 8.19.23 were not). ES_VERSION picks the version: a full version, or 9 or 8
+# for these pins; the default is the 9.x one.
+ES_VERSION_9="9.5.4"
+ES_VERSION_8="8.19.21"
+ES_VERSION="${ES_VERSION:-$ES_VERSION_9}"
+case "$ES_VERSION" in
+9) ES_VERSION="$ES_VERSION_9" ;;
+8) ES_VERSION="$ES_VERSION_8" ;;
+esac
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_DIR="$(dirname "$SCRIPT_DIR")"
-ES_STATE_DIR="${ES_STATE_DIR:-$REPO_DIR/.es}"
+# The default version's state is in <repo>/.es, any other's in <repo>/.es-VERSION, so that
+# nodes of two versions can run side by side.
+if [[ "$ES_VERSION" == "$ES_VERSION_9" ]]; then
+	ES_STATE_DIR="${ES_STATE_DIR:-$REPO_DIR/.es}"
+else
+	ES_STATE_DIR="${ES_STATE_DIR:-$REPO_DIR/.es-$ES_VERSION}"
+fi
 [[ "$ES_STATE_DIR" == /* ]] || ES_STATE_DIR="$PWD/$ES_STATE_DIR"
 ES_STATE_DIR="${ES_STATE_DIR%/}"
 ES_JAVA_HOME_DEFAULT="/usr/lib/jvm/temurin-25-jdk-amd64"
+ES_JAVA17_HOME="/usr/lib/jvm/java-17-openjdk-amd64"
 ES_RUN_USER="${ES_RUN_USER:-otelcoles}"
 ES_HEAP="${ES_HEAP:-1g}"
 ES_START_TIMEOUT="${ES_START_TIMEOUT:-180}"
@@ -218,13 +233,20 @@ java_feature_version() {
 	printf '%s' "${v%%[.+-]*}"
 }
 
-# pick_java: sets JAVA_DIR to a JDK that the pinned ES version can run on.
+# pick_java: sets JAVA_DIR to a JDK that the chosen ES version can run on: Java 21 or newer for
+# 9.x (Temurin 25 first), Java 17 or newer for 8.x (OpenJDK 17 first, the JDK the 8.x pass of
+# the integration suite runs it on).
 pick_java() {
 	local need candidates=() jh v tried=""
-	if (($(major_of "$ES_VERSION") >= 9)); then need=21; else need=17; fi
-	candidates+=("${ES_JAVA_HOME:-$ES_JAVA_HOME_DEFAULT}")
+	if (($(major_of "$ES_VERSION") >= 9)); then
+		need=21
+		candidates+=("${ES_JAVA_HOME:-$ES_JAVA_HOME_DEFAULT}")
+	else
+		need=17
+		candidates+=("${ES_JAVA_HOME:-$ES_JAVA17_HOME}")
+	fi
 	[[ -n "${JAVA_HOME:-}" ]] && candidates+=("$JAVA_HOME")
-	candidates+=(/usr/lib/jvm/java-17-openjdk-amd64)
+	candidates+=("$ES_JAVA17_HOME" "$ES_JAVA_HOME_DEFAULT")
 	for jh in "${candidates[@]}"; do
 		[[ "$tried" == *" $jh ("* ]] && continue
 		if [[ ! -x "$jh/bin/java" ]]; then
@@ -240,7 +262,7 @@ pick_java() {
 	done
 	die "no usable JDK: Elasticsearch $ES_VERSION needs Java $need or newer; tried:$tried" \
 		"install a JDK $need+ (e.g. Temurin 25 at $ES_JAVA_HOME_DEFAULT, or 'apt-get install openjdk-21-jdk-headless' where served) and point ES_JAVA_HOME at it" \
-		"or pin an 8.x version that runs on Java 17: ES_VERSION=8.19.21"
+		"or use the 8.x version that runs on Java 17: ES_VERSION=8 ($ES_VERSION_8)"
 }
 
 # ---------------------------------------------------------------- start steps
@@ -265,7 +287,7 @@ fetch_archive() {
 	printf '%s\n' "$out" | grep -v '^\s*$' | tail -n 30 >&2
 	die "download of $ES_ARTIFACT failed 3 times (Maven's last output is above)" \
 		"check that Maven Central is reachable (mvn -B dependency:get -Dartifact=junit:junit:4.13.2)" \
-		"check that this version is served: the 9.x integ-test-zip archives are served only for some releases; ES_VERSION=9.5.4 is known to be served"
+		"check that this version is served: the integ-test-zip archives are served only for some releases; ES_VERSION=$ES_VERSION_9 and ES_VERSION=$ES_VERSION_8 are known to be served"
 }
 
 unpack_archive() {
@@ -679,7 +701,8 @@ usage() {
 usage: $0 start|stop|env|logs [-f] [LINES]
        $0 cluster-start [N]|cluster-stop|cluster-env|cluster-mem
        $0 node-kill I|node-stop I|node-start I|node-add
-environment: ES_VERSION (default $ES_VERSION), ES_STATE_DIR (default <repo>/.es),
+environment: ES_VERSION (default $ES_VERSION_9; 9 or 8 for $ES_VERSION_9 or $ES_VERSION_8),
+  ES_STATE_DIR (default <repo>/.es for $ES_VERSION_9, <repo>/.es-VERSION for another version),
   ES_JAVA_HOME, ES_HEAP (1g), ES_START_TIMEOUT (180), ES_HTTP_PORT, ES_TRANSPORT_PORT,
   ES_RUN_USER (otelcoles; used when run as root),
   ES_CLUSTER_HEAP (per cluster node, $ES_CLUSTER_HEAP), ES_CLUSTER_START_TIMEOUT ($ES_CLUSTER_START_TIMEOUT)

@@ -9,6 +9,11 @@
 # node started earlier by scripts/es.sh was already running (then that one is used and left
 # running). It starts the forward proxies of scripts/proxy.sh the same way. Tests fail, rather
 # than skip, when a prerequisite is missing (ES_REQUIRED=1).
+#
+# Then it runs the tests of ES8_TESTS once more against the newest served 8.x node
+# (scripts/es.sh with ES_VERSION=8, in its own state dir <repo>/.es-VERSION, or ES8_STATE_DIR),
+# started and stopped the same way. That pass is left out when ES_ENDPOINT names a node, or with
+# ES8_PASS=0.
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -16,8 +21,18 @@ REPO_DIR="$(dirname "$SCRIPT_DIR")"
 GO="${GO:-go}"
 cd "$REPO_DIR"
 
+# The tests that the 8.x pass runs: those whose outcome depends on the server's version
+# (include_source_on_error from 8.18, the version check and its start-up lines,
+# require_data_stream, the time series data stream's answers) and a round trip of logs, metrics
+# and traces in the otel and ecs mapping modes, through the exporter and through the collector.
+ES8_TESTS='^(TestLogsRoundTrip|TestSpansAndSpanEventsRoundTrip|TestRoutingCreatesDataStreams|TestDuplicateIDIsCountedNotIndexed|TestMappingConflictRejectsOnlyThatDocument|TestVersionCheckAndMissingTemplateWarning|TestMetrics.*|TestTSDB.*|TestCollectorEndToEnd|TestCollectorMappingModesPerRequest)$'
+
+# es8 runs scripts/es.sh for the 8.x node.
+es8() { ES_VERSION=8 ES_STATE_DIR="${ES8_STATE_DIR:-}" "$REPO_DIR/scripts/es.sh" "$@"; }
+
 started=""
 proxy_started=""
+es8_started=""
 cleanup() {
 	if [ -n "$proxy_started" ]; then
 		"$REPO_DIR/scripts/proxy.sh" stop || true
@@ -25,9 +40,14 @@ cleanup() {
 	if [ -n "$started" ]; then
 		"$REPO_DIR/scripts/es.sh" stop || true
 	fi
+	if [ -n "$es8_started" ]; then
+		es8 stop || true
+	fi
 }
 trap cleanup EXIT
 
+es8_pass="${ES8_PASS:-1}"
+[ -z "${ES_ENDPOINT:-}" ] || es8_pass=0
 if [ -z "${ES_ENDPOINT:-}" ]; then
 	if ! scripts/es.sh env >/dev/null 2>&1; then
 		started=1
@@ -55,3 +75,22 @@ export OTELCOL_BIN="${OTELCOL_BIN:-$REPO_DIR/.bin/otelcol-es}"
 echo "integration: Elasticsearch at $ES_ENDPOINT, collector $OTELCOL_BIN"
 cd integrationtest
 "$GO" test -count=1 -race -timeout 20m ./...
+cd "$REPO_DIR"
+
+[ "$es8_pass" != 0 ] || exit 0
+# The 9.x node is not needed any more: stopping it first leaves the memory to the 8.x node.
+if [ -n "$started" ]; then
+	scripts/es.sh stop
+	started=""
+fi
+if ! es8 env >/dev/null 2>&1; then
+	es8_started=1
+fi
+es8 start
+set -a
+# shellcheck disable=SC1090
+. <(es8 env)
+set +a
+echo "integration: the version-dependent tests against Elasticsearch $ES_VERSION at $ES_ENDPOINT"
+cd integrationtest
+"$GO" test -count=1 -race -timeout 10m -run "$ES8_TESTS" .
