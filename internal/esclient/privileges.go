@@ -100,7 +100,7 @@ func (c *Client) checkPrivileges(ctx context.Context) {
 			}
 			missing++
 			c.logger.Warn(fmt.Sprintf("The credentials lack the index privilege `%s` on %s, which writing %s needs; "+
-				"Elasticsearch refuses those documents with 403. Grant it with a role of user %q: "+
+				"Elasticsearch answers 403 to the bulk requests that write there. Grant it with a role of user %q: "+
 				`{"indices":[{"names":[%q],"privileges":["auto_configure","create_doc"]}]}`,
 				priv, p, forWhat[p], has.Username, p),
 				zap.String("privilege", priv), zap.String("index", p), zap.String("user", has.Username))

@@ -97,7 +97,7 @@ func TestPrivilegeCheckNamesEachMissingPrivilege(t *testing.T) {
 		"The credentials lack the cluster privilege `monitor`, which the version check (GET /) and node discovery need; " +
 			`grant it with a role of user "writer": {"cluster":["monitor"]}`,
 		"The credentials lack the index privilege `create_doc` on logs-*-*, which writing logs and span events needs; " +
-			`Elasticsearch refuses those documents with 403. Grant it with a role of user "writer": ` +
+			`Elasticsearch answers 403 to the bulk requests that write there. Grant it with a role of user "writer": ` +
 			`{"indices":[{"names":["logs-*-*"],"privileges":["auto_configure","create_doc"]}]}`,
 	}, lines)
 	assert.Equal(t, map[Check]bool{CheckConnect: false, CheckAuth: false, CheckPrivileges: true, CheckVersion: false}, checks.get())
