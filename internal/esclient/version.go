@@ -124,8 +124,8 @@ func (c *Client) warnVersion(v Version, version string) bool {
 	if less(v, minOTelVersion) {
 		c.logger.Warn(fmt.Sprintf("Elasticsearch %s is older than 8.16, the first version with the OTel-native "+
 			"templates that mapping mode otel writes for; documents may be mapped by other templates, "+
-			"and require_data_stream needs 8.13. Upgrade Elasticsearch to 8.16 or later, or set "+
-			"`mapping::mode` to a mode written for older servers (ecs, raw, none)", version))
+			"and require_data_stream needs 8.13. Upgrade Elasticsearch to 8.16 or later, or list only "+
+			"modes written for older servers in `mapping::allowed_modes` (ecs, raw, none)", version))
 		return true
 	}
 	if c.otelMetrics && less(v, minTSDBMetricNamesVersion) {
