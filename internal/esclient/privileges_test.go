@@ -8,8 +8,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -37,15 +39,14 @@ func (l *checkLog) get() map[Check]bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	out := map[Check]bool{}
-	for k, v := range l.last {
-		out[k] = v
-	}
+	maps.Copy(out, l.last)
 	return out
 }
 
 // privilegeServer answers GET / with version, and _has_privileges with status and answer,
 // keeping the body it was asked.
 func privilegeServer(t *testing.T, version string, status int, answer string) (*httptest.Server, *[]byte) {
+	t.Helper()
 	var asked []byte
 	var mu sync.Mutex
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -121,7 +122,7 @@ func TestPrivilegeCheckPassesSilently(t *testing.T) {
 // once at Debug, and the check is not recorded: it was not made.
 func TestPrivilegeCheckNotPossibleIsDebug(t *testing.T) {
 	for _, status := range []int{http.StatusInternalServerError, http.StatusNotFound, http.StatusForbidden} {
-		t.Run(fmt.Sprint(status), func(t *testing.T) {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
 			srv, _ := privilegeServer(t, "9.5.4", status, `{"error":{"type":"exception","reason":"Security must be explicitly enabled"}}`)
 			cfg := testConfig(srv.URL)
 			checks := &checkLog{}
