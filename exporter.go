@@ -64,6 +64,10 @@ type esExporter struct {
 
 	// metadataKeys are the metadata_keys as telemetry attribute names (metadatakeys.Lower).
 	metadataKeys []string
+
+	// signals are the signals the component was created for (startcheck.go).
+	signalsMu sync.Mutex
+	signals   map[string]bool
 }
 
 // newExporter builds the exporter and checks the routing settings. Nothing is sent before
@@ -109,6 +113,10 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 		DiscoverInterval: e.cfg.Discovery.Interval,
 		LogRequestBody:   e.cfg.Telemetry.LogRequestBody,
 		LogResponseBody:  e.cfg.Telemetry.LogResponseBody,
+		Writes:           e.writes(),
+		OTelMode:         e.allowedModes[serializer.ModeOTel],
+		OTelMetrics:      e.allowedModes[serializer.ModeOTel] && e.writesSignal(routing.TypeMetrics) && e.cfg.MetricsIndex == "" && !e.cfg.LogstashFormat.Enabled,
+		Checks:           e.recordCheck,
 	}, host, e.set.TelemetrySettings, e.set.BuildInfo)
 	if err != nil {
 		return err
@@ -161,7 +169,7 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 
 	bg, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
-	e.templates = esclient.NewTemplateChecker(client, e.logger)
+	e.templates = esclient.NewTemplateChecker(client, e.logger, e.recordCheck)
 	e.wg.Go(func() {
 		v, ok := client.CheckServer(bg)
 		if ok && e.cfg.IncludeSourceOnError == nil && !v.TakesIncludeSourceOnError() {

@@ -133,6 +133,7 @@ func createLogsExporter(ctx context.Context, set exporter.Settings, cfg componen
 	if err != nil {
 		return nil, err
 	}
+	h.shared.exp.noteSignal(routing.TypeLogs)
 	exp, err := exporterhelper.NewLogs(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pushLogsAdmitted, h.options(c)...)
 	if err != nil {
 		_ = h.shutdown(ctx)
@@ -150,6 +151,7 @@ func createMetricsExporter(ctx context.Context, set exporter.Settings, cfg compo
 	if msg := c.modeFallbackWarning("metrics"); msg != "" {
 		set.Logger.Warn(msg)
 	}
+	h.shared.exp.noteSignal(routing.TypeMetrics)
 	exp, err := exporterhelper.NewMetrics(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pushMetricsAdmitted, h.options(c)...)
 	if err != nil {
 		_ = h.shutdown(ctx)
@@ -167,6 +169,7 @@ func createTracesExporter(ctx context.Context, set exporter.Settings, cfg compon
 	if msg := c.modeFallbackWarning("traces"); msg != "" {
 		set.Logger.Warn(msg)
 	}
+	h.shared.exp.noteSignal(routing.TypeTraces)
 	exp, err := exporterhelper.NewTraces(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pushTracesAdmitted, h.options(c)...)
 	if err != nil {
 		_ = h.shutdown(ctx)

@@ -45,18 +45,22 @@ type pushState struct {
 	resource pcommon.Resource
 }
 
+// routingSettings are the routing settings of the documents whose static index (logs_index,
+// metrics_index, traces_index) is static.
+func (e *esExporter) routingSettings(static string) routing.Settings {
+	ls := e.cfg.LogstashFormat
+	return routing.Settings{
+		StaticIndex:     static,
+		LogstashFormat:  ls.Enabled,
+		PrefixSeparator: ls.PrefixSeparator,
+		DateFormat:      ls.DateFormat,
+	}
+}
+
 // newPushState builds the state of a push: a router per kind of document, from the routing
 // settings, whose errors quote the config keys.
 func (e *esExporter) newPushState() (*pushState, error) {
-	ls := e.cfg.LogstashFormat
-	settings := func(static string) routing.Settings {
-		return routing.Settings{
-			StaticIndex:     static,
-			LogstashFormat:  ls.Enabled,
-			PrefixSeparator: ls.PrefixSeparator,
-			DateFormat:      ls.DateFormat,
-		}
-	}
+	settings := e.routingSettings
 	logs, err := routing.NewRouter(settings(e.cfg.LogsIndex))
 	if err != nil {
 		return nil, fmt.Errorf("`logs_index` / `logstash_format`: %w", err)

@@ -471,6 +471,56 @@ ensure_keystore() {
 	fi
 }
 
+# ensure_privilege_users: file-realm users for the privilege check of the exporter's start-up
+# check (integrationtest/privileges_test.go); the file realm needs no .security index. Each
+# user has the role of its name in config/roles.yml (kept between the markers below):
+#   otelcoles-all         cluster monitor; auto_configure and create_doc on the exporter's indices
+#   otelcoles-nocreatedoc the same without create_doc
+#   otelcoles-nomonitor   the same without the cluster privilege monitor
+# Their passwords are made once per state dir and printed by 'env' as ES_PRIV_*_PASSWORD.
+PRIV_USERS=(otelcoles-all otelcoles-nocreatedoc otelcoles-nomonitor)
+ensure_privilege_users() {
+	local roles="$ES_HOME/config/roles.yml" begin="# begin otelcoles privilege users" end="# end otelcoles privilege users"
+	local names='["logs-*", "metrics-*", "traces-*", "otel-dead-letters"]'
+	[[ -f "$roles" ]] && sed -i "/^$begin\$/,/^$end\$/d" "$roles"
+	cat >>"$roles" <<EOF
+$begin
+otelcoles-all:
+  cluster: [monitor]
+  indices:
+    - names: $names
+      privileges: [auto_configure, create_doc]
+otelcoles-nocreatedoc:
+  cluster: [monitor]
+  indices:
+    - names: $names
+      privileges: [auto_configure]
+otelcoles-nomonitor:
+  indices:
+    - names: $names
+      privileges: [auto_configure, create_doc]
+$end
+EOF
+	local user file
+	for user in "${PRIV_USERS[@]}"; do
+		file="$ES_STATE_DIR/$user-password"
+		[[ -s "$file" ]] || (umask 077 && head -c 32 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c 20 >"$file")
+		as_es_user env ES_JAVA_HOME="$JAVA_DIR" "$ES_HOME/bin/elasticsearch-users" userdel "$user" >/dev/null 2>&1 || true
+		as_es_user env ES_JAVA_HOME="$JAVA_DIR" "$ES_HOME/bin/elasticsearch-users" useradd "$user" \
+			-p "$(cat "$file")" -r "$user" >/dev/null ||
+			die "bin/elasticsearch-users useradd $user failed" "check that user '$ES_RUN_USER' can write $ES_HOME/config"
+	done
+}
+
+# privilege_users_env: the ES_PRIV_<NAME>_USER and ES_PRIV_<NAME>_PASSWORD lines of the env file.
+privilege_users_env() {
+	local user key
+	for user in "${PRIV_USERS[@]}"; do
+		key="$(printf '%s' "${user#otelcoles-}" | tr 'a-z' 'A-Z')"
+		printf 'ES_PRIV_%s_USER=%s\nES_PRIV_%s_PASSWORD=%s\n' "$key" "$user" "$key" "$(cat "$ES_STATE_DIR/$user-password")"
+	done
+}
+
 # print_tails N FILE...: prints the last N lines of each FILE that is not empty, to stderr.
 print_tails() {
 	local n="$1" f
@@ -634,6 +684,7 @@ cmd_start() {
 	trap 'exit 130' INT TERM
 	[[ "$(id -u)" == 0 ]] && chown -R "$ES_RUN_USER:" "$ES_HOME/config"
 	ensure_keystore
+	ensure_privilege_users
 	launch
 	local endpoint="https://127.0.0.1:$HTTP_PORT"
 	wait_healthy "$endpoint"
@@ -653,6 +704,7 @@ ES_CA_CERT=$CERT_DIR/ca.crt
 ES_VERSION=$ES_VERSION
 ES_PID=$pid
 ES_HOME=$ES_HOME
+$(privilege_users_env)
 EOF
 	)
 	mv "$ENV_FILE.tmp" "$ENV_FILE"

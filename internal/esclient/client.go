@@ -47,6 +47,18 @@ type Config struct {
 
 	// LogRequestBody and LogResponseBody log each request and response body at debug level.
 	LogRequestBody, LogResponseBody bool
+
+	// Writes are the indices and data streams the configuration writes to, whose privileges
+	// CheckServer checks.
+	Writes []Write
+
+	// OTelMode is set when mapping mode otel may be used; OTelMetrics when metrics may be
+	// written in it, to time series data streams. CheckServer checks the server's version for
+	// them.
+	OTelMode, OTelMetrics bool
+
+	// Checks, when set, records the result of each check made at start.
+	Checks CheckRecorder
 }
 
 // Client sends requests to Elasticsearch, round-robin over its endpoints, authenticated. It
@@ -66,6 +78,12 @@ type Client struct {
 
 	// unauthorized says which credentials were sent and what to check, for an answer 401.
 	unauthorized string
+
+	// What CheckServer checks, and where it records its results (Config).
+	writes                []Write
+	otelMode, otelMetrics bool
+	https                 bool
+	checks                CheckRecorder
 
 	// stopDiscovery ends periodic discovery; discovering is done when it has ended.
 	stopDiscovery context.CancelFunc
@@ -133,6 +151,11 @@ func New(ctx context.Context, cfg Config, host component.Host, set component.Tel
 		discoverOnStart: cfg.DiscoverOnStart,
 		unauthorized:    unauthorizedHint(cfg, urls),
 		stopDiscovery:   func() {},
+		writes:          cfg.Writes,
+		otelMode:        cfg.OTelMode,
+		otelMetrics:     cfg.OTelMetrics,
+		https:           anyHTTPS(urls),
+		checks:          cfg.Checks,
 	}
 	if cfg.DiscoverInterval > 0 {
 		var discoverCtx context.Context
@@ -173,6 +196,16 @@ func (c *Client) Close(ctx context.Context) error {
 	err := c.transport.Close(ctx)
 	c.http.CloseIdleConnections()
 	return err
+}
+
+// anyHTTPS tells whether one of urls is https.
+func anyHTTPS(urls []*url.URL) bool {
+	for _, u := range urls {
+		if u.Scheme == "https" {
+			return true
+		}
+	}
+	return false
 }
 
 // userAgent names the collector, its version and the exporter, e.g.

@@ -38,11 +38,25 @@ type TemplateChecker struct {
 	// forbidden is set once the server answered 403: the credentials lack the privilege, and
 	// nothing more is asked.
 	forbidden atomic.Bool
+
+	// checks records each data stream's result as CheckTemplate; once one had no matching
+	// template (failed is set), the check stays failed.
+	checks CheckRecorder
+	failed atomic.Bool
 }
 
-// NewTemplateChecker returns a TemplateChecker that asks through client; Run does the checks.
-func NewTemplateChecker(client elastictransport.Interface, logger *zap.Logger) *TemplateChecker {
-	return &TemplateChecker{client: client, logger: logger, seen: map[string]struct{}{}, queue: make(chan string, 64)}
+// NewTemplateChecker returns a TemplateChecker that asks through client and records its
+// results with checks (nil records nothing); Run does the checks.
+func NewTemplateChecker(client elastictransport.Interface, logger *zap.Logger, checks CheckRecorder) *TemplateChecker {
+	return &TemplateChecker{client: client, logger: logger, seen: map[string]struct{}{}, queue: make(chan string, 64), checks: checks}
+}
+
+// record records a data stream's result: the check stays failed once one failed.
+func (c *TemplateChecker) record(failed bool) {
+	if failed {
+		c.failed.Store(true)
+	}
+	c.checks.record(CheckTemplate, c.failed.Load())
 }
 
 // Observe notes that documents are being routed to the data stream name. It is cheap when the
@@ -122,10 +136,14 @@ func (c *TemplateChecker) check(ctx context.Context, name string) {
 			"(require_data_stream). Install a composable template with a data_stream section for it, "+
 			"or use Elasticsearch 8.16+ whose built-in templates match *.otel-* data streams",
 			zap.String("data_stream", name))
+		c.record(true)
 		return
 	}
 	if _, ok := sim.Template.Mappings["_data_stream_timestamp"]; !ok {
 		c.logger.Warn("The index template matching "+name+" has no data_stream section; Elasticsearch "+
 			"rejects documents sent to it with require_data_stream", zap.String("data_stream", name))
+		c.record(true)
+		return
 	}
+	c.record(false)
 }

@@ -24,7 +24,7 @@ import (
 // runChecker starts a TemplateChecker over c, stopped when the test ends.
 func runChecker(t *testing.T, c *Client) *TemplateChecker {
 	t.Helper()
-	tc := NewTemplateChecker(c, c.logger)
+	tc := NewTemplateChecker(c, c.logger, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() { tc.Run(ctx) })

@@ -24,6 +24,12 @@ type Version [3]int
 // (logs-*.otel-*, traces-*.otel-*) that the otel mapping mode writes for.
 var minOTelVersion = Version{8, 16, 0}
 
+// minTSDBMetricNamesVersion is the first 8.17 patch whose time series data streams take the
+// document's _metric_names_hash into the series identity; 8.18 and later take it too. Before
+// it, two metric documents with the same dimensions and timestamp but different metrics
+// collide, and the second is answered 409.
+var minTSDBMetricNamesVersion = Version{8, 17, 6}
+
 // minIncludeSourceVersion is the first Elasticsearch version that takes the bulk parameter
 // include_source_on_error.
 var minIncludeSourceVersion = Version{8, 18, 0}
@@ -59,6 +65,7 @@ func (c *Client) CheckServer(ctx context.Context) (Version, bool) {
 	}
 	var version, cluster string
 	warned := -1 // the status last warned about, one of failureKind's
+	checkedPrivileges := false
 	for retry := firstVersionRetry; ; retry = nextVersionRetry(retry) {
 		var status int
 		var err error
@@ -70,11 +77,17 @@ func (c *Client) CheckServer(ctx context.Context) (Version, bool) {
 			version, cluster, status, err = c.serverVersion(reqCtx)
 			return err == nil || status != 0
 		})
+		if ctx.Err() != nil && err != nil {
+			return Version{}, false
+		}
+		c.recordReach(status, err)
+		if !checkedPrivileges && (err == nil || status == http.StatusForbidden) {
+			// The credentials were accepted: ask which of the privileges they hold.
+			checkedPrivileges = true
+			c.checkPrivileges(ctx)
+		}
 		if err == nil {
 			break
-		}
-		if ctx.Err() != nil {
-			return Version{}, false
 		}
 		if kind := failureKind(status); kind != warned {
 			warned = kind
@@ -98,12 +111,56 @@ func (c *Client) CheckServer(ctx context.Context) (Version, bool) {
 		c.logger.Warn("Elasticsearch's version could not be read; the version is not checked", zap.String("version", version))
 		return v, false
 	}
+	c.checks.record(CheckVersion, c.warnVersion(v, version))
+	return v, true
+}
+
+// warnVersion warns when the server's version is too old for the mapping modes configured,
+// and tells whether it did.
+func (c *Client) warnVersion(v Version, version string) bool {
+	if !c.otelMode {
+		return false
+	}
 	if less(v, minOTelVersion) {
 		c.logger.Warn(fmt.Sprintf("Elasticsearch %s is older than 8.16, the first version with the OTel-native "+
 			"templates that mapping mode otel writes for; documents may be mapped by other templates, "+
-			"and require_data_stream needs 8.13", version))
+			"and require_data_stream needs 8.13. Upgrade Elasticsearch to 8.16 or later, or list only "+
+			"modes written for older servers in `mapping::allowed_modes` (ecs, raw, none)", version))
+		return true
 	}
-	return v, true
+	if c.otelMetrics && less(v, minTSDBMetricNamesVersion) {
+		c.logger.Warn(fmt.Sprintf("Elasticsearch %s is older than 8.17.6: its time series data streams ignore "+
+			"_metric_names_hash, so two metric documents of mapping mode otel with the same dimensions and "+
+			"timestamp but different metrics collide, and the second is answered 409 and counted as a duplicate. "+
+			"Upgrade Elasticsearch to 8.17.6 or later", version))
+		return true
+	}
+	return false
+}
+
+// recordReach records what an answer of the version check says of the connection, TLS and
+// the credentials: status is the answer's, 0 when there was none.
+func (c *Client) recordReach(status int, err error) {
+	if status == 0 && err != nil {
+		if _, tls := TLSConfigProblem(err); tls {
+			c.checks.record(CheckConnect, false)
+			c.checks.record(CheckTLS, true)
+		} else {
+			c.checks.record(CheckConnect, true)
+		}
+		return
+	}
+	c.checks.record(CheckConnect, false)
+	if c.https {
+		c.checks.record(CheckTLS, false)
+	}
+	switch status {
+	case http.StatusUnauthorized:
+		c.checks.record(CheckAuth, true)
+	case 0, http.StatusOK, http.StatusForbidden:
+		// 403: the credentials were accepted, and lack a privilege.
+		c.checks.record(CheckAuth, false)
+	}
 }
 
 // failureKind groups the statuses of failed version checks for their warnings: 0 (no

@@ -41,7 +41,9 @@ func TestCheckServerLogsVersion(t *testing.T) {
 			srv := fakees.New(t)
 			srv.Version = tt.version
 			srv.NoRoot = tt.noRoot
-			c, logs := newTestClient(t, testConfig(srv.URL))
+			cfg := testConfig(srv.URL)
+			cfg.OTelMode = true
+			c, logs := newTestClient(t, cfg)
 			v, ok := c.CheckServer(context.Background())
 			require.True(t, ok)
 			assert.Equal(t, tt.includeSource, v.TakesIncludeSourceOnError())
@@ -171,7 +173,11 @@ func TestVersionCheckBacksOff(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var mu sync.Mutex
 		var asked []time.Time
-		nodes := &fakeNodes{handler: func(w http.ResponseWriter, _ *http.Request) {
+		nodes := &fakeNodes{handler: func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == privilegesPath {
+				w.WriteHeader(http.StatusNotFound) // asked once, after the first 403
+				return
+			}
 			mu.Lock()
 			asked = append(asked, time.Now())
 			mu.Unlock()
@@ -214,6 +220,10 @@ func TestVersionCheckWarningQuotesAtMostMaxReason(t *testing.T) {
 				var paths []string
 				var mu sync.Mutex
 				nodes := &fakeNodes{handler: func(w http.ResponseWriter, r *http.Request) {
+					if r.URL.Path == privilegesPath {
+						w.WriteHeader(http.StatusNotFound) // asked once, after a 403
+						return
+					}
 					mu.Lock()
 					paths = append(paths, r.URL.Path)
 					mu.Unlock()

@@ -39,6 +39,7 @@ type TelemetryBuilder struct {
 	ElasticsearchFlushedBytes                 metric.Int64Counter
 	ElasticsearchFlushedUncompressedBytes     metric.Int64Counter
 	ElasticsearchInflightBytes                metric.Int64UpDownCounter
+	ElasticsearchStartupCheck                 metric.Int64Gauge
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -147,6 +148,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol.elasticsearch.inflight.bytes",
 		metric.WithDescription("Bytes of encoded NDJSON held by pushes in progress, sent or waiting to be sent or retried. [Alpha]"),
 		metric.WithUnit("By"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ElasticsearchStartupCheck, err = builder.meter.Int64Gauge(
+		"otelcol.elasticsearch.startup_check",
+		metric.WithDescription("Result of each start-up check, 1 when it found a problem (logged with its fix), 0 when it passed; a check that could not be made records nothing. [Alpha]"),
+		metric.WithUnit("1"),
 	)
 	errs = errors.Join(errs, err)
 	return &builder, errs

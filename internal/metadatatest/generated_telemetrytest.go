@@ -225,3 +225,17 @@ func AssertEqualElasticsearchInflightBytes(t *testing.T, tt *componenttest.Telem
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
+
+func AssertEqualElasticsearchStartupCheck(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol.elasticsearch.startup_check",
+		Description: "Result of each start-up check, 1 when it found a problem (logged with its fix), 0 when it passed; a check that could not be made records nothing. [Alpha]",
+		Unit:        "1",
+		Data: metricdata.Gauge[int64]{
+			DataPoints: dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol.elasticsearch.startup_check")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}

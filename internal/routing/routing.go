@@ -85,6 +85,24 @@ type Settings struct {
 	DateFormat string
 }
 
+// Pattern is an index pattern covering every name that documents of type typ are routed to
+// under s, except the values of elasticsearch.index, which only the records know: the static
+// index (followed by the separator and * for its date under logstash_format), else
+// "<type>-*-*", the data streams (and their dated names under logstash_format).
+func (s Settings) Pattern(typ string) string {
+	if s.StaticIndex == "" {
+		return typ + "-*-*"
+	}
+	if !s.LogstashFormat {
+		return s.StaticIndex
+	}
+	sep := s.PrefixSeparator
+	if sep == "" {
+		sep = DefaultPrefixSeparator
+	}
+	return s.StaticIndex + sep + "*"
+}
+
 // Target is where one document goes.
 type Target struct {
 	// Index is the index or data stream name, the bulk item's _index.

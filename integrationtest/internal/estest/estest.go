@@ -126,6 +126,23 @@ func LookupConfig() (Config, error) {
 	}, nil
 }
 
+// Var returns the variable name of the node's environment as LookupConfig finds it: from the
+// environment when ES_ENDPOINT is set there, else from the env file; empty when it has none.
+func Var(name string) (string, error) {
+	if os.Getenv("ES_ENDPOINT") != "" {
+		return os.Getenv(name), nil
+	}
+	path := os.Getenv("ES_ENV_FILE")
+	if path == "" {
+		path = findEnvFile()
+		if path == "" {
+			return "", nil
+		}
+	}
+	vals, err := readEnvFile(path)
+	return vals[name], err
+}
+
 // findEnvFile looks for .es/env next to the integrationtest module, that is in the parent of
 // the directory holding the module's go.mod, starting from the working directory.
 func findEnvFile() string {
