@@ -321,6 +321,7 @@ func createProfilesExporter(ctx context.Context, set exporter.Settings, cfg comp
 	if err != nil {
 		return nil, err
 	}
+	h.shared.exp.noteSignal(profilesSignal)
 	if msg := c.modeFallbackWarning(profilesSignal); msg != "" {
 		set.Logger.Warn(msg)
 	}

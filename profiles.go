@@ -25,6 +25,9 @@ import (
 // profilesSignal is the signal's name in mode checks and messages.
 const profilesSignal = "profiles"
 
+// profilingIndices is the pattern of every index and data stream that profiles are written to.
+const profilingIndices = "profiling-*"
+
 // profileRef is a content-addressed document that a push recorded in the cache.
 type profileRef struct {
 	kind serializer.ProfileDoc

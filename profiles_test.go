@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 	"github.com/otelcol-es/elasticsearchexporter/internal/lab/benchdata"
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadatatest"
@@ -146,4 +147,20 @@ func TestProfilesUnsupportedMode(t *testing.T) {
 	err := exp.ConsumeProfiles(context.Background(), pd)
 	require.ErrorContains(t, err, "mapping mode raw does not support profiles")
 	assert.Empty(t, srv.Accepted())
+}
+
+// A component with only a profiles pipeline asks the privilege check about the profiling
+// indices and data streams, and about nothing else.
+func TestProfilesPrivilegesAsked(t *testing.T) {
+	cfg := newTestConfig("http://127.0.0.1:1")
+	set := testSettings()
+	f := NewFactory().(xexporter.Factory)
+	exp, err := f.CreateProfiles(context.Background(), set, cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, exp.Shutdown(context.Background())) })
+	sharedExporters.mu.Lock()
+	shared := sharedExporters.entries[sharedKey{id: set.ID, cfg: cfg}]
+	sharedExporters.mu.Unlock()
+	require.NotNil(t, shared)
+	assert.Equal(t, []esclient.Write{{Pattern: "profiling-*", For: "profiles"}}, shared.exp.writes())
 }

@@ -33,7 +33,8 @@ func (e *esExporter) writesSignal(typ string) bool {
 }
 
 // writes are the index patterns the configuration writes to, for the privilege check: each
-// signal's data streams or static index, span events with the logs, and the dead letters.
+// signal's data streams or static index, span events with the logs, the profiling indices and
+// data streams, and the dead letters.
 // Values of elasticsearch.index are known only from the records, and are not checked.
 func (e *esExporter) writes() []esclient.Write {
 	var w []esclient.Write
@@ -47,6 +48,9 @@ func (e *esExporter) writes() []esclient.Write {
 		w = append(w,
 			esclient.Write{Pattern: e.routingSettings(e.cfg.TracesIndex).Pattern(routing.TypeTraces), For: "traces"},
 			esclient.Write{Pattern: e.routingSettings(e.cfg.LogsIndex).Pattern(routing.TypeLogs), For: "span events"})
+	}
+	if e.writesSignal(profilesSignal) {
+		w = append(w, esclient.Write{Pattern: profilingIndices, For: "profiles"})
 	}
 	if idx := e.deadLetterIndex(); idx != "" {
 		w = append(w, esclient.Write{Pattern: idx, For: "dead letters"})
