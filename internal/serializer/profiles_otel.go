@@ -39,7 +39,7 @@ const (
 	attrHostID     = "host.id"
 )
 
-// maxEventCount is the largest Stacktrace.count of one event: the field is a short. A sample
+// maxEventCount is the largest count of one event: the field is a short. A sample
 // whose count is larger is written as several events of the same time and stack.
 const maxEventCount = math.MaxInt16
 
@@ -430,21 +430,21 @@ func (e *Encoder) appendStackframe(buf *[]byte, dict pprofile.ProfilesDictionary
 	lines := f.loc.Lines()
 	e.w.raw(`{"@timestamp":`)
 	e.w.rfc3339Nano(e.prof.ts)
-	e.w.raw(`,"Stackframe.function.name":[`)
+	e.w.raw(`,"function.name":[`)
 	for k := range lines.Len() {
 		if k > 0 {
 			e.w.byte(',')
 		}
 		e.w.str(dictString(dict, funcs.At(int(lines.At(k).FunctionIndex())).NameStrindex()))
 	}
-	e.w.raw(`],"Stackframe.file.name":[`)
+	e.w.raw(`],"function.filename":[`)
 	for k := range lines.Len() {
 		if k > 0 {
 			e.w.byte(',')
 		}
 		e.w.str(dictString(dict, funcs.At(int(lines.At(k).FunctionIndex())).FilenameStrindex()))
 	}
-	e.w.raw(`],"Stackframe.line.number":[`)
+	e.w.raw(`],"line.number":[`)
 	for k := range lines.Len() {
 		if k > 0 {
 			e.w.byte(',')
@@ -463,13 +463,13 @@ func (e *Encoder) appendExecutable(buf *[]byte, dict pprofile.ProfilesDictionary
 	start := len(e.w.buf)
 	e.w.raw(`{"@timestamp":`)
 	e.w.int(floorDiv(e.prof.ts, 1e9))
-	e.w.raw(`,"process.executable.build_id.htlhash":`)
+	e.w.raw(`,"resource":{"attributes":{"process.executable.build_id.htlhash":`)
 	e.w.str(id)
 	if name := dictString(dict, f.exe.FilenameStrindex()); name != "" {
 		e.w.raw(`,"process.executable.name":`)
 		e.w.str(path.Base(name))
 	}
-	e.w.byte('}')
+	e.w.raw(`}}}`)
 	*buf = e.profDone(RepairNone)
 	sink.AddProfileDocument(start, ProfileExecutable, ProfilingExecutablesOTel, id, true)
 }
@@ -515,12 +515,12 @@ func (e *Encoder) appendEvent(buf *[]byte, dict pprofile.ProfilesDictionary, s p
 	start := len(e.w.buf)
 	e.w.raw(`{"@timestamp":`)
 	e.w.rfc3339Nano(ts)
-	e.w.raw(`,"Stacktrace.id":`)
+	e.w.raw(`,"stacktrace.id":`)
 	e.w.str(stackID)
-	e.w.raw(`,"Stacktrace.count":`)
+	e.w.raw(`,"count":`)
 	e.w.int(count)
 	if st.freq > 0 {
-		e.w.raw(`,"Stacktrace.sampling_frequency":`)
+		e.w.raw(`,"sampling_frequency":`)
 		e.w.int(st.freq)
 	}
 	e.w.raw(`,"resource":{"attributes":`)

@@ -142,11 +142,11 @@ func TestAppendProfileDocuments(t *testing.T) {
 	want := []string{
 		`host profiling-hosts.otel-default BhJIoC_iWRaMoeCtVQgR6Q {"@timestamp":1700000000,"resource":{"attributes":{"host.id":"h-1","service.name":"svc"}}}`,
 		`stacktrace profiling-stacktraces.otel-default TJbFxeZBUHs9aoM4AWx6bw {"@timestamp":"2023-11-14T22:13:20.123456789Z","frame.ids":"bNawjUx5R0Zs1rCNTHlHRgAAAAAAAAAqYA3K_mANyv5gDcr-YA3K_gAAAAAAABI0","frame.types":"AQsBAw"}`,
-		`stackframe profiling-stackframes.otel-default bNawjUx5R0Zs1rCNTHlHRgAAAAAAAAAq {"@timestamp":"2023-11-14T22:13:20.123456789Z","Stackframe.function.name":["main.work"],"Stackframe.file.name":["main.go"],"Stackframe.line.number":[42]}`,
-		`executable profiling-executables.otel-default YA3K_mANyv5gDcr-YA3K_g {"@timestamp":1700000000,"process.executable.build_id.htlhash":"YA3K_mANyv5gDcr-YA3K_g","process.executable.name":"libc.so.6"}`,
-		`event profiling-events-all.otel-default  {"@timestamp":"2023-11-14T22:13:20.000000001Z","Stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","Stacktrace.count":1,"Stacktrace.sampling_frequency":20,"resource":{"attributes":{"host.id":"h-1","service.name":"svc","thread.name":"worker"}}}`,
-		`event profiling-events-all.otel-default  {"@timestamp":"2023-11-14T22:13:20.500000000Z","Stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","Stacktrace.count":1,"Stacktrace.sampling_frequency":20,"resource":{"attributes":{"host.id":"h-1","service.name":"svc","thread.name":"worker"}}}`,
-		`event profiling-events-all.otel-default  {"@timestamp":"2023-11-14T22:13:20.123456789Z","Stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","Stacktrace.count":3,"Stacktrace.sampling_frequency":20,"resource":{"attributes":{"host.id":"h-1","service.name":"svc"}}}`,
+		`stackframe profiling-stackframes.otel-default bNawjUx5R0Zs1rCNTHlHRgAAAAAAAAAq {"@timestamp":"2023-11-14T22:13:20.123456789Z","function.name":["main.work"],"function.filename":["main.go"],"line.number":[42]}`,
+		`executable profiling-executables.otel-default YA3K_mANyv5gDcr-YA3K_g {"@timestamp":1700000000,"resource":{"attributes":{"process.executable.build_id.htlhash":"YA3K_mANyv5gDcr-YA3K_g","process.executable.name":"libc.so.6"}}}`,
+		`event profiling-events-all.otel-default  {"@timestamp":"2023-11-14T22:13:20.000000001Z","stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","count":1,"sampling_frequency":20,"resource":{"attributes":{"host.id":"h-1","service.name":"svc","thread.name":"worker"}}}`,
+		`event profiling-events-all.otel-default  {"@timestamp":"2023-11-14T22:13:20.500000000Z","stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","count":1,"sampling_frequency":20,"resource":{"attributes":{"host.id":"h-1","service.name":"svc","thread.name":"worker"}}}`,
+		`event profiling-events-all.otel-default  {"@timestamp":"2023-11-14T22:13:20.123456789Z","stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","count":3,"sampling_frequency":20,"resource":{"attributes":{"host.id":"h-1","service.name":"svc"}}}`,
 	}
 	assert.Equal(t, want, got)
 }
@@ -176,7 +176,7 @@ func TestAppendProfilePairedValues(t *testing.T) {
 		if d.kind == ProfileEvent {
 			var m map[string]any
 			require.NoError(t, json.Unmarshal([]byte(d.doc), &m))
-			events = append(events, m["@timestamp"].(string)+" "+strconv.Itoa(int(m["Stacktrace.count"].(float64))))
+			events = append(events, m["@timestamp"].(string)+" "+strconv.Itoa(int(m["count"].(float64))))
 		}
 	}
 	assert.Equal(t, []string{"2023-11-14T22:13:20.000000001Z 2", "2023-11-14T22:13:20.123456789Z 3"}, events)
@@ -293,7 +293,7 @@ func TestAppendProfileSplitsCounts(t *testing.T) {
 	for _, d := range sink.docs[len(sink.docs)-3:] {
 		var m map[string]any
 		require.NoError(t, json.Unmarshal([]byte(d.doc), &m))
-		counts = append(counts, int(m["Stacktrace.count"].(float64)))
+		counts = append(counts, int(m["count"].(float64)))
 	}
 	assert.Equal(t, []int{maxEventCount, maxEventCount, 5}, counts)
 }
