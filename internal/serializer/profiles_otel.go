@@ -55,7 +55,7 @@ type profileState struct {
 	xx     xxhash.Digest
 	repair Repair // of the resource and profile attributes, which every event holds
 	ts     int64  // the profile's time, ns
-	freq   int64  // Stacktrace.sampling_frequency, 0 for none
+	freq   int64  // sampling_frequency, 0 for none
 }
 
 // profileFrame is one location of a stack: the file it is in and the address or line in it
