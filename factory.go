@@ -129,11 +129,10 @@ func createDefaultConfig() component.Config {
 
 func createLogsExporter(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Logs, error) {
 	c := cfg.(*Config)
-	h, err := sharedExporters.acquire(c, set)
+	h, err := acquireSignal(c, set, routing.TypeLogs)
 	if err != nil {
 		return nil, err
 	}
-	h.shared.exp.noteSignal(routing.TypeLogs)
 	exp, err := exporterhelper.NewLogs(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pushLogsAdmitted, h.options(c)...)
 	if err != nil {
 		_ = h.shutdown(ctx)
@@ -144,14 +143,10 @@ func createLogsExporter(ctx context.Context, set exporter.Settings, cfg componen
 
 func createMetricsExporter(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Metrics, error) {
 	c := cfg.(*Config)
-	h, err := sharedExporters.acquire(c, set)
+	h, err := acquireSignal(c, set, routing.TypeMetrics)
 	if err != nil {
 		return nil, err
 	}
-	if msg := c.modeFallbackWarning("metrics"); msg != "" {
-		set.Logger.Warn(msg)
-	}
-	h.shared.exp.noteSignal(routing.TypeMetrics)
 	exp, err := exporterhelper.NewMetrics(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pushMetricsAdmitted, h.options(c)...)
 	if err != nil {
 		_ = h.shutdown(ctx)
@@ -162,14 +157,10 @@ func createMetricsExporter(ctx context.Context, set exporter.Settings, cfg compo
 
 func createTracesExporter(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Traces, error) {
 	c := cfg.(*Config)
-	h, err := sharedExporters.acquire(c, set)
+	h, err := acquireSignal(c, set, routing.TypeTraces)
 	if err != nil {
 		return nil, err
 	}
-	if msg := c.modeFallbackWarning("traces"); msg != "" {
-		set.Logger.Warn(msg)
-	}
-	h.shared.exp.noteSignal(routing.TypeTraces)
 	exp, err := exporterhelper.NewTraces(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pushTracesAdmitted, h.options(c)...)
 	if err != nil {
 		_ = h.shutdown(ctx)
@@ -247,6 +238,21 @@ func (r *exporterRegistry) acquire(cfg *Config, set exporter.Settings) (*signalR
 	return &signalRef{reg: r, shared: s}, nil
 }
 
+// acquireSignal returns a reference to the shared exporter of cfg's component for the pipeline
+// of signal (a routing.Type* or profilesSignal): it notes the signal for the privilege check at
+// start, and warns when the default mapping mode cannot write the signal's documents.
+func acquireSignal(cfg *Config, set exporter.Settings, signal string) (*signalRef, error) {
+	h, err := sharedExporters.acquire(cfg, set)
+	if err != nil {
+		return nil, err
+	}
+	h.shared.exp.noteSignal(signal)
+	if msg := cfg.modeFallbackWarning(signal); msg != "" {
+		set.Logger.Warn(msg)
+	}
+	return h, nil
+}
+
 // start starts the shared exporter once; every signal gets the same result.
 func (h *signalRef) start(ctx context.Context, host component.Host) error {
 	s := h.shared
@@ -317,13 +323,9 @@ func (h *signalRef) options(cfg *Config) []exporterhelper.Option {
 
 func createProfilesExporter(ctx context.Context, set exporter.Settings, cfg component.Config) (xexporter.Profiles, error) {
 	c := cfg.(*Config)
-	h, err := sharedExporters.acquire(c, set)
+	h, err := acquireSignal(c, set, profilesSignal)
 	if err != nil {
 		return nil, err
-	}
-	h.shared.exp.noteSignal(profilesSignal)
-	if msg := c.modeFallbackWarning(profilesSignal); msg != "" {
-		set.Logger.Warn(msg)
 	}
 	exp, err := xexporterhelper.NewProfiles(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pushProfilesAdmitted, h.options(c)...)
 	if err != nil {

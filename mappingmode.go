@@ -93,8 +93,8 @@ func (c *Config) modeIgnoredWarning() string {
 		"(an OTLP request header, passed on by a receiver with include_metadata: true); then remove `mapping::mode`", c.Mapping.Mode, written)
 }
 
-// modeFallbackWarning returns the warning to log when the pipeline of signal ("logs", "traces"
-// or "metrics") is created and the default mode (see defaultModeOf) cannot write it, or "".
+// modeFallbackWarning returns the warning to log when the pipeline of signal ("logs", "traces",
+// "metrics" or "profiles") is created and the default mode (see defaultModeOf) cannot write it, or "".
 func (c *Config) modeFallbackWarning(signal string) string {
 	def := defaultModeOf(c.Mapping.AllowedModes)
 	if def.Supports(signal) {
