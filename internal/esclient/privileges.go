@@ -29,6 +29,12 @@ type Write struct {
 // and the first document of a data stream or index creates it.
 var writePrivileges = []string{"auto_configure", "create_doc"}
 
+// writePrivilegesJSON is writePrivileges as a role's JSON list, for the log line.
+var writePrivilegesJSON = func() string {
+	b, _ := json.Marshal(writePrivileges)
+	return string(b)
+}()
+
 // privilegesPath is the API that says which of the privileges asked for the credentials hold.
 const privilegesPath = "/_security/user/_has_privileges"
 
@@ -101,8 +107,8 @@ func (c *Client) checkPrivileges(ctx context.Context) {
 			missing++
 			c.logger.Warn(fmt.Sprintf("The credentials lack the index privilege `%s` on %s, which writing %s needs; "+
 				"Elasticsearch answers 403 to the bulk requests that write there. Grant it with a role of user %q: "+
-				`{"indices":[{"names":[%q],"privileges":["auto_configure","create_doc"]}]}`,
-				priv, p, forWhat[p], has.Username, p),
+				`{"indices":[{"names":[%q],"privileges":%s}]}`,
+				priv, p, forWhat[p], has.Username, p, writePrivilegesJSON),
 				zap.String("privilege", priv), zap.String("index", p), zap.String("user", has.Username))
 		}
 	}
