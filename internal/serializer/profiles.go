@@ -4,6 +4,7 @@
 package serializer // import "github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -211,4 +212,17 @@ func dictString(dict pprofile.ProfilesDictionary, i int32) string {
 		return ""
 	}
 	return t.At(int(i))
+}
+
+// contentID is the id of a document derived from the bytes b of its content: XXH64 of b with
+// two seeds, 16 bytes as unpadded base64url, a view of st.id.
+func (st *profileState) contentID(b []byte) string {
+	var sum [16]byte
+	st.xx.ResetWithSeed(0)
+	_, _ = st.xx.Write(b)
+	binary.BigEndian.PutUint64(sum[:8], st.xx.Sum64())
+	st.xx.ResetWithSeed(0x9e3779b97f4a7c15)
+	_, _ = st.xx.Write(b)
+	binary.BigEndian.PutUint64(sum[8:], st.xx.Sum64())
+	return st.putID(sum[:])
 }

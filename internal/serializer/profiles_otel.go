@@ -56,6 +56,8 @@ type profileState struct {
 	repair Repair // of the resource and profile attributes, which every event holds
 	ts     int64  // the profile's time, ns
 	freq   int64  // Stacktrace.sampling_frequency, 0 for none
+	lower  []byte // ecs mode: a host attribute's key or value, lowercased
+	seed   uint64 // ecs mode: the downsampling hash of the profile's event fields
 }
 
 // profileFrame is one location of a stack: the file it is in and the address or line in it
@@ -82,16 +84,22 @@ var frameTypes = map[string]byte{
 // within its lifetime, the sample's stack trace, its symbolized frames, the executables of its
 // frames, and the host of the resource set last (when it has host.id). Stack traces, frames
 // and executables have ids derived from their content as the eBPF profiler derives them;
-// hosts from the encoded attributes. A profile that ValidateProfile rejects writes nothing,
-// and Rejection returns the reason; so does a mode other than otel (RejectionUnsupported).
+// hosts from the encoded attributes. In the ecs mode it writes the Universal Profiling
+// indices' documents instead (appendProfileECS). A profile that ValidateProfile rejects writes
+// nothing, and Rejection returns the reason; so does a mode other than otel and ecs
+// (RejectionUnsupported).
 func (e *Encoder) AppendProfile(buf *[]byte, dict pprofile.ProfilesDictionary, p pprofile.Profile, seen ProfilesSeen, sink ProfilesSink) {
 	e.rejection, e.repair = "", RepairNone
-	if e.mode != ModeOTel {
+	if e.mode != ModeOTel && e.mode != ModeECS {
 		e.rejection = RejectionUnsupported
 		return
 	}
 	if reason, _ := ValidateProfile(dict, p); reason != "" {
 		e.rejection = reason
+		return
+	}
+	if e.mode == ModeECS {
+		e.appendProfileECS(buf, dict, p, seen, sink)
 		return
 	}
 	st := &e.prof
@@ -141,15 +149,7 @@ func (e *Encoder) appendHost(buf *[]byte, seen ProfilesSeen, sink ProfilesSink) 
 	e.w.raw(`,"resource":{"attributes":`)
 	attrsStart := len(e.w.buf)
 	e.writeAttributes(e.resourceAttrs, "")
-	var sum [16]byte
-	attrs := e.w.buf[attrsStart:]
-	e.prof.xx.ResetWithSeed(0)
-	_, _ = e.prof.xx.Write(attrs)
-	binary.BigEndian.PutUint64(sum[:8], e.prof.xx.Sum64())
-	e.prof.xx.ResetWithSeed(0x9e3779b97f4a7c15)
-	_, _ = e.prof.xx.Write(attrs)
-	binary.BigEndian.PutUint64(sum[8:], e.prof.xx.Sum64())
-	id := e.prof.putID(sum[:])
+	id := e.prof.contentID(e.w.buf[attrsStart:])
 	if seen.Seen(ProfileHost, id) {
 		*buf = e.w.buf[:start]
 		e.w.buf = nil
