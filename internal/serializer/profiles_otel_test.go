@@ -267,14 +267,17 @@ func TestValidateProfileRejections(t *testing.T) {
 			reason, err := ValidateProfile(dict, p)
 			assert.Equal(t, tt.reason, reason)
 			require.Error(t, err)
-			var e Encoder
-			var buf []byte
-			sink := &testSink{seen: map[string]bool{}, enc: &e, buf: &buf}
-			e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
-			e.AppendProfile(&buf, dict, p, sink, sink)
-			assert.Equal(t, tt.reason, e.Rejection())
-			assert.Empty(t, buf)
-			assert.Empty(t, sink.docs)
+			for _, mode := range []Mode{ModeOTel, ModeECS} {
+				var e Encoder
+				e.SetMode(mode)
+				var buf []byte
+				sink := &testSink{seen: map[string]bool{}, enc: &e, buf: &buf, ecs: mode == ModeECS}
+				e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
+				e.AppendProfile(&buf, dict, p, sink, sink)
+				assert.Equal(t, tt.reason, e.Rejection(), mode)
+				assert.Empty(t, buf, mode)
+				assert.Empty(t, sink.docs, mode)
+			}
 		})
 	}
 	_, dict, p := testProfile()
