@@ -360,31 +360,15 @@ func (e *Encoder) appendQueueEntry(buf *[]byte, index, field, id string, sink Pr
 	sink.AddProfileDocument(start, ProfileSymbolizationQueue, index, id, false)
 }
 
-// appendEventsECS writes the events of sample number i: as many events of count 1 as the
-// sample has samples at each time (appendEvents' counts), each also into the downsampled
-// indices ecsDownsampleLevels draws for it.
+// appendEventsECS writes the events of sample number i: at each of its times (sampleCounts) as
+// many events of count 1 as samples were taken, each also into the downsampled indices
+// ecsDownsampleLevels draws for it.
 func (e *Encoder) appendEventsECS(buf *[]byte, dict pprofile.ProfilesDictionary, s pprofile.Sample, i int, stackID string, sink ProfilesSink) {
-	values, stamps := s.Values(), s.TimestampsUnixNano()
 	thread, hasThread := dictAttr(dict, s.AttributeIndices(), attrThreadName)
 	key := mix64(e.prof.seed ^ xxhash.Sum64String(stackID) ^ uint64(i)<<40)
-	if stamps.Len() == 0 {
-		var total int64
-		for _, v := range values.All() {
-			total += v
-		}
-		if values.Len() == 0 {
-			total = 1
-		}
-		e.appendEventsECSAt(buf, stackID, thread, hasThread, e.prof.ts, total, key, sink)
-		return
-	}
-	for j, ts := range stamps.All() {
-		count := int64(1)
-		if values.Len() > 0 { // ValidateProfile: as many as the timestamps
-			count = values.At(j)
-		}
-		e.appendEventsECSAt(buf, stackID, thread, hasThread, int64(ts), count, mix64(key^uint64(j)), sink)
-	}
+	sampleCounts(s, e.prof.ts, func(j int, ts, count int64) {
+		e.appendEventsECSAt(buf, stackID, thread, hasThread, ts, count, mix64(key^uint64(j)), sink)
+	})
 }
 
 // appendEventsECSAt writes count events of one time; key is the downsampling hash of the
