@@ -69,8 +69,10 @@ type ProfilesSink interface {
 // written once within its lifetime.
 type ProfilesSeen interface {
 	// Seen reports whether the document of kind with id was written within its lifetime;
-	// when it was not, Seen records it as written now. id is valid only during the call: an
-	// implementation that records it copies it.
+	// when it was not, Seen records it as written now. id is the document's _id, prefixed
+	// with "ecs/" for the ecs mode's documents (the modes derive the same ids for their own
+	// documents of a stack). id is valid only during the call: an implementation that records
+	// it copies it.
 	Seen(kind ProfileDoc, id string) bool
 }
 
@@ -250,11 +252,12 @@ type profileState struct {
 	id     [48]byte       // the base64url id of the document being written
 	stack  [24]byte       // the base64url id of the stack being written, which its events hold
 	xx     xxhash.Digest
-	repair Repair // of the resource and profile attributes, which every event holds
-	ts     int64  // the profile's time, ns
-	freq   int64  // Stacktrace.sampling_frequency, 0 for none
-	lower  []byte // ecs mode: a host attribute's key or value, lowercased
-	seed   uint64 // ecs mode: the downsampling hash of the profile's event fields
+	repair Repair   // of the resource and profile attributes, which every event holds
+	ts     int64    // the profile's time, ns
+	freq   int64    // Stacktrace.sampling_frequency, 0 for none
+	lower  []byte   // ecs mode: a host attribute's key or value, lowercased
+	seed   uint64   // ecs mode: the downsampling hash of the profile's event fields
+	key    [52]byte // ecs mode: the id asked of ProfilesSeen, "ecs/" and the document's id
 }
 
 // profileFrame is one location of a stack: the file it is in and the address or line in it

@@ -6,6 +6,7 @@ package serializer // import "github.com/otelcol-es/elasticsearchexporter/intern
 import (
 	"encoding/base64"
 	"strconv"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
@@ -59,8 +60,14 @@ const (
 
 // appendProfileECS writes the ecs-mode documents of a valid profile: the host, then per sample
 // its stack trace, frames, executables and symbolization queue entries that seen has not had,
-// and its events, each also written into the downsampled indices it is drawn for.
+// and its events, each also written into the downsampled indices it is drawn for. Universal
+// Profiling holds on-CPU samples only: a profile of another type writes nothing, and
+// Rejection returns RejectionUnsupported.
 func (e *Encoder) appendProfileECS(buf *[]byte, dict pprofile.ProfilesDictionary, p pprofile.Profile, seen ProfilesSeen, sink ProfilesSink) {
+	if !onCPUProfile(dict, p) {
+		e.rejection = RejectionUnsupported
+		return
+	}
 	st := &e.prof
 	st.ts = int64(p.Time())
 	st.freq = max(samplingFrequency(dict, p), 1)
@@ -74,6 +81,23 @@ func (e *Encoder) appendProfileECS(buf *[]byte, dict pprofile.ProfilesDictionary
 		e.appendStackMetaECS(buf, dict, id, seen, sink)
 		e.appendEventsECS(buf, dict, s, i, id, sink)
 	}
+}
+
+// onCPUProfile reports whether p samples the CPU: sample type samples/count, period type
+// cpu/nanoseconds (in any case), the eBPF profiler's.
+func onCPUProfile(dict pprofile.ProfilesDictionary, p pprofile.Profile) bool {
+	is := func(i int32, want string) bool { return strings.EqualFold(dictString(dict, i), want) }
+	return is(p.SampleType().TypeStrindex(), "samples") && is(p.SampleType().UnitStrindex(), "count") &&
+		is(p.PeriodType().TypeStrindex(), "cpu") && is(p.PeriodType().UnitStrindex(), "nanoseconds")
+}
+
+// seenECS asks seen about an ecs-mode document under its id prefixed with "ecs/": the two modes
+// derive the same ids for stack traces, frames and executables, and a profile of one mode does
+// not write the other's documents.
+func (st *profileState) seenECS(seen ProfilesSeen, kind ProfileDoc, id string) bool {
+	n := copy(st.key[:], "ecs/")
+	n += copy(st.key[n:], id)
+	return seen.Seen(kind, unsafe.String(&st.key[0], n))
 }
 
 // profileAttr returns the value of key among the profile's attributes, else the resource's.
@@ -172,7 +196,7 @@ func (e *Encoder) appendHostECS(buf *[]byte, dict pprofile.ProfilesDictionary, p
 		e.writeHostAttr(set, k, v)
 	}
 	id := e.prof.contentID(e.w.buf[contentStart:])
-	if seen.Seen(ProfileHost, id) {
+	if e.prof.seenECS(seen, ProfileHost, id) {
 		*buf = e.w.buf[:start]
 		e.w.buf = nil
 		return
@@ -248,7 +272,7 @@ func appendLower(dst []byte, s string) []byte {
 // of e.prof.stack.
 func (e *Encoder) appendStackMetaECS(buf *[]byte, dict pprofile.ProfilesDictionary, stackID string, seen ProfilesSeen, sink ProfilesSink) {
 	st := &e.prof
-	if !seen.Seen(ProfileStacktrace, stackID) {
+	if !e.prof.seenECS(seen, ProfileStacktrace, stackID) {
 		e.begin(*buf)
 		start := len(e.w.buf)
 		e.w.raw(`{` + ecsVersionField + `,"Stacktrace.frame.ids":"`)
@@ -268,21 +292,21 @@ func (e *Encoder) appendStackMetaECS(buf *[]byte, dict pprofile.ProfilesDictiona
 		sym := symbolized(dict, f.loc)
 		if sym {
 			fid := frameID(f)
-			if id := st.putID(fid[:]); !seen.Seen(ProfileStackframe, id) {
+			if id := st.putID(fid[:]); !e.prof.seenECS(seen, ProfileStackframe, id) {
 				e.appendStackframeECS(buf, dict, f, id, sink)
 			}
 		} else if i == 0 {
 			fid := frameID(f)
-			if id := st.putID(fid[:]); !seen.Seen(ProfileSymbolizationQueue, id) {
+			if id := st.putID(fid[:]); !e.prof.seenECS(seen, ProfileSymbolizationQueue, id) {
 				e.appendQueueEntry(buf, ProfilingSQLeafFramesECS, `"Stacktrace.frame.id"`, id, sink)
 			}
 		}
 		if f.hasBuild {
-			if id := st.putID(f.file[:]); dictString(dict, f.exe.FilenameStrindex()) != "" && !seen.Seen(ProfileExecutable, id) {
+			if id := st.putID(f.file[:]); dictString(dict, f.exe.FilenameStrindex()) != "" && !e.prof.seenECS(seen, ProfileExecutable, id) {
 				e.appendExecutableECS(buf, dict, f, id, sink)
 			}
 			if !sym {
-				if id := st.putID(f.file[:]); !seen.Seen(ProfileSymbolizationQueue, id) {
+				if id := st.putID(f.file[:]); !e.prof.seenECS(seen, ProfileSymbolizationQueue, id) {
 					e.appendQueueEntry(buf, ProfilingSQExecutablesECS, `"Executable.file.id"`, id, sink)
 				}
 			}

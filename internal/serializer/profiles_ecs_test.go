@@ -157,3 +157,43 @@ func TestAppendProfileECSInvalidUTF8(t *testing.T) {
 	}
 	assert.Equal(t, 4, repaired) // the two events of the first sample and their downsampled copies
 }
+
+// TestAppendProfileECSOnCPUOnly: Universal Profiling holds on-CPU samples; a profile of another
+// type writes nothing in the ecs mode (and is written in the otel mode).
+func TestAppendProfileECSOnCPUOnly(t *testing.T) {
+	for _, mode := range []Mode{ModeOTel, ModeECS} {
+		pd, dict, p := testProfile()
+		p.PeriodType().SetTypeStrindex(5) // "/usr/lib/libc.so.6", not "cpu"
+		var e Encoder
+		e.SetMode(mode)
+		var buf []byte
+		sink := &testSink{seen: map[string]bool{}, enc: &e, buf: &buf, ecs: mode == ModeECS}
+		e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
+		e.AppendProfile(&buf, dict, p, sink, sink)
+		if mode == ModeECS {
+			assert.Equal(t, RejectionUnsupported, e.Rejection())
+			assert.Empty(t, buf)
+		} else {
+			assert.Empty(t, e.Rejection())
+			assert.NotEmpty(t, sink.docs)
+		}
+	}
+}
+
+// TestAppendProfileModesSeenApart: one record of documents already written serves both
+// modes; the stack trace, frames and executable the otel mode wrote are still written by the
+// ecs mode, which derives the same ids.
+func TestAppendProfileModesSeenApart(t *testing.T) {
+	seen := map[string]bool{}
+	otel := &testSink{seen: seen}
+	pd, _, p := testProfile()
+	var e Encoder
+	encodeProfile(t, &e, otel, pd, p)
+	ecs := &testSink{seen: seen}
+	encodeProfileECS(t, ecs)
+	kinds := map[ProfileDoc]int{}
+	for _, d := range ecs.docs {
+		kinds[d.kind]++
+	}
+	assert.Equal(t, map[ProfileDoc]int{ProfileHost: 1, ProfileStacktrace: 1, ProfileStackframe: 1, ProfileExecutable: 1, ProfileSymbolizationQueue: 2, ProfileEvent: 7}, kinds)
+}
