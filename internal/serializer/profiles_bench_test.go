@@ -31,8 +31,10 @@ func BenchmarkAppendProfile(b *testing.B) {
 		mode Mode
 		seen ProfilesSeen
 	}{
-		{"steady", ModeOTel, allSeen{}}, {"new", ModeOTel, noneSeen{}},
-		{"ecs-steady", ModeECS, allSeen{}}, {"ecs-new", ModeECS, noneSeen{}},
+		{"steady", ModeOTel, allSeen{}},
+		{"new", ModeOTel, noneSeen{}},
+		{"ecs-steady", ModeECS, allSeen{}},
+		{"ecs-new", ModeECS, noneSeen{}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			pd, dict, p := testProfile()

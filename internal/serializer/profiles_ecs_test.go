@@ -49,7 +49,7 @@ func TestAppendProfileECSDocuments(t *testing.T) {
 	}
 	assert.Equal(t, want, got)
 	assert.Equal(t, time.Monday, time.Unix(1699833600, 0).UTC().Weekday())
-	assert.Equal(t, time.Unix(1700000000, 0).UTC().Truncate(7*24*time.Hour).Unix(), int64(1699833600))
+	assert.Equal(t, int64(1699833600), time.Unix(1700000000, 0).UTC().Truncate(7*24*time.Hour).Unix())
 }
 
 // TestAppendProfileECSDownsampling writes 20000 samples of one time: about one event in 5^N is
