@@ -22,17 +22,25 @@ func (s *countSink) AddProfileDocument(int, ProfileDoc, string, string, bool) { 
 
 // BenchmarkAppendProfile writes the test profile (3 samples on one stack of 2 frames):
 // "steady" with its stack trace, frames, executable and host already written (3 events),
-// "new" with none of them written (7 documents). It reports documents/s, allocations per
-// document and bytes per sample.
+// "new" with none of them written (7 documents); "ecs-steady" and "ecs-new" the same in the
+// ecs mode (5 events with 2 downsampled copies; 6 more documents, the queues' included). It
+// reports documents/s, allocations per document and bytes per sample.
 func BenchmarkAppendProfile(b *testing.B) {
 	for _, bc := range []struct {
 		name string
+		mode Mode
 		seen ProfilesSeen
-	}{{"steady", allSeen{}}, {"new", noneSeen{}}} {
+	}{
+		{"steady", ModeOTel, allSeen{}},
+		{"new", ModeOTel, noneSeen{}},
+		{"ecs-steady", ModeECS, allSeen{}},
+		{"ecs-new", ModeECS, noneSeen{}},
+	} {
 		b.Run(bc.name, func(b *testing.B) {
 			pd, dict, p := testProfile()
 			pd.MarkReadOnly()
 			var e Encoder
+			e.SetMode(bc.mode)
 			e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
 			buf := make([]byte, 0, 1<<16)
 			sink := &countSink{}

@@ -33,11 +33,12 @@ type testSink struct {
 	buf  *[]byte
 	docs []profileDoc
 	seen map[string]bool
+	ecs  bool // the documents are ecs mode's
 }
 
 func (s *testSink) AddProfileDocument(start int, kind ProfileDoc, index, id string, dataStream bool) {
-	if !dataStream {
-		panic("profile documents go to data streams")
+	if dataStream == s.ecs {
+		panic("otel-mode profile documents go to data streams, ecs-mode ones to indices")
 	}
 	s.docs = append(s.docs, profileDoc{kind, index, strings.Clone(id), string((*s.buf)[start:]), s.enc.Repair()})
 }
@@ -266,14 +267,17 @@ func TestValidateProfileRejections(t *testing.T) {
 			reason, err := ValidateProfile(dict, p)
 			assert.Equal(t, tt.reason, reason)
 			require.Error(t, err)
-			var e Encoder
-			var buf []byte
-			sink := &testSink{seen: map[string]bool{}, enc: &e, buf: &buf}
-			e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
-			e.AppendProfile(&buf, dict, p, sink, sink)
-			assert.Equal(t, tt.reason, e.Rejection())
-			assert.Empty(t, buf)
-			assert.Empty(t, sink.docs)
+			for _, mode := range []Mode{ModeOTel, ModeECS} {
+				var e Encoder
+				e.SetMode(mode)
+				var buf []byte
+				sink := &testSink{seen: map[string]bool{}, enc: &e, buf: &buf, ecs: mode == ModeECS}
+				e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
+				e.AppendProfile(&buf, dict, p, sink, sink)
+				assert.Equal(t, tt.reason, e.Rejection(), mode)
+				assert.Empty(t, buf, mode)
+				assert.Empty(t, sink.docs, mode)
+			}
 		})
 	}
 	_, dict, p := testProfile()
@@ -301,7 +305,7 @@ func TestAppendProfileSplitsCounts(t *testing.T) {
 func TestAppendProfileOtherModes(t *testing.T) {
 	pd, dict, p := testProfile()
 	var e Encoder
-	e.SetMode(ModeECS)
+	e.SetMode(ModeNone)
 	var buf []byte
 	sink := &testSink{seen: map[string]bool{}, enc: &e, buf: &buf}
 	e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")

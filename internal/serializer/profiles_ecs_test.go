@@ -1,0 +1,199 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package serializer
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func encodeProfileECS(t *testing.T, sink *testSink) {
+	t.Helper()
+	pd, _, p := testProfile()
+	var e Encoder
+	e.SetMode(ModeECS)
+	sink.ecs = true
+	encodeProfile(t, &e, sink, pd, p)
+}
+
+func TestAppendProfileECSDocuments(t *testing.T) {
+	sink := &testSink{seen: map[string]bool{}}
+	encodeProfileECS(t, sink)
+	var got []string
+	for _, d := range sink.docs {
+		got = append(got, d.kind.String()+" "+d.index+" "+d.id+" "+d.doc)
+	}
+	const ev = `"ecs.version":"1.12.0","host.id":"h-1","service.name":"svc","process.executable.name":"","Stacktrace.sampling_frequency":20,"Stacktrace.count":1,"profiling.project.id":2}`
+	const queued = `"Time.created":"2023-11-14T22:13:20.123456789Z","Symbolization.time.next":"2023-11-14T22:13:20.123456789Z","Symbolization.retries":0}`
+	want := []string{
+		`host profiling-hosts eu2MQDuvGgduFq16cT8BVA {"@timestamp":1700000000,"ecs.version":"1.12.0","host.id":"h-1","service.name":"svc"}`,
+		`stacktrace profiling-stacktraces TJbFxeZBUHs9aoM4AWx6bw {"ecs.version":"1.12.0","Stacktrace.frame.ids":"bNawjUx5R0Zs1rCNTHlHRgAAAAAAAAAqYA3K_mANyv5gDcr-YA3K_gAAAAAAABI0","Stacktrace.frame.types":"AQsBAw"}`,
+		`stackframe profiling-stackframes bNawjUx5R0Zs1rCNTHlHRgAAAAAAAAAq {"ecs.version":"1.12.0","Stackframe.file.name":["main.go"],"Stackframe.function.name":["main.work"],"Stackframe.line.number":[42]}`,
+		`symbolization_queue profiling-sq-leafframes YA3K_mANyv5gDcr-YA3K_gAAAAAAABI0 {"ecs.version":"1.12.0","Stacktrace.frame.id":["YA3K_mANyv5gDcr-YA3K_gAAAAAAABI0"],` + queued,
+		// 2023-11-13 is the Monday of the profile's week.
+		`executable profiling-executables YA3K_mANyv5gDcr-YA3K_g {"@timestamp":1699833600,"ecs.version":"1.12.0","Executable.build.id":"YA3K_mANyv5gDcr-YA3K_g","Executable.file.name":"/usr/lib/libc.so.6"}`,
+		`symbolization_queue profiling-sq-executables YA3K_mANyv5gDcr-YA3K_g {"ecs.version":"1.12.0","Executable.file.id":["YA3K_mANyv5gDcr-YA3K_g"],` + queued,
+		`event profiling-events-all  {"@timestamp":"2023-11-14T22:13:20.000000001Z","Stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","process.thread.name":"worker",` + ev,
+		`event profiling-events-5pow01  {"@timestamp":"2023-11-14T22:13:20.000000001Z","Stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","process.thread.name":"worker",` + ev,
+		`event profiling-events-all  {"@timestamp":"2023-11-14T22:13:20.500000000Z","Stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","process.thread.name":"worker",` + ev,
+		`event profiling-events-5pow01  {"@timestamp":"2023-11-14T22:13:20.500000000Z","Stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","process.thread.name":"worker",` + ev,
+	}
+	for range 3 { // the second sample: 3 samples at the profile's time, one event each
+		want = append(want, `event profiling-events-all  {"@timestamp":"2023-11-14T22:13:20.123456789Z","Stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","process.thread.name":"",`+ev)
+	}
+	assert.Equal(t, want, got)
+	assert.Equal(t, time.Monday, time.Unix(1699833600, 0).UTC().Weekday())
+	assert.Equal(t, int64(1699833600), time.Unix(1700000000, 0).UTC().Truncate(7*24*time.Hour).Unix())
+}
+
+// TestAppendProfileECSDownsampling writes 20000 samples of one time: about one event in 5^N is
+// also written into the Nth downsampled index, each downsampled event is the same document as
+// one of profiling-events-all, and a second encoding draws the same events.
+func TestAppendProfileECSDownsampling(t *testing.T) {
+	const n = 20000
+	encode := func() []profileDoc {
+		pd, _, p := testProfile()
+		p.Samples().At(1).Values().SetAt(0, n)
+		var e Encoder
+		e.SetMode(ModeECS)
+		sink := &testSink{seen: map[string]bool{}, ecs: true}
+		encodeProfile(t, &e, sink, pd, p)
+		return sink.docs
+	}
+	docs := encode()
+	perIndex := map[string]int{}
+	var last string
+	for _, d := range docs {
+		if d.kind != ProfileEvent {
+			continue
+		}
+		perIndex[d.index]++
+		if d.index == ProfilingEventsECS {
+			last = d.doc
+		} else {
+			require.Equal(t, last, d.doc)
+		}
+	}
+	assert.Equal(t, n+2, perIndex[ProfilingEventsECS])
+	// Binomial(n, 1/5): mean 4000, standard deviation 57; (n, 1/25): 800, 28; (n, 1/125): 160, 13.
+	assert.InDelta(t, 4000, perIndex["profiling-events-5pow01"], 300)
+	assert.InDelta(t, 800, perIndex["profiling-events-5pow02"], 140)
+	assert.InDelta(t, 160, perIndex["profiling-events-5pow03"], 65)
+	for level := range ProfilingEventsDownsampledECS[1:] {
+		assert.LessOrEqual(t, perIndex[ProfilingEventsDownsampledECS[level+1]], perIndex[ProfilingEventsDownsampledECS[level]])
+	}
+	again := encode()
+	assert.Equal(t, docs, again)
+}
+
+func TestECSDownsampleLevels(t *testing.T) {
+	assert.Equal(t, 0, ecsDownsampleLevels(1))
+	assert.Equal(t, 1, ecsDownsampleLevels(5))
+	assert.Equal(t, 2, ecsDownsampleLevels(25*3))
+	assert.Equal(t, 11, ecsDownsampleLevels(0))
+}
+
+func TestAppendProfileECSDedup(t *testing.T) {
+	sink := &testSink{seen: map[string]bool{}}
+	encodeProfileECS(t, sink)
+	first := len(sink.docs)
+	encodeProfileECS(t, sink)
+	for _, d := range sink.docs[first:] {
+		assert.Equal(t, ProfileEvent, d.kind, d.doc)
+	}
+	assert.Len(t, sink.docs[first:], first-6)
+}
+
+// TestAppendProfileECSHost: the host document holds the profile's and the resource's
+// attributes as lowercased strings, the first of a repeated key winning, without empty values.
+func TestAppendProfileECSHost(t *testing.T) {
+	pd, dict, p := testProfile()
+	res := pd.ResourceProfiles().At(0).Resource().Attributes()
+	res.PutStr("host.name", "Node-1.EXAMPLE")
+	res.PutStr("Host.Arch", "X86_64")
+	res.PutInt("host.cpus", 8)
+	res.PutBool("host.virtual", true)
+	res.PutStr("empty", "")
+	res.PutStr("thread.name", "resource")
+	p.AttributeIndices().Append(4) // thread.name: worker
+	var e Encoder
+	e.SetMode(ModeECS)
+	sink := &testSink{seen: map[string]bool{}, ecs: true}
+	var buf []byte
+	sink.enc, sink.buf = &e, &buf
+	e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
+	e.AppendProfile(&buf, dict, p, sink, sink)
+	require.Empty(t, e.Rejection())
+	require.Equal(t, ProfileHost, sink.docs[0].kind)
+	assert.JSONEq(t, `{"@timestamp":1700000000,"ecs.version":"1.12.0","host.id":"h-1","thread.name":"worker","service.name":"svc","host.name":"node-1.example","host.arch":"x86_64","host.cpus":"8","host.virtual":"true"}`, sink.docs[0].doc)
+	for _, d := range sink.docs {
+		if d.kind == ProfileEvent {
+			assert.Contains(t, d.doc, `"host.name":"Node-1.EXAMPLE"`)
+		}
+	}
+}
+
+func TestAppendProfileECSInvalidUTF8(t *testing.T) {
+	pd, dict, p := testProfile()
+	dict.AttributeTable().At(4).Value().SetStr("work\xffer")
+	var e Encoder
+	e.SetMode(ModeECS)
+	sink := &testSink{seen: map[string]bool{}, ecs: true}
+	encodeProfile(t, &e, sink, pd, p)
+	var repaired int
+	for _, d := range sink.docs {
+		if strings.Contains(d.doc, "work\ufffder") {
+			assert.Equal(t, RepairInvalidUTF8, d.repair)
+			repaired++
+		}
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(d.doc), &m))
+	}
+	assert.Equal(t, 4, repaired) // the two events of the first sample and their downsampled copies
+}
+
+// TestAppendProfileECSOnCPUOnly: Universal Profiling holds on-CPU samples; a profile of another
+// type writes nothing in the ecs mode (and is written in the otel mode).
+func TestAppendProfileECSOnCPUOnly(t *testing.T) {
+	for _, mode := range []Mode{ModeOTel, ModeECS} {
+		pd, dict, p := testProfile()
+		p.PeriodType().SetTypeStrindex(5) // "/usr/lib/libc.so.6", not "cpu"
+		var e Encoder
+		e.SetMode(mode)
+		var buf []byte
+		sink := &testSink{seen: map[string]bool{}, enc: &e, buf: &buf, ecs: mode == ModeECS}
+		e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
+		e.AppendProfile(&buf, dict, p, sink, sink)
+		if mode == ModeECS {
+			assert.Equal(t, RejectionUnsupported, e.Rejection())
+			assert.Empty(t, buf)
+		} else {
+			assert.Empty(t, e.Rejection())
+			assert.NotEmpty(t, sink.docs)
+		}
+	}
+}
+
+// TestAppendProfileModesSeenApart: one record of documents already written serves both
+// modes; the stack trace, frames and executable the otel mode wrote are still written by the
+// ecs mode, which derives the same ids.
+func TestAppendProfileModesSeenApart(t *testing.T) {
+	seen := map[string]bool{}
+	otel := &testSink{seen: seen}
+	pd, _, p := testProfile()
+	var e Encoder
+	encodeProfile(t, &e, otel, pd, p)
+	ecs := &testSink{seen: seen}
+	encodeProfileECS(t, ecs)
+	kinds := map[ProfileDoc]int{}
+	for _, d := range ecs.docs {
+		kinds[d.kind]++
+	}
+	assert.Equal(t, map[ProfileDoc]int{ProfileHost: 1, ProfileStacktrace: 1, ProfileStackframe: 1, ProfileExecutable: 1, ProfileSymbolizationQueue: 2, ProfileEvent: 7}, kinds)
+}
