@@ -89,6 +89,10 @@ const (
 	RejectionProfileValue = "invalid_profile_value"
 )
 
+// RejectionProfileTooLarge: in the ecs mode, the profile's samples add up to more than
+// maxECSEvents, each of which would be an event document of its own.
+const RejectionProfileTooLarge = "profile_too_large"
+
 // maxSampleCount bounds the samples of one sample entry (of one timestamp, or of the profile's
 // time without timestamps): it is written as events of at most 32767 each, so at most 512.
 const maxSampleCount = 512 * math.MaxInt16

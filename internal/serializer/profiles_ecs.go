@@ -58,14 +58,27 @@ const (
 	attrExecutableName = "process.executable.name"
 )
 
+// maxECSEvents bounds the samples of one profile in the ecs mode: each is an event document
+// of profiling-events-all (Universal Profiling counts event documents, not Stacktrace.count),
+// and about one in four more is a downsampled copy, so one profile writes at most about 82000
+// events, some 27 MB. A profile with more is rejected whole (RejectionProfileTooLarge) rather
+// than written in part. The eBPF profiler's profiles (20 samples a second per core, reported
+// every few seconds) stay far below it.
+const maxECSEvents = 1 << 16
+
 // appendProfileECS writes the ecs-mode documents of a valid profile: the host, then per sample
 // its stack trace, frames, executables and symbolization queue entries that seen has not had,
 // and its events, each also written into the downsampled indices it is drawn for. Universal
 // Profiling holds on-CPU samples only: a profile of another type writes nothing, and
-// Rejection returns RejectionUnsupported.
+// Rejection returns RejectionUnsupported; one of more than maxECSEvents samples writes nothing
+// either, and Rejection returns RejectionProfileTooLarge.
 func (e *Encoder) appendProfileECS(buf *[]byte, dict pprofile.ProfilesDictionary, p pprofile.Profile, seen ProfilesSeen, sink ProfilesSink) {
 	if !onCPUProfile(dict, p) {
 		e.rejection = RejectionUnsupported
+		return
+	}
+	if profileSampleTotal(p) > maxECSEvents {
+		e.rejection = RejectionProfileTooLarge
 		return
 	}
 	st := &e.prof
@@ -81,6 +94,18 @@ func (e *Encoder) appendProfileECS(buf *[]byte, dict pprofile.ProfilesDictionary
 		e.appendStackMetaECS(buf, dict, id, seen, sink)
 		e.appendEventsECS(buf, dict, s, i, id, sink)
 	}
+}
+
+// profileSampleTotal returns the samples of a valid profile p: the sum of the counts
+// sampleCounts gives each of its samples (each at most maxSampleCount, so the sum cannot
+// overflow).
+func profileSampleTotal(p pprofile.Profile) int64 {
+	var total int64
+	samples := p.Samples()
+	for i := range samples.Len() {
+		sampleCounts(samples.At(i), 0, func(_ int, _, count int64) { total += count })
+	}
+	return total
 }
 
 // onCPUProfile reports whether p samples the CPU: sample type samples/count, period type

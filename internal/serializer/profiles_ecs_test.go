@@ -197,3 +197,43 @@ func TestAppendProfileModesSeenApart(t *testing.T) {
 	}
 	assert.Equal(t, map[ProfileDoc]int{ProfileHost: 1, ProfileStacktrace: 1, ProfileStackframe: 1, ProfileExecutable: 1, ProfileSymbolizationQueue: 2, ProfileEvent: 7}, kinds)
 }
+
+// TestAppendProfileECSEventBound: a profile of maxECSEvents samples is written, one event
+// document per sample; one more sample and it is rejected whole, with nothing written, while
+// the otel mode, whose events carry their count, still writes it.
+func TestAppendProfileECSEventBound(t *testing.T) {
+	for _, tc := range []struct {
+		extra  int64
+		reason string
+	}{{0, ""}, {1, RejectionProfileTooLarge}} {
+		pd, dict, p := testProfile()
+		// The first sample's two timestamps are one sample each.
+		p.Samples().At(1).Values().SetAt(0, maxECSEvents-2+tc.extra)
+		var e Encoder
+		e.SetMode(ModeECS)
+		var buf []byte
+		sink := &testSink{seen: map[string]bool{}, enc: &e, buf: &buf, ecs: true}
+		e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
+		e.AppendProfile(&buf, dict, p, sink, sink)
+		assert.Equal(t, tc.reason, e.Rejection())
+		events := 0
+		for _, d := range sink.docs {
+			if d.kind == ProfileEvent && d.index == ProfilingEventsECS {
+				events++
+			}
+		}
+		if tc.reason != "" {
+			assert.Empty(t, buf)
+			assert.Empty(t, sink.docs)
+		} else {
+			assert.Equal(t, maxECSEvents, events)
+		}
+
+		e.SetMode(ModeOTel)
+		buf = buf[:0]
+		otel := &testSink{seen: map[string]bool{}, enc: &e, buf: &buf}
+		e.AppendProfile(&buf, dict, p, otel, otel)
+		assert.Empty(t, e.Rejection())
+		assert.NotEmpty(t, otel.docs)
+	}
+}

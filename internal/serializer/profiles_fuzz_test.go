@@ -18,6 +18,7 @@ func FuzzAppendProfile(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13})
 	f.Add([]byte{0xff, 0xfe, 0x80, 0x7f, 0, 0, 0, 0x80})
+	f.Add([]byte("900")) // a string of the period type replaced: not on-CPU, which the ecs mode rejects
 	f.Fuzz(func(t *testing.T, data []byte) {
 		pd, dict, p := testProfile()
 		next := func() int32 {
@@ -55,11 +56,16 @@ func FuzzAppendProfile(f *testing.F) {
 				dict.LocationTable().At(2).Lines().At(0).SetLine(int64(v) << 16)
 			}
 		}
-		reason, _ := ValidateProfile(dict, p)
-		if reason == "" && eventCount(p) > 1<<16 {
-			return // valid, but the ecs mode writes one event per sample: too many to check
-		}
+		valid, _ := ValidateProfile(dict, p)
 		for _, mode := range []Mode{ModeOTel, ModeECS} {
+			reason := valid
+			switch {
+			case mode != ModeECS || reason != "":
+			case !onCPUProfile(dict, p): // a string of the sample or period type was changed
+				reason = RejectionUnsupported
+			case eventCount(p) > maxECSEvents:
+				reason = RejectionProfileTooLarge // one event per sample: too many
+			}
 			var e Encoder
 			e.SetMode(mode)
 			var buf []byte
