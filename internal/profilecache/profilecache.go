@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // Package profilecache remembers the content-addressed profiling documents (stack traces,
-// stack frames, executables, hosts) already written, so that each is written once within its
+// stack frames, executables, hosts, and the ecs mode's symbolization queue entries) already
+// written, so that each is written once within its
 // lifetime: a Cache implements the serializer's ProfilesSeen.
 //
 // Each kind has a cache of its own, least recently seen first out, bounded in entries and in
@@ -12,8 +13,11 @@
 //	stack frames   131072 entries  16 MiB
 //	executables     16384 entries   2 MiB
 //	hosts           16384 entries   2 MiB
+//	queue entries  131072 entries  16 MiB
 //
-// so at most 36 MiB in all. An entry lives at most Lifetime (24 hours by default) from the time
+// so at most 52 MiB in all. Queue entries are the ecs mode's symbolization queues: the ids of
+// unsymbolized leaf frames and of the executables of unsymbolized frames, one cache for both
+// (a frame id and a file id differ in length, so they cannot be confused). An entry lives at most Lifetime (24 hours by default) from the time
 // it was recorded, however often it is seen meanwhile: a document still in use is written again
 // at least once a day, into the data stream's current backing index, so that it outlives the
 // deletion of old backing indices by the data stream's retention (60 days in Elasticsearch's
@@ -42,7 +46,7 @@ type Bounds struct {
 
 // Config sets the caches' bounds and the entries' lifetime.
 type Config struct {
-	Stacktraces, Stackframes, Executables, Hosts Bounds
+	Stacktraces, Stackframes, Executables, Hosts, Queue Bounds
 	// Lifetime is how long an entry is remembered at most after it was recorded.
 	Lifetime time.Duration
 	// Now returns the current time; nil means time.Now.
@@ -58,13 +62,14 @@ func Defaults() Config {
 		Stackframes: Bounds{Entries: 128 << 10, Bytes: 16 << 20},
 		Executables: Bounds{Entries: 16 << 10, Bytes: 2 << 20},
 		Hosts:       Bounds{Entries: 16 << 10, Bytes: 2 << 20},
+		Queue:       Bounds{Entries: 128 << 10, Bytes: 16 << 20},
 		Lifetime:    24 * time.Hour,
 	}
 }
 
 // Cache is the record of profiling documents written. It is safe for concurrent use.
 type Cache struct {
-	kinds [serializer.ProfileHost + 1]*lru
+	kinds [serializer.ProfileSymbolizationQueue + 1]*lru
 	now   func() time.Time
 	life  time.Duration
 }
@@ -81,6 +86,7 @@ func New(cfg Config) *Cache {
 	c.kinds[serializer.ProfileStackframe] = newLRU(cfg.Stackframes)
 	c.kinds[serializer.ProfileExecutable] = newLRU(cfg.Executables)
 	c.kinds[serializer.ProfileHost] = newLRU(cfg.Hosts)
+	c.kinds[serializer.ProfileSymbolizationQueue] = newLRU(cfg.Queue)
 	return c
 }
 

@@ -28,7 +28,7 @@ func (c *clock) now() time.Time { return c.t }
 
 func newCache(b Bounds) (*Cache, *clock) {
 	clk := &clock{t: time.Unix(1_700_000_000, 0)}
-	return New(Config{Stacktraces: b, Stackframes: b, Executables: b, Hosts: b, Lifetime: time.Hour, Now: clk.now}), clk
+	return New(Config{Stacktraces: b, Stackframes: b, Executables: b, Hosts: b, Queue: b, Lifetime: time.Hour, Now: clk.now}), clk
 }
 
 func TestSeenRecordsOnce(t *testing.T) {
@@ -99,11 +99,15 @@ func TestByteBound(t *testing.T) {
 func TestDefaults(t *testing.T) {
 	d := Defaults()
 	assert.Equal(t, 24*time.Hour, d.Lifetime)
-	total := d.Stacktraces.Bytes + d.Stackframes.Bytes + d.Executables.Bytes + d.Hosts.Bytes
-	assert.Equal(t, 36<<20, total)
+	total := d.Stacktraces.Bytes + d.Stackframes.Bytes + d.Executables.Bytes + d.Hosts.Bytes + d.Queue.Bytes
+	assert.Equal(t, 52<<20, total)
 	c := New(d)
-	assert.False(t, c.Seen(serializer.ProfileHost, "h"))
-	assert.True(t, c.Seen(serializer.ProfileHost, "h"))
+	for _, kind := range []serializer.ProfileDoc{serializer.ProfileHost, serializer.ProfileSymbolizationQueue} {
+		assert.False(t, c.Seen(kind, "h"), kind)
+		assert.True(t, c.Seen(kind, "h"), kind)
+	}
+	assert.False(t, c.Seen(serializer.ProfileEvent, "h"))
+	assert.False(t, c.Seen(serializer.ProfileEvent, "h"), "events are never recorded")
 }
 
 func TestConcurrentSeen(t *testing.T) {

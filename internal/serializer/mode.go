@@ -60,10 +60,8 @@ func (m Mode) SeparateSpanEvents() bool { return m == ModeOTel || m == ModeECS }
 // Supports reports whether the mode writes the signal "logs", "traces", "metrics" or "profiles".
 func (m Mode) Supports(signal string) bool {
 	switch m {
-	case ModeOTel:
+	case ModeOTel, ModeECS:
 		return signal == "logs" || signal == "traces" || signal == "metrics" || signal == "profiles"
-	case ModeECS:
-		return signal == "logs" || signal == "traces" || signal == "metrics"
 	case ModeNone, ModeRaw:
 		return signal == "logs" || signal == "traces"
 	case ModeBodyMap:

@@ -43,7 +43,7 @@ func TestModeSupports(t *testing.T) {
 		separateSpanEventsDocs bool
 	}{
 		{mode: ModeOTel, logs: true, traces: true, metrics: true, profiles: true, separateSpanEventsDocs: true},
-		{mode: ModeECS, logs: true, traces: true, metrics: true, separateSpanEventsDocs: true},
+		{mode: ModeECS, logs: true, traces: true, metrics: true, profiles: true, separateSpanEventsDocs: true},
 		{mode: ModeNone, logs: true, traces: true},
 		{mode: ModeRaw, logs: true, traces: true},
 		{mode: ModeBodyMap, logs: true},
