@@ -1,0 +1,128 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package integrationtest
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/exporter/xexporter"
+
+	"github.com/otelcol-es/elasticsearchexporter"
+	"github.com/otelcol-es/elasticsearchexporter/internal/lab/benchdata"
+	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+)
+
+// ecsProfilingIndices are the Universal Profiling indices the ecs mode writes.
+func ecsProfilingIndices() []string {
+	out := []string{
+		serializer.ProfilingEventsECS, serializer.ProfilingStacktracesECS, serializer.ProfilingStackframesECS,
+		serializer.ProfilingExecutablesECS, serializer.ProfilingHostsECS,
+		serializer.ProfilingSQLeafFramesECS, serializer.ProfilingSQExecutablesECS,
+	}
+	return append(out, serializer.ProfilingEventsDownsampledECS[:]...)
+}
+
+// TestProfilesECSIndexed writes profiles in the ecs mode through the exporter into the node,
+// which has no Universal Profiling templates: each index is created with the mapping the node
+// derives from the first document. Every document is indexed, nothing lands in _ignored, a
+// second push writes only events, and the same profile from a restarted exporter (its record of
+// written documents empty) is a counted duplicate for every content-addressed document.
+func TestProfilesECSIndexed(t *testing.T) {
+	s := newSuite(t)
+	indices := ecsProfilingIndices()
+	all := strings.Join(indices, ",")
+	// The names are fixed (no run id): start from none of them, and leave none behind.
+	drop := func() { _, _, _ = s.es.Do(http.MethodDelete, "/"+all+"?ignore_unavailable=true", nil) }
+	drop()
+	t.Cleanup(drop)
+
+	cfg := s.config()
+	cfg.Mapping.AllowedModes = []string{"ecs"}
+	newExporter := func() xexporter.Profiles {
+		f := elasticsearchexporter.NewFactory().(xexporter.Factory)
+		exp, err := f.CreateProfiles(context.Background(), s.set, cfg)
+		require.NoError(t, err)
+		require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
+		return exp
+	}
+	exp := newExporter()
+	require.NoError(t, exp.ConsumeProfiles(context.Background(), benchdata.Profiles(8)))
+	require.NoError(t, exp.ConsumeProfiles(context.Background(), benchdata.Profiles(8)))
+	require.NoError(t, exp.Shutdown(context.Background()))
+	indexed := s.docs(t, "indexed")
+
+	restarted := newExporter()
+	t.Cleanup(func() { require.NoError(t, restarted.Shutdown(context.Background())) })
+	require.NoError(t, restarted.ConsumeProfiles(context.Background(), benchdata.Profiles(8)))
+
+	s.es.Refresh(t, all)
+	counts := map[string]int{}
+	var total int
+	for _, index := range indices {
+		counts[index] = s.es.Count(t, index)
+		total += counts[index]
+	}
+	t.Logf("documents per index: %v", counts)
+	once := map[string]int{ // benchdata.Profiles(8): 4 stacks, 5 symbolized frames, 2 executables
+		serializer.ProfilingStacktracesECS:   benchdata.ProfileStacks,
+		serializer.ProfilingStackframesECS:   benchdata.ProfileStacks + 1,
+		serializer.ProfilingExecutablesECS:   2,
+		serializer.ProfilingHostsECS:         1,
+		serializer.ProfilingSQLeafFramesECS:  benchdata.ProfileStacks,
+		serializer.ProfilingSQExecutablesECS: 2,
+	}
+	for index, n := range once {
+		assert.Equal(t, n, counts[index], index)
+	}
+	assert.Equal(t, 3*8, counts[serializer.ProfilingEventsECS], "8 samples, 3 pushes")
+	for i := 1; i < len(serializer.ProfilingEventsDownsampledECS); i++ {
+		assert.LessOrEqual(t, counts[serializer.ProfilingEventsDownsampledECS[i]], counts[serializer.ProfilingEventsDownsampledECS[i-1]])
+	}
+	// Every document the exporter counted as indexed is in the node; the restarted exporter's
+	// content-addressed documents were there already.
+	assert.Equal(t, int64(total), s.docs(t, "indexed"))
+	assert.Equal(t, int64(18), s.docsWithError(t, "duplicate", "version_conflict_engine_exception"))
+	assert.Greater(t, s.docs(t, "indexed"), indexed)
+	assert.Zero(t, s.docs(t, "rejected"))
+	assert.Zero(t, s.es.CountQuery(t, all, map[string]any{"query": map[string]any{"exists": map[string]any{"field": "_ignored"}}}), "_ignored is empty")
+
+	// The mapping the node derived: dates from RFC 3339 strings, longs from epoch seconds
+	// and counts, text with a keyword subfield from other strings.
+	for _, tc := range []struct{ index, field, want string }{
+		{serializer.ProfilingEventsECS, "@timestamp", "date"},
+		{serializer.ProfilingEventsECS, "Stacktrace.count", "long"},
+		{serializer.ProfilingEventsECS, "Stacktrace.id", "text"},
+		{serializer.ProfilingExecutablesECS, "@timestamp", "long"},
+		{serializer.ProfilingHostsECS, "@timestamp", "long"},
+		{serializer.ProfilingStackframesECS, "Stackframe.line.number", "long"},
+		{serializer.ProfilingSQLeafFramesECS, "Symbolization.time.next", "date"},
+	} {
+		assert.Equal(t, tc.want, fieldType(t, s, tc.index, tc.field), "%s %s", tc.index, tc.field)
+	}
+}
+
+// fieldType returns the type the node mapped field of index to.
+func fieldType(t *testing.T, s *suite, index, field string) string {
+	t.Helper()
+	body := s.es.MustDo(t, http.MethodGet, "/"+index+"/_mapping/field/"+field, nil)
+	var m map[string]struct {
+		Mappings map[string]struct {
+			Mapping map[string]struct {
+				Type string `json:"type"`
+			} `json:"mapping"`
+		} `json:"mappings"`
+	}
+	require.NoError(t, json.Unmarshal(body, &m), string(body))
+	for _, last := range m[index].Mappings[field].Mapping {
+		return last.Type
+	}
+	return ""
+}
