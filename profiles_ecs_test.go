@@ -6,6 +6,7 @@ package elasticsearchexporter
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"strings"
 	"testing"
 
@@ -114,13 +115,8 @@ func TestProfilesECSAfterOTel(t *testing.T) {
 	pd.ResourceProfiles().At(0).ScopeProfiles().At(0).Scope().Attributes().PutStr("elastic.mapping.mode", "ecs")
 	require.NoError(t, exp.ConsumeProfiles(context.Background(), pd))
 	counts, _ := splitDownsampled(t, srv.Accepted())
-	want := map[string]int{}
-	for k, v := range profileDocsFirst {
-		want[k] = v
-	}
-	for k, v := range profileDocsFirstECS {
-		want[k] = v
-	}
+	want := maps.Clone(profileDocsFirst)
+	maps.Copy(want, profileDocsFirstECS)
 	assert.Equal(t, want, counts)
 }
 

@@ -89,8 +89,8 @@ const (
 	RejectionProfileValue = "invalid_profile_value"
 )
 
-// RejectionProfileTooLarge: in the ecs mode, the profile's samples add up to more than
-// maxECSEvents, each of which would be an event document of its own.
+// RejectionProfileTooLarge is the ecs mode's rejection of a profile whose samples add up to
+// more than maxECSEvents, each of which would be an event document of its own.
 const RejectionProfileTooLarge = "profile_too_large"
 
 // maxSampleCount bounds the samples of one sample entry (of one timestamp, or of the profile's
