@@ -113,6 +113,30 @@ func TestDiscoveryPublishAddressForms(t *testing.T) {
 	}, got)
 }
 
+// A node joining the cluster is listed by `_nodes/http` before its HTTP server has published an
+// address; the transport would make of it the URL "https://:", to which every request fails. It
+// is left out until a discovery finds its address.
+func TestDiscoveryLeavesOutANodeWithoutPublishAddress(t *testing.T) {
+	nodes := &fakeNodes{nodesHTTP: `{"nodes":{
+		"a":{"roles":["data"],"http":{"publish_address":"es-a:9200"}},
+		"joining":{"roles":["data"]}
+	}}`}
+	cfg := testConfig("https://es-a:9200")
+	sendThrough(&cfg, nodes)
+	c, _ := newTestClient(t, cfg)
+	require.NoError(t, c.transport.DiscoverNodesContext(context.Background()))
+	assert.Equal(t, []string{"https://es-a:9200"}, sortedURLs(c))
+
+	nodes.mu.Lock()
+	nodes.nodesHTTP = `{"nodes":{
+		"a":{"roles":["data"],"http":{"publish_address":"es-a:9200"}},
+		"joining":{"roles":["data"],"http":{"publish_address":"es-c:9200"}}
+	}}`
+	nodes.mu.Unlock()
+	require.NoError(t, c.transport.DiscoverNodesContext(context.Background()))
+	assert.Equal(t, []string{"https://es-a:9200", "https://es-c:9200"}, sortedURLs(c))
+}
+
 // Discovery replaces a single endpoint by the nodes found, and a discovery that fails keeps the
 // endpoints: the exporter logs it and sends to the configured endpoints.
 func TestDiscoveryFailureKeepsEndpoints(t *testing.T) {

@@ -28,6 +28,11 @@ import (
 //     request goes to one node.
 //   - A node that discovery no longer finds stays out. The transport drops it from its lists,
 //     but the timer of a node set aside would put it back among the nodes in use.
+//   - A node that discovery finds without an HTTP publish address is left out. A node joining
+//     the cluster is listed by `_nodes/http` before its HTTP server publishes an address, and
+//     the transport makes of it the URL "https://:", whose requests fail ("dial tcp :443"),
+//     each a warning that a node does not answer. The next discovery finds it with its
+//     address.
 //
 // The client calls Next, OnSuccess and OnFailure, and set (as its ConnectionPoolFunc, at
 // start and at each discovery), under its own lock; URLs and Close come without it.
@@ -61,6 +66,9 @@ func (p *nodePool) set(conns []*elastictransport.Connection, sel elastictranspor
 		p.state.Store(&nodePoolState{inner: inner, conns: slices.Clone(conns)})
 		return p
 	}
+	conns = slices.DeleteFunc(slices.Clone(conns), func(c *elastictransport.Connection) bool {
+		return c.URL == nil || c.URL.Hostname() == ""
+	})
 	if len(conns) == 0 {
 		return p // as the transport does: no node found leaves the pool untouched
 	}
