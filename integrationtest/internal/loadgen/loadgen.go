@@ -1,7 +1,7 @@
-// Package loadgen sends synthetic logs, traces and metrics to an OTLP/HTTP endpoint
+// Package loadgen sends synthetic logs, traces, metrics and profiles to an OTLP/HTTP endpoint
 // (protobuf), for the end-to-end tests and the demo. Every resource, record and data point
 // carries the run id in the attribute loadgen.run_id, so a test can count exactly what one run
-// sent.
+// sent; a profile carries it on its resource, which every event of the profile copies.
 //
 // Metric data points are made so that the number of documents the exporter writes for them is
 // known in advance (see [MetricDocuments]): the exporter puts the data points that share the
@@ -27,12 +27,13 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
+	"go.opentelemetry.io/collector/pdata/pprofile/pprofileotlp"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 )
 
 // RunIDAttribute is the attribute that carries the run id, on each resource and each log
-// record, span, span event and metric data point.
+// record, span, span event and metric data point (profiles: on the resource only).
 const RunIDAttribute = "loadgen.run_id"
 
 // ScopeName is the instrumentation scope of everything the generator sends.
@@ -44,7 +45,8 @@ type Config struct {
 	Logs      int    // log records to send
 	Spans     int    // spans to send; each has one span event
 	Metrics   int    // metric data points to send
-	Batch     int    // records (log records, spans or data points) per request; see Run for metrics
+	Profiles  int    // profile samples to send, one event each; see profiles.go
+	Batch     int    // records (log records, spans, data points or samples) per request; see Run for metrics
 	RunID     string // value of loadgen.run_id; see NewRunID
 	Dataset   string // data_stream.dataset resource attribute, when not empty
 	Namespace string // data_stream.namespace resource attribute, when not empty
@@ -75,24 +77,26 @@ func DefaultConfig() Config {
 
 // Result is what a run delivered.
 type Result struct {
-	RunID          string
-	Logs           int
-	Spans          int
-	SpanEvents     int
-	DataPoints     int // metric data points
-	MetricDocs     int // documents the exporter makes of DataPoints; see MetricDocuments
-	LogRequests    int
-	TraceRequests  int
-	MetricRequests int
-	Retries        int
-	Elapsed        time.Duration
+	RunID           string
+	Logs            int
+	Spans           int
+	SpanEvents      int
+	DataPoints      int // metric data points
+	MetricDocs      int // documents the exporter makes of DataPoints; see MetricDocuments
+	Samples         int // profile samples
+	LogRequests     int
+	TraceRequests   int
+	MetricRequests  int
+	ProfileRequests int
+	Retries         int
+	Elapsed         time.Duration
 }
 
 func (r Result) String() string {
 	return fmt.Sprintf("run %s: sent %d log records in %d requests, %d spans with %d span events in %d requests, "+
-		"%d metric data points (%d documents expected) in %d requests (%d retries) in %s",
+		"%d metric data points (%d documents expected) in %d requests, %d profile samples in %d requests (%d retries) in %s",
 		r.RunID, r.Logs, r.LogRequests, r.Spans, r.SpanEvents, r.TraceRequests,
-		r.DataPoints, r.MetricDocs, r.MetricRequests, r.Retries, r.Elapsed.Round(time.Millisecond))
+		r.DataPoints, r.MetricDocs, r.MetricRequests, r.Samples, r.ProfileRequests, r.Retries, r.Elapsed.Round(time.Millisecond))
 }
 
 // NewRunID returns a short random id of lower-case letters and digits, usable in a data
@@ -107,8 +111,8 @@ func NewRunID() string {
 	return string(b[:])
 }
 
-// Run sends cfg.Logs log records, cfg.Spans spans and cfg.Metrics metric data points, in this
-// order. A metrics request holds cfg.Batch data points rounded up to a multiple of
+// Run sends cfg.Logs log records, cfg.Spans spans, cfg.Metrics metric data points and
+// cfg.Profiles profile samples, in this order. A metrics request holds cfg.Batch data points rounded up to a multiple of
 // MetricsPerDocument, so that the data points of one document never travel in two requests.
 // Run stops at the first request that cannot be delivered and returns what was delivered
 // until then together with the error.
@@ -116,8 +120,8 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	if cfg.Batch <= 0 {
 		return Result{}, errors.New("batch must be positive")
 	}
-	if cfg.Logs < 0 || cfg.Spans < 0 || cfg.Metrics < 0 {
-		return Result{}, errors.New("the numbers of logs, spans and data points must not be negative")
+	if cfg.Logs < 0 || cfg.Spans < 0 || cfg.Metrics < 0 || cfg.Profiles < 0 {
+		return Result{}, errors.New("the numbers of logs, spans, data points and samples must not be negative")
 	}
 	if cfg.Attempts <= 0 {
 		cfg.Attempts = 1
@@ -176,8 +180,27 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		sent += n
 		res.DataPoints, res.MetricDocs, res.MetricRequests = sent, MetricDocuments(sent), res.MetricRequests+1
 	}
+	for sent := 0; sent < cfg.Profiles; {
+		n := min(cfg.Batch, cfg.Profiles-sent)
+		body, err := pprofileotlp.NewExportRequestFromProfiles(g.profiles(sent, n)).MarshalProto()
+		if err != nil {
+			return res, fmt.Errorf("encoding profiles: %w", err)
+		}
+		// Partial success counts profiles: one per request.
+		retries, err := g.post(ctx, ProfilesPath, body, 1)
+		res.Retries += retries
+		if err != nil {
+			return res, fmt.Errorf("profile samples %d-%d: %w", sent, sent+n-1, err)
+		}
+		sent += n
+		res.Samples, res.ProfileRequests = sent, res.ProfileRequests+1
+	}
 	return res, nil
 }
+
+// ProfilesPath is the OTLP/HTTP path of profiles (development: the receiver serves it with
+// the collector's feature gate service.profilesSupport).
+const ProfilesPath = "/v1development/profiles"
 
 type generator struct {
 	cfg       Config
@@ -188,17 +211,22 @@ type generator struct {
 
 func (g *generator) resource(r pcommon.Resource) {
 	a := r.Attributes()
-	a.PutStr("service.name", g.cfg.Service)
-	a.PutStr("service.version", "1.4.2")
-	a.PutStr("deployment.environment.name", "demo")
-	a.PutStr("host.name", "loadgen-host")
-	a.PutStr(RunIDAttribute, g.cfg.RunID)
+	g.service(a)
 	if g.cfg.Dataset != "" {
 		a.PutStr("data_stream.dataset", g.cfg.Dataset)
 	}
 	if g.cfg.Namespace != "" {
 		a.PutStr("data_stream.namespace", g.cfg.Namespace)
 	}
+}
+
+// service puts the attributes every resource has: the service, its host and the run id.
+func (g *generator) service(a pcommon.Map) {
+	a.PutStr("service.name", g.cfg.Service)
+	a.PutStr("service.version", "1.4.2")
+	a.PutStr("deployment.environment.name", "demo")
+	a.PutStr("host.name", "loadgen-host")
+	a.PutStr(RunIDAttribute, g.cfg.RunID)
 }
 
 func scope(s pcommon.InstrumentationScope) {
@@ -391,6 +419,12 @@ func checkPartialSuccess(path string, body []byte, records int) error {
 			return nil
 		}
 		rejected, msg = r.PartialSuccess().RejectedDataPoints(), r.PartialSuccess().ErrorMessage()
+	case strings.HasSuffix(path, ProfilesPath):
+		r := pprofileotlp.NewExportResponse()
+		if err := r.UnmarshalProto(body); err != nil {
+			return nil
+		}
+		rejected, msg = r.PartialSuccess().RejectedProfiles(), r.PartialSuccess().ErrorMessage()
 	default:
 		r := ptraceotlp.NewExportResponse()
 		if err := r.UnmarshalProto(body); err != nil {
