@@ -109,7 +109,8 @@ func TestProfilesECSIndexed(t *testing.T) {
 	}
 }
 
-// fieldType returns the type the node mapped field of index to.
+// fieldType returns the type the node mapped field of index to: of a data stream, in the
+// newest of its backing indices that maps field.
 func fieldType(t *testing.T, s *suite, index, field string) string {
 	t.Helper()
 	body := s.es.MustDo(t, http.MethodGet, "/"+index+"/_mapping/field/"+field, nil)
@@ -121,8 +122,13 @@ func fieldType(t *testing.T, s *suite, index, field string) string {
 		} `json:"mappings"`
 	}
 	require.NoError(t, json.Unmarshal(body, &m), string(body))
-	for _, last := range m[index].Mappings[field].Mapping {
-		return last.Type
+	var newest, typ string
+	for name, im := range m {
+		for _, last := range im.Mappings[field].Mapping {
+			if name > newest {
+				newest, typ = name, last.Type
+			}
+		}
 	}
-	return ""
+	return typ
 }

@@ -236,9 +236,14 @@ info "Elasticsearch ${version:-?} at $ES_ENDPOINT ($([[ -n "$ES_API_KEY" ]] && e
 
 # ---------------------------------------------------------------- 2. templates
 
-step "Index templates for logs-*.otel-*, traces-*.otel-* and metrics-*.otel-*"
+step "Index templates for logs-*.otel-*, traces-*.otel-*, metrics-*.otel-* and the otel-mode profiling data streams"
 for pair in "logs-otel@template:otelcol-es-logs-otel:logs-otel.json" "traces-otel@template:otelcol-es-traces-otel:traces-otel.json" \
-	"metrics-otel@template:otelcol-es-metrics-otel:metrics-otel.json"; do
+	"metrics-otel@template:otelcol-es-metrics-otel:metrics-otel.json" \
+	"profiling-events-otel@template:otelcol-es-profiling-events-otel:profiling-events-otel.json" \
+	"profiling-stacktraces-otel@template:otelcol-es-profiling-stacktraces-otel:profiling-stacktraces-otel.json" \
+	"profiling-stackframes-otel@template:otelcol-es-profiling-stackframes-otel:profiling-stackframes-otel.json" \
+	"profiling-executables-otel@template:otelcol-es-profiling-executables-otel:profiling-executables-otel.json" \
+	"profiling-hosts-otel@template:otelcol-es-profiling-hosts-otel:profiling-hosts-otel.json"; do
 	IFS=: read -r builtin name file <<<"$pair"
 	code="$(es_code "/_index_template/$builtin")"
 	if [[ "$code" == 200 ]]; then

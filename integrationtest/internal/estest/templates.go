@@ -27,6 +27,14 @@ import (
 // built-in template, docs/dev/tsdb-facts.md the measurements behind them. scripts/demo.sh
 // installs the same files.
 //
+// The five profiling ones stand in for Elasticsearch 9.6's profiling-<kind>-otel@template
+// (events, stacktraces, stackframes, executables, hosts; x-pack otel-data), which 9.5 and the
+// archive lack: the patterns, priorities, lifecycle, mappings and settings of the built-in
+// templates and their profiling-<kind>-otel@mappings component templates (logsdb mode, index
+// sort, best_compression and synthetic source where they set them), with one shard, no
+// replicas, the default refresh interval and no tier preference. docs/documents.md lists the
+// differences.
+//
 //go:embed templates/*.json
 var templateFS embed.FS
 
@@ -37,15 +45,20 @@ type Template struct {
 	Body    []byte // JSON body of PUT _index_template/<Name>
 }
 
-// OTelTemplates returns the stand-in templates for logs-*.otel-*, traces-*.otel-* and
-// metrics-*.otel-*.
+// OTelTemplates returns the stand-in templates for logs-*.otel-* (first), traces-*.otel-*,
+// metrics-*.otel-* and the five profiling data streams of the otel mode.
 func OTelTemplates() []Template {
 	out := []Template{
 		{Name: "otelcol-es-logs-otel", Builtin: "logs-otel@template"},
 		{Name: "otelcol-es-traces-otel", Builtin: "traces-otel@template"},
 		{Name: "otelcol-es-metrics-otel", Builtin: "metrics-otel@template"},
 	}
-	for i, file := range []string{"templates/logs-otel.json", "templates/traces-otel.json", "templates/metrics-otel.json"} {
+	files := []string{"templates/logs-otel.json", "templates/traces-otel.json", "templates/metrics-otel.json"}
+	for _, kind := range []string{"events", "stacktraces", "stackframes", "executables", "hosts"} {
+		out = append(out, Template{Name: "otelcol-es-profiling-" + kind + "-otel", Builtin: "profiling-" + kind + "-otel@template"})
+		files = append(files, "templates/profiling-"+kind+"-otel.json")
+	}
+	for i, file := range files {
 		b, err := templateFS.ReadFile(file)
 		if err != nil {
 			panic(err) // embedded above; cannot happen
@@ -56,8 +69,8 @@ func OTelTemplates() []Template {
 }
 
 // InstallOTelTemplates puts each stand-in template (see [OTelTemplates]) unless the node has
-// the built-in template it stands in for, as a full distribution of Elasticsearch 8.16 or
-// later does. It is idempotent; data streams created before keep their mappings.
+// the built-in template it stands in for, as a full distribution of Elasticsearch does (8.16
+// or later for logs, traces and metrics, 9.6 or later for the profiling ones). It is idempotent; data streams created before keep their mappings.
 func (c *Client) InstallOTelTemplates(t testing.TB) {
 	t.Helper()
 	for _, tmpl := range OTelTemplates() {

@@ -1,0 +1,179 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package integrationtest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/exporter/xexporter"
+	"go.opentelemetry.io/collector/pdata/pprofile"
+
+	"github.com/otelcol-es/elasticsearchexporter"
+	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/estest"
+	"github.com/otelcol-es/elasticsearchexporter/internal/lab/benchdata"
+	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+)
+
+// otelProfilingStreams are the data streams the otel mode writes profiles into.
+var otelProfilingStreams = []string{
+	serializer.ProfilingEventsOTel, serializer.ProfilingStacktracesOTel, serializer.ProfilingStackframesOTel,
+	serializer.ProfilingExecutablesOTel, serializer.ProfilingHostsOTel,
+}
+
+// otelProfileOnce is the number of documents of each content-addressed kind that one profile of
+// runProfiles writes the first time: benchdata.ProfileStacks stacks, their symbolized frames
+// (one per stack and the main frame they share), two executables and the host.
+var otelProfileOnce = map[string]int{
+	serializer.ProfilingStacktracesOTel: benchdata.ProfileStacks,
+	serializer.ProfilingStackframesOTel: benchdata.ProfileStacks + 1,
+	serializer.ProfilingExecutablesOTel: 2,
+	serializer.ProfilingHostsOTel:       1,
+}
+
+// runProfiles returns benchdata.Profiles(n) made unique to run: host.id is host-<run>, the
+// function names end in .<run> and the two build ids are 32 hex digits of the clock, so every
+// stack trace, frame, executable and host id is new. The data streams cannot be deleted here,
+// and a document of an earlier run with the same _id would make this run's a duplicate.
+func runProfiles(n int, run string) pprofile.Profiles {
+	pd := pprofile.NewProfiles()
+	benchdata.Profiles(n).CopyTo(pd)
+	stamp := uint64(time.Now().UnixNano())
+	strs := pd.Dictionary().StringTable()
+	builds := 0
+	for i, s := range strs.All() {
+		switch {
+		case strings.HasPrefix(s, "main."):
+			strs.SetAt(i, s+"."+run)
+		case strings.HasPrefix(s, "600dcafe"):
+			strs.SetAt(i, fmt.Sprintf("%016x%016x", stamp, builds))
+			builds++
+		}
+	}
+	pd.ResourceProfiles().At(0).Resource().Attributes().PutStr("host.id", "host-"+run)
+	return pd
+}
+
+// otelProfilingCounts returns the number of documents in each of the otel mode's profiling data
+// streams, after a refresh.
+func otelProfilingCounts(t *testing.T, es *estest.Client) map[string]int {
+	t.Helper()
+	es.Refresh(t, strings.Join(otelProfilingStreams, ","))
+	out := map[string]int{}
+	for _, ds := range otelProfilingStreams {
+		out[ds] = es.Count(t, ds)
+	}
+	return out
+}
+
+// countsSince returns the documents per data stream that now has beyond start.
+func countsSince(start, now map[string]int) map[string]int {
+	out := map[string]int{}
+	for ds, n := range now {
+		out[ds] = n - start[ds]
+	}
+	return out
+}
+
+// ignoredDocs returns the number of documents of the profiling data streams with a field in
+// _ignored (a value the mapping did not index).
+func ignoredDocs(t *testing.T, es *estest.Client) int {
+	t.Helper()
+	return es.CountQuery(t, strings.Join(otelProfilingStreams, ","),
+		map[string]any{"query": map[string]any{"exists": map[string]any{"field": "_ignored"}}})
+}
+
+// TestProfilesOTelIndexed writes profiles in the otel mode through the exporter into the node's
+// five profiling data streams (the stand-in templates of estest). Every document is indexed,
+// nothing lands in _ignored, a second push writes only events, and the same profile from a
+// restarted exporter (its record of written documents empty) is a counted duplicate for every
+// stack trace, frame, executable and host. The data streams keep the documents of earlier runs,
+// so the counts are taken from those at the start.
+func TestProfilesOTelIndexed(t *testing.T) {
+	s := newSuite(t)
+	start := otelProfilingCounts(t, s.es)
+	ignoredBefore := ignoredDocs(t, s.es)
+
+	cfg := s.config()
+	newExporter := func() xexporter.Profiles {
+		f := elasticsearchexporter.NewFactory().(xexporter.Factory)
+		exp, err := f.CreateProfiles(context.Background(), s.set, cfg)
+		require.NoError(t, err)
+		require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
+		return exp
+	}
+	const samples = 8
+	pd := runProfiles(samples, s.id)
+	exp := newExporter()
+	require.NoError(t, exp.ConsumeProfiles(context.Background(), pd))
+	first := countsSince(start, otelProfilingCounts(t, s.es))
+	t.Logf("documents per data stream after the first push: %v", first)
+	for ds, n := range otelProfileOnce {
+		assert.Equal(t, n, first[ds], ds)
+	}
+	assert.Equal(t, samples, first[serializer.ProfilingEventsOTel], "one event per sample")
+
+	require.NoError(t, exp.ConsumeProfiles(context.Background(), pd))
+	require.NoError(t, exp.Shutdown(context.Background()))
+	second := countsSince(start, otelProfilingCounts(t, s.es))
+	t.Logf("documents per data stream after the second push: %v", second)
+	for ds, n := range otelProfileOnce {
+		assert.Equal(t, n, second[ds], "the second push writes no %s", ds)
+	}
+	assert.Equal(t, 2*samples, second[serializer.ProfilingEventsOTel], "the second push writes its events")
+	indexed := s.docs(t, "indexed")
+
+	restarted := newExporter()
+	t.Cleanup(func() { require.NoError(t, restarted.Shutdown(context.Background())) })
+	require.NoError(t, restarted.ConsumeProfiles(context.Background(), pd))
+	third := countsSince(start, otelProfilingCounts(t, s.es))
+	t.Logf("documents per data stream after a restarted exporter's push: %v", third)
+	var total, once int
+	for ds, n := range third {
+		total += n
+		once += otelProfileOnce[ds]
+	}
+	for ds, n := range otelProfileOnce {
+		assert.Equal(t, n, third[ds], "the resend writes no second %s document", ds)
+	}
+	assert.Equal(t, 3*samples, third[serializer.ProfilingEventsOTel], "8 samples, 3 pushes")
+	// Every document the exporter counted as indexed is in the node; the restarted exporter's
+	// content-addressed documents were there already and answered 409.
+	assert.Equal(t, int64(total), s.docs(t, "indexed"))
+	assert.Equal(t, indexed+samples, s.docs(t, "indexed"), "the restarted exporter indexed its events only")
+	assert.Equal(t, int64(once), s.docsWithError(t, "duplicate", "version_conflict_engine_exception"))
+	assert.Zero(t, s.docs(t, "rejected"))
+	assert.Equal(t, ignoredBefore, ignoredDocs(t, s.es), "_ignored is empty")
+
+	// The events of this run, found by their host.id (a keyword with doc values only).
+	byHost := estest.TermQuery("resource.attributes.host.id", "host-"+s.id)
+	assert.Equal(t, 3*samples, s.es.CountQuery(t, serializer.ProfilingEventsOTel, byHost))
+	hosts := s.es.Search(t, serializer.ProfilingHostsOTel, byHost)
+	require.Len(t, hosts, 1)
+	assert.Equal(t, "checkout", field(hosts[0], "resource", "attributes", "service.name"))
+
+	// The field types of the templates, as the node mapped them; @timestamp of stack traces and
+	// frames, which the templates leave out, is the data stream's default date.
+	for _, tc := range []struct{ index, field, want string }{
+		{serializer.ProfilingEventsOTel, "@timestamp", "date_nanos"},
+		{serializer.ProfilingEventsOTel, "count", "short"},
+		{serializer.ProfilingEventsOTel, "Stacktrace.id", "alias"},
+		{serializer.ProfilingEventsOTel, "resource.attributes.host.id", "keyword"},
+		{serializer.ProfilingStacktracesOTel, "@timestamp", "date"},
+		{serializer.ProfilingStacktracesOTel, "frame.ids", "keyword"},
+		{serializer.ProfilingStackframesOTel, "@timestamp", "date"},
+		{serializer.ProfilingStackframesOTel, "line.number", "integer"},
+		{serializer.ProfilingExecutablesOTel, "@timestamp", "date"},
+		{serializer.ProfilingExecutablesOTel, "resource.attributes.process.executable.build_id.htlhash", "keyword"},
+		{serializer.ProfilingHostsOTel, "@timestamp", "date"},
+	} {
+		assert.Equal(t, tc.want, fieldType(t, s, tc.index, tc.field), "%s %s", tc.index, tc.field)
+	}
+}
