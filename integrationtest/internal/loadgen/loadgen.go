@@ -93,10 +93,13 @@ type Result struct {
 }
 
 func (r Result) String() string {
+	p := ProfileDocumentsOf(r.Samples)
 	return fmt.Sprintf("run %s: sent %d log records in %d requests, %d spans with %d span events in %d requests, "+
-		"%d metric data points (%d documents expected) in %d requests, %d profile samples in %d requests (%d retries) in %s",
+		"%d metric data points (%d documents expected) in %d requests, %d profile samples (%d events, %d stack traces, "+
+		"%d stack frames, %d executables, %d hosts expected) in %d requests (%d retries) in %s",
 		r.RunID, r.Logs, r.LogRequests, r.Spans, r.SpanEvents, r.TraceRequests,
-		r.DataPoints, r.MetricDocs, r.MetricRequests, r.Samples, r.ProfileRequests, r.Retries, r.Elapsed.Round(time.Millisecond))
+		r.DataPoints, r.MetricDocs, r.MetricRequests, r.Samples, p.Events, p.Stacktraces, p.Stackframes, p.Executables, p.Hosts,
+		r.ProfileRequests, r.Retries, r.Elapsed.Round(time.Millisecond))
 }
 
 // NewRunID returns a short random id of lower-case letters and digits, usable in a data

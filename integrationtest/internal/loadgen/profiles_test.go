@@ -188,11 +188,14 @@ func TestProfileRequests(t *testing.T) {
 }
 
 // TestProfileDocumentsAll: from a full schedule on, every stack, frame and executable is
-// written; the numbers the demo's output shows.
+// written; the summary line gives the numbers.
 func TestProfileDocumentsAll(t *testing.T) {
 	assert.Equal(t, ProfileDocuments{Events: 200, Stacktraces: 5, Stackframes: 19, Executables: 3, Hosts: 1}, ProfileDocumentsOf(200))
 	assert.Equal(t, ProfileDocuments{Events: 1, Stacktraces: 1, Stackframes: 6, Executables: 1, Hosts: 1}, ProfileDocumentsOf(1))
 	assert.Equal(t, ProfileDocuments{}, ProfileDocumentsOf(0))
+	// scripts/demo.sh reads these numbers from the summary line.
+	assert.Contains(t, Result{Samples: 200, ProfileRequests: 1}.String(),
+		" 200 profile samples (200 events, 5 stack traces, 19 stack frames, 3 executables, 1 hosts expected) in 1 requests ")
 }
 
 // TestProfileEventFields checks an otel-mode event of the generator's profile: its stack trace,
