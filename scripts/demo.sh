@@ -6,16 +6,18 @@
 # 1. Starts a local Elasticsearch node with scripts/es.sh, unless ES_ENDPOINT names one
 #    (then ES_API_KEY, or ES_USER and ES_PASSWORD, and optionally ES_CA_CERT are used).
 # 2. Builds the collector (scripts/build-collector.sh) and the load generator.
-# 3. Runs the collector with examples/demo.yaml, sends logs, traces (with span events) and
-#    metrics over OTLP/HTTP, waits until Elasticsearch has all of them, and prints the data
-#    streams, their document counts and one document of each kind.
+# 3. Runs the collector with examples/demo.yaml and --feature-gates=service.profilesSupport,
+#    sends logs, traces (with span events), metrics and profiles over OTLP/HTTP, waits until
+#    Elasticsearch has all of them, and prints the data streams, their document counts and one
+#    document of each kind.
 # 4. Stops the collector and, when this script started it, Elasticsearch, also on failure
 #    or Ctrl-C.
 #
 # Settings (environment):
-#   DEMO_LOGS (2000), DEMO_SPANS (500), DEMO_METRICS (1000 data points)
-#                                        what the load generator sends
-#   DEMO_DATASET (demo)                  data_stream.dataset of the generated data
+#   DEMO_LOGS (2000), DEMO_SPANS (500), DEMO_METRICS (1000 data points),
+#   DEMO_PROFILES (200 samples)          what the load generator sends
+#   DEMO_DATASET (demo)                  data_stream.dataset of the generated logs, traces
+#                                        and metrics (profiles go to the profiling-* data streams)
 #   OTLP_GRPC_ENDPOINT, OTLP_HTTP_ENDPOINT
 #                                        receiver addresses (default 127.0.0.1:4317/4318, or
 #                                        free ports when those are taken)
@@ -37,6 +39,7 @@ LOADGEN_OUT="$RUN_DIR/loadgen.out"
 DEMO_LOGS="${DEMO_LOGS:-2000}"
 DEMO_SPANS="${DEMO_SPANS:-500}"
 DEMO_METRICS="${DEMO_METRICS:-1000}"
+DEMO_PROFILES="${DEMO_PROFILES:-200}"
 DEMO_DATASET="${DEMO_DATASET:-demo}"
 ARRIVAL_TIMEOUT="${ARRIVAL_TIMEOUT:-120}"
 
@@ -272,11 +275,13 @@ step "Start the collector"
 pick_endpoint OTLP_GRPC_ENDPOINT 4317
 pick_endpoint OTLP_HTTP_ENDPOINT 4318
 mkdir -p "$RUN_DIR"
-"$COLLECTOR" validate --config="$CONFIG" >"$COLLECTOR_LOG" 2>&1 ||
+# The profiles pipeline needs the feature gate: profiles are in development in the collector.
+GATES=--feature-gates=service.profilesSupport
+"$COLLECTOR" validate --config="$CONFIG" "$GATES" >"$COLLECTOR_LOG" 2>&1 ||
 	die "the collector refuses $CONFIG: $(tail -n 5 "$COLLECTOR_LOG")" "fix the configuration"
-"$COLLECTOR" --config="$CONFIG" >"$COLLECTOR_LOG" 2>&1 &
+"$COLLECTOR" --config="$CONFIG" "$GATES" >"$COLLECTOR_LOG" 2>&1 &
 COLLECTOR_PID=$!
-info "$COLLECTOR --config=examples/demo.yaml (pid $COLLECTOR_PID, log $COLLECTOR_LOG)"
+info "$COLLECTOR --config=examples/demo.yaml $GATES (pid $COLLECTOR_PID, log $COLLECTOR_LOG)"
 info "OTLP gRPC on $OTLP_GRPC_ENDPOINT, OTLP/HTTP on $OTLP_HTTP_ENDPOINT"
 deadline=$(($(date +%s) + 60))
 until port_in_use "${OTLP_HTTP_ENDPOINT##*:}"; do
@@ -294,16 +299,24 @@ fi
 
 # ---------------------------------------------------------------- 5. load
 
-step "Send $DEMO_LOGS log records, $DEMO_SPANS spans (each with one span event) and $DEMO_METRICS metric data points"
+step "Send $DEMO_LOGS log records, $DEMO_SPANS spans (each with one span event), $DEMO_METRICS metric data points and $DEMO_PROFILES profile samples"
 RUN_ID="demo$(date +%H%M%S)$((RANDOM % 100))"
 if ! "$LOADGEN" -endpoint "http://$OTLP_HTTP_ENDPOINT" -logs "$DEMO_LOGS" -spans "$DEMO_SPANS" -metrics "$DEMO_METRICS" \
-	-batch 250 -run-id "$RUN_ID" -dataset "$DEMO_DATASET" -service checkout 2>&1 | tee "$LOADGEN_OUT" | sed 's/^/    /'; then
+	-profiles "$DEMO_PROFILES" -batch 250 -run-id "$RUN_ID" -dataset "$DEMO_DATASET" -service checkout 2>&1 |
+	tee "$LOADGEN_OUT" | sed 's/^/    /'; then
 	die "the load generator could not deliver everything (its messages are above)"
 fi
 # The exporter groups data points that share resource, scope, attributes, unit and timestamp
 # into one document; the load generator says how many documents its data points make.
 METRIC_DOCS="$(sed -n 's/.* metric data points (\([0-9]*\) documents expected).*/\1/p' "$LOADGEN_OUT" | tail -n 1)"
 [[ "$METRIC_DOCS" =~ ^[0-9]+$ ]] || die "the load generator did not say how many metric documents to expect (its output is above)"
+# Each profile sample is one event; the stack traces, frames and executables it refers to have
+# ids derived from their content, the same in every run, so a node that has them from an
+# earlier run keeps one of each; the host has the run id among its attributes.
+read -r PROF_EVENTS PROF_STACKTRACES PROF_STACKFRAMES PROF_EXECUTABLES PROF_HOSTS < <(sed -n \
+	's/.* profile samples (\([0-9]*\) events, \([0-9]*\) stack traces, \([0-9]*\) stack frames, \([0-9]*\) executables, \([0-9]*\) hosts expected).*/\1 \2 \3 \4 \5/p' \
+	"$LOADGEN_OUT" | tail -n 1) || true
+[[ "${PROF_HOSTS:-}" =~ ^[0-9]+$ ]] || die "the load generator did not say how many profiling documents to expect (its output is above)"
 
 # ---------------------------------------------------------------- 6. wait
 
@@ -311,28 +324,44 @@ step "Wait until Elasticsearch has every document"
 LOGS_DS="logs-$DEMO_DATASET.otel-default"
 TRACES_DS="traces-$DEMO_DATASET.otel-default"
 METRICS_DS="metrics-$DEMO_DATASET.otel-default"
+EVENTS_DS="profiling-events-all.otel-default"
+STACKTRACES_DS="profiling-stacktraces.otel-default"
+STACKFRAMES_DS="profiling-stackframes.otel-default"
+EXECUTABLES_DS="profiling-executables.otel-default"
+HOSTS_DS="profiling-hosts.otel-default"
+PROFILING_DS="$EVENTS_DS,$STACKTRACES_DS,$STACKFRAMES_DS,$EXECUTABLES_DS,$HOSTS_DS"
 run_q="resource.attributes.loadgen.run_id:\"$RUN_ID\""
 t="$(date +%s)"
 deadline=$((t + ARRIVAL_TIMEOUT))
 while :; do
-	es_curl "/$LOGS_DS,$TRACES_DS,$METRICS_DS/_refresh?ignore_unavailable=true&allow_no_indices=true" -X POST -o /dev/null || true
+	es_curl "/$LOGS_DS,$TRACES_DS,$METRICS_DS,$PROFILING_DS/_refresh?ignore_unavailable=true&allow_no_indices=true" -X POST -o /dev/null || true
 	n_logs="$(count "$LOGS_DS" "$run_q AND NOT _exists_:event_name")"
 	n_events="$(count "$LOGS_DS" "$run_q AND _exists_:event_name")"
 	n_spans="$(count "$TRACES_DS" "$run_q")"
 	n_metric_docs="$(count "$METRICS_DS" "$run_q")"
-	if ((n_logs >= DEMO_LOGS && n_events >= DEMO_SPANS && n_spans >= DEMO_SPANS && n_metric_docs >= METRIC_DOCS)); then
+	n_prof_events="$(count "$EVENTS_DS" "$run_q")"
+	n_prof_hosts="$(count "$HOSTS_DS" "$run_q")"
+	n_stacktraces="$(count "$STACKTRACES_DS")"
+	n_stackframes="$(count "$STACKFRAMES_DS")"
+	n_executables="$(count "$EXECUTABLES_DS")"
+	if ((n_logs >= DEMO_LOGS && n_events >= DEMO_SPANS && n_spans >= DEMO_SPANS && n_metric_docs >= METRIC_DOCS &&
+		n_prof_events >= PROF_EVENTS && n_prof_hosts >= PROF_HOSTS && n_stacktraces >= PROF_STACKTRACES &&
+		n_stackframes >= PROF_STACKFRAMES && n_executables >= PROF_EXECUTABLES)); then
 		break
 	fi
 	if (($(date +%s) >= deadline)); then
-		die "after ${ARRIVAL_TIMEOUT}s Elasticsearch has $n_logs/$DEMO_LOGS log records, $n_events/$DEMO_SPANS span events, $n_spans/$DEMO_SPANS spans, $n_metric_docs/$METRIC_DOCS metric documents of run $RUN_ID" \
+		die "after ${ARRIVAL_TIMEOUT}s Elasticsearch has $n_logs/$DEMO_LOGS log records, $n_events/$DEMO_SPANS span events, $n_spans/$DEMO_SPANS spans, $n_metric_docs/$METRIC_DOCS metric documents, $n_prof_events/$PROF_EVENTS profiling events and $n_prof_hosts/$PROF_HOSTS hosts of run $RUN_ID, and $n_stacktraces/$PROF_STACKTRACES stack traces, $n_stackframes/$PROF_STACKFRAMES stack frames, $n_executables/$PROF_EXECUTABLES executables" \
 			"read the collector's log: $COLLECTOR_LOG"
 	fi
 	kill -0 "$COLLECTOR_PID" 2>/dev/null || die "the collector exited (log below)"
 	sleep 1
 done
 info "run $RUN_ID: $n_logs log records and $n_events span events in $LOGS_DS, $n_spans spans in $TRACES_DS,"
-info "  $n_metric_docs metric documents ($DEMO_METRICS data points) in $METRICS_DS ($(($(date +%s) - t))s after sending)"
-if ((n_logs != DEMO_LOGS || n_events != DEMO_SPANS || n_spans != DEMO_SPANS || n_metric_docs != METRIC_DOCS)); then
+info "  $n_metric_docs metric documents ($DEMO_METRICS data points) in $METRICS_DS,"
+info "  $n_prof_events profiling events in $EVENTS_DS and $n_prof_hosts host in $HOSTS_DS ($(($(date +%s) - t))s after sending);"
+info "  $n_stacktraces stack traces, $n_stackframes stack frames and $n_executables executables in their data streams (all runs)"
+if ((n_logs != DEMO_LOGS || n_events != DEMO_SPANS || n_spans != DEMO_SPANS || n_metric_docs != METRIC_DOCS ||
+	n_prof_events != PROF_EVENTS || n_prof_hosts != PROF_HOSTS)); then
 	die "more documents than were sent: some were indexed twice" "read the collector's log: $COLLECTOR_LOG"
 fi
 
@@ -340,12 +369,15 @@ fi
 
 step "What Elasticsearch holds"
 info "the demo's data streams (documents of all demo runs so far):"
-for ds in "$LOGS_DS" "$TRACES_DS" "$METRICS_DS"; do
-	printf '      %-32s %8s documents (this run: %s)\n' "$ds" "$(count "$ds")" "$(count "$ds" "$run_q")"
+for ds in "$LOGS_DS" "$TRACES_DS" "$METRICS_DS" "$EVENTS_DS" "$HOSTS_DS"; do
+	printf '      %-36s %8s documents (this run: %s)\n' "$ds" "$(count "$ds")" "$(count "$ds" "$run_q")"
+done
+for ds in "$STACKTRACES_DS" "$STACKFRAMES_DS" "$EXECUTABLES_DS"; do
+	printf '      %-36s %8s documents (shared by all runs: ids from content)\n' "$ds" "$(count "$ds")"
 done
 info ""
-info "all logs, traces and metrics indices (GET _cat/indices/logs-*,traces-*,metrics-*):"
-es_curl "/_cat/indices/logs-*,traces-*,metrics-*?v&h=index,docs.count&s=index" | sed 's/^/      /'
+info "all logs, traces, metrics and profiling indices (GET _cat/indices/logs-*,traces-*,metrics-*,profiling-*):"
+es_curl "/_cat/indices/logs-*,traces-*,metrics-*,profiling-*?v&h=index,docs.count&s=index" | sed 's/^/      /'
 
 # Record 8 of a run is a failed request: an ERROR log record, a span with status Error, and
 # an "exception" span event.
@@ -354,6 +386,15 @@ sample "a span" "$TRACES_DS" "$run_q AND attributes.loadgen.seq:8"
 sample "a span event" "$LOGS_DS" "$run_q AND attributes.loadgen.seq:8 AND _exists_:event_name"
 # The first sample of route /api/orders: four metrics, one document.
 sample "a metric document" "$METRICS_DS" "$run_q AND attributes.http.route:\"/api/orders\"" "@timestamp:asc"
+# The profiling documents: the run's first event, the stack trace it refers to (its _id is the
+# event's stacktrace.id), a stack frame, an executable (the service's binary) and the run's host.
+sample "a profiling event" "$EVENTS_DS" "$run_q" "@timestamp:asc"
+stack_id="$(es_curl "/$EVENTS_DS/_search?size=1&sort=@timestamp:asc&filter_path=hits.hits._source" -G --data-urlencode "q=$run_q" |
+	sed -n 's/.*"stacktrace\.id" *: *"\([^"]*\)".*/\1/p' | head -n 1)"
+sample "a stack trace" "$STACKTRACES_DS" "_id:\"$stack_id\""
+sample "a stack frame" "$STACKFRAMES_DS" "*"
+sample "an executable" "$EXECUTABLES_DS" "resource.attributes.process.executable.name:checkout"
+sample "a host" "$HOSTS_DS" "$run_q"
 
 printf '\n'
 problems="$(grep -cE $'\t(warn|error)\t' "$COLLECTOR_LOG" || true)"
