@@ -389,8 +389,10 @@ sample "a metric document" "$METRICS_DS" "$run_q AND attributes.http.route:\"/ap
 # The profiling documents: the run's first event, the stack trace it refers to (its _id is the
 # event's stacktrace.id), a stack frame, an executable (the service's binary) and the run's host.
 sample "a profiling event" "$EVENTS_DS" "$run_q" "@timestamp:asc"
-stack_id="$(es_curl "/$EVENTS_DS/_search?size=1&sort=@timestamp:asc&filter_path=hits.hits._source" -G --data-urlencode "q=$run_q" |
-	sed -n 's/.*"stacktrace\.id" *: *"\([^"]*\)".*/\1/p' | head -n 1)"
+# The node returns the event's source rebuilt from its fields (logsdb), stacktrace.id as an
+# object; the pattern takes either form.
+stack_id="$(es_curl "/$EVENTS_DS/_search?size=1&sort=@timestamp:asc&_source=stacktrace.id&filter_path=hits.hits._source" \
+	-G --data-urlencode "q=$run_q" | sed -n 's/.*"\(stacktrace\.\)\{0,1\}id" *: *"\([^"]*\)".*/\2/p' | head -n 1)"
 sample "a stack trace" "$STACKTRACES_DS" "_id:\"$stack_id\""
 sample "a stack frame" "$STACKFRAMES_DS" "*"
 sample "an executable" "$EXECUTABLES_DS" "resource.attributes.process.executable.name:checkout"
