@@ -48,7 +48,7 @@ FAULT_OUTAGE ?= 60s
 ##@ Main jobs
 
 .PHONY: demo
-demo: ## Run the demo: a real Elasticsearch, the otelcol-es collector and a burst of logs, traces and metrics
+demo: ## Run the demo: a real Elasticsearch, the otelcol-es collector and a burst of logs, traces, metrics and profiles
 	scripts/demo.sh
 
 .PHONY: test
