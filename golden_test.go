@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/pprofile"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
@@ -136,8 +137,12 @@ func pushGolden(t *testing.T, in, mode string) ([]byte, int64) {
 		require.NoError(t, createErr)
 		startExporter(t, exp)
 		require.NoError(t, exp.ConsumeMetrics(ctx, md))
+	case bytes.Contains(raw, []byte(`"resourceProfiles"`)):
+		pd, unmarshalErr := (&pprofile.JSONUnmarshaler{}).UnmarshalProfiles(raw)
+		require.NoError(t, unmarshalErr)
+		require.NoError(t, newProfilesExporter(t, cfg, set).ConsumeProfiles(ctx, pd))
 	default:
-		t.Fatalf("%s holds no resourceLogs, resourceSpans or resourceMetrics", in)
+		t.Fatalf("%s holds no resourceLogs, resourceSpans, resourceMetrics or resourceProfiles", in)
 	}
 	return bytes.Join(srv.Bodies(), nil), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate", fate("rejected"))
 }
