@@ -84,12 +84,14 @@ var profileStacks = [][]profileFrame{
 		handlerFunc, connServe,
 	},
 	{ // compression of a response in libz, through cgo
-		profileFrame{exe: 1, addr: 0x3d5c}, libzDeflate, cgocall, cDeflate, zWrite,
+		profileFrame{exe: 1, addr: 0x3d5c},
+		libzDeflate, cgocall, cDeflate, zWrite,
 		goFrame(0x7b0e02, "main.(*server).handleOrders", "main.go", 95),
 		handlerFunc, connServe,
 	},
 	{ // libz copying with libc's memcpy
-		profileFrame{exe: 2, addr: 0x1a0c40}, libzDeflate, cgocall, cDeflate, zWrite,
+		profileFrame{exe: 2, addr: 0x1a0c40},
+		libzDeflate, cgocall, cDeflate, zWrite,
 		goFrame(0x7b1402, "main.(*server).handleCart", "main.go", 131),
 		handlerFunc, connServe,
 	},
