@@ -45,15 +45,18 @@ var otelProfileOnce = map[string]int{
 func runProfiles(n int, run string) pprofile.Profiles {
 	pd := pprofile.NewProfiles()
 	benchdata.Profiles(n).CopyTo(pd)
-	stamp := uint64(time.Now().UnixNano())
-	strs := pd.Dictionary().StringTable()
-	builds := 0
+	dict := pd.Dictionary()
+	strs := dict.StringTable()
 	for i, s := range strs.All() {
-		switch {
-		case strings.HasPrefix(s, "main."):
+		if strings.HasPrefix(s, "main.") {
 			strs.SetAt(i, s+"."+run)
-		case strings.HasPrefix(s, "600dcafe"):
-			strs.SetAt(i, fmt.Sprintf("%016x%016x", stamp, builds))
+		}
+	}
+	stamp := uint64(time.Now().UnixNano())
+	builds := 0
+	for _, kv := range dict.AttributeTable().All() {
+		if strs.At(int(kv.KeyStrindex())) == "process.executable.build_id.htlhash" {
+			kv.Value().SetStr(fmt.Sprintf("%016x%016x", stamp, builds))
 			builds++
 		}
 	}
