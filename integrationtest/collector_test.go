@@ -510,10 +510,12 @@ type collector struct {
 	err  error // Wait's result, set before done is closed
 }
 
-func startCollector(t *testing.T, bin, cfgPath string, env []string) *collector {
+// startCollector starts bin with the configuration at cfgPath, the environment env and the
+// further command-line arguments args (such as --feature-gates=...).
+func startCollector(t *testing.T, bin, cfgPath string, env []string, args ...string) *collector {
 	t.Helper()
 	c := &collector{out: &syncBuffer{}, done: make(chan struct{})}
-	c.cmd = exec.Command(bin, "--config="+cfgPath)
+	c.cmd = exec.Command(bin, append([]string{"--config=" + cfgPath}, args...)...)
 	c.cmd.Env = env
 	c.cmd.Stdout = c.out
 	c.cmd.Stderr = c.out

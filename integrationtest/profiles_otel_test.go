@@ -4,8 +4,13 @@
 package integrationtest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -45,15 +50,18 @@ var otelProfileOnce = map[string]int{
 func runProfiles(n int, run string) pprofile.Profiles {
 	pd := pprofile.NewProfiles()
 	benchdata.Profiles(n).CopyTo(pd)
-	stamp := uint64(time.Now().UnixNano())
-	strs := pd.Dictionary().StringTable()
-	builds := 0
+	dict := pd.Dictionary()
+	strs := dict.StringTable()
 	for i, s := range strs.All() {
-		switch {
-		case strings.HasPrefix(s, "main."):
+		if strings.HasPrefix(s, "main.") {
 			strs.SetAt(i, s+"."+run)
-		case strings.HasPrefix(s, "600dcafe"):
-			strs.SetAt(i, fmt.Sprintf("%016x%016x", stamp, builds))
+		}
+	}
+	stamp := uint64(time.Now().UnixNano())
+	builds := 0
+	for _, kv := range dict.AttributeTable().All() {
+		if strs.At(int(kv.KeyStrindex())) == "process.executable.build_id.htlhash" {
+			kv.Value().SetStr(fmt.Sprintf("%016x%016x", stamp, builds))
 			builds++
 		}
 	}
@@ -175,5 +183,94 @@ func TestProfilesOTelIndexed(t *testing.T) {
 		{serializer.ProfilingHostsOTel, "@timestamp", "date"},
 	} {
 		assert.Equal(t, tc.want, fieldType(t, s, tc.index, tc.field), "%s %s", tc.index, tc.field)
+	}
+}
+
+// TestCollectorProfilesOTel runs the otelcol-es binary with the service.profilesSupport
+// feature gate and a profiles pipeline from the OTLP receiver to the exporter, posts one
+// profile to its OTLP/HTTP receiver (/v1development/profiles, protobuf), and checks that the
+// documents of every profiling data stream arrive, with nothing in _ignored, and that the
+// collector shuts down cleanly.
+func TestCollectorProfilesOTel(t *testing.T) {
+	const (
+		samples         = 8
+		arrivalTimeout  = 60 * time.Second
+		shutdownTimeout = 30 * time.Second
+	)
+	bin := collectorBinary(t)
+	es := estest.FromEnv(t)
+	es.InstallOTelTemplates(t)
+	start := otelProfilingCounts(t, es)
+	ignoredBefore := ignoredDocs(t, es)
+
+	httpAddr := freeAddr(t)
+	typ := elasticsearchexporter.NewFactory().Type().String()
+	auth, tlsCfg := exporterAuthYAML(es.Config)
+	cfgPath := writeCollectorYAML(t, fmt.Sprintf(`receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: %[1]s
+
+exporters:
+  %[2]s:
+    endpoints:
+      - ${env:ES_ENDPOINT}
+%[3]s%[4]s    sending_queue:
+      batch:
+        flush_timeout: 1s
+
+service:
+  telemetry:
+    metrics:
+      level: none
+  pipelines:
+    profiles:
+      receivers: [otlp]
+      exporters: [%[2]s]
+`, httpAddr, typ, auth, tlsCfg))
+	col := startCollector(t, bin, cfgPath, collectorEnv(es.Config), "--feature-gates=service.profilesSupport")
+	col.waitListening(t, httpAddr)
+
+	run := "collector_" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
+	body, err := (&pprofile.ProtoMarshaler{}).MarshalProfiles(runProfiles(samples, run))
+	require.NoError(t, err)
+	resp, err := http.Post("http://"+httpAddr+"/v1development/profiles", "application/x-protobuf", bytes.NewReader(body))
+	require.NoError(t, err)
+	answer, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode, "the receiver answered %s", answer)
+
+	want := map[string]int{serializer.ProfilingEventsOTel: samples}
+	maps.Copy(want, otelProfileOnce)
+	var got map[string]int
+	t0 := time.Now()
+	for {
+		got = countsSince(start, otelProfilingCounts(t, es))
+		if maps.Equal(got, want) {
+			break
+		}
+		if time.Since(t0) > arrivalTimeout || col.exited() {
+			col.dump(t)
+			t.Fatalf("after %s: documents per data stream %v, want %v (collector exited: %v)",
+				time.Since(t0).Round(time.Second), got, want, col.exited())
+		}
+		time.Sleep(time.Second)
+	}
+	t.Logf("documents per data stream, searchable %s after the receiver answered: %v", time.Since(t0).Round(100*time.Millisecond), got)
+	assert.Equal(t, ignoredBefore, ignoredDocs(t, es), "_ignored is empty")
+	assert.Equal(t, samples, es.CountQuery(t, serializer.ProfilingEventsOTel, estest.TermQuery("resource.attributes.host.id", "host-"+run)))
+
+	code, err := col.stop(shutdownTimeout)
+	if err != nil {
+		col.dump(t)
+		t.Fatal(err)
+	}
+	if code != 0 || !strings.Contains(col.output(), "Shutdown complete") {
+		col.dump(t)
+		t.Fatalf("collector exit status %d, want 0 and a log line \"Shutdown complete\"", code)
+	}
+	if lines := col.problems(); len(lines) > 0 {
+		t.Logf("the collector logged %d warnings or errors:\n%s", len(lines), strings.Join(lines, "\n"))
 	}
 }

@@ -16,7 +16,7 @@ import (
 )
 
 // The data streams of Elasticsearch's OTel profiling templates (9.6, x-pack otel-data): events
-// match profiling-events*.otel-default; profiling-events-all is the one of all events, not
+// match profiling-events*.otel-*; profiling-events-all is the one of all events, not
 // downsampled.
 const (
 	ProfilingEventsOTel      = "profiling-events-all.otel-default"
