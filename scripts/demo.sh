@@ -359,7 +359,7 @@ done
 info "run $RUN_ID: $n_logs log records and $n_events span events in $LOGS_DS, $n_spans spans in $TRACES_DS,"
 info "  $n_metric_docs metric documents ($DEMO_METRICS data points) in $METRICS_DS,"
 info "  $n_prof_events profiling events in $EVENTS_DS and $n_prof_hosts host in $HOSTS_DS ($(($(date +%s) - t))s after sending);"
-info "  $n_stacktraces stack traces, $n_stackframes stack frames and $n_executables executables in their data streams (all runs)"
+info "  $n_stacktraces stack traces, $n_stackframes stack frames and $n_executables executables in their data streams (not per run)"
 if ((n_logs != DEMO_LOGS || n_events != DEMO_SPANS || n_spans != DEMO_SPANS || n_metric_docs != METRIC_DOCS ||
 	n_prof_events != PROF_EVENTS || n_prof_hosts != PROF_HOSTS)); then
 	die "more documents than were sent: some were indexed twice" "read the collector's log: $COLLECTOR_LOG"
@@ -368,12 +368,12 @@ fi
 # ---------------------------------------------------------------- 7. results
 
 step "What Elasticsearch holds"
-info "the demo's data streams (documents of all demo runs so far):"
+info "the demo's data streams and the profiling ones (documents of all runs so far):"
 for ds in "$LOGS_DS" "$TRACES_DS" "$METRICS_DS" "$EVENTS_DS" "$HOSTS_DS"; do
 	printf '      %-36s %8s documents (this run: %s)\n' "$ds" "$(count "$ds")" "$(count "$ds" "$run_q")"
 done
 for ds in "$STACKTRACES_DS" "$STACKFRAMES_DS" "$EXECUTABLES_DS"; do
-	printf '      %-36s %8s documents (shared by all runs: ids from content)\n' "$ds" "$(count "$ds")"
+	printf '      %-36s %8s documents (not per run: ids from content)\n' "$ds" "$(count "$ds")"
 done
 info ""
 info "all logs, traces, metrics and profiling indices (GET _cat/indices/logs-*,traces-*,metrics-*,profiling-*):"
@@ -387,15 +387,19 @@ sample "a span event" "$LOGS_DS" "$run_q AND attributes.loadgen.seq:8 AND _exist
 # The first sample of route /api/orders: four metrics, one document.
 sample "a metric document" "$METRICS_DS" "$run_q AND attributes.http.route:\"/api/orders\"" "@timestamp:asc"
 # The profiling documents: the run's first event, the stack trace it refers to (its _id is the
-# event's stacktrace.id), a stack frame, an executable (the service's binary) and the run's host.
+# event's stacktrace.id), the trace's root frame (the first 32 characters of frame.ids, root
+# first, are its id: the file id and the address, base64url), the executable of that frame (its
+# file id, the first 22 characters) and the run's host.
 sample "a profiling event" "$EVENTS_DS" "$run_q" "@timestamp:asc"
 # The node returns the event's source rebuilt from its fields (logsdb), stacktrace.id as an
 # object; the pattern takes either form.
 stack_id="$(es_curl "/$EVENTS_DS/_search?size=1&sort=@timestamp:asc&_source=stacktrace.id&filter_path=hits.hits._source" \
 	-G --data-urlencode "q=$run_q" | sed -n 's/.*"\(stacktrace\.\)\{0,1\}id" *: *"\([^"]*\)".*/\2/p' | head -n 1)"
 sample "a stack trace" "$STACKTRACES_DS" "_id:\"$stack_id\""
-sample "a stack frame" "$STACKFRAMES_DS" "*"
-sample "an executable" "$EXECUTABLES_DS" "resource.attributes.process.executable.name:checkout"
+frame_ids="$(es_curl "/$STACKTRACES_DS/_search?size=1&_source=frame.ids&filter_path=hits.hits._source" \
+	-G --data-urlencode "q=_id:\"$stack_id\"" | sed -n 's/.*"\(frame\.\)\{0,1\}ids" *: *"\([^"]*\)".*/\2/p' | head -n 1)"
+sample "a stack frame (the stack trace's root)" "$STACKFRAMES_DS" "_id:\"${frame_ids:0:32}\""
+sample "an executable (the root frame's)" "$EXECUTABLES_DS" "_id:\"${frame_ids:0:22}\""
 sample "a host" "$HOSTS_DS" "$run_q"
 
 printf '\n'
