@@ -20,11 +20,13 @@ type countSink struct{ docs int }
 
 func (s *countSink) AddProfileDocument(int, ProfileDoc, string, string, bool) { s.docs++ }
 
-// BenchmarkAppendProfile writes the test profile (3 samples on one stack of 2 frames):
-// "steady" with its stack trace, frames, executable and host already written (3 events),
-// "new" with none of them written (7 documents); "ecs-steady" and "ecs-new" the same in the
-// ecs mode (5 events with 2 downsampled copies; 6 more documents, the queues' included). It
-// reports documents/s, allocations per document and bytes per sample.
+// BenchmarkAppendProfile writes the test profile (2 samples on one stack of 2 frames, one
+// symbolized): "steady" with its stack trace, frame, executable and host already written (3
+// events); "new" with a record that never says written, so each sample writes its stack trace,
+// frame and executable again, and the profile its host (10 documents); "ecs-steady" and
+// "ecs-new" the same in the ecs mode (5 events, one per sample taken, and 2 downsampled copies:
+// 7 documents; 18 with the others, the symbolization queues' entries included). It reports
+// documents/s, allocations per document and bytes per sample.
 func BenchmarkAppendProfile(b *testing.B) {
 	for _, bc := range []struct {
 		name string
