@@ -18,7 +18,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/otelcol-es/elasticsearchexporter"
 	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/estest"
+	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/loadgen"
 )
 
 // nodeCA returns the node's CA certificate, read from ES_CA_CERT, and its SHA-256 fingerprint as
@@ -112,4 +114,73 @@ func TestCATrustedFingerprintOnTheNode(t *testing.T) {
 		assert.Contains(t, got, "GET /: the server's TLS certificate is not for the endpoint's host; check the endpoint or "+
 			"tls::server_name_override: tls: failed to verify certificate: x509: certificate is valid for localhost, not elsewhere.example")
 	})
+}
+
+// The collector binary loads tls::ca_trusted_fingerprint from its YAML, pasted in the form
+// openssl prints it, and with it alone (no tls::ca_file) writes what it receives to the node.
+func TestCollectorCATrustedFingerprint(t *testing.T) {
+	const records = 50
+	bin := collectorBinary(t)
+	es := estest.FromEnv(t)
+	es.InstallOTelTemplates(t)
+	ca, _ := nodeCA(t, es)
+	sum := sha256.Sum256(ca.Raw)
+	pairs := make([]string, len(sum))
+	for i, b := range sum {
+		pairs[i] = fmt.Sprintf("%02X", b)
+	}
+
+	runID := loadgen.NewRunID()
+	dataset := "fp_" + runID
+	httpAddr := freeAddr(t)
+	typ := elasticsearchexporter.NewFactory().Type().String()
+	auth, _ := exporterAuthYAML(es.Config)
+	cfgPath := writeCollectorYAML(t, fmt.Sprintf(`receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: %[1]s
+
+exporters:
+  %[2]s:
+    endpoints:
+      - ${env:ES_ENDPOINT}
+%[3]s    tls:
+      ca_trusted_fingerprint: %[4]q
+    sending_queue:
+      batch:
+        flush_timeout: 1s
+
+service:
+  telemetry:
+    metrics:
+      level: none
+  pipelines:
+    logs:
+      receivers: [otlp]
+      exporters: [%[2]s]
+`, httpAddr, typ, auth, strings.Join(pairs, ":")))
+
+	col := startCollector(t, bin, cfgPath, collectorEnv(es.Config))
+	col.waitListening(t, httpAddr)
+	sent := <-sendLogsOnce(httpAddr, records, 10, runID, dataset, "fingerprint-test")
+	require.NoError(t, sent.err)
+	require.Equal(t, records, sent.res.Logs)
+
+	index := "logs-" + dataset + ".otel-*"
+	query := boolQuery(runID, false)
+	var n int
+	for t0 := time.Now(); ; time.Sleep(time.Second) {
+		es.Refresh(t, index)
+		if n = es.CountQuery(t, index, query); n >= records || time.Since(t0) > time.Minute || col.exited() {
+			break
+		}
+	}
+	assert.Equal(t, records, n, "log records in %s", index)
+	out := col.output()
+	assert.Contains(t, out, "Connected to Elasticsearch")
+	assert.NotContains(t, out, "version check failed")
+	if es.Password != "" {
+		assert.NotContains(t, out, es.Password)
+	}
 }
