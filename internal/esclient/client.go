@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // Package esclient reaches Elasticsearch for the exporter: it builds the HTTP transport from
-// the collector's HTTP client settings (TLS, proxy, headers, auth extensions), the
+// the collector's HTTP client settings (TLS, proxy, headers, auth extensions) and the CA
+// trusted by its fingerprint, the
 // elastic-transport client over the configured endpoints with basic or API key
 // authentication and the exporter's user agent, checks the server's version and the index
 // templates of the data streams written to, and logs request and response bodies on demand.
