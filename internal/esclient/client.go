@@ -120,9 +120,9 @@ func New(ctx context.Context, cfg Config, host component.Host, set component.Tel
 	httpCfg.Timeout = 0 // applied per bulk request instead
 	extensions := host.GetExtensions()
 	if cfg.CATrustedFingerprint != "" {
-		fp, err := ParseCAFingerprint(cfg.CATrustedFingerprint)
-		if err != nil {
-			return nil, fmt.Errorf("`tls::ca_trusted_fingerprint` %w", err)
+		fp, fpErr := ParseCAFingerprint(cfg.CATrustedFingerprint)
+		if fpErr != nil {
+			return nil, fmt.Errorf("`tls::ca_trusted_fingerprint` %w", fpErr)
 		}
 		if _, taken := extensions[caTrustMiddlewareID]; taken {
 			return nil, fmt.Errorf("tls::ca_trusted_fingerprint: an extension is named %s, the ID it needs for itself", caTrustMiddlewareID)

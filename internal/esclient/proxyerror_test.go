@@ -43,7 +43,7 @@ func connectProxy(t *testing.T, status int) *httptest.Server {
 		}
 		if n := buf.Reader.Buffered(); n > 0 {
 			// What the client sent right after the CONNECT, already read from the connection.
-			b, _ := buf.Reader.Peek(n)
+			b, _ := buf.Peek(n)
 			if _, err := upstream.Write(b); err != nil {
 				upstream.Close()
 				conn.Close()
