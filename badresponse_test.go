@@ -91,6 +91,6 @@ func TestTLSFailureIsPermanentAndSaysWhy(t *testing.T) {
 	cfg := elasticsearchexporter.NewTestConfig(srv.URL) // no CA: the test server's certificate is not trusted
 	exp := elasticsearchexporter.NewLogsExporter(t, cfg, elasticsearchexporter.TestSettings())
 	err := exp.ConsumeLogs(context.Background(), elasticsearchexporter.TestLogs(1))
-	require.ErrorContains(t, err, "TLS certificate cannot be verified; check tls::ca_file")
+	require.ErrorContains(t, err, "TLS certificate cannot be verified: the CA certificate it sent is \"O=Acme Co\", SHA-256 fingerprint ")
 	assert.True(t, consumererror.IsPermanent(err))
 }

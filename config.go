@@ -45,6 +45,15 @@ type Config struct {
 	//     the bulk indexer itself, never by the HTTP client.
 	confighttp.ClientConfig `mapstructure:",squash"`
 
+	// CATrustedFingerprint is `tls::ca_trusted_fingerprint`, a key of this exporter's own in
+	// the confighttp `tls` section (contrib has none; Beats and Elastic Agent have
+	// `ssl.ca_trusted_fingerprint`): the SHA-256 fingerprint of a CA certificate, in one of the
+	// forms esclient.ParseCAFingerprint reads. A server chain that holds that CA certificate is
+	// trusted, besides the roots of `tls::ca_file` (or the system's); the host name, the
+	// validity and the other `tls` settings apply as without it. Unmarshal takes the key out
+	// of the `tls` section, whose decoding into configtls would refuse it. Default: empty.
+	CATrustedFingerprint string `mapstructure:"-"`
+
 	// Authentication holds the user/password/api_key shortcuts, squashed at
 	// the top level as contrib does. The confighttp `auth` section (an
 	// authenticator extension) is the alternative.
@@ -513,6 +522,7 @@ func (c *Config) Validate() error {
 		endpointErr,
 		c.Authentication.validate(),
 		validateHTTPClient(&c.ClientConfig),
+		c.validateCATrustedFingerprint(),
 		c.Mapping.validate(),
 		c.Retry.Check(),
 		validateSendingQueue(c.QueueBatchConfig, c.MetadataKeys),
@@ -547,6 +557,45 @@ func validateHTTPClient(hc *confighttp.ClientConfig) error {
 		errs = append(errs, fmt.Errorf("`compression` must be `gzip` or `none`, got %q", hc.Compression))
 	}
 	return errors.Join(errs...)
+}
+
+// caTrustedFingerprintKey is the key of Config.CATrustedFingerprint.
+const caTrustedFingerprintKey = "tls::ca_trusted_fingerprint"
+
+// takeCATrustedFingerprint sets CATrustedFingerprint from conf's tls::ca_trusted_fingerprint,
+// which it deletes from conf, so that the tls section decodes into configtls's settings.
+func (c *Config) takeCATrustedFingerprint(conf *confmap.Conf) error {
+	if !conf.IsSet(caTrustedFingerprintKey) {
+		return nil
+	}
+	v := conf.Get(caTrustedFingerprintKey)
+	conf.Delete(caTrustedFingerprintKey)
+	switch s := v.(type) {
+	case string:
+		c.CATrustedFingerprint = s
+		return nil
+	case nil:
+		c.CATrustedFingerprint = ""
+		return nil
+	}
+	return fmt.Errorf("`tls::ca_trusted_fingerprint` must be a string (quote it), %s; got %v", esclient.CAFingerprintForm, v)
+}
+
+// validateCATrustedFingerprint refuses a tls::ca_trusted_fingerprint that is not a SHA-256
+// fingerprint, or that is set beside tls::insecure_skip_verify: true, which turns off the
+// verification that it is for.
+func (c *Config) validateCATrustedFingerprint() error {
+	if c.CATrustedFingerprint == "" {
+		return nil
+	}
+	if _, err := esclient.ParseCAFingerprint(c.CATrustedFingerprint); err != nil {
+		return fmt.Errorf("`tls::ca_trusted_fingerprint` %w", err)
+	}
+	if c.TLS.InsecureSkipVerify {
+		return errors.New("`tls::ca_trusted_fingerprint` is set beside `tls::insecure_skip_verify: true`, which turns off the " +
+			"verification of the server's certificate that the fingerprint is for; remove one of them")
+	}
+	return nil
 }
 
 // endpoints returns where Elasticsearch is: endpoint, endpoints or cloudid, else the

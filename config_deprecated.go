@@ -30,10 +30,12 @@ var removedKeys = []struct{ key, msg string }{
 //   - maps deprecated keys onto their replacements and records a
 //     deprecation message for each (logged by the factory, see
 //     logDeprecations);
-//   - canonicalizes mapping mode names (lowercase, "no" means "none").
+//   - canonicalizes mapping mode names (lowercase, "no" means "none");
+//   - takes this exporter's own key in the confighttp `tls` section,
+//     tls::ca_trusted_fingerprint, out of it (takeCATrustedFingerprint, in config.go).
 //
-// Unknown keys are refused by the decoding itself. All of it is about loading configurations
-// written for contrib, hence its place here.
+// Unknown keys are refused by the decoding itself. All but the last is about loading
+// configurations written for contrib, hence its place here.
 //
 // Every problem is reported at once: the removed keys, the decode errors (every key of a wrong
 // type and every unknown key, which the decoding reports together) and the bad deprecated
@@ -47,7 +49,7 @@ func (c *Config) Unmarshal(conf *confmap.Conf) error {
 	}
 	removedErr := refuseRemovedKeys(conf)
 	old, oldDecodeErr := takeDeprecatedKeys(conf)
-	decodeErr := errors.Join(apiKeyMapToJSON(conf), conf.Unmarshal(c))
+	decodeErr := errors.Join(apiKeyMapToJSON(conf), c.takeCATrustedFingerprint(conf), conf.Unmarshal(c))
 
 	c.Mapping.Mode = canonicalMappingMode(c.Mapping.Mode)
 	for i, m := range c.Mapping.AllowedModes {

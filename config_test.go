@@ -138,6 +138,16 @@ func TestLoadConfig(t *testing.T) {
 			urls: []string{"https://elastic.example.com:9200"},
 		},
 		{
+			id: "ca_trusted_fingerprint",
+			expected: defaultWith(func(c *Config) {
+				c.Endpoint = "https://elastic.example.com:9200"
+				c.CATrustedFingerprint = "72:34:8B:FC:92:8A:EF:4E:01:E3:BB:2F:21:9C:FB:4A:82:67:CF:DB:09:BB:65:84:E8:85:2C:7B:DC:2F:8A:5D"
+				c.TLS.ServerName = "es.internal"
+				c.TLS.MinVersion = "1.3"
+			}),
+			urls: []string{"https://elastic.example.com:9200"},
+		},
+		{
 			id: "api_key_id_and_key",
 			expected: defaultWith(func(c *Config) {
 				c.Endpoint = "https://elastic.example.com:9200"
@@ -273,6 +283,13 @@ func TestLoadInvalidConfig(t *testing.T) {
 		{"api_key_base64_without_colon", "`api_key`: the value is base64, but it does not decode to `id:api_key` as an encoded API key does"},
 		{"api_key_json_without_fields", "`api_key`: the JSON has no `encoded`, and no `id` and `api_key`"},
 		{"cloudid_no_uuid", "`cloudid`: invalid Cloud ID: decoded value \"bar.cloud.es.io\" is not host$es_uuid$kibana_uuid"},
+
+		{"ca_trusted_fingerprint_short", "`tls::ca_trusted_fingerprint` must be the SHA-256 fingerprint of a CA certificate: " +
+			"64 hexadecimal digits, in either case, bare (as Elasticsearch prints its HTTP CA's at its first start) or with a colon " +
+			"between each pair (as `openssl x509 -noout -fingerprint -sha256` prints it); got \"72:34:8B:FC\" (8 digits)"},
+		{"ca_trusted_fingerprint_sha1", "`tls::ca_trusted_fingerprint` must be the SHA-256 fingerprint of a CA certificate: 64 hexadecimal digits"},
+		{"ca_trusted_fingerprint_not_a_string", "`tls::ca_trusted_fingerprint` must be a string (quote it), the SHA-256 fingerprint of a CA certificate"},
+		{"ca_trusted_fingerprint_insecure_skip_verify", "`tls::ca_trusted_fingerprint` is set beside `tls::insecure_skip_verify: true`"},
 
 		{"negative_timeout", "`timeout` must be 0 or more"},
 		{"compression_zstd", "`compression` must be `gzip` or `none`, got \"zstd\""},

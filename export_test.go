@@ -17,3 +17,6 @@ var (
 	Outcome         = outcome
 	BulkServer      = bulkServer
 )
+
+// CATrustedFingerprintKey is the key that Unmarshal takes out of the confighttp `tls` section.
+const CATrustedFingerprintKey = caTrustedFingerprintKey

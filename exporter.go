@@ -104,19 +104,20 @@ func newExporter(cfg *Config, set exporter.Settings) (*esExporter, error) {
 // version and of the index templates.
 func (e *esExporter) start(ctx context.Context, host component.Host) error {
 	client, err := esclient.New(ctx, esclient.Config{
-		HTTP:             e.cfg.ClientConfig,
-		Endpoints:        e.cfg.endpoints(),
-		User:             e.cfg.Authentication.User,
-		Password:         string(e.cfg.Authentication.Password),
-		APIKey:           string(e.cfg.Authentication.APIKey),
-		DiscoverOnStart:  e.cfg.Discovery.OnStart,
-		DiscoverInterval: e.cfg.Discovery.Interval,
-		LogRequestBody:   e.cfg.Telemetry.LogRequestBody,
-		LogResponseBody:  e.cfg.Telemetry.LogResponseBody,
-		Writes:           e.writes(),
-		OTelMode:         e.allowedModes[serializer.ModeOTel],
-		OTelMetrics:      e.allowedModes[serializer.ModeOTel] && e.writesSignal(routing.TypeMetrics) && e.cfg.MetricsIndex == "" && !e.cfg.LogstashFormat.Enabled,
-		Checks:           e.recordCheck,
+		HTTP:                 e.cfg.ClientConfig,
+		Endpoints:            e.cfg.endpoints(),
+		User:                 e.cfg.Authentication.User,
+		Password:             string(e.cfg.Authentication.Password),
+		APIKey:               string(e.cfg.Authentication.APIKey),
+		CATrustedFingerprint: e.cfg.CATrustedFingerprint,
+		DiscoverOnStart:      e.cfg.Discovery.OnStart,
+		DiscoverInterval:     e.cfg.Discovery.Interval,
+		LogRequestBody:       e.cfg.Telemetry.LogRequestBody,
+		LogResponseBody:      e.cfg.Telemetry.LogResponseBody,
+		Writes:               e.writes(),
+		OTelMode:             e.allowedModes[serializer.ModeOTel],
+		OTelMetrics:          e.allowedModes[serializer.ModeOTel] && e.writesSignal(routing.TypeMetrics) && e.cfg.MetricsIndex == "" && !e.cfg.LogstashFormat.Enabled,
+		Checks:               e.recordCheck,
 	}, host, e.set.TelemetrySettings, e.set.BuildInfo)
 	if err != nil {
 		return err

@@ -78,7 +78,7 @@ NODE_SETTINGS=(
 	"-Expack.security.enabled=true"
 	"-Expack.security.http.ssl.enabled=true"
 	"-Expack.security.http.ssl.key=certs/node.key"
-	"-Expack.security.http.ssl.certificate=certs/node.crt"
+	"-Expack.security.http.ssl.certificate=certs/node-chain.crt"
 	"-Expack.security.http.ssl.certificate_authorities=certs/ca.crt"
 )
 
@@ -382,9 +382,13 @@ ensure_certs() {
 		chmod 644 "$CERT_DIR/ca.crt" "$CERT_DIR/node.crt"
 		chmod 600 "$CERT_DIR/ca.key" "$CERT_DIR/node.key"
 	fi
-	# The server reads its TLS files from its config directory.
+	# The server reads its TLS files from its config directory. It serves the chain of
+	# node-chain.crt, the node's certificate and then the CA's, as the certificates of
+	# Elasticsearch's own security auto-configuration do: a client that trusts the CA by its
+	# fingerprint (tls::ca_trusted_fingerprint) finds it there.
 	mkdir -p "$ES_HOME/config/certs"
 	cp "$CERT_DIR/ca.crt" "$CERT_DIR/node.crt" "$CERT_DIR/node.key" "$ES_HOME/config/certs/"
+	cat "$CERT_DIR/node.crt" "$CERT_DIR/ca.crt" >"$ES_HOME/config/certs/node-chain.crt"
 	chmod 600 "$ES_HOME/config/certs/node.key"
 }
 

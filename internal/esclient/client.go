@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // Package esclient reaches Elasticsearch for the exporter: it builds the HTTP transport from
-// the collector's HTTP client settings (TLS, proxy, headers, auth extensions), the
+// the collector's HTTP client settings (TLS, proxy, headers, auth extensions) and the CA
+// trusted by its fingerprint, the
 // elastic-transport client over the configured endpoints with basic or API key
 // authentication and the exporter's user agent, checks the server's version and the index
 // templates of the data streams written to, and logs request and response bodies on demand.
@@ -12,14 +13,17 @@ package esclient // import "github.com/otelcol-es/elasticsearchexporter/internal
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/elastic/elastic-transport-go/v8/elastictransport"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/config/configmiddleware"
 	"go.uber.org/zap"
 )
 
@@ -38,6 +42,11 @@ type Config struct {
 
 	// APIKey is an Elasticsearch API key, in one of the forms EncodeAPIKey reads.
 	APIKey string
+
+	// CATrustedFingerprint, when set, is the fingerprint (in one of the forms
+	// ParseCAFingerprint reads) of a CA certificate that is trusted when a server sends it in
+	// its chain, besides the roots of HTTP.TLS (caTrust).
+	CATrustedFingerprint string
 
 	// DiscoverOnStart discovers the cluster's nodes before the version check.
 	DiscoverOnStart bool
@@ -109,7 +118,24 @@ func New(ctx context.Context, cfg Config, host component.Host, set component.Tel
 	httpCfg := cfg.HTTP
 	httpCfg.Compression = ""
 	httpCfg.Timeout = 0 // applied per bulk request instead
-	hc, err := httpCfg.ToClient(ctx, host.GetExtensions(), set)
+	extensions := host.GetExtensions()
+	if cfg.CATrustedFingerprint != "" {
+		fp, fpErr := ParseCAFingerprint(cfg.CATrustedFingerprint)
+		if fpErr != nil {
+			return nil, fmt.Errorf("`tls::ca_trusted_fingerprint` %w", fpErr)
+		}
+		if _, taken := extensions[caTrustMiddlewareID]; taken {
+			return nil, fmt.Errorf("tls::ca_trusted_fingerprint: an extension is named %s, the ID it needs for itself", caTrustMiddlewareID)
+		}
+		extensions = maps.Clone(extensions)
+		if extensions == nil {
+			extensions = map[component.ID]component.Component{}
+		}
+		extensions[caTrustMiddlewareID] = caTrustMiddleware{trust: &caTrust{fingerprint: fp}}
+		// Last, so that it is handed the transport itself (caTrustMiddleware).
+		httpCfg.Middlewares = append(slices.Clone(httpCfg.Middlewares), configmiddleware.Config{ID: caTrustMiddlewareID})
+	}
+	hc, err := httpCfg.ToClient(ctx, extensions, set)
 	if err != nil {
 		// proxy_url is parsed here, and the error quotes it.
 		return nil, fmt.Errorf("building the HTTP client: %w", redactError(err))

@@ -29,11 +29,26 @@ func connectProxy(t *testing.T, status int) *httptest.Server {
 			w.WriteHeader(http.StatusBadGateway)
 			return
 		}
-		w.WriteHeader(http.StatusOK)
-		conn, _, err := http.NewResponseController(w).Hijack()
+		// The 200 goes on the hijacked connection itself: a response written before Hijack
+		// may not have been sent yet, and is not sent after it.
+		conn, buf, err := http.NewResponseController(w).Hijack()
 		if err != nil {
 			upstream.Close()
 			return
+		}
+		if _, err := io.WriteString(conn, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
+			upstream.Close()
+			conn.Close()
+			return
+		}
+		if n := buf.Reader.Buffered(); n > 0 {
+			// What the client sent right after the CONNECT, already read from the connection.
+			b, _ := buf.Peek(n)
+			if _, err := upstream.Write(b); err != nil {
+				upstream.Close()
+				conn.Close()
+				return
+			}
 		}
 		go func() { _, _ = io.Copy(upstream, conn); upstream.Close() }()
 		_, _ = io.Copy(conn, upstream)
@@ -82,7 +97,7 @@ func TestFailureBeyondTheTunnelIsTheServers(t *testing.T) {
 	cfg := testConfig(server.URL)
 	cfg.HTTP.ProxyURL = proxy.URL
 	err := versionError(t, cfg)
-	assert.Contains(t, err.Error(), "GET /: the server's TLS certificate cannot be verified; check tls::ca_file")
+	assert.Contains(t, err.Error(), "GET /: the server's TLS certificate cannot be verified: the CA certificate it sent is")
 	assert.NotContains(t, err.Error(), "proxy")
 }
 

@@ -7,6 +7,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"net"
 	"reflect"
 	"strings"
@@ -38,8 +39,20 @@ func TLSConfigProblem(err error) (hint string, ok bool) {
 		}
 		return "the server's TLS certificate is not valid; check tls::ca_file", true
 	}
+	if errors.Is(err, errNoServerName) {
+		return "with tls::ca_trusted_fingerprint, a connection through a proxy to an IP address has no host name to verify the " +
+			"server's TLS certificate for; use a host name of the certificate in the endpoint, or in tls::server_name_override", true
+	}
+	if _, ok := errors.AsType[*caFingerprintMismatch](err); ok {
+		return "tls::ca_trusted_fingerprint matches no CA certificate that the server sent" + sentChain(err, func(string) string {
+			return "check the fingerprint against that CA's"
+		}), true
+	}
 	if _, ok := errors.AsType[x509.UnknownAuthorityError](err); ok {
-		return "the server's TLS certificate cannot be verified; check tls::ca_file", true
+		return "the server's TLS certificate cannot be verified" +
+			sentChain(err, func(fp string) string {
+				return "if it is your cluster's CA, trust it with tls::ca_trusted_fingerprint: " + fp + ", or set tls::ca_file to its certificate"
+			}), true
 	}
 	if _, ok := errors.AsType[*tls.CertificateVerificationError](err); ok {
 		return "the server's TLS certificate cannot be verified; check tls::ca_file", true
@@ -57,6 +70,25 @@ func TLSConfigProblem(err error) (hint string, ok bool) {
 		}
 	}
 	return "", false
+}
+
+// sentChain describes the last certificate of the chain that the server sent (the one closest
+// to the root), as crypto/tls's verification error holds it: its subject, and its SHA-256
+// fingerprint when it is a CA, followed by what fix says for that fingerprint. A server
+// whose chain holds no CA is told to set tls::ca_file instead, and an error without the chain
+// (from a VerifyConnection callback of some other) to check it.
+func sentChain(err error, fix func(fingerprint string) string) string {
+	cv, ok := errors.AsType[*tls.CertificateVerificationError](err)
+	if !ok || len(cv.UnverifiedCertificates) == 0 {
+		return "; check tls::ca_file"
+	}
+	top := cv.UnverifiedCertificates[len(cv.UnverifiedCertificates)-1]
+	if !top.IsCA {
+		return fmt.Sprintf(": the server sent no CA certificate, its chain ends with %q, issued by %q; set tls::ca_file to the certificate of that CA",
+			top.Subject.String(), top.Issuer.String())
+	}
+	fp := fingerprintOf(top).String()
+	return fmt.Sprintf(": the CA certificate it sent is %q, SHA-256 fingerprint %s; %s", top.Subject.String(), fp, fix(fp))
 }
 
 // localTLSRefusals are the messages of crypto/tls's client when it refuses what the server

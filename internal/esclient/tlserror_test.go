@@ -126,7 +126,7 @@ func TestTLSConfigProblem(t *testing.T) {
 			name:   "server certificate not trusted",
 			server: func(*tls.Config) {},
 			client: func(c *Config) { c.HTTP.TLS.CAFile = "" },
-			hint:   "certificate cannot be verified; check tls::ca_file",
+			hint:   "certificate cannot be verified: the CA certificate it sent is \"O=Acme Co\", SHA-256 fingerprint ",
 		},
 		{
 			name:   "server certificate for another name",
