@@ -70,7 +70,7 @@ fuzz: ## A short fuzz pass, FUZZTIME (10s) per target (scripts/fuzz.sh)
 	GO="$(GO)" scripts/fuzz.sh $(FUZZTIME) $(FUZZ_TARGETS)
 
 .PHONY: integration
-integration: build ## The integration module against a real Elasticsearch 9.x (started by scripts/es.sh unless ES_ENDPOINT is set), its version-dependent tests against 8.x (ES8_PASS=0 leaves them out), then the README's own collector (scripts/newcomer.sh)
+integration: build ## The integration module against a real Elasticsearch 9.x (started by scripts/es.sh unless ES_ENDPOINT is set), its version-dependent tests against 8.x (ES8_PASS=0 leaves them out), the PKI and JWT realm tests against a trial-licence realms node (ES_REALMS=1 scripts/es.sh; REALMS_PASS=0 leaves them out), then the README's own collector (scripts/newcomer.sh)
 	GO="$(GO)" scripts/integration.sh
 	GO="$(GO)" scripts/newcomer.sh
 

@@ -57,18 +57,23 @@ func (s *suite) assertNoSecret(t *testing.T, secret string) {
 	}
 }
 
+// lackCreateDocLine is the start-up line for a user without create_doc on the logs data streams.
+func lackCreateDocLine(user string) string {
+	return "The credentials lack the index privilege `create_doc` on logs-*-*, which writing logs needs; " +
+		"Elasticsearch answers 403 to the bulk requests that write there. Grant it with a role of user \"" + user + "\": " +
+		`{"indices":[{"names":["logs-*-*"],"privileges":["auto_configure","create_doc"]}]}`
+}
+
+// lackMonitorLine is the start-up line for a user without the cluster privilege monitor.
+func lackMonitorLine(user string) string {
+	return "The credentials lack the cluster privilege `monitor`, which the version check (GET /) and node " +
+		`discovery need; grant it with a role of user "` + user + `": {"cluster":["monitor"]}`
+}
+
 // The privilege check asks the real node, for each file-realm user, which of the privileges
 // the configuration writes with it holds, and names each one missing with its fix.
 func TestStartupPrivilegeCheck(t *testing.T) {
-	createDoc := func(user string) string {
-		return "The credentials lack the index privilege `create_doc` on logs-*-*, which writing logs needs; " +
-			"Elasticsearch answers 403 to the bulk requests that write there. Grant it with a role of user \"" + user + "\": " +
-			`{"indices":[{"names":["logs-*-*"],"privileges":["auto_configure","create_doc"]}]}`
-	}
-	monitor := func(user string) string {
-		return "The credentials lack the cluster privilege `monitor`, which the version check (GET /) and node " +
-			`discovery need; grant it with a role of user "` + user + `": {"cluster":["monitor"]}`
-	}
+	createDoc, monitor := lackCreateDocLine, lackMonitorLine
 	tests := []struct {
 		key     string
 		lines   func(user string) []string

@@ -7,6 +7,9 @@
 #   scripts/es.sh env     print the env file of the running node
 #   scripts/es.sh logs    print the tail of the server log (-f to follow, N for N lines)
 #
+# With ES_REALMS=1 the same commands run a separate node (state in <repo>/.es-realms, its own
+# ports) under a trial licence with PKI and JWT realms (scripts/es-realms.sh).
+#
 # and a cluster of several nodes on loopback (scripts/es-cluster.sh, docs/cluster.md):
 #
 #   scripts/es.sh cluster-start [N]   start N nodes (default 3) with empty data, wait for green
@@ -37,8 +40,11 @@ esac
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_DIR="$(dirname "$SCRIPT_DIR")"
 # The default version's state is in <repo>/.es, any other's in <repo>/.es-VERSION, so that
-# nodes of two versions can run side by side.
-if [[ "$ES_VERSION" == "$ES_VERSION_9" ]]; then
+# nodes of two versions can run side by side; the realms node's is in <repo>/.es-realms.
+ES_REALMS="${ES_REALMS:-0}"
+if [[ "$ES_REALMS" == 1 ]]; then
+	ES_STATE_DIR="${ES_STATE_DIR:-$REPO_DIR/.es-realms}"
+elif [[ "$ES_VERSION" == "$ES_VERSION_9" ]]; then
 	ES_STATE_DIR="${ES_STATE_DIR:-$REPO_DIR/.es}"
 else
 	ES_STATE_DIR="${ES_STATE_DIR:-$REPO_DIR/.es-$ES_VERSION}"
@@ -87,6 +93,11 @@ STARTED_OK=0
 
 PROG=es.sh
 . "$SCRIPT_DIR/lib.sh"
+if [[ "$ES_REALMS" == 1 ]]; then
+	# shellcheck source=scripts/es-realms.sh
+	. "$SCRIPT_DIR/es-realms.sh"
+	realms_node_settings
+fi
 
 major_of() { printf '%s' "${1%%.*}"; }
 
@@ -689,6 +700,7 @@ cmd_start() {
 	[[ "$(id -u)" == 0 ]] && chown -R "$ES_RUN_USER:" "$ES_HOME/config"
 	ensure_keystore
 	ensure_privilege_users
+	[[ "$ES_REALMS" != 1 ]] || ensure_realms
 	launch
 	local endpoint="https://127.0.0.1:$HTTP_PORT"
 	wait_healthy "$endpoint"
@@ -709,6 +721,7 @@ ES_VERSION=$ES_VERSION
 ES_PID=$pid
 ES_HOME=$ES_HOME
 $(privilege_users_env)
+$([[ "$ES_REALMS" != 1 ]] || realms_env)
 EOF
 	)
 	mv "$ENV_FILE.tmp" "$ENV_FILE"
@@ -757,7 +770,8 @@ usage() {
 usage: $0 start|stop|env|logs [-f] [LINES]
        $0 cluster-start [N]|cluster-stop|cluster-env|cluster-mem
        $0 node-kill I|node-stop I|node-start I|node-add
-environment: ES_VERSION (default $ES_VERSION_9; 9 or 8 for $ES_VERSION_9 or $ES_VERSION_8),
+environment: ES_REALMS=1 (the realms node: trial licence, PKI and JWT realms, <repo>/.es-realms),
+  ES_VERSION (default $ES_VERSION_9; 9 or 8 for $ES_VERSION_9 or $ES_VERSION_8),
   ES_STATE_DIR (default <repo>/.es for $ES_VERSION_9, <repo>/.es-VERSION for another version),
   ES_JAVA_HOME, ES_HEAP (1g), ES_START_TIMEOUT (180), ES_HTTP_PORT, ES_TRANSPORT_PORT,
   ES_RUN_USER (otelcoles; used when run as root),

@@ -14,6 +14,10 @@
 # (scripts/es.sh with ES_VERSION=8, in its own state dir <repo>/.es-VERSION, or ES8_STATE_DIR),
 # started and stopped the same way. That pass is left out when ES_ENDPOINT names a node, or with
 # ES8_PASS=0.
+#
+# Last, the realms pass: the tests of integrationtest/realms_test.go against the realms node
+# (scripts/es.sh with ES_REALMS=1: trial licence, PKI and JWT realms, state in <repo>/.es-realms),
+# started and stopped the same way. Left out when ES_ENDPOINT names a node, or with REALMS_PASS=0.
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -27,12 +31,16 @@ cd "$REPO_DIR"
 # and traces in the otel and ecs mapping modes, through the exporter and through the collector.
 ES8_TESTS='^(TestLogsRoundTrip|TestSpansAndSpanEventsRoundTrip|TestRoutingCreatesDataStreams|TestDuplicateIDIsCountedNotIndexed|TestMappingConflictRejectsOnlyThatDocument|TestVersionCheckAndMissingTemplateWarning|TestMetrics.*|TestTSDB.*|TestCollectorEndToEnd|TestCollectorMappingModesPerRequest)$'
 
+# realms runs scripts/es.sh for the realms node.
+realms() { ES_REALMS=1 ES_STATE_DIR="${REALMS_STATE_DIR:-}" "$REPO_DIR/scripts/es.sh" "$@"; }
+
 # es8 runs scripts/es.sh for the 8.x node.
 es8() { ES_VERSION=8 ES_STATE_DIR="${ES8_STATE_DIR:-}" "$REPO_DIR/scripts/es.sh" "$@"; }
 
 started=""
 proxy_started=""
 es8_started=""
+realms_started=""
 cleanup() {
 	if [ -n "$proxy_started" ]; then
 		"$REPO_DIR/scripts/proxy.sh" stop || true
@@ -43,11 +51,16 @@ cleanup() {
 	if [ -n "$es8_started" ]; then
 		es8 stop || true
 	fi
+	if [ -n "$realms_started" ]; then
+		realms stop || true
+	fi
 }
 trap cleanup EXIT
 
 es8_pass="${ES8_PASS:-1}"
+realms_pass="${REALMS_PASS:-1}"
 [ -z "${ES_ENDPOINT:-}" ] || es8_pass=0
+[ -z "${ES_ENDPOINT:-}" ] || realms_pass=0
 if [ -z "${ES_ENDPOINT:-}" ]; then
 	if ! scripts/es.sh env >/dev/null 2>&1; then
 		started=1
@@ -77,20 +90,37 @@ cd integrationtest
 "$GO" test -count=1 -race -timeout 20m ./...
 cd "$REPO_DIR"
 
-[ "$es8_pass" != 0 ] || exit 0
-# The 9.x node is not needed any more: stopping it first leaves the memory to the 8.x node.
-if [ -n "$started" ]; then
+# The 9.x node is not needed any more: stopping it first leaves the memory to the next node.
+if [ -n "$started" ] && { [ "$es8_pass" != 0 ] || [ "$realms_pass" != 0 ]; }; then
 	scripts/es.sh stop
 	started=""
 fi
-if ! es8 env >/dev/null 2>&1; then
-	es8_started=1
+
+if [ "$es8_pass" != 0 ]; then
+	if ! es8 env >/dev/null 2>&1; then
+		es8_started=1
+	fi
+	es8 start
+	set -a
+	# shellcheck disable=SC1090
+	. <(es8 env)
+	set +a
+	echo "integration: the version-dependent tests against Elasticsearch $ES_VERSION at $ES_ENDPOINT"
+	(cd integrationtest && "$GO" test -count=1 -race -timeout 10m -run "$ES8_TESTS" .)
+	if [ -n "$es8_started" ]; then
+		es8 stop
+		es8_started=""
+	fi
 fi
-es8 start
-set -a
-# shellcheck disable=SC1090
-. <(es8 env)
-set +a
-echo "integration: the version-dependent tests against Elasticsearch $ES_VERSION at $ES_ENDPOINT"
-cd integrationtest
-"$GO" test -count=1 -race -timeout 10m -run "$ES8_TESTS" .
+
+[ "$realms_pass" != 0 ] || exit 0
+if ! realms env >/dev/null 2>&1; then
+	realms_started=1
+fi
+realms start
+realms_env="$(mktemp)"
+realms env >"$realms_env"
+echo "integration: the realms tests (PKI, JWT) against the realms node"
+# ES_ENDPOINT is unset so that the tests read the realms node's env file, ES_REALMS and all.
+(cd integrationtest && env -u ES_ENDPOINT ES_ENV_FILE="$realms_env" "$GO" test -count=1 -race -timeout 10m -run '^TestRealms' .)
+rm -f "$realms_env"

@@ -4,9 +4,12 @@
 package esclient // import "github.com/otelcol-es/elasticsearchexporter/internal/esclient"
 
 import (
+	"crypto/x509"
 	"encoding/base64"
+	"encoding/pem"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
 )
 
@@ -15,7 +18,9 @@ import (
 // those that end on the wire, in the order they are set on a request: the elastic-transport
 // client sets the Authorization header from an endpoint URL's user info, else from `api_key`,
 // else from `user`/`password`; an Authorization header under `headers` is set after it and
-// replaces it; an authenticator extension handles the request last.
+// replaces it; an authenticator extension handles the request last. A client certificate
+// (`tls::cert_file` or `tls::cert_pem`) is sent in the TLS handshake beside all of them and is
+// named by its subject.
 func unauthorizedHint(cfg Config, urls []*url.URL) string {
 	sent, fix := "none", "set `user` and `password`, or `api_key`, or `auth::authenticator`"
 	switch {
@@ -47,7 +52,43 @@ func unauthorizedHint(cfg Config, urls []*url.URL) string {
 		}
 		fix = fmt.Sprintf("check the credentials of the extension %q", auth.AuthenticatorID)
 	}
+	if subject, ok := clientCertSubject(cfg); ok {
+		cert := fmt.Sprintf("the client certificate with subject %q (`tls::cert_file`)", subject)
+		certFix := "check that a PKI realm of the cluster trusts the certificate's CA and takes a user name " +
+			"from its subject (the realm's username_pattern; CN by default)"
+		if sent == "none" {
+			sent, fix = cert, certFix
+		} else {
+			sent, fix = sent+", and "+cert, fix+"; or "+certFix
+		}
+	}
 	return "the credentials were refused; sent: " + sent + "; " + fix
+}
+
+// clientCertSubject is the subject of the first certificate of the configured client
+// certificate, from `tls::cert_pem` or the file `tls::cert_file`; false when none is configured
+// or it cannot be read. Only the certificate is read, never the key.
+func clientCertSubject(cfg Config) (string, bool) {
+	tls := cfg.HTTP.TLS
+	data := []byte(string(tls.CertPem))
+	if len(data) == 0 && tls.CertFile != "" {
+		b, err := os.ReadFile(tls.CertFile)
+		if err != nil {
+			return "", false
+		}
+		data = b
+	}
+	for block, rest := pem.Decode(data); block != nil; block, rest = pem.Decode(rest) {
+		if block.Type != "CERTIFICATE" {
+			continue
+		}
+		cert, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			return "", false
+		}
+		return cert.Subject.String(), true
+	}
+	return "", false
 }
 
 // urlUser is the user info of the first endpoint URL that carries one.

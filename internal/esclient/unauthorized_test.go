@@ -5,11 +5,19 @@ package esclient
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/base64"
+	"encoding/pem"
 	"fmt"
 	"io"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -102,4 +110,46 @@ func TestUnauthorizedHintNamesTheExtension(t *testing.T) {
 	assert.Equal(t, `the credentials were refused; sent: what the authenticator extension "bearertokenauth/es" sets `+
 		"(`auth::authenticator`), over API key id \"abc\" (`api_key`); check the credentials of the extension \"bearertokenauth/es\"",
 		unauthorizedHint(cfg, nil))
+}
+
+// With a client certificate, the hint names the certificate's subject, alone or beside the
+// other credentials, and never the key.
+func TestUnauthorizedHintNamesTheClientCertificate(t *testing.T) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "collector-1", Organization: []string{"otelcol-es"}},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "client.crt"), filepath.Join(dir, "client.key")
+	require.NoError(t, os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600))
+	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
+	require.NoError(t, os.WriteFile(keyFile, keyPEM, 0o600))
+
+	cfg := testConfig("https://es:9200")
+	cfg.HTTP.TLS.CertFile, cfg.HTTP.TLS.KeyFile = certFile, keyFile
+	hint := unauthorizedHint(cfg, nil)
+	assert.Equal(t, `the credentials were refused; sent: the client certificate with subject "CN=collector-1,O=otelcol-es" `+
+		"(`tls::cert_file`); check that a PKI realm of the cluster trusts the certificate's CA and takes a user name "+
+		"from its subject (the realm's username_pattern; CN by default)", hint)
+
+	cfg.User, cfg.Password = "writer", "s3cret"
+	hint = unauthorizedHint(cfg, nil)
+	assert.Contains(t, hint, `sent: user "writer" (`+"`user`/`password`), and the client certificate with subject \"CN=collector-1,O=otelcol-es\"")
+	assert.NotContains(t, hint, "s3cret")
+	for line := range strings.Lines(string(keyPEM)) {
+		if !strings.HasPrefix(line, "-----") {
+			assert.NotContains(t, hint, strings.TrimSpace(line))
+		}
+	}
+
+	// A certificate file that cannot be read: no subject, the other credentials only.
+	cfg.HTTP.TLS.CertFile = filepath.Join(dir, "missing.crt")
+	assert.NotContains(t, unauthorizedHint(cfg, nil), "client certificate")
 }
