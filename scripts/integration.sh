@@ -101,12 +101,15 @@ if [ "$es8_pass" != 0 ]; then
 		es8_started=1
 	fi
 	es8 start
-	set -a
-	# shellcheck disable=SC1090
-	. <(es8 env)
-	set +a
-	echo "integration: the version-dependent tests against Elasticsearch $ES_VERSION at $ES_ENDPOINT"
-	(cd integrationtest && "$GO" test -count=1 -race -timeout 10m -run "$ES8_TESTS" .)
+	# In a subshell, so that the 8.x node's env (ES_VERSION among it) stays out of the realms pass.
+	(
+		set -a
+		# shellcheck disable=SC1090
+		. <(es8 env)
+		set +a
+		echo "integration: the version-dependent tests against Elasticsearch $ES_VERSION at $ES_ENDPOINT"
+		cd integrationtest && "$GO" test -count=1 -race -timeout 10m -run "$ES8_TESTS" .
+	)
 	if [ -n "$es8_started" ]; then
 		es8 stop
 		es8_started=""
