@@ -161,6 +161,7 @@ func TestTLSSettingFailureIsNotRetried(t *testing.T) {
 			want:   "no TLS version or cipher suite in common",
 		},
 	}
+	const maxRetries = 200
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var handshakes atomic.Int64
@@ -184,8 +185,8 @@ func TestTLSSettingFailureIsNotRetried(t *testing.T) {
 			if tt.client != nil {
 				tt.client(cfg)
 			}
-			cfg.Retry.MaxRetries = 30     // the default count, with the test's short waits
-			cfg.LogsIndex = "logs-static" // no data stream: no template check
+			cfg.Retry.MaxRetries = maxRetries // with the test's short waits (at most 5 ms)
+			cfg.LogsIndex = "logs-static"     // no data stream: no template check
 			e, err := newExporter(cfg, set)
 			require.NoError(t, err)
 			require.NoError(t, e.start(context.Background(), componenttest.NewNopHost()))
@@ -202,13 +203,17 @@ func TestTLSSettingFailureIsNotRetried(t *testing.T) {
 			t.Logf("push failed after %s: %v", time.Since(start), err)
 			require.ErrorContains(t, err, tt.want)
 			assert.True(t, consumererror.IsPermanent(err))
-			// One attempt, not 1+max_retries. With TLS 1.3 the server refuses the missing client
-			// certificate after the client's side of the handshake is done: an attempt can meet
-			// the closed connection (broken pipe) before it reads the alert, about once in ten,
-			// and that is a network error, retried; the next attempt reads the alert.
+			// The first attempt that reads the server's alert is the last, not 1+max_retries.
+			// With TLS 1.3 the server refuses the missing client certificate after the client's
+			// side of the handshake is done: an attempt can meet the closed connection (broken
+			// pipe) before it reads the alert, and that is a network error, retried. How often
+			// depends on the machine's load (about once in ten on a quiet one, 8 attempts in 9
+			// seen on a loaded one), so the bound is the retry count, set high enough that a run
+			// of that many broken pipes in a row does not happen.
 			attempts := countertest.Sum(t, tel, "otelcol.elasticsearch.bulk_requests.attempts")
+			t.Logf("%d attempts", attempts)
 			assert.Positive(t, attempts)
-			assert.Less(t, attempts, int64(5))
+			assert.Less(t, attempts, int64(1+maxRetries))
 		})
 	}
 }
