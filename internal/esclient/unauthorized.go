@@ -52,8 +52,8 @@ func unauthorizedHint(cfg Config, urls []*url.URL) string {
 		}
 		fix = fmt.Sprintf("check the credentials of the extension %q", auth.AuthenticatorID)
 	}
-	if subject, ok := clientCertSubject(cfg); ok {
-		cert := fmt.Sprintf("the client certificate with subject %q (`tls::cert_file`)", subject)
+	if subject, key, ok := clientCertSubject(cfg); ok {
+		cert := fmt.Sprintf("the client certificate with subject %q (`%s`)", subject, key)
 		certFix := "check that a PKI realm of the cluster trusts the certificate's CA and takes a user name " +
 			"from its subject (the realm's username_pattern; CN by default)"
 		if sent == "none" {
@@ -66,17 +66,17 @@ func unauthorizedHint(cfg Config, urls []*url.URL) string {
 }
 
 // clientCertSubject is the subject of the first certificate of the configured client
-// certificate, from `tls::cert_pem` or the file `tls::cert_file`; false when none is configured
-// or it cannot be read. Only the certificate is read, never the key.
-func clientCertSubject(cfg Config) (string, bool) {
+// certificate and the key it was configured with, `tls::cert_pem` or the file `tls::cert_file`;
+// false when none is configured or it cannot be read. Only the certificate is read, never the key.
+func clientCertSubject(cfg Config) (subject, key string, ok bool) {
 	tls := cfg.HTTP.TLS
-	data := []byte(string(tls.CertPem))
+	data, key := []byte(string(tls.CertPem)), "tls::cert_pem"
 	if len(data) == 0 && tls.CertFile != "" {
 		b, err := os.ReadFile(tls.CertFile)
 		if err != nil {
-			return "", false
+			return "", "", false
 		}
-		data = b
+		data, key = b, "tls::cert_file"
 	}
 	for block, rest := pem.Decode(data); block != nil; block, rest = pem.Decode(rest) {
 		if block.Type != "CERTIFICATE" {
@@ -84,11 +84,11 @@ func clientCertSubject(cfg Config) (string, bool) {
 		}
 		cert, err := x509.ParseCertificate(block.Bytes)
 		if err != nil {
-			return "", false
+			return "", "", false
 		}
-		return cert.Subject.String(), true
+		return cert.Subject.String(), key, true
 	}
-	return "", false
+	return "", "", false
 }
 
 // urlUser is the user info of the first endpoint URL that carries one.

@@ -152,4 +152,9 @@ func TestUnauthorizedHintNamesTheClientCertificate(t *testing.T) {
 	// A certificate file that cannot be read: no subject, the other credentials only.
 	cfg.HTTP.TLS.CertFile = filepath.Join(dir, "missing.crt")
 	assert.NotContains(t, unauthorizedHint(cfg, nil), "client certificate")
+
+	// The certificate inline: the hint names tls::cert_pem.
+	cfg.HTTP.TLS.CertFile = ""
+	cfg.HTTP.TLS.CertPem = configopaque.String(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
+	assert.Contains(t, unauthorizedHint(cfg, nil), `the client certificate with subject "CN=collector-1,O=otelcol-es" (`+"`tls::cert_pem`)")
 }
