@@ -57,9 +57,10 @@ func (s *suite) assertNoSecret(t *testing.T, secret string) {
 	}
 }
 
-// lackCreateDocLine is the start-up line for a user without create_doc on the logs data streams.
-func lackCreateDocLine(user string) string {
-	return "The credentials lack the index privilege `create_doc` on logs-*-*, which writing logs needs; " +
+// lackIndexLine is the start-up line for a user without the index privilege priv on the logs
+// data streams.
+func lackIndexLine(priv, user string) string {
+	return "The credentials lack the index privilege `" + priv + "` on logs-*-*, which writing logs needs; " +
 		"Elasticsearch answers 403 to the bulk requests that write there. Grant it with a role of user \"" + user + "\": " +
 		`{"indices":[{"names":["logs-*-*"],"privileges":["auto_configure","create_doc"]}]}`
 }
@@ -70,10 +71,22 @@ func lackMonitorLine(user string) string {
 		`discovery need; grant it with a role of user "` + user + `": {"cluster":["monitor"]}`
 }
 
+// lackLines are the messages of the start-up lines that name a missing privilege, in order.
+func (s *suite) lackLines() []string {
+	var lines []string
+	for _, e := range s.logs.All() {
+		if strings.HasPrefix(e.Message, "The credentials lack") {
+			lines = append(lines, e.Message)
+		}
+	}
+	return lines
+}
+
 // The privilege check asks the real node, for each file-realm user, which of the privileges
 // the configuration writes with it holds, and names each one missing with its fix.
 func TestStartupPrivilegeCheck(t *testing.T) {
-	createDoc, monitor := lackCreateDocLine, lackMonitorLine
+	createDoc := func(user string) string { return lackIndexLine("create_doc", user) }
+	monitor := lackMonitorLine
 	tests := []struct {
 		key     string
 		lines   func(user string) []string
@@ -102,12 +115,9 @@ func TestStartupPrivilegeCheck(t *testing.T) {
 				30*time.Second, 20*time.Millisecond)
 			assert.Equal(t, want, s.startupChecks(t))
 
-			var lines []string
-			for _, e := range s.logs.All() {
-				if strings.HasPrefix(e.Message, "The credentials lack") {
-					lines = append(lines, e.Message)
-					t.Log(e.Message, e.ContextMap())
-				}
+			lines := s.lackLines()
+			for _, l := range lines {
+				t.Log(l)
 			}
 			assert.Equal(t, tt.lines(user), lines)
 

@@ -37,19 +37,19 @@ func realmsVar(t *testing.T, name string) string {
 	return v
 }
 
-// keySecrets are the base64 lines of a PEM key file: none of them may appear in a log line.
-func keySecrets(t *testing.T, keyFile string) []string {
+// assertNoKey fails when a log line holds one of the base64 lines of the PEM key file keyFile.
+func (s *suite) assertNoKey(t *testing.T, keyFile string) {
 	t.Helper()
 	b, err := os.ReadFile(keyFile)
 	require.NoError(t, err)
-	var out []string
+	n := 0
 	for line := range strings.Lines(string(b)) {
 		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "-----") {
-			out = append(out, line)
+			s.assertNoSecret(t, line)
+			n++
 		}
 	}
-	require.NotEmpty(t, out)
-	return out
+	require.Positive(t, n, "no key lines in %s", keyFile)
 }
 
 // certSuite is a suite whose exporter authenticates with the client certificate certFile and
@@ -99,9 +99,7 @@ func TestRealmsPKIClientCertificate(t *testing.T) {
 	want := map[string]int64{"connect": 0, "tls": 0, "auth": 0, "privileges": 0, "version": 0}
 	assert.Eventually(t, func() bool { return assert.ObjectsAreEqual(want, s.startupChecks(t)) }, 30*time.Second, 20*time.Millisecond)
 	assert.Zero(t, s.logs.FilterMessageSnippet("The credentials lack").Len())
-	for _, secret := range keySecrets(t, keyFile) {
-		s.assertNoSecret(t, secret)
-	}
+	s.assertNoKey(t, keyFile)
 }
 
 // A certificate of the trusted CA whose DN no role mapping names: the PKI realm authenticates
@@ -111,25 +109,17 @@ func TestRealmsPKIUnmappedCertificate(t *testing.T) {
 	s, cfg := certSuite(t, certFile, keyFile)
 	s.logsExporter(t, cfg)
 	const user = "otelcol-es-pki-unmapped"
-	autoConfigure := strings.Replace(lackCreateDocLine(user), "`create_doc`", "`auto_configure`", 1)
-	want := []string{lackMonitorLine(user), autoConfigure, lackCreateDocLine(user)}
+	want := []string{lackMonitorLine(user), lackIndexLine("auto_configure", user), lackIndexLine("create_doc", user)}
 	var lines []string
 	assert.Eventually(t, func() bool {
-		lines = lines[:0]
-		for _, e := range s.logs.All() {
-			if strings.HasPrefix(e.Message, "The credentials lack") {
-				lines = append(lines, e.Message)
-			}
-		}
+		lines = s.lackLines()
 		return assert.ObjectsAreEqual(want, lines)
 	}, 30*time.Second, 20*time.Millisecond)
 	assert.Equal(t, want, lines)
 	for _, l := range lines {
 		t.Log(l)
 	}
-	for _, secret := range keySecrets(t, keyFile) {
-		s.assertNoSecret(t, secret)
-	}
+	s.assertNoKey(t, keyFile)
 }
 
 // A certificate of the trusted CA without a CN: the PKI realm finds no user name in it, the
@@ -145,9 +135,7 @@ func TestRealmsPKICertificateWithoutCN(t *testing.T) {
 	t.Log(line)
 	assert.Contains(t, line, `HTTP 401, the credentials were refused; sent: the client certificate with subject "OU=no common name,O=otelcol-es" (`+"`tls::cert_file`)")
 	assert.Contains(t, line, "missing authentication credentials", "the node's answer is quoted")
-	for _, secret := range keySecrets(t, keyFile) {
-		s.assertNoSecret(t, secret)
-	}
+	s.assertNoKey(t, keyFile)
 }
 
 // jwtCollectorConfig is a collector configuration whose exporter authenticates with the
