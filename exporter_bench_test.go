@@ -86,19 +86,51 @@ func bulkSink(tb testing.TB) string {
 	})
 }
 
-// The records of the push benchmarks, shared with the out-of-process cost benchmark
-// (internal/lab/cmd/costbench): about 300 to 430 bytes of JSON per document.
+// The uniform records of the push benchmarks, shared with the out-of-process cost benchmark
+// (internal/lab/cmd/costbench): about 300 to 430 bytes of JSON per document, which gzip shrinks
+// 40-50 times, the best case. The realistic records (benchdata.Realistic, seed
+// benchdata.RealisticSeed) are the headline.
 func benchmarkLogs(n int) plog.Logs          { return benchdata.Logs(n) }
 func benchmarkTraces(n int) ptrace.Traces    { return benchdata.Traces(n) }
 func benchmarkMetrics(n int) pmetric.Metrics { return benchdata.Metrics(n) }
 
 var benchmarkSizes = []int{10, 100, 1000, 10000}
 
+// The corpora of the push benchmarks: the realistic records at every size, the uniform ones,
+// the best case, at 1,000 records.
+const (
+	corpusRealistic = "realistic"
+	corpusUniform   = "uniform"
+)
+
+// benchmarkData returns the input of n records of sig from corpus: a new Realistic of the
+// benchmarks' seed for each input, so that every run measures the same records.
+func benchmarkData(sig benchmarkSignal, corpus string, n int) any {
+	if corpus == corpusRealistic {
+		return sig.realistic(benchdata.NewRealistic(benchdata.RealisticSeed), n)
+	}
+	return sig.data(n)
+}
+
+// benchmarkCorpora returns the corpora of sig at n records.
+func benchmarkCorpora(sig benchmarkSignal, n int) []string {
+	var out []string
+	if sig.realistic != nil {
+		out = append(out, corpusRealistic)
+	}
+	if sig.realistic == nil || n == 1000 {
+		out = append(out, corpusUniform)
+	}
+	return out
+}
+
 // benchmarkSignal is one signal of the push benchmarks: the data and each way of handling it.
 type benchmarkSignal struct {
 	name string
-	// data returns the push input of n records.
-	data func(n int) any
+	// data returns the push input of n uniform records, realistic that of n realistic ones
+	// (nil where the signal has none).
+	data      func(n int) any
+	realistic func(g *benchdata.Realistic, n int) any
 	// push consumes the input through the factory-built exporter.
 	push func(ctx context.Context, exp, data any) error
 	// create builds the exporter for the signal.
@@ -107,8 +139,9 @@ type benchmarkSignal struct {
 	encode func(e *serializer.Encoder, buf []byte, data any) []byte
 	// otlpJSON and otlpProto marshal the input with pdata's marshalers.
 	otlpJSON, otlpProto func(data any) ([]byte, error)
-	// docBytes is the intended size of a record's documents, in bytes of JSON.
-	docBytes int
+	// docBytes and realisticBytes are the intended sizes of a uniform and of a realistic
+	// record's documents, in bytes of JSON.
+	docBytes, realisticBytes int
 }
 
 var (
@@ -118,8 +151,9 @@ var (
 
 var benchmarkSignals = []benchmarkSignal{
 	{
-		name: "logs",
-		data: func(n int) any { return benchmarkLogs(n) },
+		name:      "logs",
+		data:      func(n int) any { return benchmarkLogs(n) },
+		realistic: func(g *benchdata.Realistic, n int) any { return g.Logs(n) },
 		create: func(tb testing.TB, url string) any {
 			tb.Helper()
 			exp, err := NewFactory().CreateLogs(context.Background(), testSettings(), benchmarkConfig(url))
@@ -144,13 +178,15 @@ var benchmarkSignals = []benchmarkSignal{
 			}
 			return buf
 		},
-		otlpJSON:  func(data any) ([]byte, error) { return (&plog.JSONMarshaler{}).MarshalLogs(data.(plog.Logs)) },
-		otlpProto: func(data any) ([]byte, error) { return (&plog.ProtoMarshaler{}).MarshalLogs(data.(plog.Logs)) },
-		docBytes:  375,
+		otlpJSON:       func(data any) ([]byte, error) { return (&plog.JSONMarshaler{}).MarshalLogs(data.(plog.Logs)) },
+		otlpProto:      func(data any) ([]byte, error) { return (&plog.ProtoMarshaler{}).MarshalLogs(data.(plog.Logs)) },
+		docBytes:       375,
+		realisticBytes: 1300,
 	},
 	{
-		name: "spans",
-		data: func(n int) any { return benchmarkTraces(n) },
+		name:      "spans",
+		data:      func(n int) any { return benchmarkTraces(n) },
+		realistic: func(g *benchdata.Realistic, n int) any { return g.Traces(n) },
 		create: func(tb testing.TB, url string) any {
 			tb.Helper()
 			exp, err := NewFactory().CreateTraces(context.Background(), testSettings(), benchmarkConfig(url))
@@ -175,13 +211,15 @@ var benchmarkSignals = []benchmarkSignal{
 			}
 			return buf
 		},
-		otlpJSON:  func(data any) ([]byte, error) { return (&ptrace.JSONMarshaler{}).MarshalTraces(data.(ptrace.Traces)) },
-		otlpProto: func(data any) ([]byte, error) { return (&ptrace.ProtoMarshaler{}).MarshalTraces(data.(ptrace.Traces)) },
-		docBytes:  375,
+		otlpJSON:       func(data any) ([]byte, error) { return (&ptrace.JSONMarshaler{}).MarshalTraces(data.(ptrace.Traces)) },
+		otlpProto:      func(data any) ([]byte, error) { return (&ptrace.ProtoMarshaler{}).MarshalTraces(data.(ptrace.Traces)) },
+		docBytes:       375,
+		realisticBytes: 1200,
 	},
 	{
-		name: "metrics",
-		data: func(n int) any { return benchmarkMetrics(n) },
+		name:      "metrics",
+		data:      func(n int) any { return benchmarkMetrics(n) },
+		realistic: func(g *benchdata.Realistic, n int) any { return g.Metrics(n) },
 		create: func(tb testing.TB, url string) any {
 			tb.Helper()
 			exp, err := NewFactory().CreateMetrics(context.Background(), testSettings(), benchmarkConfig(url))
@@ -204,7 +242,8 @@ var benchmarkSignals = []benchmarkSignal{
 		otlpProto: func(data any) ([]byte, error) {
 			return (&pmetric.ProtoMarshaler{}).MarshalMetrics(data.(pmetric.Metrics))
 		},
-		docBytes: 375,
+		docBytes:       375,
+		realisticBytes: 1050,
 	},
 	{
 		// One profile of n samples, each one event; its stacks, frames, executables and host
@@ -322,99 +361,107 @@ func benchmarkPush(b *testing.B, parallel bool) {
 	sink := sync.OnceValue(func() string { return processSink(b) })
 	for _, sig := range benchmarkSignals {
 		for _, n := range benchmarkSizes {
-			data := sig.data(n)
-			size := int64(len(sig.encode(new(serializer.Encoder), nil, data)))
-			run := func(b *testing.B, op func() func() error) {
-				b.Helper()
-				b.ReportAllocs()
-				b.SetBytes(size)
-				cpu0, cpuOK := cputime.Process()
-				if parallel {
-					b.RunParallel(func(pb *testing.PB) {
-						do := op()
-						for pb.Next() {
-							if err := do(); err != nil {
-								b.Error(err)
-								return
-							}
-						}
-					})
-				} else {
-					do := op()
-					for b.Loop() {
-						if err := do(); err != nil {
-							b.Fatal(err)
-						}
-					}
-				}
-				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
-				if cpu1, ok := cputime.Process(); ok && cpuOK {
-					// CPU time of the process (the sink runs in another) per record: unlike
-					// events/s, it hardly moves when other jobs share the machine.
-					b.ReportMetric(float64(cpu1-cpu0)/float64(n)/float64(b.N), "cpu-ns/event")
-				}
+			for _, corpus := range benchmarkCorpora(sig, n) {
+				benchmarkPushOf(b, parallel, sink, sig, corpus, n)
 			}
-			prefix := "signal=" + sig.name + "/records=" + strconv.Itoa(n)
-			b.Run(prefix+"/impl=push", func(b *testing.B) {
-				exp := sig.create(b, sink())
-				// A context with a Done channel, as the sending queue gives: a background
-				// context would let every select on it take a shortcut.
-				ctx := b.Context()
-				run(b, func() func() error {
-					return func() error { return sig.push(ctx, exp, data) }
-				})
-			})
-			b.Run(prefix+"/impl=serializer", func(b *testing.B) {
-				run(b, func() func() error {
-					var e serializer.Encoder
-					buf := sig.encode(&e, nil, data)
-					return func() error {
-						buf = sig.encode(&e, buf[:0], data)
-						return nil
-					}
-				})
-			})
-			b.Run(prefix+"/impl=gzip", func(b *testing.B) {
-				bodies := requestBodies(b, sig, data)
-				run(b, func() func() error {
-					var out bytes.Buffer
-					zw, err := gzip.NewWriterLevel(&out, 1)
-					return func() error {
-						if err != nil {
-							return err
-						}
-						for _, body := range bodies {
-							out.Reset()
-							zw.Reset(&out)
-							if _, err := zw.Write(body); err != nil {
-								return err
-							}
-							if err := zw.Close(); err != nil {
-								return err
-							}
-						}
-						return nil
-					}
-				})
-			})
-			b.Run(prefix+"/impl=otlpjson", func(b *testing.B) {
-				run(b, func() func() error {
-					return func() error {
-						_, err := sig.otlpJSON(data)
-						return err
-					}
-				})
-			})
-			b.Run(prefix+"/impl=otlpproto", func(b *testing.B) {
-				run(b, func() func() error {
-					return func() error {
-						_, err := sig.otlpProto(data)
-						return err
-					}
-				})
-			})
 		}
 	}
+}
+
+// benchmarkPushOf runs the implementations of one signal, corpus and size of push.
+func benchmarkPushOf(b *testing.B, parallel bool, sink func() string, sig benchmarkSignal, corpus string, n int) {
+	b.Helper()
+	data := benchmarkData(sig, corpus, n)
+	size := int64(len(sig.encode(new(serializer.Encoder), nil, data)))
+	run := func(b *testing.B, op func() func() error) {
+		b.Helper()
+		b.ReportAllocs()
+		b.SetBytes(size)
+		cpu0, cpuOK := cputime.Process()
+		if parallel {
+			b.RunParallel(func(pb *testing.PB) {
+				do := op()
+				for pb.Next() {
+					if err := do(); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		} else {
+			do := op()
+			for b.Loop() {
+				if err := do(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+		if cpu1, ok := cputime.Process(); ok && cpuOK {
+			// CPU time of the process (the sink runs in another) per record: unlike
+			// events/s, it hardly moves when other jobs share the machine.
+			b.ReportMetric(float64(cpu1-cpu0)/float64(n)/float64(b.N), "cpu-ns/event")
+		}
+	}
+	prefix := "signal=" + sig.name + "/corpus=" + corpus + "/records=" + strconv.Itoa(n)
+	b.Run(prefix+"/impl=push", func(b *testing.B) {
+		exp := sig.create(b, sink())
+		// A context with a Done channel, as the sending queue gives: a background
+		// context would let every select on it take a shortcut.
+		ctx := b.Context()
+		run(b, func() func() error {
+			return func() error { return sig.push(ctx, exp, data) }
+		})
+	})
+	b.Run(prefix+"/impl=serializer", func(b *testing.B) {
+		run(b, func() func() error {
+			var e serializer.Encoder
+			buf := sig.encode(&e, nil, data)
+			return func() error {
+				buf = sig.encode(&e, buf[:0], data)
+				return nil
+			}
+		})
+	})
+	b.Run(prefix+"/impl=gzip", func(b *testing.B) {
+		bodies := requestBodies(b, sig, data)
+		run(b, func() func() error {
+			var out bytes.Buffer
+			zw, err := gzip.NewWriterLevel(&out, 1)
+			return func() error {
+				if err != nil {
+					return err
+				}
+				for _, body := range bodies {
+					out.Reset()
+					zw.Reset(&out)
+					if _, err := zw.Write(body); err != nil {
+						return err
+					}
+					if err := zw.Close(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+		})
+	})
+	b.Run(prefix+"/impl=otlpjson", func(b *testing.B) {
+		run(b, func() func() error {
+			return func() error {
+				_, err := sig.otlpJSON(data)
+				return err
+			}
+		})
+	})
+	b.Run(prefix+"/impl=otlpproto", func(b *testing.B) {
+		run(b, func() func() error {
+			return func() error {
+				_, err := sig.otlpProto(data)
+				return err
+			}
+		})
+	})
 }
 
 // requestBodies pushes data once through a new exporter of sig and returns the bodies of the
@@ -435,18 +482,24 @@ func requestBodies(tb testing.TB, sig benchmarkSignal, data any) [][]byte {
 	return bodies
 }
 
-// TestBenchmarkData keeps the push benchmarks honest: each signal's data reaches the sink as
-// documents of the intended small size, and every push succeeds.
+// TestBenchmarkData keeps the push benchmarks honest: each signal's data of each corpus reaches
+// the sink as documents of the intended size, and every push succeeds.
 func TestBenchmarkData(t *testing.T) {
 	for _, sig := range benchmarkSignals {
-		t.Run(sig.name, func(t *testing.T) {
-			data := sig.data(100)
-			size := len(sig.encode(new(serializer.Encoder), nil, data))
-			perDoc := size / 100
-			t.Logf("%s: %d bytes per document", sig.name, perDoc)
-			require.InDelta(t, sig.docBytes, perDoc, 75, "documents should be small records of about %d bytes", sig.docBytes)
-			exp := sig.create(t, bulkSink(t))
-			require.NoError(t, sig.push(context.Background(), exp, data))
-		})
+		for _, corpus := range benchmarkCorpora(sig, 1000) {
+			t.Run(sig.name+"/"+corpus, func(t *testing.T) {
+				data := benchmarkData(sig, corpus, 100)
+				want, delta := sig.docBytes, 75.0
+				if corpus == corpusRealistic {
+					want, delta = sig.realisticBytes, 200
+				}
+				size := len(sig.encode(new(serializer.Encoder), nil, data))
+				perDoc := size / 100
+				t.Logf("%s, %s: %d bytes per document", sig.name, corpus, perDoc)
+				require.InDelta(t, want, perDoc, delta, "documents should be records of about %d bytes", want)
+				exp := sig.create(t, bulkSink(t))
+				require.NoError(t, sig.push(context.Background(), exp, data))
+			})
+		}
 	}
 }

@@ -25,7 +25,7 @@ import (
 var requestCostSizes = []int{1, 10, 50, 100}
 
 // BenchmarkRequestCost measures what one bulk request costs the client, at 1, 10, 50 and 100 log
-// records per request, with the sink in a process of its own (processSink): cpu-ns/req is the
+// records per request, of the realistic records and of the uniform ones (the best case), with the sink in a process of its own (processSink): cpu-ns/req is the
 // benchmark process's CPU time per request (getrusage), allocs/op its allocations. Two ways of
 // sending the same documents, one at a time (no b.RunParallel):
 //
@@ -40,45 +40,53 @@ var requestCostSizes = []int{1, 10, 50, 100}
 func BenchmarkRequestCost(b *testing.B) {
 	sink := processSink(b)
 	sig := benchmarkSignals[0] // logs
-	for _, n := range requestCostSizes {
-		data := sig.data(n)
-		prefix := "records=" + strconv.Itoa(n)
-		b.Run(prefix+"/impl=push", func(b *testing.B) {
-			exp := sig.create(b, sink)
-			ctx := b.Context()
-			measureRequests(b, func() error { return sig.push(ctx, exp, data) })
-		})
-		b.Run(prefix+"/impl=post", func(b *testing.B) {
-			body := capturedBody(b, sink, sig, data)
-			var gz bytes.Buffer
-			zw, err := gzip.NewWriterLevel(&gz, 1)
-			require.NoError(b, err)
-			_, err = zw.Write(body)
-			require.NoError(b, err)
-			require.NoError(b, zw.Close())
-			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
-			b.Cleanup(client.CloseIdleConnections)
-			url := sink + "/_bulk?filter_path=" + bulk.AccountingFilterPath
-			count := strconv.Itoa(n)
-			ctx := b.Context()
-			measureRequests(b, func() error {
-				req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(gz.Bytes()))
-				if err != nil {
-					return err
-				}
-				req.Header.Set("Content-Type", "application/x-ndjson")
-				req.Header.Set("Content-Encoding", "gzip")
-				req.Header.Set("X-Elastic-Event-Count", count)
-				resp, err := client.Do(req)
-				if err != nil {
-					return err
-				}
-				_, err = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				return err
-			})
-		})
+	for _, corpus := range []string{corpusRealistic, corpusUniform} {
+		for _, n := range requestCostSizes {
+			requestCostOf(b, sink, sig, corpus, n)
+		}
 	}
+}
+
+// requestCostOf measures both ways of sending n records of corpus.
+func requestCostOf(b *testing.B, sink string, sig benchmarkSignal, corpus string, n int) {
+	b.Helper()
+	data := benchmarkData(sig, corpus, n)
+	prefix := "corpus=" + corpus + "/records=" + strconv.Itoa(n)
+	b.Run(prefix+"/impl=push", func(b *testing.B) {
+		exp := sig.create(b, sink)
+		ctx := b.Context()
+		measureRequests(b, func() error { return sig.push(ctx, exp, data) })
+	})
+	b.Run(prefix+"/impl=post", func(b *testing.B) {
+		body := capturedBody(b, sink, sig, data)
+		var gz bytes.Buffer
+		zw, err := gzip.NewWriterLevel(&gz, 1)
+		require.NoError(b, err)
+		_, err = zw.Write(body)
+		require.NoError(b, err)
+		require.NoError(b, zw.Close())
+		client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+		b.Cleanup(client.CloseIdleConnections)
+		url := sink + "/_bulk?filter_path=" + bulk.AccountingFilterPath
+		count := strconv.Itoa(n)
+		ctx := b.Context()
+		measureRequests(b, func() error {
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(gz.Bytes()))
+			if err != nil {
+				return err
+			}
+			req.Header.Set("Content-Type", "application/x-ndjson")
+			req.Header.Set("Content-Encoding", "gzip")
+			req.Header.Set("X-Elastic-Event-Count", count)
+			resp, err := client.Do(req)
+			if err != nil {
+				return err
+			}
+			_, err = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			return err
+		})
+	})
 }
 
 // measureRequests runs do b.N times and reports the process's CPU time per call.

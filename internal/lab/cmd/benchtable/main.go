@@ -156,7 +156,8 @@ func parse(r io.Reader) (*results, error) {
 	return res, sc.Err()
 }
 
-// parseName splits BenchmarkPush[Parallel]/signal=S/records=N/impl=I[-P].
+// parseName splits BenchmarkPush[Parallel]/signal=S[/corpus=C]/records=N/impl=I[-P]; a corpus
+// is written after the signal's name ("logs, realistic").
 func parseName(name string) (k key, impl string, procs int, ok bool) {
 	procs = 1
 	if i := strings.LastIndexByte(name, '-'); i > 0 {
@@ -176,7 +177,9 @@ func parseName(name string) (k key, impl string, procs int, ok bool) {
 		name, value, _ := strings.Cut(p, "=")
 		switch name {
 		case "signal":
-			k.signal = value
+			k.signal = value + k.signal
+		case "corpus":
+			k.signal += ", " + value
 		case "records":
 			n, err := strconv.Atoi(value)
 			if err != nil {
@@ -187,10 +190,11 @@ func parseName(name string) (k key, impl string, procs int, ok bool) {
 			impl = value
 		}
 	}
-	return k, impl, procs, k.signal != "" && k.records > 0 && impl != ""
+	return k, impl, procs, k.signal != "" && !strings.HasPrefix(k.signal, ",") && k.records > 0 && impl != ""
 }
 
-// parseCostName splits BenchmarkRequestCost/records=N/impl=I[-P].
+// parseCostName splits BenchmarkRequestCost[/corpus=C]/records=N/impl=I[-P]; a corpus is
+// written after the implementation's name ("push, realistic").
 func parseCostName(name string) (costKey, bool) {
 	if i := strings.LastIndexByte(name, '-'); i > 0 {
 		if _, err := strconv.Atoi(name[i+1:]); err == nil {
@@ -208,10 +212,12 @@ func parseCostName(name string) (costKey, bool) {
 			}
 			k.records = n
 		case "impl":
-			k.impl = value
+			k.impl = value + k.impl
+		case "corpus":
+			k.impl += ", " + value
 		}
 	}
-	return k, k.impl != "" && k.records > 0
+	return k, k.impl != "" && !strings.HasPrefix(k.impl, ",") && k.records > 0
 }
 
 func median(v []float64) (float64, bool) {
@@ -339,12 +345,11 @@ func (res *results) printCosts(w io.Writer) error {
 	}
 	// push first, then the others by name.
 	slices.SortFunc(impls, func(a, b string) int {
+		ap, bp := strings.HasPrefix(a, "push"), strings.HasPrefix(b, "push")
 		switch {
-		case a == b:
-			return 0
-		case a == "push":
+		case ap && !bp:
 			return -1
-		case b == "push":
+		case bp && !ap:
 			return 1
 		}
 		return strings.Compare(a, b)

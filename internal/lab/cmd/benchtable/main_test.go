@@ -20,6 +20,9 @@ BenchmarkPush/signal=logs/records=1000/impl=serializer-2   	    1023	   1463019 
 BenchmarkPush/signal=logs/records=1000/impl=gzip-2         	    1023	   1463019 ns/op	 269.91 MB/s	   750 cpu-ns/event	    750000 events/s	       0 B/op	       0 allocs/op
 BenchmarkPush/signal=logs/records=1000/impl=otlpjson-2     	    1023	   1463019 ns/op	 269.91 MB/s	  1500 cpu-ns/event	    400000 events/s	       0 B/op	       3 allocs/op
 BenchmarkPush/signal=logs/records=1000/impl=otlpproto-2    	    1023	   1463019 ns/op	 269.91 MB/s	   250 cpu-ns/event	   2700000 events/s	       0 B/op	       1 allocs/op
+BenchmarkPush/signal=logs/corpus=realistic/records=1000/impl=push-2         	     379	   4000000 ns/op	  98.46 MB/s	  3100 cpu-ns/event	    250000 events/s	  134000 B/op	    5000 allocs/op
+BenchmarkPush/signal=logs/corpus=realistic/records=1000/impl=serializer-2   	    1023	   1463019 ns/op	 269.91 MB/s	  1000 cpu-ns/event	    500000 events/s	       0 B/op	       0 allocs/op
+BenchmarkRequestCost/corpus=realistic/records=1/impl=push-2         	    2000	    203448 ns/op	    120000 cpu-ns/req	   13048 B/op	     137 allocs/op
 BenchmarkPushParallel/signal=spans/records=10/impl=push-2  	     346	   4018926 ns/op	  98.26 MB/s	    100000 events/s	   13590 B/op	      52 allocs/op
 BenchmarkPushParallel/signal=spans/records=10/impl=serializer-2  	     346	   4018926 ns/op	  98.26 MB/s	    400000 events/s	   0 B/op	      0 allocs/op
 BenchmarkEncodeLogs/records=10/impl=ours-2                 	  100000	     12000 ns/op	    800000 events/s	       0 B/op	       0 allocs/op
@@ -49,6 +52,9 @@ func TestRun(t *testing.T) {
 	assert.Contains(t, got, "| impl | CPU µs @1 | CPU µs @10 | CPU µs @100 | fixed CPU µs | CPU µs/doc | allocs @1 | allocs @10 | allocs @100 | fixed allocs | allocs/doc |")
 	assert.Contains(t, got, "| push | 110.0 | 119.0 | 209.0 | 109.0 | 1.00 | 137 | 146 | 236 | 136 | 1.00 |")
 	assert.Contains(t, got, "| post | 60.0 | 60.0 | 60.0 | 60.0 | 0.00 | 64 | 64 | 64 | 64 | 0.00 |")
+	// A corpus names its own rows.
+	assert.Contains(t, got, "| logs, realistic | 1000 | 250k | 3100 | 1000 | – | – | – | 0.32 |")
+	assert.Contains(t, got, "| push, realistic | 120.0 | – | – |")
 }
 
 func TestRunWithoutResults(t *testing.T) {
