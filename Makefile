@@ -135,7 +135,7 @@ COST_FORCE  ?= 0
 COST_FLAGS  ?=
 
 .PHONY: cost
-cost: build ## Out-of-process cost of the real collector per signal: docs/s, CPU s per million docs, RSS, bytes/doc, profile split, 50 and 512 records per request, the otlphttp reference (~8 min)
+cost: build ## Out-of-process cost of the real collector per signal on realistic records, against a stand-in Elasticsearch: docs/s, CPU s per million docs, RSS, bytes/doc, profile split, 50 and 512 records per request, the otlphttp reference at every size (~12 min; COST_FLAGS=-corpus=uniform for the best case)
 	mkdir -p .bin/cost
 	$(GO) build -o .bin/bulksink ./internal/lab/cmd/bulksink
 	$(GO) build -o .bin/otlpsink ./internal/lab/cmd/otlpsink
@@ -143,17 +143,29 @@ cost: build ## Out-of-process cost of the real collector per signal: docs/s, CPU
 	.bin/costbench -collector .bin/otelcol-es -sink .bin/bulksink -otlp-sink .bin/otlpsink -out .bin/cost -window $(COST_WINDOW) \
 		$$( [ "$(COST_FORCE)" = 1 ] && echo -force ) $(COST_FLAGS) | tee .bin/cost/report.md
 
+# Settings of `make cost-es`: rounds of runs, and the warm-up and window of each run.
+COST_ES_REPEATS ?= 3
+COST_ES_FLAGS   ?=
+
+.PHONY: cost-es
+cost-es: build ## What a user pays on a real Elasticsearch (scripts/es.sh start; it stays running): the collector's and the node's CPU per million realistic documents at 1,000, 512 and 50 records per request, COST_ES_REPEATS rounds interleaved, ranges (~15 min)
+	mkdir -p .bin/cost-es
+	cd $(COSTBENCH_DIR) && $(GO) build -o $(CURDIR)/.bin/costbench .
+	scripts/es.sh start >/dev/null
+	.bin/costbench -collector .bin/otelcol-es -es-env .es/env -records 1000 -repeats $(COST_ES_REPEATS) -out .bin/cost-es \
+		$$( [ "$(COST_FORCE)" = 1 ] && echo -force ) $(COST_ES_FLAGS) | tee .bin/cost-es/report.md
+
 .PHONY: request-cost
-request-cost: ## Fixed cost of one bulk request: CPU and allocations at 1, 10, 50, 100 docs, push vs a bare POST, and where 1 doc's go (~2 min)
+request-cost: ## Fixed cost of one bulk request: CPU and allocations at 1, 10, 50, 100 docs of realistic and of uniform logs, push vs a bare POST, and where 1 realistic doc's go (~3 min)
 	mkdir -p .bin/cost
 	$(GO) test -run '^$$' -bench '^BenchmarkRequestCost$$' -benchmem -cpu 2 -count 5 -benchtime 3000x . \
 		| tee /dev/stderr | $(GO) run ./internal/lab/cmd/benchtable
 	cd $(COSTBENCH_DIR) && $(GO) build -o $(CURDIR)/.bin/costbench .
 	for impl in push post; do \
-		$(GO) test -run '^$$' -bench "^BenchmarkRequestCost\$$/^records=1\$$/^impl=$$impl\$$" -cpu 2 -benchtime 20000x \
+		$(GO) test -run '^$$' -bench "^BenchmarkRequestCost\$$/^corpus=realistic\$$/^records=1\$$/^impl=$$impl\$$" -cpu 2 -benchtime 20000x \
 			-cpuprofile .bin/cost/request1-$$impl.pprof -o .bin/cost/request1.test . >/dev/null; \
 		.bin/costbench -request-profile .bin/cost/request1-$$impl.pprof -requests 20000; \
-		$(GO) test -run '^$$' -bench "^BenchmarkRequestCost\$$/^records=1\$$/^impl=$$impl\$$" -cpu 2 -benchtime 5000x \
+		$(GO) test -run '^$$' -bench "^BenchmarkRequestCost\$$/^corpus=realistic\$$/^records=1\$$/^impl=$$impl\$$" -cpu 2 -benchtime 5000x \
 			-memprofile .bin/cost/request1-$$impl.mem -memprofilerate 1 -o .bin/cost/request1.test . >/dev/null; \
 		.bin/costbench -request-profile .bin/cost/request1-$$impl.mem -requests 5000; \
 	done

@@ -34,9 +34,11 @@ type Realistic struct {
 	rnd       *rand.Rand
 	workloads []workload
 	// Base is the time of the first record; each call moves it on, so that records of later
-	// calls are later.
-	Base time.Time
-	next int // the workload of the next request's first resource
+	// calls are later. MetricStep is how far each call of Metrics moves it (a second unless
+	// set): a time series data stream takes points of the same series only at other times.
+	Base       time.Time
+	MetricStep time.Duration
+	next       int // the workload of the next request's first resource
 }
 
 // RealisticSeed is the seed of the benchmarks' and make cost's realistic records.
@@ -127,7 +129,9 @@ func (g *Realistic) publicIP() string {
 }
 
 // millis is a log-normal duration in milliseconds, median about 12 ms.
-func (g *Realistic) millis() float64 { return math.Round(math.Exp(2.5+1.2*g.rnd.NormFloat64())*1000) / 1000 }
+func (g *Realistic) millis() float64 {
+	return math.Round(math.Exp(2.5+1.2*g.rnd.NormFloat64())*1000) / 1000
+}
 
 func (g *Realistic) newWorkload(i int) workload {
 	comp := components[i%len(components)]
@@ -475,7 +479,11 @@ func (m metric) series() int {
 func (g *Realistic) Metrics(n int) pmetric.Metrics {
 	md := pmetric.NewMetrics()
 	set := metricSet()
-	g.Base = g.Base.Add(time.Second)
+	step := g.MetricStep
+	if step == 0 {
+		step = time.Second
+	}
+	g.Base = g.Base.Add(step)
 	ts := pcommon.NewTimestampFromTime(g.Base)
 	start := pcommon.NewTimestampFromTime(g.Base.Add(-time.Hour))
 	for left := n; left > 0; {

@@ -11,6 +11,9 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/lab/benchdata"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
@@ -30,11 +33,11 @@ func (c ceiling) total() float64 { return c.EncodeNs + c.GzipNs }
 
 // measureCeiling measures the encoding of records of signal, n per pass, and gzip level 1 of
 // body, which holds docs documents, for at least d each.
-func measureCeiling(signal string, n int, body []byte, docs int, d time.Duration) (ceiling, error) {
+func measureCeiling(corpus, signal string, n int, body []byte, docs int, d time.Duration) (ceiling, error) {
 	if docs == 0 {
 		return ceiling{}, fmt.Errorf("the captured %s body holds no documents", signal)
 	}
-	encode, err := encoder(signal, n)
+	encode, err := encoder(corpus, signal, n)
 	if err != nil {
 		return ceiling{}, err
 	}
@@ -82,14 +85,18 @@ var (
 	metricStream = serializer.DataStream{Type: "metrics", Dataset: "generic", Namespace: "default"}
 )
 
-// encoder returns a function that encodes n records of signal into a reused buffer, as the
-// in-process benchmark's impl=serializer does.
-func encoder(signal string, n int) (func(), error) {
+// encoder returns a function that encodes n records of signal from corpus into a reused
+// buffer, as the in-process benchmark's impl=serializer does.
+func encoder(corpus, signal string, n int) (func(), error) {
 	var e serializer.Encoder
 	var buf []byte
+	data, err := records(corpus, signal, benchdata.NewRealistic(benchdata.RealisticSeed), n, 0)
+	if err != nil {
+		return nil, err
+	}
 	switch signal {
 	case "logs":
-		ld := benchdata.Logs(n)
+		ld := data.(plog.Logs)
 		return func() {
 			buf = buf[:0]
 			for _, rl := range ld.ResourceLogs().All() {
@@ -103,7 +110,7 @@ func encoder(signal string, n int) (func(), error) {
 			}
 		}, nil
 	case "spans":
-		td := benchdata.Traces(n)
+		td := data.(ptrace.Traces)
 		return func() {
 			buf = buf[:0]
 			for _, rs := range td.ResourceSpans().All() {
@@ -117,7 +124,7 @@ func encoder(signal string, n int) (func(), error) {
 			}
 		}, nil
 	case "metrics":
-		md := benchdata.Metrics(n)
+		md := data.(pmetric.Metrics)
 		route := func(pcommon.Map, pcommon.Map, pcommon.Map, string, pcommon.Timestamp) (string, serializer.DataStream, error) {
 			return "metrics-generic.otel-default", metricStream, nil
 		}

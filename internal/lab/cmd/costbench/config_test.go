@@ -53,7 +53,7 @@ func TestCollectorConfigOTLPHTTP(t *testing.T) {
 
 // TestSinkCounters keeps the counters that a run reads the same in both sinks' stats.
 func TestSinkCounters(t *testing.T) {
-	want := sinkCounters{Documents: 1, BodyBytes: 2, RawBytes: 3, CPUNanos: 4}
+	want := sinkCounters{Documents: 1, BodyBytes: 2, RawBytes: 3, CPUNanos: 4, Requests: 9}
 	for name, stats := range map[string]any{
 		"bulksink": bulksink.Stats{Documents: 1, BodyBytes: 2, RawBytes: 3, CPUNanos: 4, Requests: 9},
 		"otlpsink": otlpsink.Stats{Documents: 1, BodyBytes: 2, RawBytes: 3, CPUNanos: 4, Requests: 9, LogRecords: 1},

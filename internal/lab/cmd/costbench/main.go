@@ -76,6 +76,11 @@ type options struct {
 	maxBusy                        float64
 	exporterConfig                 string // YAML added to the exporter's settings; empty: the defaults
 	force                          bool
+	corpus                         string
+	// esEnv is the env file of a real node (scripts/es.sh): when set, the runs of realNode
+	// replace the stand-in's.
+	esEnv, templates string
+	repeats          int
 }
 
 func main() {
@@ -101,6 +106,10 @@ func main() {
 	flag.Float64Var(&o.maxBusy, "max-busy", 0.3, "refuse to start when other processes keep more than this many CPUs busy (measured over 3 s)")
 	flag.BoolVar(&o.force, "force", false, "start even when the machine is busy (the results say so)")
 	flag.StringVar(&o.exporterConfig, "exporter-config", "", `YAML added under the Elasticsearch exporter, "\n" between lines, e.g. "sending_queue:\n  queue_size: 40" (default: none, the exporter's defaults)`)
+	flag.StringVar(&o.corpus, "corpus", corpusRealistic, "records to send: "+corpusRealistic+" (production-like entropy, benchdata.Realistic) or "+corpusUniform+" (the push benchmarks' small uniform records, the best case)")
+	flag.StringVar(&o.esEnv, "es-env", "", "env file of a real Elasticsearch node (scripts/es.sh start writes .es/env): measure the collector and the node's own CPU at every size of -records and -sizes, instead of the stand-in runs")
+	flag.StringVar(&o.templates, "templates", "integrationtest/internal/estest/templates", "with -es-env: the folder of the otel stand-in index templates, put where the node lacks the built-in ones (as the demo does)")
+	flag.IntVar(&o.repeats, "repeats", 3, "with -es-env: rounds of runs, each over every signal and size, interleaved")
 	requestProfile := flag.String("request-profile", "", "only split this CPU profile of BenchmarkRequestCost into the parts of a bulk request, and exit")
 	requests := flag.Int("requests", 0, "with -request-profile: the number of requests it covers")
 	flag.Parse()
@@ -159,6 +168,9 @@ type result struct {
 	LoadAvg         [3]float64
 	BodyBytesPerDoc float64 `json:"body_bytes_per_doc"`
 	RawBytesPerDoc  float64 `json:"raw_bytes_per_doc"`
+	DocsPerRequest  float64 `json:"docs_per_request"` // documents per request the sink or node received in the window
+	// Round is the round of a run against a real node (-es-env), from 1.
+	Round int `json:"round,omitempty"`
 
 	RSSStartMiB     float64 `json:"rss_start_mib"`
 	RSSEndMiB       float64 `json:"rss_end_mib"`
@@ -204,7 +216,10 @@ type report struct {
 	Conns   int            `json:"connections"`
 	// ExporterConfig is what -exporter-config added to the exporter's defaults.
 	ExporterConfig string   `json:"exporter_config,omitempty"`
+	Corpus         string   `json:"corpus"`
 	Runs           []result `json:"runs"`
+	// Node is the real node's part of a run with -es-env.
+	Node *nodeReport `json:"node,omitempty"`
 }
 
 func run(o options) error {
@@ -212,7 +227,7 @@ func run(o options) error {
 		return err
 	}
 	var rep report
-	rep.Records, rep.Sizes, rep.Conns = o.records, o.sizes, o.conns
+	rep.Records, rep.Sizes, rep.Conns, rep.Corpus = o.records, o.sizes, o.conns, o.corpus
 	rep.Machine.CPUs = runtime.NumCPU()
 	rep.Machine.CPUModel = cpuModel()
 	bi, err := buildinfo.ReadFile(o.collector)
@@ -271,6 +286,9 @@ func run(o options) error {
 		fmt.Printf("WARNING: not the defaults: the exporter's settings add\n%s\n", o.exporterConfig)
 	}
 
+	if o.esEnv != "" {
+		return runRealNode(o, &rep, collectorCPUs)
+	}
 	sinkCmd := withCPUs(otherCPUs, o.sink, "-count", "lines", "-stdin")
 	sinkCmd.Stderr = os.Stderr
 	sink, err := bulksink.Start(sinkCmd)
@@ -299,15 +317,20 @@ func run(o options) error {
 		}
 		rep.Runs = append(rep.Runs, runs...)
 	}
-	js, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(o.out, "results.json"), js, 0o644); err != nil {
+	if err := writeResults(o, rep); err != nil {
 		return err
 	}
 	printReport(os.Stdout, o, rep)
 	return nil
+}
+
+// writeResults writes every figure of the run to results.json in -out.
+func writeResults(o options, rep report) error {
+	js, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(o.out, "results.json"), js, 0o644)
 }
 
 // parseRecords reads "logs=1000,spans=1000,metrics=2500", or one number for every signal.
@@ -350,9 +373,12 @@ func parseSizes(s string) ([]int, error) {
 type runSpec struct {
 	signal, exporter string
 	settings         string // YAML added to the exporter's settings, "\n" between lines
+	conn             string // YAML of the connection to a real node (credentials, CA): not a setting measured
 	records          int    // per request
 	bodies           [][]byte
-	sinkURL          string // empty for the debug exporter
+	source           bodySource // where the bodies come from when not bodies
+	sinkURL          string     // empty for the debug exporter
+	sink             counter    // counts the documents that arrived; nil for the debug exporter
 	warmup, window   time.Duration
 	profile          time.Duration
 	capture          bool // keep one bulk body of the sink, for the ceiling
@@ -361,22 +387,22 @@ type runSpec struct {
 
 // measureSignal measures one signal: the collector with the Elasticsearch exporter, encoding and
 // gzip alone for the same documents, and the debug-exporter baseline; then, in shorter runs,
-// the Elasticsearch exporter at the other sizes of request and the otlphttp exporter at its
-// defaults and with block_on_overflow, at the first run's size.
+// the Elasticsearch exporter at the other sizes of request, and the otlphttp exporter at its
+// defaults and with block_on_overflow at every size.
 func measureSignal(o options, signal string, sinks map[string]string, collectorCPUs string) ([]result, error) {
 	var runs []result
 	n := o.records[signal]
 	if n <= 0 {
 		return nil, fmt.Errorf("-records gives no number of records for %s", signal)
 	}
-	bodies, err := requestBodies(signal, n)
+	bodies, err := requestBodies(o.corpus, signal, n)
 	if err != nil {
 		return nil, err
 	}
-	fmt.Printf("%s: %d records (%d bytes of OTLP protobuf) per request\n", signal, n, len(bodies[0]))
+	fmt.Printf("%s: %d %s records (%d bytes of OTLP protobuf) per request\n", signal, n, o.corpus, len(bodies[0]))
 	main := runSpec{
 		signal: signal, exporter: exporterES, settings: o.exporterConfig, records: n, bodies: bodies, sinkURL: sinks[exporterES],
-		warmup: o.warmup, window: o.window, profile: o.profile, capture: true,
+		sink: httpSink(sinks[exporterES]), warmup: o.warmup, window: o.window, profile: o.profile, capture: true,
 	}
 	r, body, err := measureRun(o, main, collectorCPUs)
 	if err != nil {
@@ -384,7 +410,7 @@ func measureSignal(o options, signal string, sinks map[string]string, collectorC
 	}
 	if o.ceiling > 0 && body != nil {
 		docs := strings.Count(string(body), "\n") / 2
-		c, cerr := measureCeiling(signal, docs, body, docs, o.ceiling)
+		c, cerr := measureCeiling(o.corpus, signal, docs, body, docs, o.ceiling)
 		if cerr != nil {
 			return nil, fmt.Errorf("%s: ceiling: %w", signal, cerr)
 		}
@@ -400,17 +426,21 @@ func measureSignal(o options, signal string, sinks map[string]string, collectorC
 		runs = append(runs, b)
 	}
 	short := []runSpec{}
+	addReference := func(size int, b [][]byte) {
+		if url, ok := sinks[exporterOTLPHTTP]; ok {
+			short = append(short,
+				runSpec{signal: signal, exporter: exporterOTLPHTTP, records: size, bodies: b, sinkURL: url, sink: httpSink(url)},
+				runSpec{signal: signal, exporter: exporterOTLPHTTP, settings: blockOnOverflow, records: size, bodies: b, sinkURL: url, sink: httpSink(url)})
+		}
+	}
+	addReference(n, bodies)
 	for _, size := range o.sizes {
-		sb, serr := requestBodies(signal, size)
+		sb, serr := requestBodies(o.corpus, signal, size)
 		if serr != nil {
 			return nil, serr
 		}
-		short = append(short, runSpec{signal: signal, exporter: exporterES, settings: o.exporterConfig, records: size, bodies: sb, sinkURL: sinks[exporterES]})
-	}
-	if url, ok := sinks[exporterOTLPHTTP]; ok {
-		short = append(short,
-			runSpec{signal: signal, exporter: exporterOTLPHTTP, records: n, bodies: bodies, sinkURL: url},
-			runSpec{signal: signal, exporter: exporterOTLPHTTP, settings: blockOnOverflow, records: n, bodies: bodies, sinkURL: url})
+		short = append(short, runSpec{signal: signal, exporter: exporterES, settings: o.exporterConfig, records: size, bodies: sb, sinkURL: sinks[exporterES], sink: httpSink(sinks[exporterES])})
+		addReference(size, sb)
 	}
 	for _, sp := range short {
 		sp.warmup, sp.window, sp.short = o.shortWarmup, o.shortWindow, true
@@ -447,7 +477,7 @@ func measureRun(o options, sp runSpec, cpus string) (result, []byte, error) {
 		name += "-settings"
 	}
 	cfgPath := filepath.Join(o.out, name+".yaml")
-	if err = os.WriteFile(cfgPath, []byte(collectorConfig(p, sp.exporter, sp.sinkURL, strings.ReplaceAll(sp.settings, `\n`, "\n"))), 0o644); err != nil {
+	if err = os.WriteFile(cfgPath, []byte(collectorConfig(p, sp.exporter, sp.sinkURL, sp.conn+strings.ReplaceAll(sp.settings, `\n`, "\n"))), 0o644); err != nil {
 		return r, nil, err
 	}
 	logf, err := os.Create(filepath.Join(o.out, name+".log"))
@@ -490,13 +520,17 @@ func measureRun(o options, sp runSpec, cpus string) (result, []byte, error) {
 		return r, nil, fmt.Errorf("collector (%s): %w; see %s", label, err, logf.Name())
 	}
 	var sink0 sinkCounters
-	if sp.sinkURL != "" {
-		if sink0, err = sinkStats(sp.sinkURL); err != nil {
+	if sp.sink != nil {
+		if sink0, err = sp.sink.stats(); err != nil {
 			return r, nil, err
 		}
 	}
 
-	g := &generator{url: "http://127.0.0.1:" + strconv.Itoa(p.otlp) + otlpPath(sp.signal), bodies: sp.bodies, records: sp.records}
+	src := sp.source
+	if src == nil {
+		src = &cycle{bodies: sp.bodies}
+	}
+	g := &generator{url: "http://127.0.0.1:" + strconv.Itoa(p.otlp) + otlpPath(sp.signal), bodies: src, records: sp.records}
 	ctx, cancel := context.WithCancel(context.Background())
 	loadDone := make(chan struct{})
 	go func() {
@@ -522,7 +556,7 @@ func measureRun(o options, sp runSpec, cpus string) (result, []byte, error) {
 
 	fmt.Printf("%s: collector pid %d, warm-up %s, window %s\n", label, pid, sp.warmup, sp.window)
 	time.Sleep(sp.warmup)
-	if err = measureWindow(&r, pid, sp.sinkURL, g, sp.window); err != nil {
+	if err = measureWindow(&r, pid, sp.sink, g, sp.window); err != nil {
 		return r, nil, err
 	}
 	fmt.Printf("%s: %.0f documents/s, %.2f s of collector CPU per million, VmHWM %.0f MiB, other processes %.2f cores, load %.2f\n",
@@ -551,8 +585,8 @@ func measureRun(o options, sp runSpec, cpus string) (result, []byte, error) {
 	}
 	stopLoad()
 	r.AcceptedTotal = g.accepted.Load()
-	if sp.sinkURL != "" {
-		arrived, derr := waitArrived(sp.sinkURL, sink0.Documents, r.AcceptedTotal, 30*time.Second)
+	if sp.sink != nil {
+		arrived, derr := waitArrived(sp.sink, sink0.Documents, r.AcceptedTotal, 30*time.Second)
 		if derr != nil {
 			return r, nil, derr
 		}
@@ -569,10 +603,10 @@ func measureRun(o options, sp runSpec, cpus string) (result, []byte, error) {
 
 // waitArrived waits up to limit for the sink's documents to reach from + want, and returns the
 // documents it counted after from.
-func waitArrived(url string, from, want int64, limit time.Duration) (int64, error) {
+func waitArrived(sink counter, from, want int64, limit time.Duration) (int64, error) {
 	deadline := time.Now().Add(limit)
 	for {
-		s, err := sinkStats(url)
+		s, err := sink.stats()
 		if err != nil {
 			return 0, err
 		}
@@ -585,11 +619,11 @@ func waitArrived(url string, from, want int64, limit time.Duration) (int64, erro
 }
 
 // measureWindow measures the collector pid and the sink over window while the load runs.
-func measureWindow(r *result, pid int, sinkURL string, g *generator, window time.Duration) error {
+func measureWindow(r *result, pid int, sink counter, g *generator, window time.Duration) error {
 	var s0, s1 sinkCounters
 	var err error
-	if sinkURL != "" {
-		if s0, err = sinkStats(sinkURL); err != nil {
+	if sink != nil {
+		if s0, err = sink.stats(); err != nil {
 			return err
 		}
 	}
@@ -625,8 +659,8 @@ func measureWindow(r *result, pid int, sinkURL string, g *generator, window time
 		return err
 	}
 	gen1, acc1, fail1 := selfCPU(), g.accepted.Load(), g.failed.Load()
-	if sinkURL != "" {
-		if s1, err = sinkStats(sinkURL); err != nil {
+	if sink != nil {
+		if s1, err = sink.stats(); err != nil {
 			return err
 		}
 	}
@@ -650,6 +684,9 @@ func measureWindow(r *result, pid int, sinkURL string, g *generator, window time
 	if r.Documents > 0 {
 		r.BodyBytesPerDoc = float64(s1.BodyBytes-s0.BodyBytes) / float64(r.Documents)
 		r.RawBytesPerDoc = float64(s1.RawBytes-s0.RawBytes) / float64(r.Documents)
+	}
+	if reqs := s1.Requests - s0.Requests; reqs > 0 {
+		r.DocsPerRequest = float64(r.Documents) / float64(reqs)
 	}
 	r.RSSStartMiB, r.RSSEndMiB = rss[0], rss[len(rss)-1]
 	for _, v := range rss {
@@ -684,10 +721,19 @@ func waitListening(port int, exited <-chan error, limit time.Duration) error {
 // names in JSON, TestSinkCounters), so that a run reads either sink alike.
 type sinkCounters struct {
 	Documents int64 `json:"documents"`
+	Requests  int64 `json:"requests"`
 	BodyBytes int64 `json:"body_bytes"`
 	RawBytes  int64 `json:"raw_bytes"`
 	CPUNanos  int64 `json:"cpu_nanos"`
 }
+
+// counter reads what a destination took: documents, bytes and its CPU time.
+type counter interface{ stats() (sinkCounters, error) }
+
+// httpSink is the URL of the bulk sink or the OTLP sink, read through their stats.
+type httpSink string
+
+func (u httpSink) stats() (sinkCounters, error) { return sinkStats(string(u)) }
 
 func sinkStats(url string) (sinkCounters, error) {
 	var s sinkCounters

@@ -6,6 +6,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -22,8 +23,8 @@ func printReport(w io.Writer, o options, rep report) {
 	for _, sig := range o.signals {
 		per = append(per, fmt.Sprintf("%s %d", sig, rep.Records[sig]))
 	}
-	fmt.Fprintf(w, "Load: OTLP/HTTP protobuf, uncompressed, records per request: %s; %d connections; warm-up %s, window %s, profile %s, baseline window %s.\n\n",
-		strings.Join(per, ", "), rep.Conns, o.warmup, o.window, o.profile, o.baseline)
+	fmt.Fprintf(w, "Load: OTLP/HTTP protobuf, uncompressed, %s records (%s), records per request: %s; %d connections; warm-up %s, window %s, profile %s, baseline window %s.\n\n",
+		rep.Corpus, corpusNote(rep.Corpus), strings.Join(per, ", "), rep.Conns, o.warmup, o.window, o.profile, o.baseline)
 
 	var es []result
 	for _, r := range runsOf(rep, exporterES) {
@@ -36,8 +37,8 @@ func printReport(w io.Writer, o options, rep report) {
 		base[r.Signal] = r
 	}
 
-	fmt.Fprintln(w, "| signal | documents/s | collector CPU s per million docs | collector cores | peak RSS (VmHWM) MiB | bytes sent/doc (gzip) | JSON bytes/doc | sink CPU s/M | generator CPU s/M | other processes (cores) | load avg 1m (end) |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| signal | documents/s | collector CPU s per million docs | collector cores | peak RSS (VmHWM) MiB | bytes sent/doc (gzip) | JSON bytes/doc | gzip ratio | docs/request | sink CPU s/M | generator CPU s/M | other processes (cores) | load avg 1m (end) |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range es {
 		perM := func(s float64) string {
 			if r.Documents == 0 {
@@ -45,9 +46,9 @@ func printReport(w io.Writer, o options, rep report) {
 			}
 			return fmt.Sprintf("%.2f", s/float64(r.Documents)*1e6)
 		}
-		fmt.Fprintf(w, "| %s | %s | %.2f | %.2f | %.0f | %.1f | %.0f | %s | %s | %.2f | %.2f |\n",
+		fmt.Fprintf(w, "| %s | %s | %.2f | %.2f | %.0f | %.1f | %.0f | %s | %.0f | %s | %s | %.2f | %.2f |\n",
 			r.Signal, thousands(r.DocsPerSec), r.CPUPerMillion, r.CollectorCPU/r.WindowSeconds, r.HWMMiB,
-			r.BodyBytesPerDoc, r.RawBytesPerDoc, perM(r.SinkCPU), perM(r.GeneratorCPU), r.OtherCPUCores, r.LoadAvg[0])
+			r.BodyBytesPerDoc, r.RawBytesPerDoc, compression(r), r.DocsPerRequest, perM(r.SinkCPU), perM(r.GeneratorCPU), r.OtherCPUCores, r.LoadAvg[0])
 	}
 
 	var profiled, ceilinged bool
@@ -151,12 +152,13 @@ func printShort(w io.Writer, o options, rep report, es []result) {
 		first[r.Signal] = r
 	}
 	fmt.Fprintf(w, "\nOther sizes of request, and core's otlphttp exporter (at its defaults: protobuf, gzip, a sending queue of 1,000 requests "+
-		"that refuses when full; then with block_on_overflow) to the OTLP sink, at the first run's size; warm-up %s, window %s, same load. "+
+		"that refuses when full; then with block_on_overflow) to the OTLP sink, at every size; warm-up %s, window %s, same load. "+
 		"Documents are log records, spans and metric data points for both exporters; only what the sink counted is billed. "+
 		"Refused: requests answered otherwise than 200 in the window (the generator sends them again after 10 ms). "+
-		"Arrived: of the records accepted during the run, what the sink counted once the load stopped:\n\n", o.shortWarmup, o.shortWindow)
-	fmt.Fprintln(w, "| signal | exporter | settings | records/request | documents/s | collector CPU s per million docs | × the first run | refused requests | arrived | VmHWM MiB | sink CPU s/M | other processes (cores) |")
-	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|")
+		"Arrived: of the records accepted during the run, what the sink counted once the load stopped. "+
+		"Bytes sent per document and their compression: gzip of the bulk JSON for ours, of the OTLP protobuf for otlphttp:\n\n", o.shortWarmup, o.shortWindow)
+	fmt.Fprintln(w, "| signal | exporter | settings | records/request | documents/s | collector CPU s per million docs | × the first run | refused requests | arrived | VmHWM MiB | bytes sent/doc | compression | sink CPU s/M | other processes (cores) |")
+	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|")
 	row := func(r result, ratio string) {
 		settings := "defaults"
 		if r.Settings != "" {
@@ -166,8 +168,8 @@ func printShort(w io.Writer, o options, rep report, es []result) {
 		if r.Documents > 0 {
 			sinkPerM = fmt.Sprintf("%.2f", r.SinkCPU/float64(r.Documents)*1e6)
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %d | %s | %.2f | %s | %s | %s | %.0f | %s | %.2f |\n", r.Signal, r.Exporter, settings,
-			r.RecordsPerRequest, thousands(r.DocsPerSec), r.CPUPerMillion, ratio, refused(r), arrived(r), r.HWMMiB, sinkPerM, r.OtherCPUCores)
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %s | %.2f | %s | %s | %s | %.0f | %.1f | %s | %s | %.2f |\n", r.Signal, r.Exporter, settings,
+			r.RecordsPerRequest, thousands(r.DocsPerSec), r.CPUPerMillion, ratio, refused(r), arrived(r), r.HWMMiB, r.BodyBytesPerDoc, compression(r), sinkPerM, r.OtherCPUCores)
 	}
 	for _, sig := range o.signals {
 		f, ok := first[sig]
@@ -182,44 +184,73 @@ func printShort(w io.Writer, o options, rep report, es []result) {
 		}
 	}
 
-	fmt.Fprintln(w, "\nRatios of the collector's CPU per million documents (goals in parentheses):")
+	fmt.Fprintln(w, "\nRatios of the collector's CPU per million documents, ours against itself at the first run's size and against otlphttp at the same size (goals in parentheses):")
 	fmt.Fprintln(w)
-	fmt.Fprint(w, "| signal |")
-	for _, n := range o.sizes {
-		g := ""
-		if b, ok := goals[n]; ok {
-			g = fmt.Sprintf(" (≤ %.1f)", b)
-		}
-		fmt.Fprintf(w, " ours at %d / at the first run's size%s |", n, g)
-	}
-	fmt.Fprintf(w, " ours / otlphttp at its defaults (≤ %.1f) | ours / otlphttp with block_on_overflow (≤ %.1f) |\n", referenceGoal, referenceGoal)
-	fmt.Fprint(w, "|---|", strings.Repeat("---:|", len(o.sizes)+2), "\n")
+	fmt.Fprintf(w, "| signal | records/request | ours CPU s/M | otlphttp defaults | otlphttp block_on_overflow | ours / ours at the first run's size | ours / otlphttp defaults (≤ %.1f) | ours / otlphttp block_on_overflow (≤ %.1f) |\n", referenceGoal, referenceGoal)
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
 	for _, sig := range o.signals {
 		f, ok := first[sig]
 		if !ok {
 			continue
 		}
-		fmt.Fprintf(w, "| %s |", sig)
-		for _, n := range o.sizes {
-			cell := "–"
-			for _, r := range short {
-				if r.Signal == sig && r.Exporter == exporterES && r.RecordsPerRequest == n {
-					cell = verdict(r.CPUPerMillion/f.CPUPerMillion, goals[n])
+		for _, n := range append([]int{f.RecordsPerRequest}, o.sizes...) {
+			ours := f
+			if n != f.RecordsPerRequest {
+				ours = result{}
+				for _, r := range short {
+					if r.Signal == sig && r.Exporter == exporterES && r.RecordsPerRequest == n {
+						ours = r
+					}
 				}
 			}
-			fmt.Fprintf(w, " %s |", cell)
-		}
-		for _, settings := range []string{"", blockOnOverflowShown} {
-			cell := "–"
+			cells := []string{sig, fmt.Sprint(n), cpuCell(ours.CPUPerMillion)}
+			ref := map[string]float64{}
 			for _, r := range short {
-				if r.Signal == sig && r.Exporter == exporterOTLPHTTP && r.Settings == settings && r.CPUPerMillion > 0 {
-					cell = verdict(f.CPUPerMillion/r.CPUPerMillion, referenceGoal)
+				if r.Signal == sig && r.Exporter == exporterOTLPHTTP && r.RecordsPerRequest == n {
+					ref[r.Settings] = r.CPUPerMillion
 				}
 			}
-			fmt.Fprintf(w, " %s |", cell)
+			cells = append(cells, cpuCell(ref[""]), cpuCell(ref[blockOnOverflowShown]))
+			self := "1"
+			if n != f.RecordsPerRequest && ours.CPUPerMillion > 0 {
+				self = verdict(ours.CPUPerMillion/f.CPUPerMillion, goals[n])
+			}
+			cells = append(cells, self)
+			for _, settings := range []string{"", blockOnOverflowShown} {
+				cell := "–"
+				if ref[settings] > 0 && ours.CPUPerMillion > 0 {
+					cell = verdict(ours.CPUPerMillion/ref[settings], referenceGoal)
+				}
+				cells = append(cells, cell)
+			}
+			fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
 		}
-		fmt.Fprintln(w)
 	}
+}
+
+// cpuCell writes a CPU time per million documents, or – where there is none.
+func cpuCell(v float64) string {
+	if v <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+// compression writes how many times smaller the bytes sent are than the bytes before
+// compression (bulk JSON or OTLP protobuf).
+func compression(r result) string {
+	if r.BodyBytesPerDoc <= 0 || r.RawBytesPerDoc <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f×", r.RawBytesPerDoc/r.BodyBytesPerDoc)
+}
+
+// corpusNote says what the records of a corpus are.
+func corpusNote(corpus string) string {
+	if corpus == corpusUniform {
+		return "the push benchmarks' small records, which differ only in a counter and a timestamp and compress 40-50×: the best case"
+	}
+	return "benchdata.Realistic: Kubernetes-shaped resources, several per request, log lines of real servers' formats, traces with parent links, a few hundred series per resource"
 }
 
 // blockOnOverflowShown is blockOnOverflow as a result's Settings holds it.
@@ -274,3 +305,88 @@ func pct(f float64) string { return fmt.Sprintf("%.0f%%", f*100) }
 
 // thousands writes a rate in thousands, e.g. 812k.
 func thousands(v float64) string { return fmt.Sprintf("%.0fk", v/1e3) }
+
+// printNodeReport writes the runs against a real node: per signal and size of request, the
+// range over the rounds (lowest–highest, median in parentheses) of documents per second,
+// documents per bulk request, the collector's and the node's CPU per million documents the
+// node indexed, and their sum.
+func printNodeReport(w io.Writer, o options, rep report) {
+	m, nd := rep.Machine, rep.Node
+	fmt.Fprintf(w, "\n## Results against a real Elasticsearch\n\nMachine: %d CPUs (%s), collector built with %s, GOMAXPROCS=2; load average at start %.2f %.2f %.2f, "+
+		"other processes busy on %.2f CPUs. Layout: %s; the node shares the machine.\n", m.CPUs, m.CPUModel, m.GoVersion, m.LoadStart[0], m.LoadStart[1], m.LoadStart[2], m.BusyStart, m.Layout)
+	fmt.Fprintf(w, "Node: Elasticsearch %s at %s, the otel stand-in templates; at rest it used %.2f CPUs (counted in its figures below, not subtracted). "+
+		"Each signal warmed the node for %s first, not counted.\n", nd.Version, nd.Endpoint, nd.IdleCores, nd.Warmup)
+	if rep.ExporterConfig != "" {
+		fmt.Fprintf(w, "Not the defaults: the exporter's settings add `%s`.\n", strings.ReplaceAll(rep.ExporterConfig, "\n", `\n`))
+	}
+	fmt.Fprintf(w, "Load: OTLP/HTTP protobuf, uncompressed, fresh %s records (%s) in every request; %d connections; %d rounds, each over every size and signal; warm-up %s, window %s per run. "+
+		"CPU: the processes' own time from /proc/<pid>/stat per million documents the node indexed in the window.\n\n",
+		rep.Corpus, corpusNote(rep.Corpus), rep.Conns, o.repeats, o.shortWarmup, o.shortWindow)
+	type rowKey struct {
+		signal string
+		n      int
+	}
+	rows := map[rowKey][]result{}
+	var order []rowKey
+	for _, r := range rep.Runs {
+		k := rowKey{r.Signal, r.RecordsPerRequest}
+		if _, ok := rows[k]; !ok {
+			order = append(order, k)
+		}
+		rows[k] = append(rows[k], r)
+	}
+	slices.SortStableFunc(order, func(a, b rowKey) int {
+		if c := slices.Index(o.signals, a.signal) - slices.Index(o.signals, b.signal); c != 0 {
+			return c
+		}
+		return b.n - a.n
+	})
+	fmt.Fprintln(w, "| signal | records/request | documents/s | documents per bulk request | collector CPU s/M | Elasticsearch CPU s/M | both s/M | Elasticsearch / collector |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
+	both := map[rowKey]float64{}
+	for _, k := range order {
+		rs := rows[k]
+		col := func(f func(r result) float64, format string) string {
+			v := make([]float64, 0, len(rs))
+			for _, r := range rs {
+				v = append(v, f(r))
+			}
+			slices.Sort(v)
+			med := v[len(v)/2]
+			if len(v)%2 == 0 {
+				med = (v[len(v)/2-1] + v[len(v)/2]) / 2
+			}
+			return fmt.Sprintf(format+"–"+format+" ("+format+")", v[0], v[len(v)-1], med)
+		}
+		esPerM := func(r result) float64 { return r.SinkCPU / float64(max(r.Documents, 1)) * 1e6 }
+		sum := func(r result) float64 { return r.CPUPerMillion + esPerM(r) }
+		var sums []float64
+		for _, r := range rs {
+			sums = append(sums, sum(r))
+		}
+		slices.Sort(sums)
+		both[k] = sums[len(sums)/2]
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s |\n", k.signal, k.n,
+			col(func(r result) float64 { return r.DocsPerSec / 1e3 }, "%.1fk"),
+			col(func(r result) float64 { return r.DocsPerRequest }, "%.0f"),
+			col(func(r result) float64 { return r.CPUPerMillion }, "%.2f"),
+			col(esPerM, "%.1f"), col(sum, "%.1f"),
+			col(func(r result) float64 { return esPerM(r) / r.CPUPerMillion }, "%.1f"))
+	}
+	fmt.Fprintln(w, "\nCollector + Elasticsearch CPU per document at each size against the first run's size, medians:")
+	fmt.Fprintln(w)
+	for _, sig := range o.signals {
+		f, ok := both[rowKey{sig, o.records[sig]}]
+		if !ok || f == 0 {
+			continue
+		}
+		var cells []string
+		for _, n := range o.sizes {
+			if v, ok := both[rowKey{sig, n}]; ok {
+				cells = append(cells, fmt.Sprintf("at %d: %.2f×", n, v/f))
+			}
+		}
+		fmt.Fprintf(w, "- %s (first size %d): %s\n", sig, o.records[sig], strings.Join(cells, ", "))
+	}
+	fmt.Fprintf(w, "\nAll figures: %s/results.json.\n", o.out)
+}

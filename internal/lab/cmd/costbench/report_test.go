@@ -13,7 +13,7 @@ import (
 func TestPrintReport(t *testing.T) {
 	var rep report
 	rep.Machine.CPUs, rep.Machine.CPUModel, rep.Machine.GoVersion = 2, "Test CPU", "go1.26.8"
-	rep.Records, rep.Conns = map[string]int{"logs": 1000}, 32
+	rep.Records, rep.Conns, rep.Corpus = map[string]int{"logs": 1000}, 32, corpusRealistic
 	rep.Runs = []result{
 		{
 			Signal: "logs", Exporter: "elasticsearch", WindowSeconds: 10, Records: 5_000_000, Documents: 5_000_000,
@@ -28,7 +28,7 @@ func TestPrintReport(t *testing.T) {
 	var out strings.Builder
 	printReport(&out, options{signals: []string{"logs"}, out: ".bin/cost"}, rep)
 	got := out.String()
-	assert.Contains(t, got, "| logs | 500k | 2.00 | 1.00 | 120 | 9.5 | 480 | 0.20 | 0.10 |")
+	assert.Contains(t, got, "| logs | 500k | 2.00 | 1.00 | 120 | 9.5 | 480 | 50.5× | 0 | 0.20 | 0.10 |")
 	// The exporter: 50% of 2,000 ns per document; 1,000 / (200 + 200) = 2.5.
 	assert.Contains(t, got, "| logs | 50% | 49% | 10% | 20% | 10% | 10% | 1000 |")
 	assert.Contains(t, got, "| logs | 1000 | 200 | 200 | 400 | 2.50 |")
@@ -49,17 +49,43 @@ func TestPrintReport(t *testing.T) {
 	out.Reset()
 	printReport(&out, options{signals: []string{"logs"}, sizes: []int{50, 512}}, rep)
 	got = out.String()
-	assert.Contains(t, got, "| logs | elasticsearch | defaults | 1000 | 500k | 2.00 | 1 | 0 | all 7000000 | 120 | 0.20 | 0.00 |")
-	assert.Contains(t, got, "| logs | elasticsearch | defaults | 50 | 100k | 2.50 | 1.25 | 0 | all 5 | 0 | 0.30 | 0.00 |")
+	assert.Contains(t, got, "| logs | elasticsearch | defaults | 1000 | 500k | 2.00 | 1 | 0 | all 7000000 | 120 | 9.5 | 50.5× | 0.20 | 0.00 |")
+	assert.Contains(t, got, "| logs | elasticsearch | defaults | 50 | 100k | 2.50 | 1.25 | 0 | all 5 | 0 | 0.0 | – | 0.30 | 0.00 |")
 	// 3,000 requests accepted (3,000,000 records of 1,000) and 1,000 refused: a quarter refused.
-	assert.Contains(t, got, "| logs | otlphttp | defaults | 1000 | 200k | 4.00 | 2.00 | 1000 (25%) | 3999000 of 4000000 | 0 | – | 0.00 |")
+	assert.Contains(t, got, "| logs | otlphttp | defaults | 1000 | 200k | 4.00 | 2.00 | 1000 (25%) | 3999000 of 4000000 | 0 | 0.0 | – | – | 0.00 |")
 	assert.Contains(t, got, "| logs | otlphttp | `sending_queue:\\n  block_on_overflow: true` | 1000 | 300k | 1.00 | 0.50 |")
-	// 2.5 / 2 = 1.25 ≤ 1.3; 2.1 / 2 = 1.05 ≤ 1.1; 2 / 4 = 0.5; 2 / 1 = 2 > 1.3.
-	assert.Contains(t, got, "| logs | 1.25 (met) | 1.05 (met) | 0.50 (met) | 2.00 (not met) |")
+	// At 1,000 records: 2 / 4 = 0.5; 2 / 1 = 2 > 1.3. At 50 and 512 records against the first
+	// run: 2.5 / 2 = 1.25 ≤ 1.3; 2.1 / 2 = 1.05 ≤ 1.1; no otlphttp runs at those sizes.
+	assert.Contains(t, got, "| logs | 1000 | 2.00 | 4.00 | 1.00 | 1 | 0.50 (met) | 2.00 (not met) |")
+	assert.Contains(t, got, "| logs | 50 | 2.50 | – | – | 1.25 (met) | – | – |")
+	assert.Contains(t, got, "| logs | 512 | 2.10 | – | – | 1.05 (met) | – | – |")
 
 	rep.Runs = rep.Runs[:2]
 	rep.Runs[0].Split, rep.Runs[0].Ceiling = nil, nil
 	out.Reset()
 	printReport(&out, options{signals: []string{"logs"}}, rep)
 	assert.NotContains(t, out.String(), "CPU profile of the collector", "no empty tables")
+}
+
+// TestPrintNodeReport: per signal and size, the range over the rounds and its median, the node's
+// CPU beside the collector's, and the ratio of their sum at another size to the first size's.
+func TestPrintNodeReport(t *testing.T) {
+	var rep report
+	rep.Corpus, rep.Conns = corpusRealistic, 32
+	rep.Node = &nodeReport{Version: "9.5.4", Endpoint: "https://127.0.0.1:9200", IdleCores: 0.02, Warmup: "17s"}
+	run := func(n int, collector, esSeconds float64, round int) result {
+		return result{
+			Signal: "logs", Exporter: exporterES, RecordsPerRequest: n, Round: round, Documents: 1_000_000,
+			DocsPerSec: 20_000, DocsPerRequest: float64(n), CPUPerMillion: collector, SinkCPU: esSeconds,
+		}
+	}
+	rep.Runs = []result{run(1000, 2, 40, 1), run(50, 6, 120, 1), run(1000, 3, 50, 2), run(50, 5, 100, 2), run(1000, 2.5, 60, 3), run(50, 7, 110, 3)}
+	var out strings.Builder
+	printNodeReport(&out, options{signals: []string{"logs"}, records: map[string]int{"logs": 1000}, sizes: []int{50}, repeats: 3}, rep)
+	got := out.String()
+	assert.Contains(t, got, "Elasticsearch 9.5.4 at https://127.0.0.1:9200")
+	assert.Contains(t, got, "| logs | 1000 | 20.0k–20.0k (20.0k) | 1000–1000 (1000) | 2.00–3.00 (2.50) | 40.0–60.0 (50.0) | 42.0–62.5 (53.0) | 16.7–24.0 (20.0) |")
+	assert.Contains(t, got, "| logs | 50 | 20.0k–20.0k (20.0k) | 50–50 (50) | 5.00–7.00 (6.00) | 100.0–120.0 (110.0) | 105.0–126.0 (117.0) | 15.7–20.0 (20.0) |")
+	// Medians of the sums: 117 / 53 (the middle of 42, 53, 62.5).
+	assert.Contains(t, got, "- logs (first size 1000): at 50: 2.21×")
 }

@@ -1,0 +1,261 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/lab/benchdata"
+)
+
+// esNode is a real Elasticsearch node, as the env file of scripts/es.sh describes it: where it
+// listens, the credentials and CA to reach it, and the pid of its process, whose CPU time is
+// the node's cost.
+type esNode struct {
+	endpoint, user, password, caFile string
+	pid                              int
+	client                           *http.Client
+}
+
+func loadESNode(path string) (*esNode, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w (start the node with scripts/es.sh start)", err)
+	}
+	defer f.Close()
+	env := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), "="); ok {
+			env[k] = v
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	n := &esNode{endpoint: env["ES_ENDPOINT"], user: env["ES_USER"], password: env["ES_PASSWORD"], caFile: env["ES_CA_CERT"]}
+	if n.pid, err = strconv.Atoi(env["ES_PID"]); err != nil || n.endpoint == "" {
+		return nil, fmt.Errorf("%s names no ES_ENDPOINT or ES_PID", path)
+	}
+	if _, err := processCPU(n.pid); err != nil {
+		return nil, fmt.Errorf("the node's process %d (ES_PID of %s): %w", n.pid, path, err)
+	}
+	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12}
+	if n.caFile != "" {
+		pem, err := os.ReadFile(n.caFile)
+		if err != nil {
+			return nil, err
+		}
+		tlsConfig.RootCAs = x509.NewCertPool()
+		if !tlsConfig.RootCAs.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("no certificate in %s", n.caFile)
+		}
+	}
+	n.client = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: tlsConfig}}
+	return n, nil
+}
+
+// do sends a request to the node and returns the body of a 2xx answer.
+func (n *esNode) do(method, path string, body []byte) ([]byte, int, error) {
+	req, err := http.NewRequest(method, n.endpoint+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, 0, err
+	}
+	req.SetBasicAuth(n.user, n.password)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := n.client.Do(req)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err == nil && resp.StatusCode/100 != 2 {
+		err = fmt.Errorf("%s %s: %s: %.300s", method, path, resp.Status, b)
+	}
+	return b, resp.StatusCode, err
+}
+
+// connection is the YAML that points the exporter at the node.
+func (n *esNode) connection() string {
+	c := fmt.Sprintf("user: %s\npassword: %q\n", n.user, n.password)
+	if n.caFile != "" {
+		c += "tls:\n  ca_file: " + n.caFile + "\n"
+	}
+	return c
+}
+
+// installTemplates puts the otel stand-in index templates of dir (NAME-otel.json) where the node
+// has no built-in NAME-otel@template, as the demo does.
+func (n *esNode) installTemplates(dir string) error {
+	files, err := filepath.Glob(filepath.Join(dir, "*-otel.json"))
+	if err != nil || len(files) == 0 {
+		return fmt.Errorf("no *-otel.json templates in %s (-templates): %v", dir, err)
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".json")
+		if _, code, _ := n.do(http.MethodGet, "/_index_template/"+name+"@template", nil); code == http.StatusOK {
+			continue
+		}
+		body, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		if _, _, err := n.do(http.MethodPut, "/_index_template/otelcol-es-"+name, body); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nodeStatsPath reads what the node indexed into the data streams the runs write, on primaries:
+// documents, and bulk shard requests (one per bulk request here: every document of a request
+// goes to one data stream of one shard).
+const nodeStatsPath = "/logs-*,traces-*,metrics-*/_stats/indexing,bulk?filter_path=_all.primaries.indexing.index_total,_all.primaries.bulk.total_operations"
+
+// stats returns the documents the node indexed, its bulk requests and its process's CPU time.
+func (n *esNode) stats() (sinkCounters, error) {
+	var c sinkCounters
+	b, _, err := n.do(http.MethodGet, nodeStatsPath, nil)
+	if err != nil {
+		return c, err
+	}
+	var s struct {
+		All struct {
+			Primaries struct {
+				Indexing struct {
+					IndexTotal int64 `json:"index_total"`
+				} `json:"indexing"`
+				Bulk struct {
+					TotalOperations int64 `json:"total_operations"`
+				} `json:"bulk"`
+			} `json:"primaries"`
+		} `json:"_all"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return c, fmt.Errorf("%s: %w", nodeStatsPath, err)
+	}
+	cpu, err := processCPU(n.pid)
+	if err != nil {
+		return c, err
+	}
+	c.Documents, c.Requests, c.CPUNanos = s.All.Primaries.Indexing.IndexTotal, s.All.Primaries.Bulk.TotalOperations, cpu.Nanoseconds()
+	return c, nil
+}
+
+// nodeReport is what a run with -es-env adds: the node and its CPU at rest.
+type nodeReport struct {
+	Endpoint  string  `json:"endpoint"`
+	Version   string  `json:"version"`
+	IdleCores float64 `json:"idle_cpu_cores"` // the node's CPU at rest, over 5 s before the runs
+	Warmup    string  `json:"warmup"`
+}
+
+// runRealNode measures the collector against the real node of -es-env: after a warm-up of each
+// signal that is not counted (the node's JIT and first merges), -repeats rounds, each over every
+// size of request (the first run's, then -sizes, in an order that turns each round) and every
+// signal, so that a drift of the node shows in every row alike. Each run sends fresh realistic
+// records (a body is never sent twice: a time series data stream would answer it as a duplicate)
+// and measures the collector's CPU time and the node's, per million documents the node indexed.
+func runRealNode(o options, rep *report, cpus string) error {
+	if o.corpus != corpusRealistic {
+		return errors.New("-es-env sends the realistic records only: a time series data stream keeps one document per series and timestamp, and the uniform records repeat")
+	}
+	node, err := loadESNode(o.esEnv)
+	if err != nil {
+		return err
+	}
+	if err := node.installTemplates(o.templates); err != nil {
+		return err
+	}
+	nr := &nodeReport{Endpoint: node.endpoint, Warmup: (o.shortWarmup + o.shortWindow).String()}
+	if b, _, err := node.do(http.MethodGet, "/_nodes/_local?filter_path=nodes.*.version", nil); err == nil {
+		var v struct {
+			Nodes map[string]struct {
+				Version string `json:"version"`
+			} `json:"nodes"`
+		}
+		if json.Unmarshal(b, &v) == nil {
+			for _, nd := range v.Nodes {
+				nr.Version = nd.Version
+			}
+		}
+	}
+	c0, err := processCPU(node.pid)
+	if err != nil {
+		return err
+	}
+	time.Sleep(5 * time.Second)
+	c1, _ := processCPU(node.pid)
+	nr.IdleCores = (c1 - c0).Seconds() / 5
+	rep.Node = nr
+	fmt.Printf("real node: Elasticsearch %s at %s (pid %d), at rest on %.2f CPUs\n", nr.Version, node.endpoint, node.pid, nr.IdleCores)
+
+	// One source of fresh records per signal for the whole measurement, from 100 minutes ago
+	// (inside the look-back of a new time series data stream), so that no series is sent twice
+	// at one time; metrics move on by a millisecond per request.
+	sources := map[string]*benchdata.Realistic{}
+	for _, sig := range o.signals {
+		g := benchdata.NewRealistic(benchdata.RealisticSeed)
+		g.Base, g.MetricStep = time.Now().Add(-100*time.Minute), time.Millisecond
+		sources[sig] = g
+	}
+	spec := func(sig string, n int) (runSpec, func()) {
+		src, stop := newFresh(sig, sources[sig], n)
+		return runSpec{
+			signal: sig, exporter: exporterES, settings: o.exporterConfig, conn: node.connection(), records: n,
+			source: src, sinkURL: node.endpoint, sink: node,
+		}, stop
+	}
+	for _, sig := range o.signals {
+		sp, stop := spec(sig, o.records[sig])
+		sp.warmup, sp.window = o.shortWarmup, o.shortWindow
+		fmt.Printf("warm-up of the node: %s (not counted)\n", sig)
+		_, _, err := measureRun(o, sp, cpus)
+		stop()
+		if err != nil {
+			return fmt.Errorf("warm-up (%s): %w", sig, err)
+		}
+	}
+	for round := range o.repeats {
+		for i := range len(o.sizes) + 1 {
+			// Each round starts at another size, so that no size is always measured first.
+			k := (i + round) % (len(o.sizes) + 1)
+			for _, sig := range o.signals {
+				n := o.records[sig]
+				if k > 0 {
+					n = o.sizes[k-1]
+				}
+				sp, stop := spec(sig, n)
+				sp.warmup, sp.window = o.shortWarmup, o.shortWindow
+				r, _, err := measureRun(o, sp, cpus)
+				stop()
+				if err != nil {
+					return fmt.Errorf("%s at %d records, round %d: %w", sig, n, round+1, err)
+				}
+				r.Round = round + 1
+				fmt.Printf("%s/%d, round %d: Elasticsearch %.1f CPU s per million documents, %.0f documents per bulk request\n",
+					sig, n, round+1, r.SinkCPU/float64(max(r.Documents, 1))*1e6, r.DocsPerRequest)
+				rep.Runs = append(rep.Runs, r)
+			}
+		}
+	}
+	if err := writeResults(o, *rep); err != nil {
+		return err
+	}
+	printNodeReport(os.Stdout, o, *rep)
+	return nil
+}
