@@ -7,6 +7,7 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.opentelemetry.io/collector/config/configcompression"
@@ -17,6 +18,7 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
 	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
 	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
+	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
 // Validate implements confmap.Validator. Every message quotes the YAML key
@@ -180,3 +182,20 @@ func validateSendingQueue(qc configoptional.Optional[exporterhelper.QueueBatchCo
 	}
 	return errors.Join(errs...)
 }
+
+// mappingModes lists the name of every mapping mode, in documentation order. The names are the
+// serializer's.
+var mappingModes = serializer.ModeNames()
+
+// canonicalMappingMode lowercases a mode name and resolves the "no" alias
+// that contrib accepts for "none".
+func canonicalMappingMode(name string) string {
+	name = strings.ToLower(strings.TrimSpace(name))
+	if name == "no" {
+		return serializer.ModeNone.String()
+	}
+	return name
+}
+
+// isMappingMode reports whether name is the canonical name of a mapping mode.
+func isMappingMode(name string) bool { return slices.Contains(mappingModes, name) }

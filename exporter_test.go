@@ -428,7 +428,7 @@ func TestBulkRequestsAreCutAtMaxSize(t *testing.T) {
 	require.NoError(t, e.start(context.Background(), componenttest.NewNopHost()))
 	t.Cleanup(func() { require.NoError(t, e.shutdown(context.Background())) })
 
-	require.NoError(t, e.pushLogsAdmitted(context.Background(), testLogs(50)))
+	require.NoError(t, e.pipeline.PushLogs(context.Background(), testLogs(50)))
 	assert.Len(t, srv.Accepted(), 50)
 	assert.Greater(t, srv.Requests(), 5)
 	for i, body := range srv.Bodies() {
@@ -537,7 +537,7 @@ func TestExportSucceedsOnceServerComesUp(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, e.start(context.Background(), componenttest.NewNopHost()))
 	t.Cleanup(func() { require.NoError(t, e.shutdown(context.Background())) })
-	exp := logsPusher(func(ctx context.Context, ld plog.Logs) error { return e.pushLogsAdmitted(ctx, ld) })
+	exp := logsPusher(func(ctx context.Context, ld plog.Logs) error { return e.pipeline.PushLogs(ctx, ld) })
 	require.Eventually(t, func() bool { return logs.FilterMessageSnippet("version check failed").Len() == 1 },
 		10*time.Second, 5*time.Millisecond, "one clear warning at start")
 	err = exp.ConsumeLogs(context.Background(), testLogs(2))

@@ -28,6 +28,7 @@ import (
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
+	"github.com/otelcol-es/elasticsearchexporter/internal/pipeline"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
@@ -527,19 +528,19 @@ func TestDefaultModeOf(t *testing.T) {
 		{[]string{"ecs", "none"}, serializer.ModeECS},
 		{[]string{"raw"}, serializer.ModeRaw},
 	} {
-		assert.Equal(t, tt.want, defaultModeOf(tt.allowed), "%v", tt.allowed)
+		assert.Equal(t, tt.want, pipeline.DefaultMode(tt.allowed), "%v", tt.allowed)
 		for _, mode := range mappingModes {
 			// mapping::mode plays no part.
 			cfg := defaultWith(func(c *Config) { c.Mapping.Mode, c.Mapping.AllowedModes = mode, tt.allowed })
-			_, def := parseModes(cfg)
+			def := pipeline.DefaultMode(cfg.pipelineSettings().AllowedModes)
 			assert.Equal(t, tt.want, def, "%v %s", tt.allowed, mode)
 			if mode == "otel" {
 				assert.Empty(t, cfg.modeIgnoredWarning())
 			} else {
 				assert.Contains(t, cfg.modeIgnoredWarning(), "`mapping::mode` is "+mode+" and is ignored")
 			}
-			for _, signal := range []string{"logs", "traces", "metrics"} {
-				if tt.want.Supports(signal) {
+			for _, signal := range []pipeline.Signal{pipeline.Logs, pipeline.Traces, pipeline.Metrics} {
+				if tt.want.Supports(signal.String()) {
 					assert.Empty(t, cfg.modeFallbackWarning(signal), "%v %s", tt.allowed, signal)
 				} else {
 					assert.Contains(t, cfg.modeFallbackWarning(signal), "its first mode, has no ", "%v %s", tt.allowed, signal)

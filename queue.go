@@ -9,6 +9,8 @@ import (
 
 	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/pipeline"
 )
 
 // The sending queue (sending_queue) is exporterhelper's; these are the settings the exporter
@@ -42,8 +44,8 @@ func (c *Config) queueBatchConfig() configoptional.Optional[exporterhelper.Queue
 	}
 	// qc is a copy, but the slices inside are shared: give the partition its own slice.
 	keys = slices.Clone(keys)
-	if !slices.ContainsFunc(keys, func(k string) bool { return strings.EqualFold(k, mappingModeMetadataKey) }) {
-		keys = append(keys, mappingModeMetadataKey)
+	if !slices.ContainsFunc(keys, func(k string) bool { return strings.EqualFold(k, pipeline.MappingModeMetadataKey) }) {
+		keys = append(keys, pipeline.MappingModeMetadataKey)
 	}
 	b.Partition.MetadataKeys = keys
 	return qc

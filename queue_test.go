@@ -113,3 +113,11 @@ func TestQueueBatchConfigMetadataKeys(t *testing.T) {
 	})
 	assert.Equal(t, noBatch.QueueBatchConfig, noBatch.queueBatchConfig())
 }
+
+// With the sending queue off, pushes run on their callers' goroutines; the free list then keeps
+// as many states as the default number of consumers.
+func TestPushStatesWithoutQueue(t *testing.T) {
+	cfg := createDefaultConfig().(*Config)
+	cfg.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
+	assert.Equal(t, defaultNumConsumers, cfg.numConsumers())
+}

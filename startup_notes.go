@@ -8,6 +8,9 @@ import (
 	"strings"
 
 	"go.uber.org/zap"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/pipeline"
+	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
 // logDeprecations logs one warning per deprecated key found by Unmarshal.
@@ -104,4 +107,30 @@ func (c *Config) credentialWarnings() []string {
 		}
 	}
 	return warnings
+}
+
+// modeIgnoredWarning returns the warning logged when the exporter is created with a
+// mapping::mode other than otel, which is ignored, or "".
+func (c *Config) modeIgnoredWarning() string {
+	if c.Mapping.Mode == "" || c.Mapping.Mode == serializer.ModeOTel.String() {
+		return ""
+	}
+	written := "otel"
+	if def := pipeline.DefaultMode(c.Mapping.AllowedModes); def != serializer.ModeOTel {
+		written = def.String() + ", the first of `mapping::allowed_modes`, which does not list otel"
+	}
+	return fmt.Sprintf("`mapping::mode` is %s and is ignored, as in contrib since v0.145: records whose scope attribute elastic.mapping.mode and client metadata X-Elastic-Mapping-Mode name no mode are written in %s. "+
+		"Choose the mode per scope with the scope attribute elastic.mapping.mode, or per request with the client metadata X-Elastic-Mapping-Mode "+
+		"(an OTLP request header, passed on by a receiver with include_metadata: true); then remove `mapping::mode`", c.Mapping.Mode, written)
+}
+
+// modeFallbackWarning returns the warning to log when the pipeline of signal is created and the
+// default mode (see pipeline.DefaultMode) cannot write it, or "".
+func (c *Config) modeFallbackWarning(signal pipeline.Signal) string {
+	def := pipeline.DefaultMode(c.Mapping.AllowedModes)
+	if def.Supports(signal.String()) {
+		return ""
+	}
+	return fmt.Sprintf("`mapping::allowed_modes` does not list otel, and %s, its first mode, has no %s documents: %s whose scope attribute elastic.mapping.mode and client metadata X-Elastic-Mapping-Mode name no mode are rejected (%s); "+
+		"add otel to `mapping::allowed_modes`", def, signal.Noun(), signal, pipeline.ErrorTypeUnsupportedMode)
 }
