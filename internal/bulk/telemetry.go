@@ -157,16 +157,16 @@ func (ix *Indexer) writeDocPoints(ctx context.Context, s *session, r docRecord, 
 type Unsent int
 
 const (
-	// UnsentRejected: the record cannot make a document (it cannot be routed, its mapping mode
-	// cannot be used, or the encoder refused it). Fate rejected; contrib counts it in
-	// docs.processed with outcome failed_client, and so does the exporter.
+	// UnsentRejected is a record that cannot make a document: it cannot be routed, its
+	// mapping mode cannot be used, or the encoder refused it. Fate rejected; contrib counts it
+	// in docs.processed with outcome failed_client, and so does the exporter.
 	UnsentRejected Unsent = iota
-	// UnsentSkipped: the record, data point or value is deliberately not written (a _noindex
-	// hint, a NaN or infinite value). Fate skipped; not in docs.processed.
+	// UnsentSkipped is a record, data point or value deliberately not written: a _noindex
+	// hint, a NaN or infinite value. Fate skipped; not in docs.processed.
 	UnsentSkipped
-	// UnsentRetryable: the push handed the record back to its caller with an error that is not
-	// permanent before sending anything (it gave up waiting for room in flight). Fate retryable;
-	// not in docs.processed.
+	// UnsentRetryable is a record that the push handed back to its caller, with an error that
+	// is not permanent, before sending anything: it gave up waiting for room in flight. Fate
+	// retryable; not in docs.processed.
 	UnsentRetryable
 )
 
