@@ -224,8 +224,7 @@ func (r *exporterRegistry) acquire(cfg *Config, set exporter.Settings) (*signalR
 
 	s, ok := r.entries[key]
 	if !ok {
-		cfg.logDeprecations(set.Logger)
-		cfg.logContribDifferences(set.Logger)
+		cfg.logStartupNotes(set.Logger)
 		shared := set
 		shared.TelemetrySettings = withoutSignal(set.TelemetrySettings)
 		exp, err := newExporter(cfg, shared)
@@ -248,9 +247,7 @@ func acquireSignal(cfg *Config, set exporter.Settings, signal pipeline.Signal) (
 		return nil, err
 	}
 	h.shared.exp.noteSignal(signal)
-	if msg := cfg.modeFallbackWarning(signal); msg != "" {
-		set.Logger.Warn(msg)
-	}
+	cfg.logSignalNotes(set.Logger, signal)
 	return h, nil
 }
 

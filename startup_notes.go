@@ -13,6 +13,24 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
+// The start-up lines: those of the component, logged once when its exporter is created
+// (logStartupNotes: deprecated keys, then where the configuration means something else than in
+// contrib), and those of a signal, logged when its pipeline is created (logSignalNotes). Each
+// says what is done and what to change.
+
+// logStartupNotes logs the component's start-up lines.
+func (c *Config) logStartupNotes(logger *zap.Logger) {
+	c.logDeprecations(logger)
+	c.logContribDifferences(logger)
+}
+
+// logSignalNotes logs the start-up lines of the pipeline of signal.
+func (c *Config) logSignalNotes(logger *zap.Logger, signal pipeline.Signal) {
+	if msg := c.modeFallbackWarning(signal); msg != "" {
+		logger.Warn(msg)
+	}
+}
+
 // logDeprecations logs one warning per deprecated key found by Unmarshal.
 func (c *Config) logDeprecations(logger *zap.Logger) {
 	for _, msg := range c.deprecations {
