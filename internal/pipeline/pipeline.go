@@ -37,9 +37,6 @@ const (
 	numSignals
 )
 
-// Signals lists every signal.
-var Signals = [numSignals]Signal{Logs, Metrics, Traces, Profiles}
-
 var signalNames = [numSignals]string{Logs: "logs", Metrics: "metrics", Traces: "traces", Profiles: "profiles"}
 
 // String is the signal's name in configuration, mode checks and messages: "logs", "metrics",
