@@ -13,7 +13,7 @@ import (
 )
 
 // walkLogs encodes and routes the log records of ld, scope by scope.
-func walkLogs(_ context.Context, st *pushState, modes *modes, ld plog.Logs) {
+func walkLogs(_ context.Context, st *pushState, ld plog.Logs) {
 	rls := ld.ResourceLogs()
 	for i := range rls.Len() {
 		rl := rls.At(i)
@@ -23,7 +23,7 @@ func walkLogs(_ context.Context, st *pushState, modes *modes, ld plog.Logs) {
 			sl := sls.At(j)
 			scope := sl.Scope()
 			recs := sl.LogRecords()
-			if !st.setScope(modes, res, rl.SchemaUrl(), scope, sl.SchemaUrl(), recs.Len()) {
+			if !st.setScope(res, rl.SchemaUrl(), scope, sl.SchemaUrl(), recs.Len()) {
 				continue
 			}
 			st.logs.SetScope(routing.TypeLogs, scope.Attributes(), res.Attributes(), scope.Name())

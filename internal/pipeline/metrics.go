@@ -14,8 +14,8 @@ import (
 
 // walkMetrics encodes and routes the data points of md, grouped into documents by the
 // encoder, once per mapping mode that its scopes use.
-func walkMetrics(ctx context.Context, st *pushState, modes *modes, md pmetric.Metrics) {
-	st.metricsByMode(modes, md, func(mode serializer.Mode, md pmetric.Metrics) {
+func walkMetrics(ctx context.Context, st *pushState, md pmetric.Metrics) {
+	st.metricsByMode(md, func(mode serializer.Mode, md pmetric.Metrics) {
 		st.setMode(mode)
 		report := st.enc.EncodeMetrics(&st.batch.Buf, md, st.routeMetric, st)
 		st.p.recordMetricsReport(ctx, &report)
@@ -35,14 +35,14 @@ func (st *pushState) AddMetricsDocument(start int, index string, ds serializer.D
 // scopes of that mode, and counts the data points of the scopes whose mode cannot be used as
 // rejected. When every scope resolves to one usable mode, as in every request that does not
 // mix modes, md itself is encoded; otherwise the scopes of each mode are copied.
-func (st *pushState) metricsByMode(modes *modes, md pmetric.Metrics, encode func(serializer.Mode, pmetric.Metrics)) {
+func (st *pushState) metricsByMode(md pmetric.Metrics, encode func(serializer.Mode, pmetric.Metrics)) {
 	rms := md.ResourceMetrics()
 	first, mixed := serializer.Mode(0), false
 	seen := false
 	for i := range rms.Len() {
 		sms := rms.At(i).ScopeMetrics()
 		for j := range sms.Len() {
-			mode, err := modes.scope(sms.At(j).Scope().Attributes())
+			mode, err := st.modes.scope(sms.At(j).Scope().Attributes())
 			switch {
 			case err != nil:
 				mixed = true
@@ -66,7 +66,7 @@ func (st *pushState) metricsByMode(modes *modes, md pmetric.Metrics, encode func
 		sms := rm.ScopeMetrics()
 		for j := range sms.Len() {
 			sm := sms.At(j)
-			mode, err := modes.scope(sm.Scope().Attributes())
+			mode, err := st.modes.scope(sm.Scope().Attributes())
 			if err != nil {
 				st.rejectMode(err, dataPoints(sm))
 				continue

@@ -180,7 +180,7 @@ func (p *Pipeline) PushProfiles(ctx context.Context, pd pprofile.Profiles) error
 // push is the path that every signal's push takes: admission under the in-flight byte cap,
 // a push state from the free list, the mapping modes of the request, the walk of the signal's
 // data (which routes, encodes and batches each record), then the send and its accounting.
-func push[T any](ctx context.Context, p *Pipeline, sig Signal, data T, records int, walk func(context.Context, *pushState, *modes, T)) error {
+func push[T any](ctx context.Context, p *Pipeline, sig Signal, data T, records int, walk func(context.Context, *pushState, T)) error {
 	a, err := p.admit(ctx, sig, records)
 	if err != nil {
 		return err
@@ -191,8 +191,10 @@ func push[T any](ctx context.Context, p *Pipeline, sig Signal, data T, records i
 		return consumererror.NewPermanent(err)
 	}
 	defer p.putState(st)
-	m := p.newModes(ctx, sig)
-	walk(ctx, st, &m, data)
+	// The modes live in the push state: the walk is called through a function value, to which
+	// a pointer to a local would escape (an allocation per push).
+	st.modes = p.newModes(ctx, sig)
+	walk(ctx, st, data)
 	res, err := p.send(ctx, st, &a)
 	st.forgetUnstoredProfiles(res)
 	return err

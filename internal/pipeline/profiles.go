@@ -32,7 +32,7 @@ type profileRef struct {
 
 // walkProfiles encodes the profiles of pd, scope by scope. A malformed profile is rejected
 // alone, whole, and counted as one record of its rejection's error.type.
-func walkProfiles(_ context.Context, st *pushState, modes *modes, pd pprofile.Profiles) {
+func walkProfiles(_ context.Context, st *pushState, pd pprofile.Profiles) {
 	dict := pd.Dictionary()
 	rps := pd.ResourceProfiles()
 	for i := range rps.Len() {
@@ -42,7 +42,7 @@ func walkProfiles(_ context.Context, st *pushState, modes *modes, pd pprofile.Pr
 		for j := range sps.Len() {
 			sp := sps.At(j)
 			profiles := sp.Profiles()
-			if !st.setScope(modes, res, rp.SchemaUrl(), sp.Scope(), sp.SchemaUrl(), profiles.Len()) {
+			if !st.setScope(res, rp.SchemaUrl(), sp.Scope(), sp.SchemaUrl(), profiles.Len()) {
 				continue
 			}
 			for k := range profiles.Len() {

@@ -13,7 +13,7 @@ import (
 )
 
 // walkTraces encodes and routes the spans of td, and their events, scope by scope.
-func walkTraces(_ context.Context, st *pushState, modes *modes, td ptrace.Traces) {
+func walkTraces(_ context.Context, st *pushState, td ptrace.Traces) {
 	rss := td.ResourceSpans()
 	for i := range rss.Len() {
 		rs := rss.At(i)
@@ -23,7 +23,7 @@ func walkTraces(_ context.Context, st *pushState, modes *modes, td ptrace.Traces
 			ss := sss.At(j)
 			scope := ss.Scope()
 			spans := ss.Spans()
-			if !st.setScope(modes, res, rs.SchemaUrl(), scope, ss.SchemaUrl(), spanDocuments(spans)) {
+			if !st.setScope(res, rs.SchemaUrl(), scope, ss.SchemaUrl(), spanDocuments(spans)) {
 				continue
 			}
 			st.traces.SetScope(routing.TypeTraces, scope.Attributes(), res.Attributes(), scope.Name())

@@ -42,6 +42,9 @@ type pushState struct {
 	// (profiles.go).
 	profileRefs []profileRef
 
+	// modes resolves the mapping mode of each scope of the push.
+	modes modes
+
 	// mode and resource are what the encoder and the routers were last set up for.
 	mode     serializer.Mode
 	resource pcommon.Resource
@@ -81,6 +84,7 @@ func (p *Pipeline) putState(st *pushState) {
 	clear(st.profileRefs)
 	st.profileRefs = st.profileRefs[:0]
 	st.resource = pcommon.Resource{}
+	st.modes = modes{}
 	st.setMode(serializer.ModeOTel)
 	if !p.states.Put(st, st.batch.Retained()) {
 		st.batch = bulk.Batch{}
@@ -105,8 +109,8 @@ func newStateList(set Settings) *freelist.List[*pushState] {
 // routers for it: the resource and the scope are encoded once per scope, the resource again
 // only when the mode changes. When the mode cannot be used, the scope's n records are counted
 // as rejected and setScope returns false.
-func (st *pushState) setScope(modes *modes, res pcommon.Resource, resSchema string, scope pcommon.InstrumentationScope, scopeSchema string, n int) bool {
-	mode, err := modes.scope(scope.Attributes())
+func (st *pushState) setScope(res pcommon.Resource, resSchema string, scope pcommon.InstrumentationScope, scopeSchema string, n int) bool {
+	mode, err := st.modes.scope(scope.Attributes())
 	if err != nil {
 		st.rejectMode(err, n)
 		return false
