@@ -8,7 +8,8 @@ import (
 )
 
 // add records the document just encoded at st.batch.Buf[start:] in the batch, counts its
-// repair, and hands a data stream seen for the first time in this push to the template check.
+// repair, and hands its data stream to the template check unless it is the one handed last in
+// this push (the checker is cheap for a name it has seen, but is called only when the name changes).
 func (st *pushState) add(start int, it bulk.Item) {
 	st.batch.Add(start, it)
 	if it.RequireDataStream && it.Index != st.lastDataStream && st.p.dataStreams != nil {
