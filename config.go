@@ -4,15 +4,9 @@
 package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexporter"
 
 import (
-	"compress/gzip"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"strings"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
-	"go.opentelemetry.io/collector/config/configcompression"
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/config/configopaque"
 	"go.opentelemetry.io/collector/config/configoptional"
@@ -21,7 +15,6 @@ import (
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
 	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
-	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 )
 
 // Config is the configuration of the elasticsearch exporter. Its YAML keys
@@ -201,97 +194,6 @@ type AuthenticationConfig struct {
 	_ struct{}
 }
 
-// apiKeyMapToJSON turns an api_key that YAML read as a map (the create API key response pasted
-// without quotes) back into the JSON text that AuthenticationConfig.APIKey takes.
-func apiKeyMapToJSON(conf *confmap.Conf) error {
-	m, ok := conf.Get("api_key").(map[string]any)
-	if !ok {
-		return nil
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return errors.New("`api_key` is a map that cannot be read as the create API key response; " + esclient.APIKeyForms)
-	}
-	conf.Delete("api_key")
-	return conf.Merge(confmap.NewFromStringMap(map[string]any{"api_key": string(b)}))
-}
-
-// validate refuses an api_key that is none of the forms esclient.EncodeAPIKey reads.
-func (a *AuthenticationConfig) validate() error {
-	if _, err := esclient.EncodeAPIKey(string(a.APIKey)); err != nil {
-		return fmt.Errorf("`api_key`: %w", err)
-	}
-	return nil
-}
-
-// credentialWarnings returns a warning for each pair of credentials set together, naming what
-// is sent. Contrib accepts them all, silently, and sends requests the same way: the
-// elastic-transport client sets the Authorization header from `api_key`, or else from
-// `user`/`password`; confighttp then sets `headers`, which replaces that header; and an
-// authenticator extension under `auth` handles the request last, with whatever Authorization
-// header it has by then, which it may replace or keep.
-func (c *Config) credentialWarnings() []string {
-	a := c.Authentication
-	basic := a.User != "" || a.Password != ""
-	var warnings []string
-
-	// set is what the client sets the Authorization header from, and header how it is sent.
-	set, header := "", ""
-	switch {
-	case a.APIKey != "":
-		set, header = "`api_key`", "`Authorization: APIKey …`"
-	case a.User != "" && a.Password != "":
-		set, header = "`user`/`password`", "`Authorization: Basic …`"
-	}
-	var headerKey string
-	for name := range c.Headers.Iter {
-		if strings.EqualFold(name, "Authorization") {
-			headerKey = "`headers::" + name + "`"
-		}
-	}
-	if headerKey != "" && set != "" {
-		sent := "the " + headerKey + " value is sent"
-		if c.Auth.Get() != nil {
-			sent = "the " + headerKey + " value is what reaches the authenticator extension"
-		}
-		warnings = append(warnings, fmt.Sprintf("%s and %s are both set: %s, as in contrib "+
-			"(confighttp sets the header on each request after the client set it from %s, and replaces it); remove %s",
-			headerKey, set, sent, set, set))
-		set, header = headerKey, "the Authorization header"
-	}
-	if auth := c.Auth.Get(); auth != nil && (set != "" || basic) {
-		keys := set
-		if basic && a.APIKey != "" {
-			keys = "`api_key` and `user`/`password`"
-		} else if set == "" {
-			keys = "`user`/`password`" // one of the two alone: nothing is set from them
-		}
-		var sent string
-		if header == "" {
-			sent = "no Authorization header is set from `user`/`password` (one of the two is empty), so the extension's credentials are the only ones sent"
-		} else {
-			sent = fmt.Sprintf("each request reaches the extension with %s from %s. An extension that sets the Authorization header "+
-				"(basicauth, oauth2client, bearertokenauth with its default `header`) replaces it, so only its credentials are sent; "+
-				"one that sets another header sends it beside %s. Contrib sends requests the same way", header, set, header)
-		}
-		warnings = append(warnings, fmt.Sprintf("`auth::authenticator` (%s) and %s are both set: %s; remove %s",
-			auth.AuthenticatorID, keys, sent, keys))
-	}
-	if basic && a.APIKey != "" {
-		warnings = append(warnings, "`api_key` and `user`/`password` are both set: `api_key` is used, as in contrib; remove `user`/`password`")
-	}
-	if a.APIKey == "" && c.Auth.Get() == nil {
-		// Basic authentication needs both: contrib loads one alone and sends no credentials.
-		switch {
-		case a.User != "" && a.Password == "":
-			warnings = append(warnings, "`user` is set but `password` is empty: no credentials are sent, as in contrib; set `password`, or use `api_key`")
-		case a.User == "" && a.Password != "":
-			warnings = append(warnings, "`password` is set but `user` is empty: no credentials are sent, as in contrib; set `user`, or use `api_key`")
-		}
-	}
-	return warnings
-}
-
 // DynamicIDConfig controls taking the document _id from an attribute.
 type DynamicIDConfig struct {
 	// Enabled turns the feature on. Default: false.
@@ -351,18 +253,6 @@ type LogstashFormatConfig struct {
 	_ struct{}
 }
 
-// validate checks the date format even when logstash_format is off, as routing does, so that a
-// format that cannot make index names is refused before it is switched on.
-func (l LogstashFormatConfig) validate() error {
-	if l.DateFormat == "" {
-		if l.Enabled {
-			return fmt.Errorf("`logstash_format::date_format` must not be empty when `logstash_format::enabled` is true; e.g. %q", routing.DefaultDateFormat)
-		}
-		return nil
-	}
-	return routing.CheckDateFormat(l.DateFormat)
-}
-
 // MappingConfig holds the mapping mode settings. The mode of each record is chosen by the
 // scope attribute elastic.mapping.mode, else the client metadata X-Elastic-Mapping-Mode, else
 // it is otel (or, when AllowedModes does not list otel, the first mode it lists), as in contrib.
@@ -379,22 +269,6 @@ type MappingConfig struct {
 
 	// prevent unkeyed literal initialization
 	_ struct{}
-}
-
-func (m MappingConfig) validate() error {
-	var errs []error
-	if !isMappingMode(m.Mode) {
-		errs = append(errs, fmt.Errorf("`mapping::mode` must be one of %s, got %q (it is ignored, as in contrib: remove it)", strings.Join(mappingModes, ", "), m.Mode))
-	}
-	if len(m.AllowedModes) == 0 {
-		errs = append(errs, fmt.Errorf("`mapping::allowed_modes` must list at least one mapping mode (%s); leave it out to allow them all", strings.Join(mappingModes, ", ")))
-	}
-	for _, name := range m.AllowedModes {
-		if !isMappingMode(name) {
-			errs = append(errs, fmt.Errorf("`mapping::allowed_modes` entry %q is not a mapping mode; valid: %s", name, strings.Join(mappingModes, ", ")))
-		}
-	}
-	return errors.Join(errs...)
 }
 
 // RetryConfig controls retries of bulk requests and of single documents. The
@@ -431,17 +305,6 @@ type FlowControlConfig struct {
 	_ struct{}
 }
 
-func (f FlowControlConfig) validate() error {
-	var errs []error
-	if n := f.MaxInflightBytes; n < 0 {
-		errs = append(errs, fmt.Errorf("`flow_control::max_inflight_bytes` must be 0 (no cap) or a positive number of bytes, e.g. 67108864 for 64 MiB, got %d", n))
-	}
-	if n := f.MaxConcurrentRequests; n < 0 {
-		errs = append(errs, fmt.Errorf("`flow_control::max_concurrent_requests` must be 0 (`sending_queue::num_consumers`) or positive, got %d", n))
-	}
-	return errors.Join(errs...)
-}
-
 // AdaptiveConcurrencyConfig controls the adaptive limit on bulk requests in
 // flight.
 type AdaptiveConcurrencyConfig struct {
@@ -468,13 +331,6 @@ type DiscoveryConfig struct {
 	_ struct{}
 }
 
-func (d DiscoveryConfig) validate() error {
-	if d.Interval < 0 {
-		return fmt.Errorf("`discover::interval` must be 0 (off) or positive, got %s", d.Interval)
-	}
-	return nil
-}
-
 // TelemetryConfig holds debugging switches for the exporter's logs. They may
 // put document content, and so sensitive data, in the logs.
 type TelemetryConfig struct {
@@ -496,107 +352,11 @@ type TelemetryConfig struct {
 	_ struct{}
 }
 
-func (t TelemetryConfig) validate() error {
-	if t.LogFailedDocsInputRateLimit < 0 {
-		return fmt.Errorf("`telemetry::log_failed_docs_input_rate_limit` must be 0 or more, got %s", t.LogFailedDocsInputRateLimit)
-	}
-	return nil
-}
-
 var (
 	_ component.Config    = (*Config)(nil)
 	_ confmap.Validator   = (*Config)(nil)
 	_ confmap.Unmarshaler = (*Config)(nil)
 )
-
-// Validate implements confmap.Validator. Every message quotes the YAML key
-// and says what would be valid; all problems are reported at once.
-//
-// Each sub-config checks itself with an unexported validate method: confmap.Validate calls
-// every nested Validate method on its own and prefixes its errors with the key path, which
-// would repeat the key that each message already quotes in full. Config.Validate composes them
-// in the order of the YAML reference.
-func (c *Config) Validate() error {
-	_, endpointErr := c.endpoints().URLs()
-	return errors.Join(
-		endpointErr,
-		c.Authentication.validate(),
-		validateHTTPClient(&c.ClientConfig),
-		c.validateCATrustedFingerprint(),
-		c.Mapping.validate(),
-		c.Retry.Check(),
-		validateSendingQueue(c.QueueBatchConfig, c.MetadataKeys),
-		c.FlowControl.validate(),
-		c.Discovery.validate(),
-		c.LogstashFormat.validate(),
-		c.validateFilterPath(),
-		c.Telemetry.validate(),
-	)
-}
-
-// validateFilterPath checks bulk_response_filter_path.
-func (c *Config) validateFilterPath() error {
-	_, err := bulk.FilterPath(c.BulkResponseFilterPath)
-	return err
-}
-
-// validateHTTPClient checks the confighttp settings that the exporter gives a meaning of its
-// own: timeout and compression.
-func validateHTTPClient(hc *confighttp.ClientConfig) error {
-	var errs []error
-	if hc.Timeout < 0 {
-		errs = append(errs, fmt.Errorf("`timeout` must be 0 or more (it is the deadline of each bulk request; 0: none), got %s", hc.Timeout))
-	}
-	switch hc.Compression {
-	case "", "none":
-	case configcompression.TypeGzip:
-		if l := hc.CompressionParams.Level; l < gzip.DefaultCompression || l > gzip.BestCompression {
-			errs = append(errs, fmt.Errorf("`compression_params::level` must be between -1 and 9 for gzip (1 is fastest, 9 smallest, -1 the library default), got %d", l))
-		}
-	default:
-		errs = append(errs, fmt.Errorf("`compression` must be `gzip` or `none`, got %q", hc.Compression))
-	}
-	return errors.Join(errs...)
-}
-
-// caTrustedFingerprintKey is the key of Config.CATrustedFingerprint.
-const caTrustedFingerprintKey = "tls::ca_trusted_fingerprint"
-
-// takeCATrustedFingerprint sets CATrustedFingerprint from conf's tls::ca_trusted_fingerprint,
-// which it deletes from conf, so that the tls section decodes into configtls's settings.
-func (c *Config) takeCATrustedFingerprint(conf *confmap.Conf) error {
-	if !conf.IsSet(caTrustedFingerprintKey) {
-		return nil
-	}
-	v := conf.Get(caTrustedFingerprintKey)
-	conf.Delete(caTrustedFingerprintKey)
-	switch s := v.(type) {
-	case string:
-		c.CATrustedFingerprint = s
-		return nil
-	case nil:
-		c.CATrustedFingerprint = ""
-		return nil
-	}
-	return fmt.Errorf("`tls::ca_trusted_fingerprint` must be a string (quote it), %s; got %v", esclient.CAFingerprintForm, v)
-}
-
-// validateCATrustedFingerprint refuses a tls::ca_trusted_fingerprint that is not a SHA-256
-// fingerprint, or that is set beside tls::insecure_skip_verify: true, which turns off the
-// verification that it is for.
-func (c *Config) validateCATrustedFingerprint() error {
-	if c.CATrustedFingerprint == "" {
-		return nil
-	}
-	if _, err := esclient.ParseCAFingerprint(c.CATrustedFingerprint); err != nil {
-		return fmt.Errorf("`tls::ca_trusted_fingerprint` %w", err)
-	}
-	if c.TLS.InsecureSkipVerify {
-		return errors.New("`tls::ca_trusted_fingerprint` is set beside `tls::insecure_skip_verify: true`, which turns off the " +
-			"verification of the server's certificate that the fingerprint is for; remove one of them")
-	}
-	return nil
-}
 
 // endpoints returns where Elasticsearch is: endpoint, endpoints or cloudid, else the
 // ELASTICSEARCH_URL environment variable.

@@ -23,28 +23,6 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
 )
 
-// loadConfig unmarshals the section id of file into a default Config.
-func loadConfig(t *testing.T, file, id string) (*Config, error) {
-	t.Helper()
-	cm, err := confmaptest.LoadConf(filepath.Join("testdata", file))
-	require.NoError(t, err)
-	sub, err := cm.Sub(component.NewIDWithName(metadata.Type, id).String())
-	require.NoError(t, err)
-	cfg := createDefaultConfig().(*Config)
-	return cfg, sub.Unmarshal(cfg)
-}
-
-// defaultWith returns the default Config changed by edit.
-func defaultWith(edit func(*Config)) *Config {
-	cfg := createDefaultConfig().(*Config)
-	edit(cfg)
-	return cfg
-}
-
-func queueOf(cfg *Config) *exporterhelper.QueueBatchConfig { return cfg.QueueBatchConfig.Get() }
-
-func batchOf(cfg *Config) *exporterhelper.BatchConfig { return cfg.QueueBatchConfig.Get().Batch.Get() }
-
 func TestLoadConfig(t *testing.T) {
 	// Keep an ambient ELASTICSEARCH_URL out of the cases that do not set it.
 	t.Setenv(esclient.EnvURL, "")
@@ -212,7 +190,7 @@ func TestLoadConfig(t *testing.T) {
 		{
 			id:       "env",
 			env:      "http://es-1:9200, https://es-2:9200",
-			expected: createDefaultConfig().(*Config),
+			expected: defaultWith(),
 			urls:     []string{"http://es-1:9200", "https://es-2:9200"},
 		},
 		{
@@ -375,7 +353,7 @@ func TestValidateEnvEndpoint(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv(esclient.EnvURL, tt.env)
-			cfg := createDefaultConfig().(*Config)
+			cfg := defaultWith()
 			assert.ErrorContains(t, cfg.Validate(), tt.msg)
 		})
 	}
@@ -434,7 +412,7 @@ func TestCredentialWarnings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := createDefaultConfig().(*Config)
+			cfg := defaultWith()
 			tt.edit(cfg)
 			assert.Equal(t, tt.want, cfg.credentialWarnings())
 		})

@@ -4,8 +4,11 @@
 //go:generate make generate
 
 // Package elasticsearchexporter implements an OpenTelemetry Collector exporter,
-// of component type "elasticsearch", that writes logs, spans, span events and
-// metrics to Elasticsearch through the _bulk API.
+// of component type "elasticsearch", that writes logs, spans, span events,
+// metrics and profiles (in a collector that enables the service.profilesSupport
+// feature gate) to Elasticsearch through the _bulk API. This package is the
+// component: configuration, factory and lifecycle; each push runs in
+// internal/pipeline.
 //
 // Each pdata record is serialized straight into the NDJSON body of a bulk
 // request by a handwritten encoder: there is no intermediate document model,

@@ -25,7 +25,6 @@ import (
 	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/confmap/confmaptest"
-	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -287,26 +286,6 @@ func loadContribConfigs(t *testing.T) *confmap.Conf {
 	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "contrib.yaml"))
 	require.NoError(t, err)
 	return cm
-}
-
-// startAllSignals creates, starts and (when the test ends) shuts down the logs, metrics and
-// traces exporters of cfg, on a host that has a bearertokenauth extension.
-func startAllSignals(t *testing.T, cfg *Config, set exporter.Settings) (exporter.Logs, exporter.Metrics, exporter.Traces) {
-	t.Helper()
-	f := NewFactory()
-	ctx := context.Background()
-	logs, err := f.CreateLogs(ctx, set, cfg)
-	require.NoError(t, err)
-	metrics, err := f.CreateMetrics(ctx, set, cfg)
-	require.NoError(t, err)
-	traces, err := f.CreateTraces(ctx, set, cfg)
-	require.NoError(t, err)
-	host := authHost{component.MustNewID("bearertokenauth"): fakeAuthExtension{}}
-	for _, c := range []component.Component{logs, metrics, traces} {
-		require.NoError(t, c.Start(ctx, host))
-		t.Cleanup(func() { require.NoError(t, c.Shutdown(context.Background())) })
-	}
-	return logs, metrics, traces
 }
 
 // authHost is a host with the given extensions.

@@ -6,31 +6,27 @@ package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexpo
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/elastic/go-docappender/v2"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/config/configcompression"
-	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/exporter"
-	"go.opentelemetry.io/collector/pdata/plog"
-	"go.opentelemetry.io/collector/pdata/pmetric"
-	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
 	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
-	"github.com/otelcol-es/elasticsearchexporter/internal/freelist"
-	"github.com/otelcol-es/elasticsearchexporter/internal/loglimit"
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
-	"github.com/otelcol-es/elasticsearchexporter/internal/metadatakeys"
-	"github.com/otelcol-es/elasticsearchexporter/internal/profilecache"
+	"github.com/otelcol-es/elasticsearchexporter/internal/pipeline"
 	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
-// esExporter is shared by the logs, metrics, traces and profiles exporters of one component ID. Pushes
-// run concurrently; each takes its own encoding state from a free list.
+// esExporter is shared by the logs, metrics, traces and profiles exporters of one component ID:
+// it starts and stops what their pushes use, and its pipeline runs the pushes.
 type esExporter struct {
 	cfg       *Config
 	set       exporter.Settings
@@ -40,34 +36,21 @@ type esExporter struct {
 	client    *esclient.Client
 	indexer   *bulk.Indexer
 	templates *esclient.TemplateChecker
-	states    *freelist.List[*pushState]
+
+	// pipeline runs the pushes (internal/pipeline).
+	pipeline *pipeline.Pipeline
+
+	// budget caps the bytes held by pushes of every signal (flow_control::max_inflight_bytes):
+	// the pipeline takes room in it, the bulk indexer holds request buffers in it.
+	budget *bulk.ByteBudget
 
 	// background work started by start (server checks), stopped by shutdown.
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	// allowedModes and defaultMode are mapping::allowed_modes and the mode it implies for records
-	// that ask for none (defaultModeOf), parsed once.
-	allowedModes [serializer.NumModes]bool
-	defaultMode  serializer.Mode
-
-	// invalidRouteLog limits the log lines about documents that could not be routed.
-	invalidRouteLog *loglimit.Limiter
-
-	// budget caps the bytes held by pushes of every signal, and estimates holds the bytes per
-	// record that pushes take room for before they encode (inflight.go).
-	budget    *bulk.ByteBudget
-	estimates inflightEstimates
-
-	// profiles records the profiling documents written within their lifetime (profiles.go).
-	profiles *profilecache.Cache
-
-	// metadataKeys are the metadata_keys as telemetry attribute names (metadatakeys.Lower).
-	metadataKeys []string
-
-	// signals are the signals the component was created for (startcheck.go).
+	// signals are the signals the component was created for (noteSignal), for the start-up check.
 	signalsMu sync.Mutex
-	signals   map[string]bool
+	signals   map[pipeline.Signal]bool
 }
 
 // newExporter builds the exporter and checks the routing settings. Nothing is sent before
@@ -79,16 +62,12 @@ func newExporter(cfg *Config, set exporter.Settings) (*esExporter, error) {
 	}
 	e := &esExporter{
 		cfg: cfg, set: set, logger: set.Logger, telemetry: tb,
-		invalidRouteLog: loglimit.New(cfg.Telemetry.LogFailedDocsInputRateLimit),
-		budget:          bulk.NewByteBudget(cfg.FlowControl.MaxInflightBytes),
-		metadataKeys:    metadatakeys.Lower(cfg.MetadataKeys),
-		states:          newStateList(cfg),
-		profiles:        profilecache.New(profilecache.Defaults()),
+		budget: bulk.NewByteBudget(cfg.FlowControl.MaxInflightBytes),
 	}
-	e.allowedModes, e.defaultMode = parseModes(cfg)
-	// Check the routing settings now, so that a bad static index or date format fails at
-	// creation with a clear message.
-	if _, err := e.newPushState(); err != nil {
+	// The pipeline checks the routing settings, so that a bad static index or date format
+	// fails at creation with a clear message.
+	e.pipeline, err = pipeline.New(cfg.pipelineSettings(), e.budget, tb, set.Logger)
+	if err != nil {
 		return nil, err
 	}
 	if cfg.DeadLetter.Enabled {
@@ -99,10 +78,33 @@ func newExporter(cfg *Config, set exporter.Settings) (*esExporter, error) {
 	return e, nil
 }
 
+// pipelineSettings are the settings of the push pipeline.
+func (c *Config) pipelineSettings() pipeline.Settings {
+	return pipeline.Settings{
+		LogsIndex:           c.LogsIndex,
+		MetricsIndex:        c.MetricsIndex,
+		TracesIndex:         c.TracesIndex,
+		LogstashFormat:      c.LogstashFormat.Enabled,
+		PrefixSeparator:     c.LogstashFormat.PrefixSeparator,
+		DateFormat:          c.LogstashFormat.DateFormat,
+		AllowedModes:        c.Mapping.AllowedModes,
+		LogsDynamicID:       c.LogsDynamicID.Enabled,
+		LogsDynamicPipeline: c.LogsDynamicPipeline.Enabled,
+		TracesDynamicID:     c.TracesDynamicID.Enabled,
+		DeterministicIDs:    c.DeterministicIDs.Enabled,
+		PersistentQueue:     c.persistentQueue(),
+		NumConsumers:        c.numConsumers(),
+		MaxInflightBytes:    c.FlowControl.MaxInflightBytes,
+		LogRateLimit:        c.Telemetry.LogFailedDocsInputRateLimit,
+		MetadataKeys:        c.MetadataKeys,
+	}
+}
+
 // start builds the Elasticsearch client, here because auth extensions exist only once the host
 // has started them, and the bulk indexer, and starts the background checks of the server's
 // version and of the index templates.
 func (e *esExporter) start(ctx context.Context, host component.Host) error {
+	otel := slices.Contains(e.cfg.Mapping.AllowedModes, serializer.ModeOTel.String())
 	client, err := esclient.New(ctx, esclient.Config{
 		HTTP:                 e.cfg.ClientConfig,
 		Endpoints:            e.cfg.endpoints(),
@@ -115,8 +117,8 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 		LogRequestBody:       e.cfg.Telemetry.LogRequestBody,
 		LogResponseBody:      e.cfg.Telemetry.LogResponseBody,
 		Writes:               e.writes(),
-		OTelMode:             e.allowedModes[serializer.ModeOTel],
-		OTelMetrics:          e.allowedModes[serializer.ModeOTel] && e.writesSignal(routing.TypeMetrics) && e.cfg.MetricsIndex == "" && !e.cfg.LogstashFormat.Enabled,
+		OTelMode:             otel,
+		OTelMetrics:          otel && e.writesSignal(pipeline.Metrics) && e.cfg.MetricsIndex == "" && !e.cfg.LogstashFormat.Enabled,
 		Checks:               e.recordCheck,
 	}, host, e.set.TelemetrySettings, e.set.BuildInfo)
 	if err != nil {
@@ -171,6 +173,7 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 	bg, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
 	e.templates = esclient.NewTemplateChecker(client, e.logger, e.recordCheck)
+	e.pipeline.Connect(e.indexer, e.templates)
 	e.wg.Go(func() {
 		v, ok := client.CheckServer(bg)
 		if ok && e.cfg.IncludeSourceOnError == nil && !v.TakesIncludeSourceOnError() {
@@ -228,166 +231,63 @@ func (e *esExporter) shutdown(ctx context.Context) error {
 	return err
 }
 
-// pushLogs encodes and routes the log records of ld, scope by scope, and sends them.
-func (e *esExporter) pushLogs(ctx context.Context, ld plog.Logs, a *admission) error {
-	st, err := e.getState()
-	if err != nil {
-		return consumererror.NewPermanent(err)
+// The start-up check (internal/esclient, run by start): the privilege check asks for what the
+// component's pipelines write, and each check's result is recorded in
+// otelcol.elasticsearch.startup_check.
+
+// noteSignal records that the component was created for signal, so that the privilege check
+// at start asks only for what the pipelines write.
+func (e *esExporter) noteSignal(signal pipeline.Signal) {
+	e.signalsMu.Lock()
+	defer e.signalsMu.Unlock()
+	if e.signals == nil {
+		e.signals = map[pipeline.Signal]bool{}
 	}
-	defer e.putState(st)
-	modes := e.newModes(ctx, routing.TypeLogs)
-	rls := ld.ResourceLogs()
-	for i := range rls.Len() {
-		rl := rls.At(i)
-		res := rl.Resource()
-		sls := rl.ScopeLogs()
-		for j := range sls.Len() {
-			sl := sls.At(j)
-			scope := sl.Scope()
-			recs := sl.LogRecords()
-			if !st.setScope(&modes, res, rl.SchemaUrl(), scope, sl.SchemaUrl(), recs.Len()) {
-				continue
-			}
-			st.logs.SetScope(routing.TypeLogs, scope.Attributes(), res.Attributes(), scope.Name())
-			for k := range recs.Len() {
-				e.appendLog(st, recs.At(k))
-			}
-		}
-	}
-	return e.send(ctx, st, a)
+	e.signals[signal] = true
 }
 
-// appendLog adds a log record to the batch; the router is set to the record's scope.
-func (e *esExporter) appendLog(st *pushState, rec plog.LogRecord) {
-	keys := routing.ScanRecord(rec.Attributes())
-	if st.skipNoIndex(keys, rec.Attributes()) {
-		return
-	}
-	ts := rec.Timestamp()
-	if ts == 0 {
-		ts = rec.ObservedTimestamp()
-	}
-	t, err := st.logs.RouteRecord(keys, rec.Attributes(), ts)
-	if err != nil {
-		st.unrouted(err)
-		return
-	}
-	start := len(st.batch.Buf)
-	st.batch.Buf = st.enc.AppendLog(st.batch.Buf, rec, dataStream(t))
-	if st.rejectedByEncoder(start) {
-		return
-	}
-	it := bulk.Item{Index: t.Index, RequireDataStream: t.DataStream}
-	if e.cfg.LogsDynamicID.Enabled {
-		it.DocumentID = st.logs.DocumentID(keys, rec.Attributes())
-	}
-	if e.cfg.LogsDynamicPipeline.Enabled {
-		it.Pipeline = st.logs.Pipeline(keys, rec.Attributes())
-	}
-	e.addRecord(st, start, it)
+// writesSignal tells whether the component writes documents of signal: when no signal was
+// noted (an exporter built without the factory), every signal is assumed.
+func (e *esExporter) writesSignal(signal pipeline.Signal) bool {
+	e.signalsMu.Lock()
+	defer e.signalsMu.Unlock()
+	return len(e.signals) == 0 || e.signals[signal]
 }
 
-// pushTraces encodes and routes the spans of td, and their events, scope by scope, and sends
-// them.
-func (e *esExporter) pushTraces(ctx context.Context, td ptrace.Traces, a *admission) error {
-	st, err := e.getState()
-	if err != nil {
-		return consumererror.NewPermanent(err)
+// writes are the index patterns the configuration writes to, for the privilege check: each
+// signal's data streams or static index, span events with the logs, the profiling indices and
+// data streams, and the dead letters.
+// Values of elasticsearch.index are known only from the records, and are not checked.
+func (e *esExporter) writes() []esclient.Write {
+	set := e.cfg.pipelineSettings()
+	var w []esclient.Write
+	if e.writesSignal(pipeline.Logs) {
+		w = append(w, esclient.Write{Pattern: set.Routing(e.cfg.LogsIndex).Pattern(routing.TypeLogs), For: "logs"})
 	}
-	defer e.putState(st)
-	modes := e.newModes(ctx, routing.TypeTraces)
-	rss := td.ResourceSpans()
-	for i := range rss.Len() {
-		rs := rss.At(i)
-		res := rs.Resource()
-		sss := rs.ScopeSpans()
-		for j := range sss.Len() {
-			ss := sss.At(j)
-			scope := ss.Scope()
-			spans := ss.Spans()
-			if !st.setScope(&modes, res, rs.SchemaUrl(), scope, ss.SchemaUrl(), spanDocuments(spans)) {
-				continue
-			}
-			st.traces.SetScope(routing.TypeTraces, scope.Attributes(), res.Attributes(), scope.Name())
-			st.events.SetScope(routing.TypeLogs, scope.Attributes(), res.Attributes(), scope.Name())
-			for k := range spans.Len() {
-				e.appendSpan(st, spans.At(k))
-			}
-		}
+	if e.writesSignal(pipeline.Metrics) {
+		w = append(w, esclient.Write{Pattern: set.Routing(e.cfg.MetricsIndex).Pattern(routing.TypeMetrics), For: "metrics"})
 	}
-	return e.send(ctx, st, a)
+	if e.writesSignal(pipeline.Traces) {
+		w = append(w,
+			esclient.Write{Pattern: set.Routing(e.cfg.TracesIndex).Pattern(routing.TypeTraces), For: "traces"},
+			esclient.Write{Pattern: set.Routing(e.cfg.LogsIndex).Pattern(routing.TypeLogs), For: "span events"})
+	}
+	if e.writesSignal(pipeline.Profiles) {
+		w = append(w, esclient.Write{Pattern: pipeline.ProfilingIndices, For: "profiles"})
+	}
+	if idx := e.deadLetterIndex(); idx != "" {
+		w = append(w, esclient.Write{Pattern: idx, For: "dead letters"})
+	}
+	return w
 }
 
-// spanDocuments returns the number of spans and span events.
-func spanDocuments(spans ptrace.SpanSlice) int {
-	n := spans.Len()
-	for i := range spans.Len() {
-		n += spans.At(i).Events().Len()
+// recordCheck records a start-up check's result in otelcol.elasticsearch.startup_check: 1
+// when it failed, 0 when it passed.
+func (e *esExporter) recordCheck(check esclient.Check, failed bool) {
+	v := int64(0)
+	if failed {
+		v = 1
 	}
-	return n
-}
-
-// appendSpan adds a span and then each of its events to the batch; the routers are set to the
-// span's scope.
-func (e *esExporter) appendSpan(st *pushState, span ptrace.Span) {
-	if keys := routing.ScanRecord(span.Attributes()); !st.skipNoIndex(keys, span.Attributes()) {
-		e.appendSpanDocument(st, span, keys)
-	}
-	if !st.mode.SeparateSpanEvents() {
-		return // the span's document holds its events
-	}
-	events := span.Events()
-	for i := range events.Len() {
-		ev := events.At(i)
-		keys := routing.ScanRecord(ev.Attributes())
-		if st.skipNoIndex(keys, ev.Attributes()) {
-			continue
-		}
-		t, err := st.events.RouteRecord(keys, ev.Attributes(), ev.Timestamp())
-		if err != nil {
-			st.unrouted(err)
-			continue
-		}
-		start := len(st.batch.Buf)
-		st.batch.Buf = st.enc.AppendSpanEvent(st.batch.Buf, span, ev, dataStream(t))
-		if st.rejectedByEncoder(start) {
-			continue
-		}
-		e.addRecord(st, start, bulk.Item{Index: t.Index, RequireDataStream: t.DataStream})
-	}
-}
-
-func (e *esExporter) appendSpanDocument(st *pushState, span ptrace.Span, keys routing.RecordKeys) {
-	t, err := st.traces.RouteRecord(keys, span.Attributes(), span.StartTimestamp())
-	if err != nil {
-		st.unrouted(err)
-		return
-	}
-	start := len(st.batch.Buf)
-	st.batch.Buf = st.enc.AppendSpan(st.batch.Buf, span, dataStream(t))
-	if st.rejectedByEncoder(start) {
-		return
-	}
-	it := bulk.Item{Index: t.Index, RequireDataStream: t.DataStream}
-	if e.cfg.TracesDynamicID.Enabled {
-		it.DocumentID = st.traces.DocumentID(keys, span.Attributes())
-	}
-	e.addRecord(st, start, it)
-}
-
-// pushMetrics encodes and routes the data points of md, grouped into documents by the
-// encoder, once per mapping mode that its scopes use, and sends them.
-func (e *esExporter) pushMetrics(ctx context.Context, md pmetric.Metrics, a *admission) error {
-	st, err := e.getState()
-	if err != nil {
-		return consumererror.NewPermanent(err)
-	}
-	defer e.putState(st)
-	resolved := e.newModes(ctx, routing.TypeMetrics)
-	st.metricsByMode(&resolved, md, func(mode serializer.Mode, md pmetric.Metrics) {
-		st.setMode(mode)
-		report := st.enc.EncodeMetrics(&st.batch.Buf, md, st.routeMetric, st)
-		e.recordMetricsReport(ctx, &report)
-	})
-	return e.send(ctx, st, a)
+	e.telemetry.ElasticsearchStartupCheck.Record(context.Background(), v,
+		metric.WithAttributeSet(attribute.NewSet(attribute.String("check", string(check)))))
 }

@@ -20,7 +20,6 @@ import (
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/consumer/consumererror"
-	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -34,46 +33,6 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 )
-
-// testLogs returns n log records, record i with body "log i" and attribute i = i.
-func testLogs(n int) plog.Logs {
-	ld := plog.NewLogs()
-	rl := ld.ResourceLogs().AppendEmpty()
-	rl.Resource().Attributes().PutStr("service.name", "svc")
-	sl := rl.ScopeLogs().AppendEmpty()
-	sl.Scope().SetName("scope")
-	for i := range n {
-		r := sl.LogRecords().AppendEmpty()
-		r.SetTimestamp(pcommon.Timestamp(1_700_000_000_000_000_000 + i))
-		r.Body().SetStr(fmt.Sprintf("log %d", i))
-		r.Attributes().PutInt("i", int64(i))
-	}
-	return ld
-}
-
-// observed returns settings whose logger is recorded, and the recorder.
-func observed() (exporter.Settings, *observer.ObservedLogs) {
-	core, logs := observer.New(zapcore.DebugLevel)
-	set := testSettings()
-	set.Logger = zap.New(core)
-	return set, logs
-}
-
-// withTelemetry returns settings recording the exporter's metrics into tel.
-func withTelemetry(t *testing.T) (exporter.Settings, *componenttest.Telemetry) {
-	t.Helper()
-	tel := componenttest.NewTelemetry()
-	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	set := testSettings()
-	set.TelemetrySettings = tel.NewTelemetrySettings()
-	return set, tel
-}
-
-// outcome is contrib's attribute (bulk requests, and documents as contrib counts them), fate
-// this exporter's (documents).
-func outcome(s string) attribute.KeyValue { return attribute.String("outcome", s) }
-
-func fate(s string) attribute.KeyValue { return attribute.String("fate", s) }
 
 func TestPushLogsSendsGzippedBulk(t *testing.T) {
 	srv := fakees.New(t)
@@ -428,7 +387,7 @@ func TestBulkRequestsAreCutAtMaxSize(t *testing.T) {
 	require.NoError(t, e.start(context.Background(), componenttest.NewNopHost()))
 	t.Cleanup(func() { require.NoError(t, e.shutdown(context.Background())) })
 
-	require.NoError(t, e.pushLogsAdmitted(context.Background(), testLogs(50)))
+	require.NoError(t, e.pipeline.PushLogs(context.Background(), testLogs(50)))
 	assert.Len(t, srv.Accepted(), 50)
 	assert.Greater(t, srv.Requests(), 5)
 	for i, body := range srv.Bodies() {
@@ -537,7 +496,7 @@ func TestExportSucceedsOnceServerComesUp(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, e.start(context.Background(), componenttest.NewNopHost()))
 	t.Cleanup(func() { require.NoError(t, e.shutdown(context.Background())) })
-	exp := logsPusher(func(ctx context.Context, ld plog.Logs) error { return e.pushLogsAdmitted(ctx, ld) })
+	exp := logsPusher(func(ctx context.Context, ld plog.Logs) error { return e.pipeline.PushLogs(ctx, ld) })
 	require.Eventually(t, func() bool { return logs.FilterMessageSnippet("version check failed").Len() == 1 },
 		10*time.Second, 5*time.Millisecond, "one clear warning at start")
 	err = exp.ConsumeLogs(context.Background(), testLogs(2))
@@ -666,7 +625,7 @@ func TestDocumentStatusPolicy(t *testing.T) {
 func TestShutdownStopsRetrying(t *testing.T) {
 	srv := fakees.New(t)
 	srv.OnRequest = func(*http.Request, []fakees.Item) int { return http.StatusServiceUnavailable }
-	cfg := createDefaultConfig().(*Config) // the sending queue on, retries without a near end
+	cfg := defaultWith() // the sending queue on, retries without a near end
 	cfg.Endpoints = []string{srv.URL}
 	cfg.Retry.MaxRetries = -1
 	cfg.Retry.InitialInterval = 10 * time.Millisecond

@@ -22,6 +22,7 @@ import (
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
+	"github.com/otelcol-es/elasticsearchexporter/internal/pipeline"
 	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
@@ -97,7 +98,7 @@ func createDefaultConfig() component.Config {
 		ClientConfig: httpCfg,
 		Mapping: MappingConfig{
 			Mode:         serializer.ModeOTel.String(),
-			AllowedModes: append([]string(nil), mappingModes...),
+			AllowedModes: serializer.ModeNames(),
 		},
 		LogstashFormat: LogstashFormatConfig{
 			PrefixSeparator: routing.DefaultPrefixSeparator,
@@ -129,11 +130,11 @@ func createDefaultConfig() component.Config {
 
 func createLogsExporter(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Logs, error) {
 	c := cfg.(*Config)
-	h, err := acquireSignal(c, set, routing.TypeLogs)
+	h, err := acquireSignal(c, set, pipeline.Logs)
 	if err != nil {
 		return nil, err
 	}
-	exp, err := exporterhelper.NewLogs(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pushLogsAdmitted, h.options(c)...)
+	exp, err := exporterhelper.NewLogs(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pipeline.PushLogs, h.options(c)...)
 	if err != nil {
 		_ = h.shutdown(ctx)
 		return nil, err
@@ -143,11 +144,11 @@ func createLogsExporter(ctx context.Context, set exporter.Settings, cfg componen
 
 func createMetricsExporter(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Metrics, error) {
 	c := cfg.(*Config)
-	h, err := acquireSignal(c, set, routing.TypeMetrics)
+	h, err := acquireSignal(c, set, pipeline.Metrics)
 	if err != nil {
 		return nil, err
 	}
-	exp, err := exporterhelper.NewMetrics(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pushMetricsAdmitted, h.options(c)...)
+	exp, err := exporterhelper.NewMetrics(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pipeline.PushMetrics, h.options(c)...)
 	if err != nil {
 		_ = h.shutdown(ctx)
 		return nil, err
@@ -157,11 +158,11 @@ func createMetricsExporter(ctx context.Context, set exporter.Settings, cfg compo
 
 func createTracesExporter(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Traces, error) {
 	c := cfg.(*Config)
-	h, err := acquireSignal(c, set, routing.TypeTraces)
+	h, err := acquireSignal(c, set, pipeline.Traces)
 	if err != nil {
 		return nil, err
 	}
-	exp, err := exporterhelper.NewTraces(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pushTracesAdmitted, h.options(c)...)
+	exp, err := exporterhelper.NewTraces(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pipeline.PushTraces, h.options(c)...)
 	if err != nil {
 		_ = h.shutdown(ctx)
 		return nil, err
@@ -223,8 +224,7 @@ func (r *exporterRegistry) acquire(cfg *Config, set exporter.Settings) (*signalR
 
 	s, ok := r.entries[key]
 	if !ok {
-		cfg.logDeprecations(set.Logger)
-		cfg.logContribDifferences(set.Logger)
+		cfg.logStartupNotes(set.Logger)
 		shared := set
 		shared.TelemetrySettings = withoutSignal(set.TelemetrySettings)
 		exp, err := newExporter(cfg, shared)
@@ -239,17 +239,15 @@ func (r *exporterRegistry) acquire(cfg *Config, set exporter.Settings) (*signalR
 }
 
 // acquireSignal returns a reference to the shared exporter of cfg's component for the pipeline
-// of signal (a routing.Type* or profilesSignal): it notes the signal for the privilege check at
+// of signal: it notes the signal for the privilege check at
 // start, and warns when the default mapping mode cannot write the signal's documents.
-func acquireSignal(cfg *Config, set exporter.Settings, signal string) (*signalRef, error) {
+func acquireSignal(cfg *Config, set exporter.Settings, signal pipeline.Signal) (*signalRef, error) {
 	h, err := sharedExporters.acquire(cfg, set)
 	if err != nil {
 		return nil, err
 	}
 	h.shared.exp.noteSignal(signal)
-	if msg := cfg.modeFallbackWarning(signal); msg != "" {
-		set.Logger.Warn(msg)
-	}
+	cfg.logSignalNotes(set.Logger, signal)
 	return h, nil
 }
 
@@ -323,11 +321,11 @@ func (h *signalRef) options(cfg *Config) []exporterhelper.Option {
 
 func createProfilesExporter(ctx context.Context, set exporter.Settings, cfg component.Config) (xexporter.Profiles, error) {
 	c := cfg.(*Config)
-	h, err := acquireSignal(c, set, profilesSignal)
+	h, err := acquireSignal(c, set, pipeline.Profiles)
 	if err != nil {
 		return nil, err
 	}
-	exp, err := xexporterhelper.NewProfiles(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pushProfilesAdmitted, h.options(c)...)
+	exp, err := xexporterhelper.NewProfiles(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pipeline.PushProfiles, h.options(c)...)
 	if err != nil {
 		_ = h.shutdown(ctx)
 		return nil, err

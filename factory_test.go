@@ -83,13 +83,6 @@ func TestCreateDefaultConfig(t *testing.T) {
 	assert.True(t, cfg.(*Config).Keepalive.HasValue())
 }
 
-// testConfig returns a valid Config.
-func testConfig() *Config {
-	cfg := createDefaultConfig().(*Config)
-	cfg.Endpoint = "http://127.0.0.1:9200"
-	return cfg
-}
-
 func settingsFor(name string) exporter.Settings {
 	set := exportertest.NewNopSettings(metadata.Type)
 	set.ID = component.NewIDWithName(metadata.Type, name)
@@ -106,7 +99,7 @@ func sharedFor(id component.ID, cfg *Config) *sharedExporter {
 func TestCreateExporters(t *testing.T) {
 	ctx := context.Background()
 	f := NewFactory()
-	cfg := testConfig()
+	cfg := defaultWith(onTestEndpoint)
 	set := settingsFor("create")
 
 	logs, err := f.CreateLogs(ctx, set, cfg)
@@ -136,7 +129,7 @@ func TestCreateExportersWithoutBatching(t *testing.T) {
 		"queue_disabled": func(c *Config) { c.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]() },
 	} {
 		t.Run(name, func(t *testing.T) {
-			cfg := testConfig()
+			cfg := defaultWith(onTestEndpoint)
 			edit(cfg)
 			logs, err := f.CreateLogs(ctx, set, cfg)
 			require.NoError(t, err)
@@ -153,7 +146,7 @@ func TestCreateExportersWithoutBatching(t *testing.T) {
 func TestSharedExporter(t *testing.T) {
 	ctx := context.Background()
 	f := NewFactory()
-	cfgA, cfgB := testConfig(), testConfig()
+	cfgA, cfgB := defaultWith(onTestEndpoint), defaultWith(onTestEndpoint)
 	setA, setB := settingsFor("a"), settingsFor("b")
 
 	logsA, err := f.CreateLogs(ctx, setA, cfgA)
@@ -173,7 +166,7 @@ func TestSharedExporter(t *testing.T) {
 	assert.NotSame(t, sharedA.exp, sharedB.exp, "different IDs get different exporters")
 
 	// The same ID with another configuration does not reuse A's instance.
-	cfgA2 := testConfig()
+	cfgA2 := defaultWith(onTestEndpoint)
 	logsA2, err := f.CreateLogs(ctx, setA, cfgA2)
 	require.NoError(t, err)
 	require.NotNil(t, sharedFor(setA.ID, cfgA2))

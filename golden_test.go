@@ -185,12 +185,3 @@ func splitLines(b []byte) [][]byte {
 	}
 	return out
 }
-
-func decode(t *testing.T, b []byte) any {
-	t.Helper()
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	var v any
-	require.NoError(t, d.Decode(&v), "invalid JSON: %s", b)
-	return v
-}

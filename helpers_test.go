@@ -4,30 +4,48 @@
 package elasticsearchexporter
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/client"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/confmaptest"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 	"go.opentelemetry.io/collector/exporter/exportertest"
+	"go.opentelemetry.io/collector/exporter/xexporter"
+	"go.opentelemetry.io/collector/extension/xextension/storage"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/otel/attribute"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
 )
 
 // newTestConfig returns the default config pointed at url, with the sending queue off so that
-// push errors reach the caller, and short retry waits.
-func newTestConfig(url string) *Config {
-	cfg := createDefaultConfig().(*Config)
-	cfg.Endpoints = []string{url}
-	cfg.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
-	cfg.Retry.InitialInterval = time.Millisecond
-	cfg.Retry.MaxInterval = 5 * time.Millisecond
-	return cfg
+// push errors reach the caller, and short retry waits, then changed by edits.
+func newTestConfig(url string, edits ...func(*Config)) *Config {
+	return defaultWith(append([]func(*Config){func(cfg *Config) {
+		cfg.Endpoints = []string{url}
+		cfg.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
+		cfg.Retry.InitialInterval = time.Millisecond
+		cfg.Retry.MaxInterval = 5 * time.Millisecond
+	}}, edits...)...)
 }
 
 func testSettings() exporter.Settings {
@@ -55,4 +73,233 @@ func newTracesExporter(t *testing.T, cfg *Config, set exporter.Settings) exporte
 	require.NoError(t, err)
 	startExporter(t, exp)
 	return exp
+}
+
+// loadConfig unmarshals the section id of file into a default Config.
+func loadConfig(t *testing.T, file, id string) (*Config, error) {
+	t.Helper()
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", file))
+	require.NoError(t, err)
+	sub, err := cm.Sub(component.NewIDWithName(metadata.Type, id).String())
+	require.NoError(t, err)
+	cfg := defaultWith()
+	return cfg, sub.Unmarshal(cfg)
+}
+
+// defaultWith returns the default Config changed by edits, in order: the one constructor of the
+// tests' configurations.
+func defaultWith(edits ...func(*Config)) *Config {
+	cfg := createDefaultConfig().(*Config)
+	for _, edit := range edits {
+		edit(cfg)
+	}
+	return cfg
+}
+
+func queueOf(cfg *Config) *exporterhelper.QueueBatchConfig { return cfg.QueueBatchConfig.Get() }
+
+func batchOf(cfg *Config) *exporterhelper.BatchConfig { return cfg.QueueBatchConfig.Get().Batch.Get() }
+
+// startAllSignals creates, starts and (when the test ends) shuts down the logs, metrics and
+// traces exporters of cfg, on a host that has a bearertokenauth extension.
+func startAllSignals(t *testing.T, cfg *Config, set exporter.Settings) (exporter.Logs, exporter.Metrics, exporter.Traces) {
+	t.Helper()
+	f := NewFactory()
+	ctx := context.Background()
+	logs, err := f.CreateLogs(ctx, set, cfg)
+	require.NoError(t, err)
+	metrics, err := f.CreateMetrics(ctx, set, cfg)
+	require.NoError(t, err)
+	traces, err := f.CreateTraces(ctx, set, cfg)
+	require.NoError(t, err)
+	host := authHost{component.MustNewID("bearertokenauth"): fakeAuthExtension{}}
+	for _, c := range []component.Component{logs, metrics, traces} {
+		require.NoError(t, c.Start(ctx, host))
+		t.Cleanup(func() { require.NoError(t, c.Shutdown(context.Background())) })
+	}
+	return logs, metrics, traces
+}
+
+// testLogs returns n log records, record i with body "log i" and attribute i = i.
+func testLogs(n int) plog.Logs {
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	rl.Resource().Attributes().PutStr("service.name", "svc")
+	sl := rl.ScopeLogs().AppendEmpty()
+	sl.Scope().SetName("scope")
+	for i := range n {
+		r := sl.LogRecords().AppendEmpty()
+		r.SetTimestamp(pcommon.Timestamp(1_700_000_000_000_000_000 + i))
+		r.Body().SetStr(fmt.Sprintf("log %d", i))
+		r.Attributes().PutInt("i", int64(i))
+	}
+	return ld
+}
+
+// observed returns settings whose logger is recorded, and the recorder.
+func observed() (exporter.Settings, *observer.ObservedLogs) {
+	core, logs := observer.New(zapcore.DebugLevel)
+	set := testSettings()
+	set.Logger = zap.New(core)
+	return set, logs
+}
+
+// withTelemetry returns settings recording the exporter's metrics into tel.
+func withTelemetry(t *testing.T) (exporter.Settings, *componenttest.Telemetry) {
+	t.Helper()
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	set := testSettings()
+	set.TelemetrySettings = tel.NewTelemetrySettings()
+	return set, tel
+}
+
+// outcome is contrib's attribute (bulk requests, and documents as contrib counts them), fate
+// this exporter's (documents).
+func outcome(s string) attribute.KeyValue { return attribute.String("outcome", s) }
+
+func fate(s string) attribute.KeyValue { return attribute.String("fate", s) }
+
+func decode(t *testing.T, b []byte) any {
+	t.Helper()
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	require.NoError(t, d.Decode(&v), "invalid JSON: %s", b)
+	return v
+}
+
+// withMode returns ctx carrying the client metadata X-Elastic-Mapping-Mode with the given values.
+func withMode(ctx context.Context, values ...string) context.Context {
+	return client.NewContext(ctx, client.Info{Metadata: client.NewMetadata(map[string][]string{"X-Elastic-Mapping-Mode": values})})
+}
+
+// scopedLogs returns one log record per scope; a non-empty mode is the scope's
+// elastic.mapping.mode attribute.
+func scopedLogs(modes ...string) plog.Logs {
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	rl.Resource().Attributes().PutStr("service.name", "svc")
+	for i, mode := range modes {
+		sl := rl.ScopeLogs().AppendEmpty()
+		sl.Scope().SetName("scope")
+		if mode != "" {
+			sl.Scope().Attributes().PutStr("elastic.mapping.mode", mode)
+		}
+		r := sl.LogRecords().AppendEmpty()
+		r.SetTimestamp(1_700_000_000_000_000_000)
+		r.Body().SetStr("record " + string(rune('a'+i)))
+	}
+	return ld
+}
+
+// memoryStorage is a storage extension that keeps the persistent queue in memory: the queue's
+// own encoding (with the request's client metadata) is exercised, without a file.
+type memoryStorage struct {
+	component.StartFunc
+	component.ShutdownFunc
+	mu   sync.Mutex
+	data map[string][]byte
+}
+
+// storageHost is a host with one storage extension.
+type storageHost struct {
+	id  component.ID
+	ext component.Component
+}
+
+var _ storage.Extension = (*memoryStorage)(nil)
+
+func (s *memoryStorage) GetClient(context.Context, component.Kind, component.ID, string) (storage.Client, error) {
+	return s, nil
+}
+
+func (s *memoryStorage) Get(_ context.Context, key string) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.data[key], nil
+}
+
+func (s *memoryStorage) Set(_ context.Context, key string, value []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.data[key] = append([]byte(nil), value...)
+	return nil
+}
+
+func (s *memoryStorage) Delete(_ context.Context, key string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.data, key)
+	return nil
+}
+
+func (s *memoryStorage) Batch(ctx context.Context, ops ...*storage.Operation) error {
+	for _, op := range ops {
+		switch op.Type {
+		case storage.Get:
+			op.Value, _ = s.Get(ctx, op.Key)
+		case storage.Set:
+			_ = s.Set(ctx, op.Key, op.Value)
+		case storage.Delete:
+			_ = s.Delete(ctx, op.Key)
+		}
+	}
+	return nil
+}
+
+func (s *memoryStorage) Close(context.Context) error { return nil }
+
+func (h storageHost) GetExtensions() map[component.ID]component.Component {
+	return map[component.ID]component.Component{h.id: h.ext}
+}
+
+// queuedConfig returns a config with a persistent sending queue in memoryStorage and batching
+// that holds requests for flush so that several requests meet in one batch.
+func queuedConfig(url string, flush time.Duration) (*Config, storageHost) {
+	cfg := newTestConfig(url)
+	q := exporterhelper.NewDefaultQueueConfig()
+	id := component.MustNewID("memory_storage")
+	q.StorageID = &id
+	q.WaitForResult = false
+	q.Batch = configoptional.Some(exporterhelper.BatchConfig{
+		FlushTimeout: flush,
+		Sizer:        exporterhelper.RequestSizerTypeItems,
+		MinSize:      1000,
+		Partition:    defaultWith().QueueBatchConfig.Get().Batch.Get().Partition,
+	})
+	cfg.QueueBatchConfig = configoptional.Some(q)
+	return cfg, storageHost{id: id, ext: &memoryStorage{data: map[string][]byte{}}}
+}
+
+func newProfilesExporter(t *testing.T, cfg *Config, set exporter.Settings) xexporter.Profiles {
+	t.Helper()
+	f, ok := NewFactory().(xexporter.Factory)
+	require.True(t, ok)
+	assert.Equal(t, component.StabilityLevelDevelopment, f.ProfilesStability())
+	exp, err := f.CreateProfiles(context.Background(), set, cfg)
+	require.NoError(t, err)
+	startExporter(t, exp)
+	return exp
+}
+
+// countByIndex counts the accepted documents per index.
+func countByIndex(items []fakees.Item) map[string]int {
+	n := map[string]int{}
+	for _, it := range items {
+		n[it.Index()]++
+	}
+	return n
+}
+
+// onTestEndpoint points a config at an endpoint, for the tests that send nothing.
+func onTestEndpoint(cfg *Config) { cfg.Endpoint = "http://127.0.0.1:9200" }
+
+// ecsOnly makes the records of a config written in the ecs mode.
+func ecsOnly(cfg *Config) { cfg.Mapping.AllowedModes = []string{"ecs"} }
+
+// unmarshalMap loads m into the default Config, as the collector does.
+func unmarshalMap(m map[string]any) (*Config, error) {
+	cfg := defaultWith()
+	return cfg, confmap.NewFromStringMap(m).Unmarshal(cfg)
 }

@@ -6,20 +6,13 @@ package elasticsearchexporter
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/client"
-	"go.opentelemetry.io/collector/component"
-	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/consumer/consumererror"
-	"go.opentelemetry.io/collector/exporter/exporterhelper"
-	"go.opentelemetry.io/collector/extension/xextension/storage"
 	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
@@ -28,32 +21,9 @@ import (
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
+	"github.com/otelcol-es/elasticsearchexporter/internal/pipeline"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
-
-// withMode returns ctx carrying the client metadata X-Elastic-Mapping-Mode with the given values.
-func withMode(ctx context.Context, values ...string) context.Context {
-	return client.NewContext(ctx, client.Info{Metadata: client.NewMetadata(map[string][]string{"X-Elastic-Mapping-Mode": values})})
-}
-
-// scopedLogs returns one log record per scope; a non-empty mode is the scope's
-// elastic.mapping.mode attribute.
-func scopedLogs(modes ...string) plog.Logs {
-	ld := plog.NewLogs()
-	rl := ld.ResourceLogs().AppendEmpty()
-	rl.Resource().Attributes().PutStr("service.name", "svc")
-	for i, mode := range modes {
-		sl := rl.ScopeLogs().AppendEmpty()
-		sl.Scope().SetName("scope")
-		if mode != "" {
-			sl.Scope().Attributes().PutStr("elastic.mapping.mode", mode)
-		}
-		r := sl.LogRecords().AppendEmpty()
-		r.SetTimestamp(1_700_000_000_000_000_000)
-		r.Body().SetStr("record " + string(rune('a'+i)))
-	}
-	return ld
-}
 
 func TestModeSelectionRejections(t *testing.T) {
 	tests := []struct {
@@ -245,85 +215,6 @@ func TestMetricsScopeWithUnusableModeIsRejectedAlone(t *testing.T) {
 	assert.Contains(t, joined, `"scope":{"name":"s3"}`)
 	assert.NotContains(t, joined, `"name":"s1"`)
 	assert.NotContains(t, joined, `"name":"s2"`)
-}
-
-// memoryStorage is a storage extension that keeps the persistent queue in memory: the queue's
-// own encoding (with the request's client metadata) is exercised, without a file.
-type memoryStorage struct {
-	component.StartFunc
-	component.ShutdownFunc
-	mu   sync.Mutex
-	data map[string][]byte
-}
-
-var _ storage.Extension = (*memoryStorage)(nil)
-
-func (s *memoryStorage) GetClient(context.Context, component.Kind, component.ID, string) (storage.Client, error) {
-	return s, nil
-}
-
-func (s *memoryStorage) Get(_ context.Context, key string) ([]byte, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.data[key], nil
-}
-
-func (s *memoryStorage) Set(_ context.Context, key string, value []byte) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.data[key] = append([]byte(nil), value...)
-	return nil
-}
-
-func (s *memoryStorage) Delete(_ context.Context, key string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.data, key)
-	return nil
-}
-
-func (s *memoryStorage) Batch(ctx context.Context, ops ...*storage.Operation) error {
-	for _, op := range ops {
-		switch op.Type {
-		case storage.Get:
-			op.Value, _ = s.Get(ctx, op.Key)
-		case storage.Set:
-			_ = s.Set(ctx, op.Key, op.Value)
-		case storage.Delete:
-			_ = s.Delete(ctx, op.Key)
-		}
-	}
-	return nil
-}
-
-func (s *memoryStorage) Close(context.Context) error { return nil }
-
-// storageHost is a host with one storage extension.
-type storageHost struct {
-	id  component.ID
-	ext component.Component
-}
-
-func (h storageHost) GetExtensions() map[component.ID]component.Component {
-	return map[component.ID]component.Component{h.id: h.ext}
-}
-
-// queuedConfig returns a config with a persistent sending queue in memoryStorage and batching
-// that holds requests for flush so that several requests meet in one batch.
-func queuedConfig(url string, flush time.Duration) (*Config, storageHost) {
-	cfg := newTestConfig(url)
-	q := exporterhelper.NewDefaultQueueConfig()
-	id := component.MustNewID("memory_storage")
-	q.StorageID = &id
-	q.WaitForResult = false
-	q.Batch = configoptional.Some(exporterhelper.BatchConfig{
-		FlushTimeout: flush,
-		Sizer:        exporterhelper.RequestSizerTypeItems,
-		MinSize:      1000,
-		Partition:    createDefaultConfig().(*Config).QueueBatchConfig.Get().Batch.Get().Partition,
-	})
-	cfg.QueueBatchConfig = configoptional.Some(q)
-	return cfg, storageHost{id: id, ext: &memoryStorage{data: map[string][]byte{}}}
 }
 
 // testMetricsScopes returns n scopes named s0, s1, ..., two per resource, each with one gauge of
@@ -527,19 +418,19 @@ func TestDefaultModeOf(t *testing.T) {
 		{[]string{"ecs", "none"}, serializer.ModeECS},
 		{[]string{"raw"}, serializer.ModeRaw},
 	} {
-		assert.Equal(t, tt.want, defaultModeOf(tt.allowed), "%v", tt.allowed)
+		assert.Equal(t, tt.want, pipeline.DefaultMode(tt.allowed), "%v", tt.allowed)
 		for _, mode := range mappingModes {
 			// mapping::mode plays no part.
 			cfg := defaultWith(func(c *Config) { c.Mapping.Mode, c.Mapping.AllowedModes = mode, tt.allowed })
-			_, def := parseModes(cfg)
+			def := pipeline.DefaultMode(cfg.pipelineSettings().AllowedModes)
 			assert.Equal(t, tt.want, def, "%v %s", tt.allowed, mode)
 			if mode == "otel" {
 				assert.Empty(t, cfg.modeIgnoredWarning())
 			} else {
 				assert.Contains(t, cfg.modeIgnoredWarning(), "`mapping::mode` is "+mode+" and is ignored")
 			}
-			for _, signal := range []string{"logs", "traces", "metrics"} {
-				if tt.want.Supports(signal) {
+			for _, signal := range []pipeline.Signal{pipeline.Logs, pipeline.Traces, pipeline.Metrics} {
+				if tt.want.Supports(signal.String()) {
 					assert.Empty(t, cfg.modeFallbackWarning(signal), "%v %s", tt.allowed, signal)
 				} else {
 					assert.Contains(t, cfg.modeFallbackWarning(signal), "its first mode, has no ", "%v %s", tt.allowed, signal)

@@ -253,7 +253,7 @@ func TestMemoryBound(t *testing.T) {
 		queued += f * memQueueBytes
 	}
 
-	cfg := createDefaultConfig().(*Config)
+	cfg := defaultWith()
 	cfg.Endpoints = []string{srv.URL}
 	cfg.Retry.MaxRetries = -1
 	cfg.Retry.InitialInterval = 10 * time.Millisecond

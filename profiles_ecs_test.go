@@ -37,13 +37,6 @@ var profileDocsFirstECS = map[string]int{
 	"profiling-sq-executables": 2,
 }
 
-// ecsConfig is a configuration whose records are written in the ecs mode.
-func ecsConfig(url string) *Config {
-	cfg := newTestConfig(url)
-	cfg.Mapping.AllowedModes = []string{"ecs"}
-	return cfg
-}
-
 // splitDownsampled returns the counts of countByIndex without the downsampled event indices,
 // and the documents of those, which must each be one of the events of profiling-events-all.
 func splitDownsampled(t *testing.T, items []fakees.Item) (counts map[string]int, downsampled int) {
@@ -74,7 +67,7 @@ func splitDownsampled(t *testing.T, items []fakees.Item) (counts map[string]int,
 // profile writes only its events, and draws the same downsampled events again.
 func TestProfilesECSPushes(t *testing.T) {
 	srv := fakees.New(t)
-	exp := newProfilesExporter(t, ecsConfig(srv.URL), testSettings())
+	exp := newProfilesExporter(t, newTestConfig(srv.URL, ecsOnly), testSettings())
 	require.NoError(t, exp.ConsumeProfiles(context.Background(), benchdata.Profiles(8)))
 	first, downsampled := splitDownsampled(t, srv.Accepted())
 	assert.Equal(t, profileDocsFirstECS, first)
@@ -145,7 +138,7 @@ func TestProfilesECSRejectedAlone(t *testing.T) {
 			set, tel := withTelemetry(t)
 			core, logs := observer.New(zap.WarnLevel)
 			set.Logger = zap.New(core)
-			exp := newProfilesExporter(t, ecsConfig(srv.URL), set)
+			exp := newProfilesExporter(t, newTestConfig(srv.URL, ecsOnly), set)
 			pd := pprofile.NewProfiles()
 			benchdata.Profiles(8).CopyTo(pd)
 			profiles := pd.ResourceProfiles().At(0).ScopeProfiles().At(0).Profiles()

@@ -11,8 +11,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/component"
-	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/xexporter"
 	"go.opentelemetry.io/collector/pdata/pprofile"
 	"go.opentelemetry.io/otel/attribute"
@@ -24,26 +22,6 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/lab/benchdata"
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadatatest"
 )
-
-func newProfilesExporter(t *testing.T, cfg *Config, set exporter.Settings) xexporter.Profiles {
-	t.Helper()
-	f, ok := NewFactory().(xexporter.Factory)
-	require.True(t, ok)
-	assert.Equal(t, component.StabilityLevelDevelopment, f.ProfilesStability())
-	exp, err := f.CreateProfiles(context.Background(), set, cfg)
-	require.NoError(t, err)
-	startExporter(t, exp)
-	return exp
-}
-
-// countByIndex counts the accepted documents per index.
-func countByIndex(items []fakees.Item) map[string]int {
-	n := map[string]int{}
-	for _, it := range items {
-		n[it.Index()]++
-	}
-	return n
-}
 
 // The documents of benchdata.Profiles(8): its 8 events, and once its host, 4 stack traces, 5
 // symbolized frames (4 of their own, main.main shared) and 2 executables.

@@ -4,51 +4,17 @@
 package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexporter"
 
 import (
-	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
 	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/pipeline"
 )
 
 // The sending queue (sending_queue) is exporterhelper's; these are the settings the exporter
 // derives from it.
-
-// validateSendingQueue checks the batch sizes of sending_queue and the partition keys, which
-// metadata_keys sets.
-func validateSendingQueue(qc configoptional.Optional[exporterhelper.QueueBatchConfig], metadataKeys []string) error {
-	var errs []error
-	add := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf(format, args...))
-	}
-	if q := qc.Get(); q != nil {
-		if b := q.Batch.Get(); b != nil {
-			if b.MinSize < 0 {
-				add("`sending_queue::batch::min_size` must be 0 or more, got %d", b.MinSize)
-			}
-			if b.MaxSize < 0 {
-				add("`sending_queue::batch::max_size` must be 0 or more (0 means no limit), got %d", b.MaxSize)
-			}
-			if b.MaxSize > 0 && b.MinSize > b.MaxSize {
-				add("`sending_queue::batch::min_size` (%d) must not exceed `sending_queue::batch::max_size` (%d)", b.MinSize, b.MaxSize)
-			}
-			if len(metadataKeys) > 0 && len(b.Partition.MetadataKeys) > 0 {
-				add("`metadata_keys` and `sending_queue::batch::partition::metadata_keys` are both set; set only `metadata_keys`")
-			}
-		}
-	}
-	seen := map[string]bool{}
-	for _, k := range metadataKeys {
-		l := strings.ToLower(k)
-		if seen[l] {
-			add("`metadata_keys` lists %q twice (keys are case-insensitive)", k)
-		}
-		seen[l] = true
-	}
-	return errors.Join(errs...)
-}
 
 // persistentQueue tells whether the sending queue keeps its batches in a storage extension.
 func (c *Config) persistentQueue() bool {
@@ -78,8 +44,8 @@ func (c *Config) queueBatchConfig() configoptional.Optional[exporterhelper.Queue
 	}
 	// qc is a copy, but the slices inside are shared: give the partition its own slice.
 	keys = slices.Clone(keys)
-	if !slices.ContainsFunc(keys, func(k string) bool { return strings.EqualFold(k, mappingModeMetadataKey) }) {
-		keys = append(keys, mappingModeMetadataKey)
+	if !slices.ContainsFunc(keys, func(k string) bool { return strings.EqualFold(k, pipeline.MappingModeMetadataKey) }) {
+		keys = append(keys, pipeline.MappingModeMetadataKey)
 	}
 	b.Partition.MetadataKeys = keys
 	return qc

@@ -23,7 +23,7 @@ import (
 // blocks (at 1 MB, the 11th request here waits 10 s for room, and the test fails).
 func TestDefaultQueueDoesNotHoldSmallRequests(t *testing.T) {
 	srv := fakees.New(t)
-	cfg := createDefaultConfig().(*Config)
+	cfg := defaultWith()
 	cfg.Endpoints = []string{srv.URL}
 	exp := newLogsExporter(t, cfg, testSettings())
 
@@ -98,7 +98,7 @@ func TestQueueBatchConfigMetadataKeys(t *testing.T) {
 	assert.Empty(t, batchOf(cfg).Partition.MetadataKeys)
 
 	// The mapping mode key is always a partition key, and not added twice.
-	plain := createDefaultConfig().(*Config)
+	plain := defaultWith()
 	pqc := plain.queueBatchConfig()
 	assert.Equal(t, []string{"x-elastic-mapping-mode"}, pqc.Get().Batch.Get().Partition.MetadataKeys)
 	assert.Empty(t, batchOf(plain).Partition.MetadataKeys)
@@ -112,4 +112,12 @@ func TestQueueBatchConfigMetadataKeys(t *testing.T) {
 		q.Batch = configoptional.None[exporterhelper.BatchConfig]()
 	})
 	assert.Equal(t, noBatch.QueueBatchConfig, noBatch.queueBatchConfig())
+}
+
+// With the sending queue off, pushes run on their callers' goroutines; the free list then keeps
+// as many states as the default number of consumers.
+func TestPushStatesWithoutQueue(t *testing.T) {
+	cfg := defaultWith()
+	cfg.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
+	assert.Equal(t, defaultNumConsumers, cfg.numConsumers())
 }

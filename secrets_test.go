@@ -99,7 +99,7 @@ func TestEndpointPasswordIsNeverLoggedNorReturned(t *testing.T) {
 			e, err = newExporter(cfg, set)
 			require.NoError(t, err)
 			require.NoError(t, e.start(context.Background(), componenttest.NewNopHost()))
-			errs = append(errs, e.pushLogsAdmitted(context.Background(), testLogs(2)))
+			errs = append(errs, e.pipeline.PushLogs(context.Background(), testLogs(2)))
 			require.Eventually(t, func() bool { return logs.FilterMessageSnippet("version check failed").Len() > 0 },
 				10*time.Second, 5*time.Millisecond)
 			require.NoError(t, e.shutdown(context.Background()))
@@ -121,7 +121,7 @@ func TestEndpointPasswordIsNeverLoggedNorReturned(t *testing.T) {
 			require.NoError(t, e.start(context.Background(), componenttest.NewNopHost()))
 			require.Eventually(t, func() bool { return logs.FilterMessage("Connected to Elasticsearch").Len() > 0 },
 				10*time.Second, 5*time.Millisecond)
-			errs = append(errs, e.pushLogsAdmitted(context.Background(), testLogs(2)))
+			errs = append(errs, e.pipeline.PushLogs(context.Background(), testLogs(2)))
 			require.NoError(t, e.shutdown(context.Background()))
 
 			require.NotEmpty(t, logs.All())
@@ -199,7 +199,7 @@ func TestTLSSettingFailureIsNotRetried(t *testing.T) {
 				"the version check says what to check too")
 
 			start := time.Now()
-			err = e.pushLogsAdmitted(context.Background(), testLogs(2))
+			err = e.pipeline.PushLogs(context.Background(), testLogs(2))
 			t.Logf("push failed after %s: %v", time.Since(start), err)
 			require.ErrorContains(t, err, tt.want)
 			assert.True(t, consumererror.IsPermanent(err))

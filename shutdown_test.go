@@ -27,7 +27,7 @@ import (
 func queuedLogs(t *testing.T, srv *fakees.Server, flush time.Duration) (exporter.Logs, *componenttest.Telemetry) {
 	t.Helper()
 	set, tel := withTelemetry(t)
-	cfg := createDefaultConfig().(*Config)
+	cfg := defaultWith()
 	cfg.Endpoints = []string{srv.URL}
 	cfg.QueueBatchConfig.Get().Batch.Get().FlushTimeout = flush
 	exp, err := NewFactory().CreateLogs(context.Background(), set, cfg)

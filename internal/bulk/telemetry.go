@@ -55,10 +55,6 @@ const (
 	failureStoreNotEnabled = string(docappender.FailureStoreStatusNotEnabled)
 )
 
-// OutcomeFailedClient is the outcome of a record that the exporter could not encode or route:
-// a failure on the client's side, as contrib counts it.
-const OutcomeFailedClient = outcomeFailedClient
-
 // requestOutcome is contrib's outcome of a bulk request that ended with status (0 for no
 // response) and err. Contrib counts a timed-out or canceled request as timeout, any other
 // request without a response as internal_server_error, and a status that is not an error as
@@ -133,12 +129,66 @@ func (ix *Indexer) recordDocs(ctx context.Context, s *session, r docRecord, n in
 		}
 		p := r
 		p.fate = ""
-		ix.cfg.Telemetry.ElasticsearchDocsProcessed.Add(ctx, int64(n), ix.points.options(s, p).add...)
+		ix.writeDocPoints(ctx, s, p, n)
 	}
 	if r.fate != "" {
 		r.outcome = ""
 		ix.recordFate(ctx, s, r, n)
 	}
+}
+
+// writeDocPoints is the one writer of docs.processed and docs.fate, for the documents of a
+// Send and for the records a push never sent (RecordUnsent): it counts n in docs.processed
+// with r's outcome when it is set, and in docs.fate with r's fate when it is set, each point
+// with the metadata attributes of s and those of r's other attributes that have a value.
+func (ix *Indexer) writeDocPoints(ctx context.Context, s *session, r docRecord, n int) {
+	if r.outcome != "" {
+		p := r
+		p.fate = ""
+		ix.cfg.Telemetry.ElasticsearchDocsProcessed.Add(ctx, int64(n), ix.points.options(s, p).add...)
+	}
+	if r.fate != "" {
+		r.outcome = ""
+		ix.cfg.Telemetry.ElasticsearchDocsFate.Add(ctx, int64(n), ix.points.options(s, r).add...)
+	}
+}
+
+// Unsent is why a push did not send some of its records.
+type Unsent int
+
+const (
+	// UnsentRejected is a record that cannot make a document: it cannot be routed, its
+	// mapping mode cannot be used, or the encoder refused it. Fate rejected; contrib counts it
+	// in docs.processed with outcome failed_client, and so does the exporter.
+	UnsentRejected Unsent = iota
+	// UnsentSkipped is a record, data point or value deliberately not written: a _noindex
+	// hint, a NaN or infinite value. Fate skipped; not in docs.processed.
+	UnsentSkipped
+	// UnsentRetryable is a record that the push handed back to its caller, with an error that
+	// is not permanent, before sending anything: it gave up waiting for room in flight. Fate
+	// retryable; not in docs.processed.
+	UnsentRetryable
+)
+
+// RecordUnsent counts n records of a push that were never handed to Send, for why, with
+// errorType, and the metadata attributes of ctx's client metadata; no HTTP status. The push
+// calls it; the documents it sends are counted by Send.
+func (ix *Indexer) RecordUnsent(ctx context.Context, why Unsent, errorType string, n int) {
+	if n == 0 {
+		return
+	}
+	r := docRecord{errorType: errorType}
+	switch why {
+	case UnsentRejected:
+		r.fate, r.outcome = OutcomeRejected, outcomeFailedClient
+	case UnsentSkipped:
+		r.fate = OutcomeSkipped
+	case UnsentRetryable:
+		r.fate = OutcomeRetryable
+	}
+	var s session
+	ix.setMetadata(ctx, &s)
+	ix.writeDocPoints(ctx, &s, r, n)
 }
 
 // recordFate counts n documents of s in docs.fate. The fate of a document rejected for good
@@ -155,7 +205,7 @@ func (ix *Indexer) recordFate(ctx context.Context, s *session, r docRecord, n in
 		s.heldFates = append(s.heldFates, heldFate{r, n})
 		return
 	}
-	ix.cfg.Telemetry.ElasticsearchDocsFate.Add(ctx, int64(n), ix.points.options(s, r).add...)
+	ix.writeDocPoints(ctx, s, r, n)
 }
 
 // heldFate is the fate of n documents that wait for their dead letters (see recordFate).
@@ -167,7 +217,7 @@ type heldFate struct {
 // recordHeldFates records the fates held for dead letters that are not written after all.
 func (ix *Indexer) recordHeldFates(ctx context.Context, s *session) {
 	for _, h := range s.heldFates {
-		ix.cfg.Telemetry.ElasticsearchDocsFate.Add(ctx, int64(h.n), ix.points.options(s, h.r).add...)
+		ix.writeDocPoints(ctx, s, h.r, h.n)
 	}
 	s.heldFates = s.heldFates[:0]
 }
@@ -188,8 +238,7 @@ func (ix *Indexer) recordFailureStore(ctx context.Context, s *session, used, fai
 		if fs.n == 0 {
 			continue
 		}
-		r := docRecord{outcome: outcomeFailureStore, failureStore: fs.status}
-		ix.cfg.Telemetry.ElasticsearchDocsProcessed.Add(ctx, int64(fs.n), ix.points.options(s, r).add...)
+		ix.writeDocPoints(ctx, s, docRecord{outcome: outcomeFailureStore, failureStore: fs.status}, fs.n)
 	}
 }
 

@@ -464,3 +464,34 @@ func TestTelemetrySumsOfAMixedPush(t *testing.T) {
 		"outcome", "http.response.status_code"), "the 503 and the 429 are attempts of the request answered item by item")
 	assert.Equal(t, map[string]int64{"failed_server 503": 1, "too_many 429": 1, "success 200": 3}, requestCounts(t, tel))
 }
+
+// Records a push never sent are counted by the same writer as the documents of a Send, with the
+// same attribute rules: the metadata attributes, the fate, and, for a rejection, contrib's
+// outcome failed_client in docs.processed; with a dead-letter index, a rejection that was never
+// sent is not held for a dead letter.
+func TestRecordUnsent(t *testing.T) {
+	tb, tel := newTelemetry(t)
+	ix, err := New(Config{
+		Client: script(t), MaxBulkBytes: 1 << 20, Telemetry: tb,
+		MetadataKeys: []string{"X-Tenant"}, DeadLetterIndex: "dead",
+	})
+	require.NoError(t, err)
+	ctx := client.NewContext(context.Background(), client.Info{
+		Metadata: client.NewMetadata(map[string][]string{"x-tenant": {"a"}}),
+	})
+	ix.RecordUnsent(ctx, UnsentRejected, "invalid_index_name", 3)
+	ix.RecordUnsent(ctx, UnsentSkipped, "_noindex", 2)
+	ix.RecordUnsent(ctx, UnsentRetryable, "inflight_bytes_wait", 4)
+	ix.RecordUnsent(ctx, UnsentSkipped, "none", 0)
+
+	tenant := attribute.StringSlice("x-tenant", []string{"a"})
+	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp()}
+	metadatatest.AssertEqualElasticsearchDocsProcessed(t, tel, []metricdata.DataPoint[int64]{
+		point(3, tenant, failedClient, errorType("invalid_index_name")),
+	}, opts...)
+	metadatatest.AssertEqualElasticsearchDocsFate(t, tel, []metricdata.DataPoint[int64]{
+		point(3, tenant, fate("rejected"), errorType("invalid_index_name")),
+		point(2, tenant, fate("skipped"), errorType("_noindex")),
+		point(4, tenant, fate("retryable"), errorType("inflight_bytes_wait")),
+	}, opts...)
+}

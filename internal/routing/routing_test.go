@@ -19,30 +19,6 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/controlattr"
 )
 
-// attrs builds a pcommon.Map from raw values (int, float64, bool, string, []byte, map, slice).
-func attrs(tb testing.TB, raw map[string]any) pcommon.Map {
-	tb.Helper()
-	m := pcommon.NewMap()
-	require.NoError(tb, m.FromRaw(raw))
-	return m
-}
-
-// dataStream is the Target of the data stream typ-dataset-namespace; dataset includes ".otel".
-func dataStream(typ, dataset, namespace string) Target {
-	return Target{
-		Index:      typ + "-" + dataset + "-" + namespace,
-		DataStream: true,
-		Type:       typ,
-		Dataset:    dataset,
-		Namespace:  namespace,
-	}
-}
-
-func index(name string) Target { return Target{Index: name} }
-
-// ts2023 is 2023-12-02T10:10:10.000000001Z, a Saturday.
-var ts2023 = pcommon.NewTimestampFromTime(time.Date(2023, 12, 2, 10, 10, 10, 1, time.UTC))
-
 type routeCase struct {
 	name      string
 	settings  Settings

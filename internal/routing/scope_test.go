@@ -14,36 +14,6 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/controlattr"
 )
 
-// requireScopedRoute checks that RouteRecord, DocumentID and Pipeline of a Router set to the
-// scope give what Route, DocumentID and Pipeline give, for a record routed first in its scope
-// and again after a record without attributes has filled the scope's cache.
-func requireScopedRoute(t *testing.T, settings Settings, typ string, record, scope, resource pcommon.Map, scopeName string, ts pcommon.Timestamp) {
-	t.Helper()
-	for _, mode := range []struct{ otel, typeFromAttribute bool }{{true, false}, {false, false}, {false, true}} {
-		full, err := NewRouter(settings)
-		require.NoError(t, err)
-		full.SetMode(mode.otel, mode.typeFromAttribute)
-		want, wantErr := full.Route(typ, record, scope, resource, scopeName, ts)
-		wantBare, wantBareErr := full.Route(typ, pcommon.NewMap(), scope, resource, scopeName, ts)
-
-		scoped, err := NewRouter(settings)
-		require.NoError(t, err)
-		scoped.SetMode(mode.otel, mode.typeFromAttribute)
-		scoped.SetScope(typ, scope, resource, scopeName)
-		keys := ScanRecord(record)
-		for range 2 {
-			got, gotErr := scoped.RouteRecord(keys, record, ts)
-			assert.Equal(t, want, got, "mode %+v", mode)
-			assert.Equal(t, errString(wantErr), errString(gotErr), "mode %+v", mode)
-			got, gotErr = scoped.RouteRecord(0, pcommon.NewMap(), ts)
-			assert.Equal(t, wantBare, got, "mode %+v, bare record", mode)
-			assert.Equal(t, errString(wantBareErr), errString(gotErr), "mode %+v, bare record", mode)
-		}
-		assert.Equal(t, DocumentID(record), scoped.DocumentID(keys, record))
-		assert.Equal(t, Pipeline(record), scoped.Pipeline(keys, record))
-	}
-}
-
 func errString(err error) string {
 	if err == nil {
 		return ""

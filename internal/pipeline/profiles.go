@@ -1,13 +1,12 @@
 // Copyright The OpenTelemetry Authors
 // SPDX-License-Identifier: Apache-2.0
 
-package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexporter"
+package pipeline // import "github.com/otelcol-es/elasticsearchexporter/internal/pipeline"
 
 import (
 	"context"
 	"strings"
 
-	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/pdata/pprofile"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
@@ -16,17 +15,14 @@ import (
 
 // A profile becomes many documents (serializer's AppendProfile): events, and the stack traces,
 // stack frames, executables and hosts they refer to, each of which is written only when the
-// exporter's profilecache.Cache says it was not written within its lifetime. The cache records
+// pipeline's profilecache.Cache says it was not written within its lifetime. The cache records
 // a document when it is encoded, before it is stored; a push that does not store every one of
-// its documents therefore forgets the documents it recorded, so that the next profile that
-// refers to them writes them again. Their ids are derived from their content: writing one again
-// is a duplicate (409 to the create), counted, not a second document.
+// its documents therefore forgets the documents it recorded (forgetUnstoredProfiles), so that
+// the next profile that refers to them writes them again. Their ids are derived from their
+// content: writing one again is a duplicate (409 to the create), counted, not a second document.
 
-// profilesSignal is the signal's name in mode checks and messages.
-const profilesSignal = "profiles"
-
-// profilingIndices is the pattern of every index and data stream that profiles are written to.
-const profilingIndices = "profiling-*"
+// ProfilingIndices is the pattern of every index and data stream that profiles are written to.
+const ProfilingIndices = "profiling-*"
 
 // profileRef is a content-addressed document that a push recorded in the cache.
 type profileRef struct {
@@ -34,27 +30,9 @@ type profileRef struct {
 	id   string
 }
 
-// pushProfilesAdmitted is pushProfiles under the in-flight byte cap. Its records are samples:
-// each becomes at least one event.
-func (e *esExporter) pushProfilesAdmitted(ctx context.Context, pd pprofile.Profiles) error {
-	a, err := e.admit(ctx, signalProfiles, pd.SampleCount())
-	if err != nil {
-		return err
-	}
-	defer func() { e.budget.Release(a.held) }()
-	return e.pushProfiles(ctx, pd, &a)
-}
-
-// pushProfiles encodes the profiles of pd, scope by scope, and sends their documents. A
-// malformed profile is rejected alone, whole, and counted as one record of its rejection's
-// error.type.
-func (e *esExporter) pushProfiles(ctx context.Context, pd pprofile.Profiles, a *admission) error {
-	st, err := e.getState()
-	if err != nil {
-		return consumererror.NewPermanent(err)
-	}
-	defer e.putState(st)
-	resolved := e.newModes(ctx, profilesSignal)
+// walkProfiles encodes the profiles of pd, scope by scope. A malformed profile is rejected
+// alone, whole, and counted as one record of its rejection's error.type.
+func walkProfiles(_ context.Context, st *pushState, pd pprofile.Profiles) {
 	dict := pd.Dictionary()
 	rps := pd.ResourceProfiles()
 	for i := range rps.Len() {
@@ -64,7 +42,7 @@ func (e *esExporter) pushProfiles(ctx context.Context, pd pprofile.Profiles, a *
 		for j := range sps.Len() {
 			sp := sps.At(j)
 			profiles := sp.Profiles()
-			if !st.setScope(&resolved, res, rp.SchemaUrl(), sp.Scope(), sp.SchemaUrl(), profiles.Len()) {
+			if !st.setScope(res, rp.SchemaUrl(), sp.Scope(), sp.SchemaUrl(), profiles.Len()) {
 				continue
 			}
 			for k := range profiles.Len() {
@@ -77,19 +55,12 @@ func (e *esExporter) pushProfiles(ctx context.Context, pd pprofile.Profiles, a *
 			}
 		}
 	}
-	result, err := e.sendResult(ctx, st, a)
-	if result.Indexed+result.Duplicate < st.batch.Len() {
-		for _, r := range st.profileRefs {
-			e.profiles.Forget(r.kind, r.id)
-		}
-	}
-	return err
 }
 
-// Seen is the push's serializer.ProfilesSeen: the exporter's cache, and the push's record of
+// Seen is the push's serializer.ProfilesSeen: the pipeline's cache, and the push's record of
 // what it added to the cache.
 func (st *pushState) Seen(kind serializer.ProfileDoc, id string) bool {
-	if st.exp.profiles.Seen(kind, id) {
+	if st.p.profiles.Seen(kind, id) {
 		return true
 	}
 	if kind != serializer.ProfileEvent {
@@ -111,5 +82,16 @@ func (st *pushState) AddProfileDocument(start int, _ serializer.ProfileDoc, inde
 		}
 		it.DerivedID = true
 	}
-	st.exp.add(st, start, it)
+	st.add(start, it)
+}
+
+// forgetUnstoredProfiles makes the cache forget the profiling documents that the push recorded
+// when not every document of the push was stored (res is what became of them).
+func (st *pushState) forgetUnstoredProfiles(res bulk.Result) {
+	if len(st.profileRefs) == 0 || res.Indexed+res.Duplicate >= st.batch.Len() {
+		return
+	}
+	for _, r := range st.profileRefs {
+		st.p.profiles.Forget(r.kind, r.id)
+	}
 }

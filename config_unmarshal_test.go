@@ -9,7 +9,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/confmap"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
@@ -27,12 +26,6 @@ func TestLogDeprecations(t *testing.T) {
 	for i, entry := range logs.All() {
 		assert.Equal(t, cfg.deprecations[i], entry.Message)
 	}
-}
-
-// unmarshalMap loads m into the default Config, as the collector does.
-func unmarshalMap(m map[string]any) (*Config, error) {
-	cfg := createDefaultConfig().(*Config)
-	return cfg, confmap.NewFromStringMap(m).Unmarshal(cfg)
 }
 
 // A removed key or a bad deprecated value fails the load, and the collector then validates
@@ -95,7 +88,7 @@ func TestUnmarshalDecodeErrorSkipsValidation(t *testing.T) {
 // The deprecated numbers accept what their messages say: 0, which leaves the replacement at its
 // default, or more; a negative value is refused with that message.
 func TestDeprecatedNumbersAcceptZero(t *testing.T) {
-	def := createDefaultConfig().(*Config)
+	def := defaultWith()
 	for _, tt := range []struct {
 		key            string
 		zero, negative any

@@ -4,6 +4,7 @@
 package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexporter"
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,7 +12,8 @@ import (
 
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
-	"go.uber.org/zap"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
 )
 
 // removedKeys are contrib keys that no longer exist. Loading a config that
@@ -251,34 +253,45 @@ func (c *Config) applyDeprecatedFlush(f *deprecatedFlush, replaced func(oldKey s
 	return errs
 }
 
+// apiKeyMapToJSON turns an api_key that YAML read as a map (the create API key response pasted
+// without quotes) back into the JSON text that AuthenticationConfig.APIKey takes.
+func apiKeyMapToJSON(conf *confmap.Conf) error {
+	m, ok := conf.Get("api_key").(map[string]any)
+	if !ok {
+		return nil
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return errors.New("`api_key` is a map that cannot be read as the create API key response; " + esclient.APIKeyForms)
+	}
+	conf.Delete("api_key")
+	return conf.Merge(confmap.NewFromStringMap(map[string]any{"api_key": string(b)}))
+}
+
+// caTrustedFingerprintKey is the key of Config.CATrustedFingerprint.
+const caTrustedFingerprintKey = "tls::ca_trusted_fingerprint"
+
+// takeCATrustedFingerprint sets CATrustedFingerprint from conf's tls::ca_trusted_fingerprint,
+// which it deletes from conf, so that the tls section decodes into configtls's settings.
+func (c *Config) takeCATrustedFingerprint(conf *confmap.Conf) error {
+	if !conf.IsSet(caTrustedFingerprintKey) {
+		return nil
+	}
+	v := conf.Get(caTrustedFingerprintKey)
+	conf.Delete(caTrustedFingerprintKey)
+	switch s := v.(type) {
+	case string:
+		c.CATrustedFingerprint = s
+		return nil
+	case nil:
+		c.CATrustedFingerprint = ""
+		return nil
+	}
+	return fmt.Errorf("`tls::ca_trusted_fingerprint` must be a string (quote it), %s; got %v", esclient.CAFingerprintForm, v)
+}
+
+// deprecate notes a deprecated key's warning, logged once per component at creation
+// (logDeprecations).
 func (c *Config) deprecate(format string, args ...any) {
 	c.deprecations = append(c.deprecations, fmt.Sprintf(format, args...))
-}
-
-// logDeprecations logs one warning per deprecated key found by Unmarshal.
-func (c *Config) logDeprecations(logger *zap.Logger) {
-	for _, msg := range c.deprecations {
-		logger.Warn(msg)
-	}
-}
-
-// logContribDifferences logs where the configuration means something else than in contrib, or
-// what it means is easy to miss: credentials set twice (a warning each, naming the one used), a
-// timeout of 0 and a mapping::mode that is ignored (a warning each), and, in an Info line, the
-// date of logstash_format index names.
-func (c *Config) logContribDifferences(logger *zap.Logger) {
-	for _, msg := range c.credentialWarnings() {
-		logger.Warn(msg)
-	}
-	if c.Timeout == 0 {
-		logger.Warn("`timeout` is 0: bulk requests have no deadline, as in contrib; a request to a node that stops answering " +
-			"holds its push until the connection breaks; set a timeout (the default is 90s)")
-	}
-	if msg := c.modeIgnoredWarning(); msg != "" {
-		logger.Warn(msg)
-	}
-	if c.LogstashFormat.Enabled {
-		logger.Info("`logstash_format` is enabled: the date in each index name is taken from the document's own timestamp, in UTC. " +
-			"Contrib takes the collector's clock when it sends, so late or replayed data lands here in the index of its own day, there in the index of the day it is sent")
-	}
 }

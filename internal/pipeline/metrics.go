@@ -1,26 +1,48 @@
 // Copyright The OpenTelemetry Authors
 // SPDX-License-Identifier: Apache-2.0
 
-package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexporter"
+package pipeline // import "github.com/otelcol-es/elasticsearchexporter/internal/pipeline"
 
 import (
+	"context"
+
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
+
+// walkMetrics encodes and routes the data points of md, grouped into documents by the
+// encoder, once per mapping mode that its scopes use.
+func walkMetrics(ctx context.Context, st *pushState, md pmetric.Metrics) {
+	st.metricsByMode(md, func(mode serializer.Mode, md pmetric.Metrics) {
+		st.setMode(mode)
+		report := st.enc.EncodeMetrics(&st.batch.Buf, md, st.routeMetric, st)
+		st.p.recordMetricsReport(ctx, &report)
+	})
+}
+
+// AddMetricsDocument is the push's serializer.MetricsSink: it adds a metric document, with its
+// dynamic templates, to the batch.
+func (st *pushState) AddMetricsDocument(start int, index string, ds serializer.DataStream, templates []serializer.DynamicTemplate) {
+	for _, t := range templates {
+		st.batch.AddTemplate(t.Path, t.Template)
+	}
+	st.add(start, bulk.Item{Index: index, RequireDataStream: ds.Type != ""})
+}
 
 // metricsByMode calls encode once per mapping mode that the scopes of md resolve to, with the
 // scopes of that mode, and counts the data points of the scopes whose mode cannot be used as
 // rejected. When every scope resolves to one usable mode, as in every request that does not
 // mix modes, md itself is encoded; otherwise the scopes of each mode are copied.
-func (st *pushState) metricsByMode(modes *modes, md pmetric.Metrics, encode func(serializer.Mode, pmetric.Metrics)) {
+func (st *pushState) metricsByMode(md pmetric.Metrics, encode func(serializer.Mode, pmetric.Metrics)) {
 	rms := md.ResourceMetrics()
 	first, mixed := serializer.Mode(0), false
 	seen := false
 	for i := range rms.Len() {
 		sms := rms.At(i).ScopeMetrics()
 		for j := range sms.Len() {
-			mode, err := modes.scope(sms.At(j).Scope().Attributes())
+			mode, err := st.modes.scope(sms.At(j).Scope().Attributes())
 			switch {
 			case err != nil:
 				mixed = true
@@ -44,7 +66,7 @@ func (st *pushState) metricsByMode(modes *modes, md pmetric.Metrics, encode func
 		sms := rm.ScopeMetrics()
 		for j := range sms.Len() {
 			sm := sms.At(j)
-			mode, err := modes.scope(sm.Scope().Attributes())
+			mode, err := st.modes.scope(sm.Scope().Attributes())
 			if err != nil {
 				st.rejectMode(err, dataPoints(sm))
 				continue

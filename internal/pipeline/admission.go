@@ -1,15 +1,10 @@
 // Copyright The OpenTelemetry Authors
 // SPDX-License-Identifier: Apache-2.0
 
-package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexporter"
+package pipeline // import "github.com/otelcol-es/elasticsearchexporter/internal/pipeline"
 
 import (
 	"context"
-	"sync/atomic"
-
-	"go.opentelemetry.io/collector/pdata/plog"
-	"go.opentelemetry.io/collector/pdata/pmetric"
-	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
 )
@@ -33,84 +28,35 @@ import (
 // block_on_overflow, the pipeline is pushed back. The wait ends with the push's context; the
 // error is then not permanent, so nothing is dropped for it.
 
-// Signals, to index the per-signal estimates.
-const (
-	signalLogs = iota
-	signalMetrics
-	signalTraces
-	signalProfiles
-	numSignals
-)
-
 // initialBytesPerRecord are the estimates before a signal's first push: about one log
 // document, one span or span event document, one data point's share of a metric document,
 // with room for the request buffer.
 var initialBytesPerRecord = [numSignals]int64{
-	signalLogs:    2 << 10,
-	signalMetrics: 1 << 10,
-	signalTraces:  2 << 10,
+	Logs:    2 << 10,
+	Metrics: 1 << 10,
+	Traces:  2 << 10,
 	// a sample's event, with a share of the stack traces, frames and executables it refers to
-	signalProfiles: 1 << 10,
+	Profiles: 1 << 10,
 }
-
-// inflightEstimates holds, per signal, the bytes per record of the last push.
-type inflightEstimates [numSignals]atomic.Int64
 
 // admission is the room a push holds in the byte budget.
 type admission struct {
-	signal  int
+	signal  Signal
 	records int
 	held    int64
-}
-
-// pushLogsAdmitted is pushLogs under the in-flight byte cap.
-func (e *esExporter) pushLogsAdmitted(ctx context.Context, ld plog.Logs) error {
-	a, err := e.admit(ctx, signalLogs, ld.LogRecordCount())
-	if err != nil {
-		return err
-	}
-	defer func() { e.budget.Release(a.held) }()
-	return e.pushLogs(ctx, ld, &a)
-}
-
-// pushMetricsAdmitted is pushMetrics under the in-flight byte cap.
-func (e *esExporter) pushMetricsAdmitted(ctx context.Context, md pmetric.Metrics) error {
-	a, err := e.admit(ctx, signalMetrics, md.DataPointCount())
-	if err != nil {
-		return err
-	}
-	defer func() { e.budget.Release(a.held) }()
-	return e.pushMetrics(ctx, md, &a)
-}
-
-// pushTracesAdmitted is pushTraces under the in-flight byte cap. Its records are spans and
-// span events, which are documents of their own.
-func (e *esExporter) pushTracesAdmitted(ctx context.Context, td ptrace.Traces) error {
-	n := 0
-	for _, rs := range td.ResourceSpans().All() {
-		for _, ss := range rs.ScopeSpans().All() {
-			n += spanDocuments(ss.Spans())
-		}
-	}
-	a, err := e.admit(ctx, signalTraces, n)
-	if err != nil {
-		return err
-	}
-	defer func() { e.budget.Release(a.held) }()
-	return e.pushTraces(ctx, td, &a)
 }
 
 // admit takes room for records of signal, from the estimate; the caller gives a.held back
 // once the push returned, and send corrects it to the push's real size before. The admission
 // is passed down the push as a parameter (a context value would be an allocation per push).
-func (e *esExporter) admit(ctx context.Context, signal, records int) (admission, error) {
-	perRecord := e.estimates[signal].Load()
+func (p *Pipeline) admit(ctx context.Context, signal Signal, records int) (admission, error) {
+	perRecord := p.estimates[signal].Load()
 	if perRecord == 0 {
 		perRecord = initialBytesPerRecord[signal]
 	}
 	a := admission{signal: signal, records: records, held: int64(records) * perRecord}
-	if err := e.budget.Acquire(ctx, a.held); err != nil {
-		e.countWaitGivenUp(ctx, records)
+	if err := p.budget.Acquire(ctx, a.held); err != nil {
+		p.countWaitGivenUp(ctx, records)
 		return admission{}, err
 	}
 	return a, nil
@@ -118,17 +64,17 @@ func (e *esExporter) admit(ctx context.Context, signal, records int) (admission,
 
 // holdInflight makes the room held by the push's admission a match encoded bytes of documents
 // and their request buffer, and learns the signal's bytes per record.
-func (e *esExporter) holdInflight(a *admission, encoded int) {
-	need := int64(encoded + e.indexer.RequestBufferBytes(encoded))
+func (p *Pipeline) holdInflight(a *admission, encoded int) {
+	need := int64(encoded + p.indexer.RequestBufferBytes(encoded))
 	switch {
 	case need > a.held:
-		e.budget.Grow(need - a.held)
+		p.budget.Grow(need - a.held)
 	case need < a.held:
-		e.budget.Release(a.held - need)
+		p.budget.Release(a.held - need)
 	}
 	a.held = need
 	if a.records > 0 {
-		e.estimates[a.signal].Store(max(1, need/int64(a.records)))
+		p.estimates[a.signal].Store(max(1, need/int64(a.records)))
 	}
 }
 
@@ -139,6 +85,6 @@ const errorTypeInflightWait = "inflight_bytes_wait"
 // countWaitGivenUp counts n records handed back to the caller, with a non-permanent error,
 // because their push's context ended while it waited for room: a retryable failure, nothing
 // was sent.
-func (e *esExporter) countWaitGivenUp(ctx context.Context, n int) {
-	e.countUnsent(context.WithoutCancel(ctx), bulk.OutcomeRetryable, errorTypeInflightWait, n)
+func (p *Pipeline) countWaitGivenUp(ctx context.Context, n int) {
+	p.indexer.RecordUnsent(context.WithoutCancel(ctx), bulk.UnsentRetryable, errorTypeInflightWait, n)
 }

@@ -1,7 +1,7 @@
 // Copyright The OpenTelemetry Authors
 // SPDX-License-Identifier: Apache-2.0
 
-package elasticsearchexporter
+package pipeline
 
 import (
 	"errors"
@@ -11,25 +11,19 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/config/configoptional"
-	"go.opentelemetry.io/collector/exporter/exporterhelper"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
-// stateTestExporter returns an exporter, not started, whose sending queue has numConsumers
-// consumers and whose in-flight cap is inflight bytes.
-func stateTestExporter(t *testing.T, numConsumers int, inflight int64) *esExporter {
+// statePipeline returns a pipeline, not connected, whose pushes run numConsumers at once and
+// whose in-flight cap is inflight bytes.
+func statePipeline(t *testing.T, numConsumers int, inflight int64) *Pipeline {
 	t.Helper()
-	cfg := createDefaultConfig().(*Config)
-	cfg.Endpoints = []string{"http://127.0.0.1:1"}
-	q := cfg.QueueBatchConfig.Get()
-	q.NumConsumers = numConsumers
-	cfg.FlowControl.MaxInflightBytes = inflight
-	e, err := newExporter(cfg, testSettings())
-	require.NoError(t, err)
-	return e
+	set := testSettings()
+	set.NumConsumers = numConsumers
+	set.MaxInflightBytes = inflight
+	return newTestPipeline(t, set)
 }
 
 // fillState leaves st as a push leaves it: documents of n bytes in its batch, counts of repairs
@@ -67,17 +61,17 @@ func assertReset(t *testing.T, st *pushState) {
 // A push state, and the memory its batch grew, outlive garbage collections between pushes (a
 // sync.Pool would lose them), and come back reset.
 func TestPushStateKeptAcrossCollections(t *testing.T) {
-	e := stateTestExporter(t, 4, 64<<20)
-	st, err := e.getState()
+	p := statePipeline(t, 4, 64<<20)
+	st, err := p.getState()
 	require.NoError(t, err)
 	fillState(st, 1<<20)
 	grown := cap(st.batch.Buf)
-	e.putState(st)
+	p.putState(st)
 	runtime.GC()
 	runtime.GC()
 	runtime.GC()
 
-	again, err := e.getState()
+	again, err := p.getState()
 	require.NoError(t, err)
 	assert.Same(t, st, again, "the state kept is the one given back")
 	assertReset(t, again)
@@ -86,69 +80,61 @@ func TestPushStateKeptAcrossCollections(t *testing.T) {
 
 // The free list keeps at most sending_queue::num_consumers states.
 func TestPushStatesKeptAtMostNumConsumers(t *testing.T) {
-	e := stateTestExporter(t, 2, 64<<20)
+	p := statePipeline(t, 2, 64<<20)
 	var states []*pushState
 	for range 3 {
-		st, err := e.getState()
+		st, err := p.getState()
 		require.NoError(t, err)
 		states = append(states, st)
 	}
 	for _, st := range states {
-		e.putState(st)
+		p.putState(st)
 	}
-	assert.Equal(t, 2, e.states.Len())
+	assert.Equal(t, 2, p.states.Len())
 }
 
 // The batches kept take at most a quarter of max_inflight_bytes: a state whose batch is larger
 // is kept without it.
 func TestPushStateBuffersKeptWithinAQuarterOfTheInflightCap(t *testing.T) {
-	e := stateTestExporter(t, 4, 4<<20) // 1 MiB of batches kept
-	small, err := e.getState()
+	p := statePipeline(t, 4, 4<<20) // 1 MiB of batches kept
+	small, err := p.getState()
 	require.NoError(t, err)
-	large, err := e.getState()
+	large, err := p.getState()
 	require.NoError(t, err)
 	fillState(small, 512<<10)
 	fillState(large, 2<<20)
-	e.putState(small)
-	e.putState(large)
-	assert.Equal(t, 2, e.states.Len(), "both states are kept")
-	assert.LessOrEqual(t, e.states.Bytes(), int64(1<<20))
+	p.putState(small)
+	p.putState(large)
+	assert.Equal(t, 2, p.states.Len(), "both states are kept")
+	assert.LessOrEqual(t, p.states.Bytes(), int64(1<<20))
 
-	got, _ := e.getState()
+	got, _ := p.getState()
 	assert.Same(t, large, got)
 	assertReset(t, got)
 	assert.Zero(t, cap(got.batch.Buf), "the large batch was let go")
-	got, _ = e.getState()
+	got, _ = p.getState()
 	assert.Same(t, small, got)
 	assert.Positive(t, cap(got.batch.Buf), "the small one was kept")
 }
 
 // Pushes taking and giving back states at once each hold their own (run under -race).
 func TestPushStatesConcurrentUse(t *testing.T) {
-	e := stateTestExporter(t, 3, 64<<20)
+	p := statePipeline(t, 3, 64<<20)
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
 			for range 200 {
-				st, err := e.getState()
+				st, err := p.getState()
 				if err != nil {
 					t.Error(err)
 					return
 				}
 				assertReset(t, st)
 				fillState(st, 1<<10)
-				e.putState(st)
+				p.putState(st)
 			}
 		})
 	}
 	wg.Wait()
-	assert.LessOrEqual(t, e.states.Len(), 3)
-}
-
-// With the sending queue off, pushes run on their callers' goroutines; the free list then keeps
-// as many states as the default number of consumers.
-func TestPushStatesWithoutQueue(t *testing.T) {
-	cfg := createDefaultConfig().(*Config)
-	cfg.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
-	assert.Equal(t, defaultNumConsumers, cfg.numConsumers())
+	assert.LessOrEqual(t, p.states.Len(), 3)
 }

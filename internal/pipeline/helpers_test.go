@@ -1,0 +1,43 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package pipeline
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.uber.org/goleak"
+	"go.uber.org/zap"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
+	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
+	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
+	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// testSettings returns the pipeline settings of the exporter's default configuration.
+func testSettings() Settings {
+	return Settings{
+		PrefixSeparator:  routing.DefaultPrefixSeparator,
+		DateFormat:       routing.DefaultDateFormat,
+		AllowedModes:     serializer.ModeNames(),
+		NumConsumers:     10,
+		MaxInflightBytes: 64 << 20,
+	}
+}
+
+// newTestPipeline returns a pipeline of set, not connected to a bulk indexer.
+func newTestPipeline(t *testing.T, set Settings) *Pipeline {
+	t.Helper()
+	tb, err := metadata.NewTelemetryBuilder(componenttest.NewNopTelemetrySettings())
+	require.NoError(t, err)
+	p, err := New(set, bulk.NewByteBudget(set.MaxInflightBytes), tb, zap.NewNop())
+	require.NoError(t, err)
+	return p
+}

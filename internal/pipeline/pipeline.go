@@ -1,0 +1,201 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package pipeline // import "github.com/otelcol-es/elasticsearchexporter/internal/pipeline"
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"go.opentelemetry.io/collector/consumer/consumererror"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/pprofile"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.uber.org/zap"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
+	"github.com/otelcol-es/elasticsearchexporter/internal/freelist"
+	"github.com/otelcol-es/elasticsearchexporter/internal/loglimit"
+	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
+	"github.com/otelcol-es/elasticsearchexporter/internal/metadatakeys"
+	"github.com/otelcol-es/elasticsearchexporter/internal/profilecache"
+	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
+	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+)
+
+// Signal is one of the four signals that pushes carry.
+type Signal int
+
+// The signals, in the order of the per-signal tables.
+const (
+	Logs Signal = iota
+	Metrics
+	Traces
+	Profiles
+	numSignals
+)
+
+var signalNames = [numSignals]string{Logs: "logs", Metrics: "metrics", Traces: "traces", Profiles: "profiles"}
+
+// String is the signal's name in configuration, mode checks and messages: "logs", "metrics",
+// "traces" or "profiles" (the names serializer.Mode.Supports takes).
+func (s Signal) String() string { return signalNames[s] }
+
+// Noun names the documents of the signal in messages: log, metric, span or profile.
+func (s Signal) Noun() string {
+	return [numSignals]string{Logs: "log", Metrics: "metric", Traces: "span", Profiles: "profile"}[s]
+}
+
+// Settings are what a Pipeline takes from the exporter's configuration.
+type Settings struct {
+	// LogsIndex, MetricsIndex and TracesIndex are logs_index, metrics_index and traces_index;
+	// span events follow LogsIndex.
+	LogsIndex, MetricsIndex, TracesIndex string
+	// LogstashFormat, PrefixSeparator and DateFormat are logstash_format's settings.
+	LogstashFormat  bool
+	PrefixSeparator string
+	DateFormat      string
+	// AllowedModes is mapping::allowed_modes, which Validate has checked.
+	AllowedModes []string
+	// LogsDynamicID, LogsDynamicPipeline, TracesDynamicID and DeterministicIDs are the
+	// corresponding `enabled` switches.
+	LogsDynamicID, LogsDynamicPipeline, TracesDynamicID, DeterministicIDs bool
+	// PersistentQueue tells that the sending queue keeps its batches in a storage extension
+	// (see persistentQueueRule).
+	PersistentQueue bool
+	// NumConsumers is how many pushes of a signal run at once (sending_queue::num_consumers).
+	NumConsumers int
+	// MaxInflightBytes is flow_control::max_inflight_bytes; 0: no cap.
+	MaxInflightBytes int64
+	// LogRateLimit is the least time between two lines about records rejected before sending.
+	LogRateLimit time.Duration
+	// MetadataKeys are the metadata_keys, the attributes of the push's telemetry.
+	MetadataKeys []string
+}
+
+// Routing returns the routing settings of the documents whose static index (logs_index,
+// metrics_index or traces_index) is static.
+func (s *Settings) Routing(static string) routing.Settings {
+	return routing.Settings{
+		StaticIndex:     static,
+		LogstashFormat:  s.LogstashFormat,
+		PrefixSeparator: s.PrefixSeparator,
+		DateFormat:      s.DateFormat,
+	}
+}
+
+// DataStreams is told each data stream a push writes to, once per push (the exporter's check
+// of the index templates).
+type DataStreams interface {
+	Observe(index string)
+}
+
+// Pipeline runs the pushes of the logs, metrics, traces and profiles exporters of one
+// component. Pushes run concurrently; each takes its own state from a free list.
+type Pipeline struct {
+	set       Settings
+	logger    *zap.Logger
+	telemetry *metadata.TelemetryBuilder
+
+	// allowedModes and defaultMode are mapping::allowed_modes and the mode it implies for
+	// records that ask for none (DefaultMode), parsed once.
+	allowedModes [serializer.NumModes]bool
+	defaultMode  serializer.Mode
+
+	// budget caps the bytes held by pushes of every signal, and estimates holds the bytes per
+	// record that pushes take room for before they encode (admission.go).
+	budget    *bulk.ByteBudget
+	estimates [numSignals]atomic.Int64
+
+	states *freelist.List[*pushState]
+
+	// invalidRouteLog limits the log lines about records rejected before sending.
+	invalidRouteLog *loglimit.Limiter
+
+	// profiles records the profiling documents written within their lifetime (profiles.go).
+	profiles *profilecache.Cache
+
+	// metadataKeys are the metadata_keys as telemetry attribute names (metadatakeys.Lower).
+	metadataKeys []string
+
+	// indexer and dataStreams are set by Connect, before the first push.
+	indexer     *bulk.Indexer
+	dataStreams DataStreams
+}
+
+// New builds the pipeline and checks the routing settings, so that a bad static index or date
+// format fails at the exporter's creation with a message that quotes the key. budget is the
+// in-flight byte cap that the bulk indexer shares.
+func New(set Settings, budget *bulk.ByteBudget, tel *metadata.TelemetryBuilder, logger *zap.Logger) (*Pipeline, error) {
+	p := &Pipeline{
+		set: set, logger: logger, telemetry: tel, budget: budget,
+		states:          newStateList(set),
+		invalidRouteLog: loglimit.New(set.LogRateLimit),
+		profiles:        profilecache.New(profilecache.Defaults()),
+		metadataKeys:    metadatakeys.Lower(set.MetadataKeys),
+	}
+	p.allowedModes, p.defaultMode = parseModes(set.AllowedModes)
+	if _, err := p.newPushState(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Connect gives the pipeline the bulk indexer that sends its documents and the data-stream
+// observer, once the exporter has started them and before the first push.
+func (p *Pipeline) Connect(ix *bulk.Indexer, ds DataStreams) {
+	p.indexer, p.dataStreams = ix, ds
+}
+
+// PushLogs sends the log records of ld.
+func (p *Pipeline) PushLogs(ctx context.Context, ld plog.Logs) error {
+	return push(ctx, p, Logs, ld, ld.LogRecordCount(), walkLogs)
+}
+
+// PushMetrics sends the data points of md.
+func (p *Pipeline) PushMetrics(ctx context.Context, md pmetric.Metrics) error {
+	return push(ctx, p, Metrics, md, md.DataPointCount(), walkMetrics)
+}
+
+// PushTraces sends the spans of td and their events. Its records are spans and span events,
+// which are documents of their own.
+func (p *Pipeline) PushTraces(ctx context.Context, td ptrace.Traces) error {
+	n := 0
+	for _, rs := range td.ResourceSpans().All() {
+		for _, ss := range rs.ScopeSpans().All() {
+			n += spanDocuments(ss.Spans())
+		}
+	}
+	return push(ctx, p, Traces, td, n, walkTraces)
+}
+
+// PushProfiles sends the documents of the profiles of pd. Its records are samples: each
+// becomes at least one event.
+func (p *Pipeline) PushProfiles(ctx context.Context, pd pprofile.Profiles) error {
+	return push(ctx, p, Profiles, pd, pd.SampleCount(), walkProfiles)
+}
+
+// push is the path that every signal's push takes: admission under the in-flight byte cap,
+// a push state from the free list, the mapping modes of the request, the walk of the signal's
+// data (which routes, encodes and batches each record), then the send and its accounting.
+func push[T any](ctx context.Context, p *Pipeline, sig Signal, data T, records int, walk func(context.Context, *pushState, T)) error {
+	a, err := p.admit(ctx, sig, records)
+	if err != nil {
+		return err
+	}
+	defer func() { p.budget.Release(a.held) }()
+	st, err := p.getState()
+	if err != nil {
+		return consumererror.NewPermanent(err)
+	}
+	defer p.putState(st)
+	// The modes live in the push state: the walk is called through a function value, to which
+	// a pointer to a local would escape (an allocation per push).
+	st.modes = p.newModes(ctx, sig)
+	walk(ctx, st, data)
+	res, err := p.send(ctx, st, &a)
+	st.forgetUnstoredProfiles(res)
+	return err
+}

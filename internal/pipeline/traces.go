@@ -1,0 +1,93 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package pipeline // import "github.com/otelcol-es/elasticsearchexporter/internal/pipeline"
+
+import (
+	"context"
+
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
+	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
+)
+
+// walkTraces encodes and routes the spans of td, and their events, scope by scope.
+func walkTraces(_ context.Context, st *pushState, td ptrace.Traces) {
+	rss := td.ResourceSpans()
+	for i := range rss.Len() {
+		rs := rss.At(i)
+		res := rs.Resource()
+		sss := rs.ScopeSpans()
+		for j := range sss.Len() {
+			ss := sss.At(j)
+			scope := ss.Scope()
+			spans := ss.Spans()
+			if !st.setScope(res, rs.SchemaUrl(), scope, ss.SchemaUrl(), spanDocuments(spans)) {
+				continue
+			}
+			st.traces.SetScope(routing.TypeTraces, scope.Attributes(), res.Attributes(), scope.Name())
+			st.events.SetScope(routing.TypeLogs, scope.Attributes(), res.Attributes(), scope.Name())
+			for k := range spans.Len() {
+				st.appendSpan(spans.At(k))
+			}
+		}
+	}
+}
+
+// spanDocuments returns the number of spans and span events.
+func spanDocuments(spans ptrace.SpanSlice) int {
+	n := spans.Len()
+	for i := range spans.Len() {
+		n += spans.At(i).Events().Len()
+	}
+	return n
+}
+
+// appendSpan adds a span and then each of its events to the batch; the routers are set to the
+// span's scope.
+func (st *pushState) appendSpan(span ptrace.Span) {
+	if keys := routing.ScanRecord(span.Attributes()); !st.skipNoIndex(keys, span.Attributes()) {
+		st.appendSpanDocument(span, keys)
+	}
+	if !st.mode.SeparateSpanEvents() {
+		return // the span's document holds its events
+	}
+	events := span.Events()
+	for i := range events.Len() {
+		ev := events.At(i)
+		keys := routing.ScanRecord(ev.Attributes())
+		if st.skipNoIndex(keys, ev.Attributes()) {
+			continue
+		}
+		t, err := st.events.RouteRecord(keys, ev.Attributes(), ev.Timestamp())
+		if err != nil {
+			st.unrouted(err)
+			continue
+		}
+		start := len(st.batch.Buf)
+		st.batch.Buf = st.enc.AppendSpanEvent(st.batch.Buf, span, ev, dataStream(t))
+		if st.rejectedByEncoder(start) {
+			continue
+		}
+		st.addRecord(start, bulk.Item{Index: t.Index, RequireDataStream: t.DataStream})
+	}
+}
+
+func (st *pushState) appendSpanDocument(span ptrace.Span, keys routing.RecordKeys) {
+	t, err := st.traces.RouteRecord(keys, span.Attributes(), span.StartTimestamp())
+	if err != nil {
+		st.unrouted(err)
+		return
+	}
+	start := len(st.batch.Buf)
+	st.batch.Buf = st.enc.AppendSpan(st.batch.Buf, span, dataStream(t))
+	if st.rejectedByEncoder(start) {
+		return
+	}
+	it := bulk.Item{Index: t.Index, RequireDataStream: t.DataStream}
+	if st.p.set.TracesDynamicID {
+		it.DocumentID = st.traces.DocumentID(keys, span.Attributes())
+	}
+	st.addRecord(start, it)
+}

@@ -1,0 +1,138 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package pipeline // import "github.com/otelcol-es/elasticsearchexporter/internal/pipeline"
+
+import (
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
+	"github.com/otelcol-es/elasticsearchexporter/internal/freelist"
+	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
+	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+)
+
+// The walk of a push goes over its data resource by resource and scope by scope (logs.go,
+// traces.go, metrics.go, profiles.go). At each scope it resolves the mapping mode (mode.go) and
+// sets up the encoder and the routers (setScope): the resource and the scope are encoded once
+// per scope. Then, for each record, it routes the record (route.go), has the serializer append
+// its documents to the batch (encode.go) and records them in the batch (batch.go).
+
+// pushState is the scratch state of one push: encoder, routers and the batch being built.
+// Pushes take one from the pipeline's free list and give it back reset. What it counts is turned
+// into telemetry in accounting.go.
+type pushState struct {
+	p                    *Pipeline
+	enc                  serializer.Encoder
+	logs, traces, events *routing.Router
+	metrics              *routing.Router
+	batch                bulk.Batch
+	repairs              map[serializer.Repair]int
+	lastDataStream       string // the data stream last handed to the template check
+	noIndex              int    // records skipped for their _noindex hint
+	// rejected counts the records rejected before sending, by error.type; firstRejection
+	// keeps one error of each type for the log.
+	rejected       map[string]int
+	firstRejection map[string]error
+	// modeRejected tells that records were rejected for their mapping mode: the push then
+	// returns an error that says so, permanent unless the rest of the push failed otherwise.
+	modeRejected error
+
+	// profileRefs are the profiling documents this push recorded in the pipeline's cache
+	// (profiles.go).
+	profileRefs []profileRef
+
+	// modes resolves the mapping mode of each scope of the push.
+	modes modes
+
+	// mode and resource are what the encoder and the routers were last set up for.
+	mode     serializer.Mode
+	resource pcommon.Resource
+}
+
+// newPushState builds the state of a push, with a router per kind of document (route.go).
+func (p *Pipeline) newPushState() (*pushState, error) {
+	st := &pushState{
+		p:       p,
+		repairs: map[serializer.Repair]int{}, rejected: map[string]int{}, firstRejection: map[string]error{},
+	}
+	var err error
+	st.logs, st.traces, st.events, st.metrics, err = newRouters(&p.set)
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// getState takes a push state from the free list, or builds one.
+func (p *Pipeline) getState() (*pushState, error) {
+	if st, ok := p.states.Get(); ok {
+		return st, nil
+	}
+	return p.newPushState()
+}
+
+// putState resets st and keeps it for the next push, with its batch's memory when the free
+// list has room for it (see newStateList), else without.
+func (p *Pipeline) putState(st *pushState) {
+	st.batch.Reset()
+	clear(st.repairs)
+	clear(st.rejected)
+	clear(st.firstRejection)
+	st.lastDataStream = ""
+	st.noIndex, st.modeRejected = 0, nil
+	clear(st.profileRefs)
+	st.profileRefs = st.profileRefs[:0]
+	st.resource = pcommon.Resource{}
+	st.modes = modes{}
+	st.setMode(serializer.ModeOTel)
+	if !p.states.Put(st, st.batch.Retained()) {
+		st.batch = bulk.Batch{}
+		p.states.Put(st, 0)
+	}
+}
+
+// newStateList returns the free list of push states. It keeps as many states as pushes run at
+// once per signal (sending_queue::num_consumers), and of their batches' memory at most a quarter
+// of flow_control::max_inflight_bytes (16 MiB when the cap is off): pushes then reuse batch
+// buffers grown to the size of their requests, which a sync.Pool loses at each garbage
+// collection, while what is kept between pushes stays small beside what pushes may hold.
+func newStateList(set Settings) *freelist.List[*pushState] {
+	limit := set.MaxInflightBytes / 4
+	if limit <= 0 {
+		limit = 16 << 20
+	}
+	return freelist.New[*pushState](set.NumConsumers, limit)
+}
+
+// setScope resolves the mapping mode of a scope's records and sets up the encoder and the
+// routers for it: the resource and the scope are encoded once per scope, the resource again
+// only when the mode changes. When the mode cannot be used, the scope's n records are counted
+// as rejected and setScope returns false.
+func (st *pushState) setScope(res pcommon.Resource, resSchema string, scope pcommon.InstrumentationScope, scopeSchema string, n int) bool {
+	mode, err := st.modes.scope(scope.Attributes())
+	if err != nil {
+		st.rejectMode(err, n)
+		return false
+	}
+	if mode != st.mode || res != st.resource {
+		st.setMode(mode)
+		st.resource = res
+		st.enc.SetResource(res, resSchema)
+	}
+	st.enc.SetScope(scope, scopeSchema)
+	return true
+}
+
+// setMode sets up the encoder and the routers for documents of a mapping mode.
+func (st *pushState) setMode(mode serializer.Mode) {
+	if mode == st.mode {
+		return
+	}
+	st.mode = mode
+	st.enc.SetMode(mode)
+	otel, typeFromAttribute := mode == serializer.ModeOTel, mode == serializer.ModeBodyMap
+	for _, r := range [...]*routing.Router{st.logs, st.traces, st.events, st.metrics} {
+		r.SetMode(otel, typeFromAttribute)
+	}
+}

@@ -1,0 +1,154 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexporter"
+
+import (
+	"fmt"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/pipeline"
+	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+)
+
+// The start-up lines: those of the component, logged once when its exporter is created
+// (logStartupNotes: deprecated keys, then where the configuration means something else than in
+// contrib), and those of a signal, logged when its pipeline is created (logSignalNotes). Each
+// says what is done and what to change.
+
+// logStartupNotes logs the component's start-up lines.
+func (c *Config) logStartupNotes(logger *zap.Logger) {
+	c.logDeprecations(logger)
+	c.logContribDifferences(logger)
+}
+
+// logSignalNotes logs the start-up lines of the pipeline of signal.
+func (c *Config) logSignalNotes(logger *zap.Logger, signal pipeline.Signal) {
+	if msg := c.modeFallbackWarning(signal); msg != "" {
+		logger.Warn(msg)
+	}
+}
+
+// logDeprecations logs one warning per deprecated key found by Unmarshal.
+func (c *Config) logDeprecations(logger *zap.Logger) {
+	for _, msg := range c.deprecations {
+		logger.Warn(msg)
+	}
+}
+
+// logContribDifferences logs where the configuration means something else than in contrib, or
+// what it means is easy to miss: credentials set twice (a warning each, naming the one used), a
+// timeout of 0 and a mapping::mode that is ignored (a warning each), and, in an Info line, the
+// date of logstash_format index names.
+func (c *Config) logContribDifferences(logger *zap.Logger) {
+	for _, msg := range c.credentialWarnings() {
+		logger.Warn(msg)
+	}
+	if c.Timeout == 0 {
+		logger.Warn("`timeout` is 0: bulk requests have no deadline, as in contrib; a request to a node that stops answering " +
+			"holds its push until the connection breaks; set a timeout (the default is 90s)")
+	}
+	if msg := c.modeIgnoredWarning(); msg != "" {
+		logger.Warn(msg)
+	}
+	if c.LogstashFormat.Enabled {
+		logger.Info("`logstash_format` is enabled: the date in each index name is taken from the document's own timestamp, in UTC. " +
+			"Contrib takes the collector's clock when it sends, so late or replayed data lands here in the index of its own day, there in the index of the day it is sent")
+	}
+}
+
+// credentialWarnings returns a warning for each pair of credentials set together, naming what
+// is sent. Contrib accepts them all, silently, and sends requests the same way: the
+// elastic-transport client sets the Authorization header from `api_key`, or else from
+// `user`/`password`; confighttp then sets `headers`, which replaces that header; and an
+// authenticator extension under `auth` handles the request last, with whatever Authorization
+// header it has by then, which it may replace or keep.
+func (c *Config) credentialWarnings() []string {
+	a := c.Authentication
+	basic := a.User != "" || a.Password != ""
+	var warnings []string
+
+	// set is what the client sets the Authorization header from, and header how it is sent.
+	set, header := "", ""
+	switch {
+	case a.APIKey != "":
+		set, header = "`api_key`", "`Authorization: APIKey …`"
+	case a.User != "" && a.Password != "":
+		set, header = "`user`/`password`", "`Authorization: Basic …`"
+	}
+	var headerKey string
+	for name := range c.Headers.Iter {
+		if strings.EqualFold(name, "Authorization") {
+			headerKey = "`headers::" + name + "`"
+		}
+	}
+	if headerKey != "" && set != "" {
+		sent := "the " + headerKey + " value is sent"
+		if c.Auth.Get() != nil {
+			sent = "the " + headerKey + " value is what reaches the authenticator extension"
+		}
+		warnings = append(warnings, fmt.Sprintf("%s and %s are both set: %s, as in contrib "+
+			"(confighttp sets the header on each request after the client set it from %s, and replaces it); remove %s",
+			headerKey, set, sent, set, set))
+		set, header = headerKey, "the Authorization header"
+	}
+	if auth := c.Auth.Get(); auth != nil && (set != "" || basic) {
+		keys := set
+		if basic && a.APIKey != "" {
+			keys = "`api_key` and `user`/`password`"
+		} else if set == "" {
+			keys = "`user`/`password`" // one of the two alone: nothing is set from them
+		}
+		var sent string
+		if header == "" {
+			sent = "no Authorization header is set from `user`/`password` (one of the two is empty), so the extension's credentials are the only ones sent"
+		} else {
+			sent = fmt.Sprintf("each request reaches the extension with %s from %s. An extension that sets the Authorization header "+
+				"(basicauth, oauth2client, bearertokenauth with its default `header`) replaces it, so only its credentials are sent; "+
+				"one that sets another header sends it beside %s. Contrib sends requests the same way", header, set, header)
+		}
+		warnings = append(warnings, fmt.Sprintf("`auth::authenticator` (%s) and %s are both set: %s; remove %s",
+			auth.AuthenticatorID, keys, sent, keys))
+	}
+	if basic && a.APIKey != "" {
+		warnings = append(warnings, "`api_key` and `user`/`password` are both set: `api_key` is used, as in contrib; remove `user`/`password`")
+	}
+	if a.APIKey == "" && c.Auth.Get() == nil {
+		// Basic authentication needs both: contrib loads one alone and sends no credentials.
+		switch {
+		case a.User != "" && a.Password == "":
+			warnings = append(warnings, "`user` is set but `password` is empty: no credentials are sent, as in contrib; set `password`, or use `api_key`")
+		case a.User == "" && a.Password != "":
+			warnings = append(warnings, "`password` is set but `user` is empty: no credentials are sent, as in contrib; set `user`, or use `api_key`")
+		}
+	}
+	return warnings
+}
+
+// modeIgnoredWarning returns the warning logged when the exporter is created with a
+// mapping::mode other than otel, which is ignored, or "".
+func (c *Config) modeIgnoredWarning() string {
+	if c.Mapping.Mode == "" || c.Mapping.Mode == serializer.ModeOTel.String() {
+		return ""
+	}
+	written := "otel"
+	if def := pipeline.DefaultMode(c.Mapping.AllowedModes); def != serializer.ModeOTel {
+		written = def.String() + ", the first of `mapping::allowed_modes`, which does not list otel"
+	}
+	return fmt.Sprintf("`mapping::mode` is %s and is ignored, as in contrib since v0.145: records whose scope attribute elastic.mapping.mode and client metadata X-Elastic-Mapping-Mode name no mode are written in %s. "+
+		"Choose the mode per scope with the scope attribute elastic.mapping.mode, or per request with the client metadata X-Elastic-Mapping-Mode "+
+		"(an OTLP request header, passed on by a receiver with include_metadata: true); then remove `mapping::mode`", c.Mapping.Mode, written)
+}
+
+// modeFallbackWarning returns the warning to log when the pipeline of signal is created and the
+// default mode (see pipeline.DefaultMode) cannot write it, or "".
+func (c *Config) modeFallbackWarning(signal pipeline.Signal) string {
+	def := pipeline.DefaultMode(c.Mapping.AllowedModes)
+	if def.Supports(signal.String()) {
+		return ""
+	}
+	return fmt.Sprintf("`mapping::allowed_modes` does not list otel, and %s, its first mode, has no %s documents: %s whose scope attribute elastic.mapping.mode and client metadata X-Elastic-Mapping-Mode name no mode are rejected (%s); "+
+		"add otel to `mapping::allowed_modes`", def, signal.Noun(), signal, pipeline.ErrorTypeUnsupportedMode)
+}
