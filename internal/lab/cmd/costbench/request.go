@@ -47,7 +47,7 @@ var requestOwners = []owner{
 	{"go.opentelemetry.io/collector/exporter/exporterhelper/internal.(*obsReportSender", reqTelemetry},
 	{module + "/internal/serializer", reqEncode},
 	{module + "/internal/routing", reqEncode},
-	{module + ".(*esExporter).appendLog", reqEncode},
+	{module + "/internal/pipeline.(*pushState).appendLog", reqEncode},
 	{module + "/internal/bulk.compactBulkResponse", reqResponse},
 	{module + "/internal/bulk.createdEnd", reqResponse},
 	{module + "/internal/bulk.(*jsonScanner)", reqResponse},

@@ -54,18 +54,19 @@ var owners = []owner{
 	{"net/http.serverHandler", partReceiver},
 }
 
-// underPush is the exporter's push functions (exporter.go).
+// underPush is the exporter's push functions (internal/pipeline/pipeline.go).
 var underPush = []string{
-	"github.com/otelcol-es/elasticsearchexporter.(*esExporter).pushLogs",
-	"github.com/otelcol-es/elasticsearchexporter.(*esExporter).pushTraces",
-	"github.com/otelcol-es/elasticsearchexporter.(*esExporter).pushMetrics",
+	module + "/internal/pipeline.(*Pipeline).PushLogs",
+	module + "/internal/pipeline.(*Pipeline).PushTraces",
+	module + "/internal/pipeline.(*Pipeline).PushMetrics",
+	module + "/internal/pipeline.(*Pipeline).PushProfiles",
 }
 
 // split is the CPU profile's samples, in seconds of CPU, per part.
 type split struct {
 	Total     float64            `json:"total_seconds"`
 	Parts     map[string]float64 `json:"parts_seconds"`
-	UnderPush float64            `json:"under_push_seconds"` // samples with push{Logs,Traces,Metrics} in their stack
+	UnderPush float64            `json:"under_push_seconds"` // samples with a Push{Logs,Traces,Metrics,Profiles} in their stack
 	// TopExporter lists the exporter's functions with the most CPU in and under them (cum).
 	TopExporter []funcCPU `json:"top_exporter"`
 }

@@ -46,7 +46,7 @@ func TestSplitProfile(t *testing.T) {
 	p := &profile.Profile{
 		SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
 		Sample: []*profile.Sample{
-			{Value: []int64{3, 30 * ms}, Location: []*profile.Location{loc("compress/flate.deflate"), loc("github.com/otelcol-es/elasticsearchexporter.(*esExporter).pushLogs")}},
+			{Value: []int64{3, 30 * ms}, Location: []*profile.Location{loc("compress/flate.deflate"), loc("github.com/otelcol-es/elasticsearchexporter/internal/pipeline.(*Pipeline).PushLogs")}},
 			{Value: []int64{1, 10 * ms}, Location: []*profile.Location{loc("net/http.(*persistConn).readLoop")}},
 			{Value: []int64{5, 50 * ms}, Location: []*profile.Location{loc("runtime.gcBgMarkWorker")}},
 			{Value: []int64{1, 10 * ms}, Location: []*profile.Location{loc("go.opentelemetry.io/collector/receiver/otlpreceiver.handleLogs")}},
