@@ -24,7 +24,10 @@ import (
 // written is counted in a MetricsReport (metrics_report.go).
 
 // MetricRouteFunc resolves the index of a data point from its attributes, its scope's and its
-// resource's. ds is the zero DataStream for a plain index.
+// resource's. ds is the zero DataStream for a plain index. Of the data point's attributes it may
+// read only those that name the index or a part of the data stream (elasticsearch.index,
+// data_stream.type, data_stream.dataset, data_stream.namespace): the data points of one scope
+// that have none of them and share a timestamp are routed once, by the first of them.
 type MetricRouteFunc func(attrs, scope, resource pcommon.Map, scopeName string, ts pcommon.Timestamp) (index string, ds DataStream, err error)
 
 // MetricsSink receives each metric document after it is written to the buffer.
@@ -32,6 +35,17 @@ type MetricsSink interface {
 	// AddMetricsDocument records the document written at the end of the buffer from start on.
 	// templates is only valid during the call.
 	AddMetricsDocument(start int, index string, ds DataStream, templates []DynamicTemplate)
+}
+
+// routeMemo is the route of the last data point without routing attributes (see
+// MetricRouteFunc): the data points of the same scope and timestamp that have none either take
+// it without routing.
+type routeMemo struct {
+	valid      bool
+	res, scope int32
+	ts         pcommon.Timestamp
+	target     int32
+	err        error
 }
 
 type metricTarget struct {
@@ -110,6 +124,7 @@ type metricsState struct {
 	nameSet        keySet
 	report         MetricsReport
 	readSum        uint64 // what readAhead read, kept so that its reads are not left out
+	route          routeMemo
 
 	// ecs mode (metrics_ecs.go).
 	ecsRes   flatDoc   // the converted, flattened entries of every resource, each sorted
@@ -137,6 +152,7 @@ func (s *metricsState) reset() {
 	clear(s.ecsPairs)
 	s.ecsPairs = s.ecsPairs[:0]
 	s.report = MetricsReport{}
+	s.route = routeMemo{}
 }
 
 // EncodeMetrics writes the documents of md to *buf in the encoder's mode (otel or ecs), calling

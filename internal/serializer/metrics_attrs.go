@@ -13,16 +13,28 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/controlattr"
 )
 
-// attrShape is what hashing learns of an attribute map that speeds up its equality check: the
-// number of grouped keys, and whether a key repeats.
+// attrShape is what hashing learns of an attribute map that speeds up its equality check and
+// its routing: the number of grouped keys, whether a key repeats, and whether a key is one
+// that routing reads (routingKey).
 type attrShape struct {
 	grouped int32
 	repeats bool
+	routes  bool
 }
 
 // grouped reports whether an attribute takes part in grouping and is written: routing
 // attributes and the mapping hints do not.
 func grouped(k string) bool { return !controlattr.Is(k) }
+
+// routingKey reports whether routing reads the attribute k of a data point: the index, or a
+// part of the data stream's name (see MetricRouteFunc).
+func routingKey(k string) bool {
+	switch k {
+	case controlattr.Index, controlattr.DataStreamType, controlattr.DataStreamDataset, controlattr.DataStreamNamespace:
+		return true
+	}
+	return false
+}
 
 // Grouping compares attribute maps in one of two ways. The ecs mode compares pdata values
 // (equalValue, hashValue). The otel mode, whose attributes are the time series dimensions of
@@ -263,6 +275,7 @@ func hashAttrs(m pcommon.Map, dims bool) (uint64, attrShape) {
 	var shape attrShape
 	for k, v := range m.All() {
 		if !grouped(k) {
+			shape.routes = shape.routes || routingKey(k)
 			continue
 		}
 		if seen != nil {
@@ -300,6 +313,7 @@ func hashPointAttrs(m pcommon.Map, dims bool) (uint64, attrShape, hintSet) {
 				hintsSeen = true // the first value counts, as Get finds it
 				hints = hintsOfValue(v)
 			}
+			shape.routes = shape.routes || routingKey(k)
 			continue
 		}
 		if first, _ := m.Get(k); first != v {

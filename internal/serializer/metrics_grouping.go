@@ -74,7 +74,7 @@ func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, r
 			m.report.NoIndex++
 			continue
 		}
-		index, ds, err := route(attrs, scope.Attributes(), resAttrs, scope.Name(), p.ts)
+		target, err := e.routePoint(attrs, shape.routes, resIdx, scopeIdx, resAttrs, scope, p.ts, route)
 		if err != nil {
 			m.report.reject(rejectIndex(RejectInvalidIndexName), metric.Name())
 			if m.report.FirstError == nil {
@@ -82,7 +82,6 @@ func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, r
 			}
 			continue
 		}
-		target := e.metricTarget(index, ds)
 		var h uint64
 		var ts, start int64
 		if e.mode == ModeECS {
@@ -105,6 +104,28 @@ func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, r
 			numType: p.numType, num: p.num,
 		})
 	}
+}
+
+// routePoint returns the target of a data point, of attributes attrs (routes tells whether they
+// hold a routing attribute) in scope scopeIdx of resource resIdx, at time ts. A point without
+// routing attributes takes the route of the last such point when the scope and the time are the
+// same (see MetricRouteFunc), so that the points of a metric, and of its scope's other metrics
+// scraped at the same time, are routed once.
+func (e *Encoder) routePoint(attrs pcommon.Map, routes bool, resIdx, scopeIdx int32, resAttrs pcommon.Map, scope pcommon.InstrumentationScope, ts pcommon.Timestamp, route MetricRouteFunc) (int32, error) {
+	m := &e.metrics
+	memo := &m.route
+	if !routes && memo.valid && memo.res == resIdx && memo.scope == scopeIdx && memo.ts == ts {
+		return memo.target, memo.err
+	}
+	target := int32(-1)
+	index, ds, err := route(attrs, scope.Attributes(), resAttrs, scope.Name(), ts)
+	if err == nil {
+		target = e.metricTarget(index, ds)
+	}
+	if !routes {
+		*memo = routeMemo{valid: true, res: resIdx, scope: scopeIdx, ts: ts, target: target, err: err}
+	}
+	return target, err
 }
 
 func (e *Encoder) metricTarget(index string, ds DataStream) int32 {
