@@ -6,6 +6,7 @@ package serializer // import "github.com/otelcol-es/elasticsearchexporter/intern
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 	"unicode"
@@ -102,7 +103,9 @@ type metricsState struct {
 	points         []metricPoint
 	metrics        []metricInfo
 	groups         []pointGroup
-	table          []groupSlot // open addressing, a power of two long, at most half full
+	sorted         []pointGroup // sortGroups' other buffer
+	buckets        []int32      // sortGroups' bucket offsets
+	table          []groupSlot  // open addressing, a power of two long, at most half full
 	resources      []envelopeRef
 	scopes         []envelopeRef
 	targets        []metricTarget
@@ -192,13 +195,7 @@ func (e *Encoder) EncodeMetrics(buf *[]byte, md pmetric.Metrics, route MetricRou
 		}
 	}
 	e.groupPoints()
-	// Groups were made in order of first appearance; the sort keeps it among equal hashes.
-	slices.SortFunc(m.groups, func(a, b pointGroup) int {
-		if c := cmp.Compare(a.hash, b.hash); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.first, b.first)
-	})
+	m.sortGroups()
 	// A counting sort lays out the points of each group in the order of the groups, each
 	// group's points in their order of appearance.
 	m.rank = slices.Grow(m.rank[:0], len(m.groups))[:len(m.groups)]
@@ -223,6 +220,61 @@ func (e *Encoder) EncodeMetrics(buf *[]byte, md pmetric.Metrics, route MetricRou
 		e.writeGroup(buf, sink)
 	}
 	return m.report
+}
+
+// sortGroups orders the groups by hash, then by first appearance. The hashes are uniform, so a
+// counting sort on their top bits into about as many buckets as groups leaves buckets of about
+// one group each, put in order by insertion: linear time where a comparison sort of a push
+// whose points are each a group of their own would take n log n. The counting sort is stable
+// and the groups were made in order of first appearance, so equal hashes keep that order. A
+// bucket that holds many groups (hashes made to share their top bits) is sorted by
+// comparison, which bounds the time at n log n whatever the hashes.
+func (s *metricsState) sortGroups() {
+	n := len(s.groups)
+	if n <= 16 {
+		insertionSortGroups(s.groups)
+		return
+	}
+	shift := 64 - bits.Len(uint(n-1)) // 2^(64-shift) buckets, at least n
+	nb := 1 << (64 - shift)
+	s.buckets = slices.Grow(s.buckets[:0], nb+1)[:nb+1]
+	clear(s.buckets)
+	for i := range s.groups {
+		s.buckets[s.groups[i].hash>>shift+1]++
+	}
+	for b := 1; b <= nb; b++ {
+		s.buckets[b] += s.buckets[b-1]
+	}
+	s.sorted = slices.Grow(s.sorted[:0], n)[:n]
+	for _, g := range s.groups {
+		b := g.hash >> shift
+		s.sorted[s.buckets[b]] = g
+		s.buckets[b]++
+	}
+	// buckets[b] now ends bucket b.
+	start := int32(0)
+	for b := range nb {
+		end := s.buckets[b]
+		if bucket := s.sorted[start:end]; len(bucket) > 16 {
+			slices.SortStableFunc(bucket, func(a, b pointGroup) int { return cmp.Compare(a.hash, b.hash) })
+		} else {
+			insertionSortGroups(bucket)
+		}
+		start = end
+	}
+	s.groups, s.sorted = s.sorted, s.groups
+}
+
+// insertionSortGroups sorts a few groups by hash, keeping the order of equal hashes.
+func insertionSortGroups(groups []pointGroup) {
+	for i := 1; i < len(groups); i++ {
+		g := groups[i]
+		j := i
+		for ; j > 0 && groups[j-1].hash > g.hash; j-- {
+			groups[j] = groups[j-1]
+		}
+		groups[j] = g
+	}
 }
 
 // readAhead reads the data of the points of the next group that writing goes back to: the

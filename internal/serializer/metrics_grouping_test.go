@@ -4,6 +4,7 @@
 package serializer
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"runtime"
@@ -632,4 +633,39 @@ func TestMetricsRouteErrorOncePerScopeAndTime(t *testing.T) {
 	assert.Equal(t, 1, calls)
 	assert.Equal(t, 3, rep.Rejected[rejectIndex(RejectInvalidIndexName)])
 	assert.ErrorIs(t, rep.FirstError, errBadIndex)
+}
+
+// TestSortGroups: sortGroups orders groups as a comparison sort by hash, then by first
+// appearance, does: for few and many groups, with equal hashes, and with many hashes that share
+// their top bits and so one bucket.
+func TestSortGroups(t *testing.T) {
+	rnd := func(seed uint64) func() uint64 {
+		return func() uint64 { seed = mix(seed, 1); return seed }
+	}
+	cases := map[string]func(n int, next func() uint64) uint64{
+		"uniform":        func(_ int, next func() uint64) uint64 { return next() },
+		"few hashes":     func(_ int, next func() uint64) uint64 { return next() % 5 },
+		"shared top":     func(_ int, next func() uint64) uint64 { return next() >> 20 },
+		"one bucket mix": func(i int, next func() uint64) uint64 { return next()>>12 | uint64(i%2)<<63 },
+	}
+	for name, hash := range cases {
+		for _, n := range []int{0, 1, 2, 16, 17, 100, 1000, 4097} {
+			t.Run(name+"/"+strconv.Itoa(n), func(t *testing.T) {
+				next := rnd(uint64(n))
+				var s metricsState
+				for i := range n {
+					s.groups = append(s.groups, pointGroup{hash: hash(i, next), first: int32(i), count: 1, id: int32(i)})
+				}
+				want := slices.Clone(s.groups)
+				slices.SortFunc(want, func(a, b pointGroup) int {
+					if a.hash != b.hash {
+						return cmp.Compare(a.hash, b.hash)
+					}
+					return cmp.Compare(a.first, b.first)
+				})
+				s.sortGroups()
+				assert.Equal(t, want, s.groups)
+			})
+		}
+	}
 }
