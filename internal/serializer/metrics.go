@@ -53,6 +53,9 @@ type metricTarget struct {
 	index string
 	ds    DataStream
 	hash  uint64 // of index
+	// The data_stream member of the otel document, encoded on first use into
+	// metricsState.frags (end 0 until then), and the bytes of invalid UTF-8 it replaced.
+	dsStart, dsEnd, dsInvalid int32
 }
 
 // metricInfo is what the points of one metric share, worked out once per metric.

@@ -30,7 +30,7 @@ func (e *Encoder) encodeMetricEnvelope(schemaURL, name, version string, attrs pc
 func (e *Encoder) writeOTelMetricsDocument(buf *[]byte, sink MetricsSink) {
 	m := &e.metrics
 	leader := &m.points[m.pending[0]]
-	target := m.targets[leader.target]
+	target := &m.targets[leader.target]
 
 	e.begin(*buf)
 	start := len(e.w.buf)
@@ -44,7 +44,14 @@ func (e *Encoder) writeOTelMetricsDocument(buf *[]byte, sink MetricsSink) {
 		e.w.raw(`,"unit":`)
 		e.w.str(u)
 	}
-	e.writeDataStream(target.ds)
+	if target.ds.Type != "" {
+		// As writeDataStream writes it, once per target.
+		if target.dsEnd == 0 {
+			m.encodeDataStream(target)
+		}
+		e.w.bytes(m.frags[target.dsStart:target.dsEnd])
+		e.w.invalidUTF8 += int(target.dsInvalid)
+	}
 	if leader.attrs.Len() > 0 {
 		e.w.raw(`,"attributes":`)
 		e.writeAttributes(leader.attrs, "")
@@ -129,6 +136,21 @@ func (e *Encoder) writeOTelMetricsDocument(buf *[]byte, sink MetricsSink) {
 	}
 	*buf = e.finish()
 	sink.AddMetricsDocument(start, target.index, target.ds, m.templates)
+}
+
+// encodeDataStream encodes the data_stream member of t's documents into the fragment arena, as
+// writeDataStream writes it.
+func (s *metricsState) encodeDataStream(t *metricTarget) {
+	start := len(s.frags)
+	invalid := 0
+	for i, part := range [...]string{t.ds.Type, t.ds.Dataset, t.ds.Namespace} {
+		s.frags = append(s.frags, [...]string{`,"data_stream":{"type":`, `,"dataset":`, `,"namespace":`}[i]...)
+		var n int
+		s.frags, n = appendString(s.frags, part)
+		invalid += n
+	}
+	s.frags = append(s.frags, '}')
+	t.dsStart, t.dsEnd, t.dsInvalid = int32(start), int32(len(s.frags)), int32(invalid)
 }
 
 // namesHash returns metricNamesHash of the document's names. Documents of one push mostly hold
