@@ -5,6 +5,7 @@ package serializer // import "github.com/otelcol-es/elasticsearchexporter/intern
 
 import (
 	"math"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
@@ -92,6 +93,11 @@ func attrCounts(v pcommon.Value, dims bool) bool {
 // attrTerm returns the term of the pair k, v in the hash of an attribute map, and false when
 // v does not count (see attrCounts). The common types take one type switch.
 func attrTerm(k string, v pcommon.Value, dims bool) (uint64, bool) {
+	return keyTerm(xxhash.Sum64String(k), v, dims)
+}
+
+// keyTerm is attrTerm for a key whose hash kh is known.
+func keyTerm(kh uint64, v pcommon.Value, dims bool) (uint64, bool) {
 	var vh uint64
 	switch v.Type() {
 	case pcommon.ValueTypeStr:
@@ -113,7 +119,7 @@ func attrTerm(k string, v pcommon.Value, dims bool) (uint64, bool) {
 		}
 		vh = hashValue(v)
 	}
-	return mix(xxhash.Sum64String(k), vh), true
+	return mix(kh, vh), true
 }
 
 // hashDimStr is hashValue of a string; with dims, of the string as written, invalid UTF-8
@@ -297,7 +303,9 @@ func hashAttrs(m pcommon.Map, dims bool) (uint64, attrShape) {
 }
 
 // hashPointAttrs is hashAttrs of a data point's attributes with the point's mapping hints (see
-// hintsOf), read in the same walk.
+// hintsOf), read in the same walk. A repeated key is found without a second walk of the map:
+// each key's hash, which its term needs anyway, is compared with those of the keys before it,
+// and only a key whose hash was seen is looked up.
 func hashPointAttrs(m pcommon.Map, dims bool) (uint64, attrShape, hintSet) {
 	if m.Len() > linearMax {
 		h, shape := hashAttrs(m, dims)
@@ -307,6 +315,8 @@ func hashPointAttrs(m pcommon.Map, dims bool) (uint64, attrShape, hintSet) {
 	var shape attrShape
 	var hints hintSet
 	hintsSeen := false
+	var seen [linearMax]uint64
+	n := 0
 	for k, v := range m.All() {
 		if !grouped(k) {
 			if k == controlattr.MappingHints && !hintsSeen {
@@ -316,11 +326,16 @@ func hashPointAttrs(m pcommon.Map, dims bool) (uint64, attrShape, hintSet) {
 			shape.routes = shape.routes || routingKey(k)
 			continue
 		}
-		if first, _ := m.Get(k); first != v {
-			shape.repeats = true
-			continue
+		kh := xxhash.Sum64String(k)
+		if slices.Contains(seen[:n], kh) {
+			if first, _ := m.Get(k); first != v {
+				shape.repeats = true
+				continue
+			}
 		}
-		if term, ok := attrTerm(k, v, dims); ok {
+		seen[n] = kh
+		n++
+		if term, ok := keyTerm(kh, v, dims); ok {
 			shape.grouped++
 			h += term
 		}
