@@ -66,8 +66,10 @@ func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, r
 		info.counter = sum.IsMonotonic() && sum.AggregationTemporality() == pmetric.AggregationTemporalityCumulative
 	}
 	m.metrics = append(m.metrics, info)
+	points := metricPoints(metric)
+	prefixTarget, prefix := int32(-1), uint64(0) // mix(base, the target's hash), for the last target
 	for i := range n {
-		p := pointOf(metric, i)
+		p := points.at(i)
 		attrs := p.attrs
 		ah, shape, pointHints := hashPointAttrs(attrs, e.mode != ModeECS)
 		if pointHints&hasNoIndex != 0 {
@@ -92,8 +94,10 @@ func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, r
 			h = mix(h, m.ecsMergedHash(&m.resources[resIdx], attrs, ah, shape))
 		} else {
 			ts, start = int64(uint64(p.ts)/1e6), int64(uint64(p.start)/1e6)
-			h = mix(base, m.targets[target].hash)
-			h = mix(h, ah)
+			if target != prefixTarget {
+				prefixTarget, prefix = target, mix(base, m.targets[target].hash)
+			}
+			h = mix(prefix, ah)
 			h = mix(h, unitHash)
 			h = mix(h, uint64(ts))
 			h = mix(h, uint64(start))
@@ -158,20 +162,46 @@ func numberPointView(dp pmetric.NumberDataPoint) pointView {
 	return v
 }
 
-func pointOf(metric pmetric.Metric, i int) pointView {
-	switch metric.Type() {
+// pointSlice is the data point slice of a metric of any type, looked up once per metric so
+// that reading each point does not go through the metric again.
+type pointSlice struct {
+	typ        pmetric.MetricType
+	numbers    pmetric.NumberDataPointSlice
+	histograms pmetric.HistogramDataPointSlice
+	exponent   pmetric.ExponentialHistogramDataPointSlice
+	summaries  pmetric.SummaryDataPointSlice
+}
+
+func metricPoints(metric pmetric.Metric) pointSlice {
+	s := pointSlice{typ: metric.Type()}
+	switch s.typ {
 	case pmetric.MetricTypeGauge:
-		return numberPointView(metric.Gauge().DataPoints().At(i))
+		s.numbers = metric.Gauge().DataPoints()
 	case pmetric.MetricTypeSum:
-		return numberPointView(metric.Sum().DataPoints().At(i))
+		s.numbers = metric.Sum().DataPoints()
 	case pmetric.MetricTypeHistogram:
-		dp := metric.Histogram().DataPoints().At(i)
+		s.histograms = metric.Histogram().DataPoints()
+	case pmetric.MetricTypeExponentialHistogram:
+		s.exponent = metric.ExponentialHistogram().DataPoints()
+	case pmetric.MetricTypeSummary:
+		s.summaries = metric.Summary().DataPoints()
+	}
+	return s
+}
+
+// at returns the view of data point i.
+func (s *pointSlice) at(i int) pointView {
+	switch s.typ {
+	case pmetric.MetricTypeGauge, pmetric.MetricTypeSum:
+		return numberPointView(s.numbers.At(i))
+	case pmetric.MetricTypeHistogram:
+		dp := s.histograms.At(i)
 		return pointView{attrs: dp.Attributes(), ts: dp.Timestamp(), start: dp.StartTimestamp()}
 	case pmetric.MetricTypeExponentialHistogram:
-		dp := metric.ExponentialHistogram().DataPoints().At(i)
+		dp := s.exponent.At(i)
 		return pointView{attrs: dp.Attributes(), ts: dp.Timestamp(), start: dp.StartTimestamp()}
 	case pmetric.MetricTypeSummary:
-		dp := metric.Summary().DataPoints().At(i)
+		dp := s.summaries.At(i)
 		return pointView{attrs: dp.Attributes(), ts: dp.Timestamp(), start: dp.StartTimestamp()}
 	}
 	return pointView{attrs: pcommon.NewMap()}
