@@ -121,6 +121,9 @@ type metricsState struct {
 	docMetrics     []int32 // the metrics of the document being written, in order; ^metric for its <name>_quantiles
 	lastMetrics    []int32 // the metrics of the last document whose names hash was computed
 	lastNamesHash  uint64
+	lastNamesHex   []byte // lastNamesHash in hexadecimal, as the document writes it
+	tsText         intText
+	startText      intText
 	templates      []DynamicTemplate
 	paths          map[string]metricPathEntry   // by metric name
 	quantileNames  map[string]*quantileNames    // by metric name, otel mode

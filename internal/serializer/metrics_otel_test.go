@@ -199,3 +199,11 @@ func TestMetricsDataStreamWrittenPerDocument(t *testing.T) {
 		assert.Contains(t, string(doc), `,"data_stream":{"type":"metrics","dataset":"bad`+"\ufffd"+`.otel","namespace":"default"},`)
 	}
 }
+
+// TestIntText: the text of each number, whether it repeats the last one or not.
+func TestIntText(t *testing.T) {
+	var it intText
+	for _, v := range []int64{0, 0, 1700000000123, 1700000000123, -1, math.MaxInt64, math.MinInt64, 0} {
+		assert.Equal(t, strconv.FormatInt(v, 10), string(it.of(v)))
+	}
+}
