@@ -52,13 +52,17 @@ demo: ## Run the demo: a real Elasticsearch, the otelcol-es collector and a burs
 	scripts/demo.sh
 
 .PHONY: test
-test: lint unit fuzz integration cluster ## Run every test: lint, vet, race unit tests, a short fuzz pass, the real-Elasticsearch suite, the cluster scenarios
+test: prereqs lint unit fuzz integration cluster ## Run every test: lint, vet, race unit tests, a short fuzz pass, the real-Elasticsearch suite, the cluster scenarios (scripts/prereqs.sh first names what is missing)
 
 .PHONY: build
 build: ## Build the otelcol-es collector with ocb into .bin/otelcol-es
 	GO="$(GO)" scripts/build-collector.sh
 
 ##@ Tests
+
+.PHONY: prereqs
+prereqs: ## Name every program the real-Elasticsearch suite needs that is missing (python3 and tinyproxy for the proxy tests, openssl and basenc for the realms pass, curl), before anything starts
+	scripts/prereqs.sh
 
 .PHONY: unit
 unit: ## Unit tests with the race detector (the fault suite holds a 60 s outage, FAULT_OUTAGE), then the 30 s memory-bound test without it
