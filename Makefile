@@ -38,8 +38,8 @@ FUZZ_TARGETS := \
 	./internal/bulk:FuzzCompactBulkResponse
 FUZZTIME ?= 10s
 
-# Time per benchmark of the push matrix that `make bench` runs (4 signals x 4 sizes x
-# 5 implementations, serial and parallel).
+# Time per benchmark of the push matrix that `make bench` runs (4 signals x 4 sizes of realistic
+# records and 1,000 uniform ones x 5 implementations, serial and parallel; profiles uniform only).
 PUSH_BENCHTIME ?= 500ms
 
 # Length of the Elasticsearch outage that the fault-injection suite rides out.
@@ -91,7 +91,7 @@ update-golden: ## Rewrite the generated golden files (never the hand-written one
 	$(GO) test -count=1 -run TestGolden . -update
 
 .PHONY: bench
-bench: ## Serializer benchmarks, then the push path per signal and size with its ratio table (GOMAXPROCS=2, ~2 min)
+bench: ## Serializer benchmarks, then the push path per signal, corpus (realistic at every size, uniform at 1,000) and size with its ratio table (GOMAXPROCS=2, ~4-5 min)
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/serializer/
 	$(GO) test -run '^$$' -bench '^BenchmarkPush' -benchmem -cpu 2 -benchtime $(PUSH_BENCHTIME) . \
 		| tee /dev/stderr | $(GO) run ./internal/lab/cmd/benchtable
