@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -28,6 +29,8 @@ import (
 	"go.opentelemetry.io/collector/extension/xextension/storage"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pprofile"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -302,4 +305,43 @@ func ecsOnly(cfg *Config) { cfg.Mapping.AllowedModes = []string{"ecs"} }
 func unmarshalMap(m map[string]any) (*Config, error) {
 	cfg := defaultWith()
 	return cfg, confmap.NewFromStringMap(m).Unmarshal(cfg)
+}
+
+// profileStacks is the number of distinct stacks of testProfiles.
+const profileStacks = 4
+
+// testProfiles returns the first n (at most 8) samples of testdata/fixtures/profiles.json,
+// marked read-only: one CPU profile, sampled at 20 Hz, in one resource with host.id and one
+// scope. The samples go round profileStacks stacks of three frames, leaf first: a native frame
+// of one of two executables with a build id, a symbolized Go frame of its own, and a Go main
+// frame all stacks share. Each sample has one timestamp, so it is one event; the stacks, their
+// frames, the two executables and the host are written once. The fixture is the lab's
+// benchdata.Profiles(8), kept equal to it by internal/lab/benchdata's TestFixtures.
+func testProfiles(tb testing.TB, n int) pprofile.Profiles {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "fixtures", "profiles.json"))
+	require.NoError(tb, err)
+	pd, err := (&pprofile.JSONUnmarshaler{}).UnmarshalProfiles(b)
+	require.NoError(tb, err)
+	samples := pd.ResourceProfiles().At(0).ScopeProfiles().At(0).Profiles().At(0).Samples()
+	require.LessOrEqual(tb, n, samples.Len())
+	i := 0
+	samples.RemoveIf(func(pprofile.Sample) bool {
+		i++
+		return i > n
+	})
+	pd.MarkReadOnly()
+	return pd
+}
+
+// testSpan returns testdata/fixtures/span.json, marked read-only: one server span in one
+// resource and scope (the lab's benchdata.Traces(1)).
+func testSpan(tb testing.TB) ptrace.Traces {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "fixtures", "span.json"))
+	require.NoError(tb, err)
+	td, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(b)
+	require.NoError(tb, err)
+	td.MarkReadOnly()
+	return td
 }
