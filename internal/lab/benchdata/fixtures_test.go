@@ -24,8 +24,8 @@ var update = flag.Bool("update", false, "rewrite the exporter's testdata/fixture
 var fixtures = []struct {
 	file      string
 	marshal   func() ([]byte, error)
-	unmarshal func([]byte) ([]byte, error) // the fixture read back and marshalled as protobuf
-	proto     func() ([]byte, error)       // the records here marshalled as protobuf
+	unmarshal func([]byte) ([]byte, error) // the fixture read back and marshaled as protobuf
+	proto     func() ([]byte, error)       // the records here marshaled as protobuf
 }{
 	{
 		file:    "profiles.json",

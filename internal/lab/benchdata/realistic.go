@@ -239,7 +239,7 @@ func (g *Realistic) Logs(n int) plog.Logs {
 	return ld
 }
 
-func (g *Realistic) logRecord(lr plog.LogRecord, w *workload, p *pod, t time.Time) {
+func (g *Realistic) logRecord(lr plog.LogRecord, w *workload, _ *pod, t time.Time) {
 	lvl := levels[g.rnd.IntN(len(levels))]
 	lr.SetTimestamp(pcommon.NewTimestampFromTime(t))
 	lr.SetObservedTimestamp(pcommon.NewTimestampFromTime(t.Add(time.Duration(1+g.rnd.IntN(900)) * time.Millisecond)))
@@ -271,10 +271,12 @@ func (g *Realistic) logRecord(lr plog.LogRecord, w *workload, p *pod, t time.Tim
 		switch {
 		case lvl.num >= plog.SeverityNumberError:
 			exc := g.pick(javaExc)
-			body = fmt.Sprintf("%s ERROR 1 --- [%s] %s : Request %s %s failed for user %s after %.1f ms\n%s", ts, thread, cls, method, path, user, ms, exc)
+			var sb strings.Builder
+			fmt.Fprintf(&sb, "%s ERROR 1 --- [%s] %s : Request %s %s failed for user %s after %.1f ms\n%s", ts, thread, cls, method, path, user, ms, exc)
 			for range 6 + g.rnd.IntN(14) {
-				body += fmt.Sprintf("\n\tat %s.%s.%s(%s.java:%d)", g.pick(javaPkgs), g.pick(javaCls), g.pick([]string{"handle", "invoke", "doFilter", "process", "execute", "lambda$run$0", "apply"}), g.pick(javaCls), 20+g.rnd.IntN(800))
+				fmt.Fprintf(&sb, "\n\tat %s.%s.%s(%s.java:%d)", g.pick(javaPkgs), g.pick(javaCls), g.pick([]string{"handle", "invoke", "doFilter", "process", "execute", "lambda$run$0", "apply"}), g.pick(javaCls), 20+g.rnd.IntN(800))
 			}
+			body = sb.String()
 			a.PutStr("exception.type", strings.SplitN(exc, ":", 2)[0])
 		default:
 			body = fmt.Sprintf("%s %5s 1 --- [%s] %s : %s %s completed with status %d in %.3f ms (user=%s, order=%s, items=%d, total=%d.%02d EUR)", ts, lvl.text, thread, cls, method, path, status, ms, user, g.uuid(), 1+g.rnd.IntN(9), g.rnd.IntN(900), g.rnd.IntN(100))
@@ -348,7 +350,7 @@ func (g *Realistic) Traces(n int) ptrace.Traces {
 	return td
 }
 
-func (g *Realistic) trace(spans ptrace.SpanSlice, k int, w *workload, p *pod, t time.Time) {
+func (g *Realistic) trace(spans ptrace.SpanSlice, k int, w *workload, _ *pod, t time.Time) {
 	var tid pcommon.TraceID
 	g.fill(tid[:])
 	var root pcommon.SpanID

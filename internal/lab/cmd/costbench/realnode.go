@@ -44,7 +44,7 @@ func loadESNode(path string) (*esNode, error) {
 			env[k] = v
 		}
 	}
-	if err := sc.Err(); err != nil {
+	if err = sc.Err(); err != nil {
 		return nil, err
 	}
 	n := &esNode{endpoint: env["ES_ENDPOINT"], user: env["ES_USER"], password: env["ES_PASSWORD"], caFile: env["ES_CA_CERT"]}
@@ -102,8 +102,11 @@ func (n *esNode) connection() string {
 // has no built-in NAME-otel@template, as the demo does.
 func (n *esNode) installTemplates(dir string) error {
 	files, err := filepath.Glob(filepath.Join(dir, "*-otel.json"))
-	if err != nil || len(files) == 0 {
-		return fmt.Errorf("no *-otel.json templates in %s (-templates): %v", dir, err)
+	if err != nil {
+		return fmt.Errorf("templates in %s (-templates): %w", dir, err)
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("no *-otel.json templates in %s (-templates)", dir)
 	}
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".json")
@@ -145,7 +148,7 @@ func (n *esNode) stats() (sinkCounters, error) {
 			} `json:"primaries"`
 		} `json:"_all"`
 	}
-	if err := json.Unmarshal(b, &s); err != nil {
+	if err = json.Unmarshal(b, &s); err != nil {
 		return c, fmt.Errorf("%s: %w", nodeStatsPath, err)
 	}
 	cpu, err := processCPU(n.pid)
@@ -178,11 +181,11 @@ func runRealNode(o options, rep *report, cpus string) error {
 	if err != nil {
 		return err
 	}
-	if err := node.installTemplates(o.templates); err != nil {
+	if err = node.installTemplates(o.templates); err != nil {
 		return err
 	}
 	nr := &nodeReport{Endpoint: node.endpoint, Warmup: (o.shortWarmup + o.shortWindow).String()}
-	if b, _, err := node.do(http.MethodGet, "/_nodes/_local?filter_path=nodes.*.version", nil); err == nil {
+	if b, _, doErr := node.do(http.MethodGet, "/_nodes/_local?filter_path=nodes.*.version", nil); doErr == nil {
 		var v struct {
 			Nodes map[string]struct {
 				Version string `json:"version"`

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -203,7 +204,7 @@ func printShort(w io.Writer, o options, rep report, es []result) {
 					}
 				}
 			}
-			cells := []string{sig, fmt.Sprint(n), cpuCell(ours.CPUPerMillion)}
+			cells := []string{sig, strconv.Itoa(n), cpuCell(ours.CPUPerMillion)}
 			ref := map[string]float64{}
 			for _, r := range short {
 				if r.Signal == sig && r.Exporter == exporterOTLPHTTP && r.RecordsPerRequest == n {
