@@ -8,8 +8,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -344,4 +348,34 @@ func testSpan(tb testing.TB) ptrace.Traces {
 	require.NoError(tb, err)
 	td.MarkReadOnly()
 	return td
+}
+
+// bulkServer starts a server that answers GET / with a version and each bulk request with
+// answer, given the number of documents the request holds. The body is not decoded, unless
+// received functions are given: each bulk request's body is then handed to them uncompressed.
+func bulkServer(tb testing.TB, answer func(w http.ResponseWriter, n int), received ...func(body []byte)) string {
+	tb.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Elastic-Product", "Elasticsearch")
+		if r.URL.Path != "/_bulk" {
+			_, _ = io.WriteString(w, `{"version":{"number":"9.1.0"}}`)
+			return
+		}
+		if len(received) == 0 {
+			_, _ = io.Copy(io.Discard, r.Body)
+		} else {
+			raw, err := fakees.ReadBody(r)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			for _, f := range received {
+				f(raw)
+			}
+		}
+		n, _ := strconv.Atoi(r.Header.Get("X-Elastic-Event-Count"))
+		answer(w, n)
+	}))
+	tb.Cleanup(srv.Close)
+	return srv.URL
 }
