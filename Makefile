@@ -61,9 +61,10 @@ build: ## Build the otelcol-es collector with ocb into .bin/otelcol-es
 ##@ Tests
 
 .PHONY: unit
-unit: ## Unit tests with the race detector (the fault suite holds a 60 s outage, FAULT_OUTAGE), then the 30 s memory-bound test without it
+unit: ## Unit tests with the race detector (the fault suite holds a 60 s outage, FAULT_OUTAGE), then the 30 s memory-bound test without it, then the lab's tests (internal/lab, a module of its own)
 	FAULT_OUTAGE=$(FAULT_OUTAGE) $(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run '^TestMemoryBound$$' .
+	cd $(LAB_DIR) && $(GO) test -race -count=1 ./...
 
 .PHONY: fuzz
 fuzz: ## A short fuzz pass, FUZZTIME (10s) per target (scripts/fuzz.sh)
