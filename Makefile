@@ -38,8 +38,8 @@ FUZZ_TARGETS := \
 	./internal/bulk:FuzzCompactBulkResponse
 FUZZTIME ?= 10s
 
-# Time per benchmark of the push matrix that `make bench` runs (4 signals x 4 sizes x
-# 5 implementations, serial and parallel).
+# Time per benchmark of the push matrix that `make bench` runs (4 signals x 4 sizes of realistic
+# records and 1,000 uniform ones x 5 implementations, serial and parallel; profiles uniform only).
 PUSH_BENCHTIME ?= 500ms
 
 # Length of the Elasticsearch outage that the fault-injection suite rides out.
@@ -52,13 +52,17 @@ demo: ## Run the demo: a real Elasticsearch, the otelcol-es collector and a burs
 	scripts/demo.sh
 
 .PHONY: test
-test: lint unit fuzz integration cluster ## Run every test: lint, vet, race unit tests, a short fuzz pass, the real-Elasticsearch suite, the cluster scenarios
+test: prereqs lint unit fuzz integration cluster ## Run every test: lint, vet, race unit tests, a short fuzz pass, the real-Elasticsearch suite, the cluster scenarios (scripts/prereqs.sh first names what is missing)
 
 .PHONY: build
 build: ## Build the otelcol-es collector with ocb into .bin/otelcol-es
 	GO="$(GO)" scripts/build-collector.sh
 
 ##@ Tests
+
+.PHONY: prereqs
+prereqs: ## Name every program the real-Elasticsearch suite needs that is missing (python3 and tinyproxy for the proxy tests, openssl and basenc for the realms pass, curl), before anything starts
+	scripts/prereqs.sh
 
 .PHONY: unit
 unit: ## Unit tests with the race detector (the fault suite holds a 60 s outage, FAULT_OUTAGE), then the 30 s memory-bound test without it, then the lab's tests (internal/lab, a module of its own)
@@ -88,7 +92,7 @@ update-golden: ## Rewrite the generated golden files (never the hand-written one
 	$(GO) test -count=1 -run TestGolden . -update
 
 .PHONY: bench
-bench: ## Serializer benchmarks, then the push path per signal and size with its ratio table (GOMAXPROCS=2, ~2 min)
+bench: ## Serializer benchmarks, then the push path per signal, corpus (realistic at every size, uniform at 1,000) and size with its ratio table (GOMAXPROCS=2, ~4-5 min)
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/serializer/
 	cd $(LAB_DIR) && $(GO) test -run '^$$' -bench '^BenchmarkPush' -benchmem -cpu 2 -benchtime $(PUSH_BENCHTIME) ./pushbench \
 		| tee /dev/stderr | $(GO) run ./cmd/benchtable

@@ -18,12 +18,16 @@
 # Last, the realms pass: the tests of integrationtest/realms_test.go against the realms node
 # (scripts/es.sh with ES_REALMS=1: trial licence, PKI and JWT realms, state in <repo>/.es-realms),
 # started and stopped the same way. Left out when ES_ENDPOINT names a node, or with REALMS_PASS=0.
+#
+# First of all, scripts/prereqs.sh names every program these passes need that is missing
+# (python3 and tinyproxy for the proxy tests, openssl and basenc for the realms pass...).
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_DIR="$(dirname "$SCRIPT_DIR")"
 GO="${GO:-go}"
 cd "$REPO_DIR"
+scripts/prereqs.sh
 
 # The tests that the 8.x pass runs: those whose outcome depends on the server's version
 # (include_source_on_error from 8.18, the version check and its start-up lines,

@@ -175,3 +175,31 @@ func TestFailureSummary(t *testing.T) {
 	f.reset()
 	assert.Empty(t, f.entries)
 }
+
+// Documents written to the failure store get one Warn line that names their data stream and
+// where the reason is, and a fate of their own; the push succeeds.
+func TestFailureStoreLogLine(t *testing.T) {
+	c := &scriptedClient{answer: func(int) (*http.Response, error) {
+		return answerItems(itemStored, itemStored, itemCreated)
+	}}
+	core, logs := observer.New(zapcore.InfoLevel)
+	ix, err := New(Config{Client: c, MaxBulkBytes: 1 << 20, Logger: zap.New(core)})
+	require.NoError(t, err)
+	b := &Batch{}
+	for _, index := range []string{"logs-app.otel-default", "logs-app.otel-default", "logs-other.otel-default"} {
+		start := len(b.Buf)
+		b.Buf = append(b.Buf, `{"n":0}`...)
+		b.Add(start, Item{Index: index})
+	}
+	res, err := ix.Send(context.Background(), b)
+	require.NoError(t, err)
+	assert.Equal(t, Result{Indexed: 3, FailureStore: 2}, res)
+
+	lines := logs.FilterMessageSnippet("failure store").All()
+	require.Len(t, lines, 1)
+	assert.Equal(t, zapcore.WarnLevel, lines[0].Level)
+	assert.Contains(t, lines[0].Message, "search logs-app.otel-default::failures")
+	assert.Equal(t, map[string]any{
+		"documents": int64(2), "data_stream": "logs-app.otel-default", "suppressed_log_lines": int64(0),
+	}, lines[0].ContextMap())
+}

@@ -35,7 +35,8 @@ const (
 	OutcomeDeadLettered = "dead_lettered"
 )
 
-// Result counts the final outcome of the documents of one Send. HandedBack counts the
+// Result counts the final outcome of the documents of one Send. FailureStore counts the
+// documents of Indexed that Elasticsearch wrote to the failure store of their data stream. HandedBack counts the
 // documents without an outcome handed back to the caller at shutdown (see
 // Config.HandBackOnStop): the caller then keeps the whole batch, and the documents already
 // counted indexed, duplicate or rejected are sent again after the restart.
@@ -97,12 +98,14 @@ func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat doca
 	indexed := (len(pending) - kept - odd) + (kept - failed)
 	s.result.Indexed += indexed
 	s.result.FailureStore += fs
-	// A document written to the failure store is a success, as docappender and contrib count
-	// it, with a second failure_store point (recordFailureStore); its fate says where it went.
+	// A document written to the failure store is a success in docs.processed, as docappender
+	// and contrib count it, with a second failure_store point (recordFailureStore). It is not
+	// searchable where the user looks, so its fate is failure_store, and a line says where.
 	ix.recordDocs(ctx, s, docRecord{outcome: outcomeSuccess, status: http.StatusCreated}, indexed)
 	ix.recordFate(ctx, s, docRecord{fate: OutcomeIndexed, status: http.StatusCreated}, max(indexed-fs, 0))
-	ix.recordFate(ctx, s, docRecord{fate: OutcomeIndexed, failureStore: failureStoreUsed, status: http.StatusCreated}, min(fs, indexed))
+	ix.recordFate(ctx, s, docRecord{fate: OutcomeFailureStore, failureStore: failureStoreUsed, status: http.StatusCreated}, min(fs, indexed))
 	ix.recordFailureStore(ctx, s, fs, count(r.failureStoreFailed), count(r.failureStoreNotEnabled))
+	ix.logFailureStore(b, pending, r.failureStore, fs)
 	for _, o := range r.odd {
 		if !inChunk(o.pos) {
 			continue
@@ -163,6 +166,31 @@ func (ix *Indexer) classify(ctx context.Context, s *session, b *Batch, stat doca
 	}
 	s.retry = retry // keep the storage for the next round
 	return append(pending[:0], retry...)
+}
+
+// logFailureStore logs, rate-limited, that n documents of the chunk pending were written to the
+// failure store of their data stream, naming the data stream of the first. The bulk answer does
+// not say why Elasticsearch refused them for the data stream itself: the failure store's
+// document does, in its error field.
+func (ix *Indexer) logFailureStore(b *Batch, pending, positions []int, n int) {
+	if n == 0 {
+		return
+	}
+	suppressed, ok := ix.limiter.Allow()
+	if !ok {
+		return
+	}
+	ds := ""
+	for _, p := range positions {
+		if p < len(pending) {
+			ds = b.items[pending[p]].Index
+			break
+		}
+	}
+	ix.cfg.Logger.Warn("Documents written to their data stream's failure store: Elasticsearch accepted them but could not index them "+
+		"into the data stream, so they are not searchable there. The bulk answer does not say why; the failure store's documents do "+
+		"(error.type, error.message): search "+ds+"::failures",
+		zap.Int("documents", n), zap.String("data_stream", ds), zap.Int("suppressed_log_lines", suppressed))
 }
 
 // ErrorTypeUnexpectedStatus is the error.type of a document answered by a bulk response item

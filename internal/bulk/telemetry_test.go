@@ -187,7 +187,7 @@ func TestTelemetryPerSituation(t *testing.T) {
 			// as contrib counts it: a success, and once more as failure_store
 			name: "failure store used", docs: 2, answers: answers{items(itemStored, itemCreated)},
 			wantDocs:     points{point(2, success, code(201)), point(1, failureStore, storeStatus("used"))},
-			wantFates:    points{point(1, fate("indexed"), code(201)), point(1, fate("indexed"), storeStatus("used"), code(201))},
+			wantFates:    points{point(1, fate("indexed"), code(201)), point(1, fate("failure_store"), storeStatus("used"), code(201))},
 			wantRequests: points{point(1, success, code(200))},
 		},
 		{

@@ -6,6 +6,7 @@ package serializer // import "github.com/otelcol-es/elasticsearchexporter/intern
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 	"unicode"
@@ -24,7 +25,10 @@ import (
 // written is counted in a MetricsReport (metrics_report.go).
 
 // MetricRouteFunc resolves the index of a data point from its attributes, its scope's and its
-// resource's. ds is the zero DataStream for a plain index.
+// resource's. ds is the zero DataStream for a plain index. Of the data point's attributes it may
+// read only those that name the index or a part of the data stream (elasticsearch.index,
+// data_stream.type, data_stream.dataset, data_stream.namespace): the data points of one scope
+// that have none of them and share a timestamp are routed once, by the first of them.
 type MetricRouteFunc func(attrs, scope, resource pcommon.Map, scopeName string, ts pcommon.Timestamp) (index string, ds DataStream, err error)
 
 // MetricsSink receives each metric document after it is written to the buffer.
@@ -34,10 +38,24 @@ type MetricsSink interface {
 	AddMetricsDocument(start int, index string, ds DataStream, templates []DynamicTemplate)
 }
 
+// routeMemo is the route of the last data point without routing attributes (see
+// MetricRouteFunc): the data points of the same scope and timestamp that have none either take
+// it without routing.
+type routeMemo struct {
+	valid      bool
+	res, scope int32
+	ts         pcommon.Timestamp
+	target     int32
+	err        error
+}
+
 type metricTarget struct {
 	index string
 	ds    DataStream
 	hash  uint64 // of index
+	// The data_stream member of the otel document, encoded on first use into
+	// metricsState.frags (end 0 until then), and the bytes of invalid UTF-8 it replaced.
+	dsStart, dsEnd, dsInvalid int32
 }
 
 // metricInfo is what the points of one metric share, worked out once per metric.
@@ -88,7 +106,9 @@ type metricsState struct {
 	points         []metricPoint
 	metrics        []metricInfo
 	groups         []pointGroup
-	table          []groupSlot // open addressing, a power of two long, at most half full
+	sorted         []pointGroup // sortGroups' other buffer
+	buckets        []int32      // sortGroups' bucket offsets
+	table          []groupSlot  // open addressing, a power of two long, at most half full
 	resources      []envelopeRef
 	scopes         []envelopeRef
 	targets        []metricTarget
@@ -101,6 +121,9 @@ type metricsState struct {
 	docMetrics     []int32 // the metrics of the document being written, in order; ^metric for its <name>_quantiles
 	lastMetrics    []int32 // the metrics of the last document whose names hash was computed
 	lastNamesHash  uint64
+	lastNamesHex   []byte // lastNamesHash in hexadecimal, as the document writes it
+	tsText         intText
+	startText      intText
 	templates      []DynamicTemplate
 	paths          map[string]metricPathEntry   // by metric name
 	quantileNames  map[string]*quantileNames    // by metric name, otel mode
@@ -110,6 +133,7 @@ type metricsState struct {
 	nameSet        keySet
 	report         MetricsReport
 	readSum        uint64 // what readAhead read, kept so that its reads are not left out
+	route          routeMemo
 
 	// ecs mode (metrics_ecs.go).
 	ecsRes   flatDoc   // the converted, flattened entries of every resource, each sorted
@@ -137,6 +161,7 @@ func (s *metricsState) reset() {
 	clear(s.ecsPairs)
 	s.ecsPairs = s.ecsPairs[:0]
 	s.report = MetricsReport{}
+	s.route = routeMemo{}
 }
 
 // EncodeMetrics writes the documents of md to *buf in the encoder's mode (otel or ecs), calling
@@ -176,13 +201,7 @@ func (e *Encoder) EncodeMetrics(buf *[]byte, md pmetric.Metrics, route MetricRou
 		}
 	}
 	e.groupPoints()
-	// Groups were made in order of first appearance; the sort keeps it among equal hashes.
-	slices.SortFunc(m.groups, func(a, b pointGroup) int {
-		if c := cmp.Compare(a.hash, b.hash); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.first, b.first)
-	})
+	m.sortGroups()
 	// A counting sort lays out the points of each group in the order of the groups, each
 	// group's points in their order of appearance.
 	m.rank = slices.Grow(m.rank[:0], len(m.groups))[:len(m.groups)]
@@ -207,6 +226,61 @@ func (e *Encoder) EncodeMetrics(buf *[]byte, md pmetric.Metrics, route MetricRou
 		e.writeGroup(buf, sink)
 	}
 	return m.report
+}
+
+// sortGroups orders the groups by hash, then by first appearance. The hashes are uniform, so a
+// counting sort on their top bits into about as many buckets as groups leaves buckets of about
+// one group each, put in order by insertion: linear time where a comparison sort of a push
+// whose points are each a group of their own would take n log n. The counting sort is stable
+// and the groups were made in order of first appearance, so equal hashes keep that order. A
+// bucket that holds many groups (hashes made to share their top bits) is sorted by
+// comparison, which bounds the time at n log n whatever the hashes.
+func (s *metricsState) sortGroups() {
+	n := len(s.groups)
+	if n <= 16 {
+		insertionSortGroups(s.groups)
+		return
+	}
+	shift := 64 - bits.Len(uint(n-1)) // 2^(64-shift) buckets, at least n
+	nb := 1 << (64 - shift)
+	s.buckets = slices.Grow(s.buckets[:0], nb+1)[:nb+1]
+	clear(s.buckets)
+	for i := range s.groups {
+		s.buckets[s.groups[i].hash>>shift+1]++
+	}
+	for b := 1; b <= nb; b++ {
+		s.buckets[b] += s.buckets[b-1]
+	}
+	s.sorted = slices.Grow(s.sorted[:0], n)[:n]
+	for _, g := range s.groups {
+		b := g.hash >> shift
+		s.sorted[s.buckets[b]] = g
+		s.buckets[b]++
+	}
+	// buckets[b] now ends bucket b.
+	start := int32(0)
+	for b := range nb {
+		end := s.buckets[b]
+		if bucket := s.sorted[start:end]; len(bucket) > 16 {
+			slices.SortStableFunc(bucket, func(a, b pointGroup) int { return cmp.Compare(a.hash, b.hash) })
+		} else {
+			insertionSortGroups(bucket)
+		}
+		start = end
+	}
+	s.groups, s.sorted = s.sorted, s.groups
+}
+
+// insertionSortGroups sorts a few groups by hash, keeping the order of equal hashes.
+func insertionSortGroups(groups []pointGroup) {
+	for i := 1; i < len(groups); i++ {
+		g := groups[i]
+		j := i
+		for ; j > 0 && groups[j-1].hash > g.hash; j-- {
+			groups[j] = groups[j-1]
+		}
+		groups[j] = g
+	}
 }
 
 // readAhead reads the data of the points of the next group that writing goes back to: the

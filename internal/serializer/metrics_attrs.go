@@ -5,6 +5,7 @@ package serializer // import "github.com/otelcol-es/elasticsearchexporter/intern
 
 import (
 	"math"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
@@ -13,16 +14,28 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/controlattr"
 )
 
-// attrShape is what hashing learns of an attribute map that speeds up its equality check: the
-// number of grouped keys, and whether a key repeats.
+// attrShape is what hashing learns of an attribute map that speeds up its equality check and
+// its routing: the number of grouped keys, whether a key repeats, and whether a key is one
+// that routing reads (routingKey).
 type attrShape struct {
 	grouped int32
 	repeats bool
+	routes  bool
 }
 
 // grouped reports whether an attribute takes part in grouping and is written: routing
 // attributes and the mapping hints do not.
 func grouped(k string) bool { return !controlattr.Is(k) }
+
+// routingKey reports whether routing reads the attribute k of a data point: the index, or a
+// part of the data stream's name (see MetricRouteFunc).
+func routingKey(k string) bool {
+	switch k {
+	case controlattr.Index, controlattr.DataStreamType, controlattr.DataStreamDataset, controlattr.DataStreamNamespace:
+		return true
+	}
+	return false
+}
 
 // Grouping compares attribute maps in one of two ways. The ecs mode compares pdata values
 // (equalValue, hashValue). The otel mode, whose attributes are the time series dimensions of
@@ -80,6 +93,11 @@ func attrCounts(v pcommon.Value, dims bool) bool {
 // attrTerm returns the term of the pair k, v in the hash of an attribute map, and false when
 // v does not count (see attrCounts). The common types take one type switch.
 func attrTerm(k string, v pcommon.Value, dims bool) (uint64, bool) {
+	return keyTerm(xxhash.Sum64String(k), v, dims)
+}
+
+// keyTerm is attrTerm for a key whose hash kh is known.
+func keyTerm(kh uint64, v pcommon.Value, dims bool) (uint64, bool) {
 	var vh uint64
 	switch v.Type() {
 	case pcommon.ValueTypeStr:
@@ -101,7 +119,7 @@ func attrTerm(k string, v pcommon.Value, dims bool) (uint64, bool) {
 		}
 		vh = hashValue(v)
 	}
-	return mix(xxhash.Sum64String(k), vh), true
+	return mix(kh, vh), true
 }
 
 // hashDimStr is hashValue of a string; with dims, of the string as written, invalid UTF-8
@@ -263,6 +281,7 @@ func hashAttrs(m pcommon.Map, dims bool) (uint64, attrShape) {
 	var shape attrShape
 	for k, v := range m.All() {
 		if !grouped(k) {
+			shape.routes = shape.routes || routingKey(k)
 			continue
 		}
 		if seen != nil {
@@ -284,7 +303,9 @@ func hashAttrs(m pcommon.Map, dims bool) (uint64, attrShape) {
 }
 
 // hashPointAttrs is hashAttrs of a data point's attributes with the point's mapping hints (see
-// hintsOf), read in the same walk.
+// hintsOf), read in the same walk. A repeated key is found without a second walk of the map:
+// each key's hash, which its term needs anyway, is compared with those of the keys before it,
+// and only a key whose hash was seen is looked up.
 func hashPointAttrs(m pcommon.Map, dims bool) (uint64, attrShape, hintSet) {
 	if m.Len() > linearMax {
 		h, shape := hashAttrs(m, dims)
@@ -294,19 +315,27 @@ func hashPointAttrs(m pcommon.Map, dims bool) (uint64, attrShape, hintSet) {
 	var shape attrShape
 	var hints hintSet
 	hintsSeen := false
+	var seen [linearMax]uint64
+	n := 0
 	for k, v := range m.All() {
 		if !grouped(k) {
 			if k == controlattr.MappingHints && !hintsSeen {
 				hintsSeen = true // the first value counts, as Get finds it
 				hints = hintsOfValue(v)
 			}
+			shape.routes = shape.routes || routingKey(k)
 			continue
 		}
-		if first, _ := m.Get(k); first != v {
-			shape.repeats = true
-			continue
+		kh := xxhash.Sum64String(k)
+		if slices.Contains(seen[:n], kh) {
+			if first, _ := m.Get(k); first != v {
+				shape.repeats = true
+				continue
+			}
 		}
-		if term, ok := attrTerm(k, v, dims); ok {
+		seen[n] = kh
+		n++
+		if term, ok := keyTerm(kh, v, dims); ok {
 			shape.grouped++
 			h += term
 		}

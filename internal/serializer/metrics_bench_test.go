@@ -214,3 +214,69 @@ func TestBenchMetrics(t *testing.T) {
 		t.Logf("%d points: ours %d bytes in %d documents, OTLP JSON %d bytes", n, size, len(docs), len(out))
 	}
 }
+
+// seriesMetrics returns points gauge data points of one metric, each with attributes of its
+// own and so a document of its own, in one resource and scope at one timestamp: the shape of
+// a host receiver's per-CPU or per-device metric, where no two points group together.
+func seriesMetrics(points int) pmetric.Metrics {
+	md := pmetric.NewMetrics()
+	rm := md.ResourceMetrics().AppendEmpty()
+	benchResource(rm.Resource())
+	sm := rm.ScopeMetrics().AppendEmpty()
+	benchScope(sm.Scope())
+	m := sm.Metrics().AppendEmpty()
+	m.SetName("process.cpu.utilization")
+	m.SetUnit("1")
+	dps := m.SetEmptyGauge().DataPoints()
+	dps.EnsureCapacity(points)
+	for i := range points {
+		dp := dps.AppendEmpty()
+		dp.SetTimestamp(ts0)
+		dp.SetDoubleValue(float64(i%100) / 100)
+		dp.Attributes().PutInt("cpu", int64(i))
+		dp.Attributes().PutStr("state", "user")
+	}
+	return md
+}
+
+// BenchmarkEncodeMetricsSeries encodes seriesMetrics: every group holds one data point, so
+// the cost is the grouping and routing of each point rather than the writing of shared
+// envelopes.
+func BenchmarkEncodeMetricsSeries(b *testing.B) {
+	for _, n := range []int{50, 1000} {
+		md := seriesMetrics(n)
+		md.MarkReadOnly()
+		for _, mode := range []Mode{ModeOTel, ModeECS} {
+			b.Run("points="+strconv.Itoa(n)+"/mode="+mode.String(), func(b *testing.B) {
+				var e Encoder
+				e.SetMode(mode)
+				var sink countingSink
+				var buf []byte
+				e.EncodeMetrics(&buf, md, fixedRoute, &sink)
+				b.ReportAllocs()
+				b.SetBytes(int64(len(buf)))
+				cpu, cpuOK := processCPUTime()
+				for b.Loop() {
+					buf = buf[:0]
+					e.EncodeMetrics(&buf, md, fixedRoute, &sink)
+				}
+				reportCPUTime(b, cpu, cpuOK)
+				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+			})
+		}
+	}
+}
+
+// TestSeriesMetrics keeps the series benchmark honest: one document per data point.
+func TestSeriesMetrics(t *testing.T) {
+	for _, mode := range []Mode{ModeOTel, ModeECS} {
+		var e Encoder
+		e.SetMode(mode)
+		var sink countingSink
+		var buf []byte
+		rep := e.EncodeMetrics(&buf, seriesMetrics(100), fixedRoute, &sink)
+		if sink.docs != 100 || rep != (MetricsReport{}) {
+			t.Errorf("mode %s: %d documents, report %+v; want 100 documents and an empty report", mode, sink.docs, rep)
+		}
+	}
+}

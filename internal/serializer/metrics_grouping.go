@@ -66,15 +66,17 @@ func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, r
 		info.counter = sum.IsMonotonic() && sum.AggregationTemporality() == pmetric.AggregationTemporalityCumulative
 	}
 	m.metrics = append(m.metrics, info)
+	points := metricPoints(metric)
+	prefixTarget, prefix := int32(-1), uint64(0) // mix(base, the target's hash), for the last target
 	for i := range n {
-		p := pointOf(metric, i)
+		p := points.at(i)
 		attrs := p.attrs
 		ah, shape, pointHints := hashPointAttrs(attrs, e.mode != ModeECS)
 		if pointHints&hasNoIndex != 0 {
 			m.report.NoIndex++
 			continue
 		}
-		index, ds, err := route(attrs, scope.Attributes(), resAttrs, scope.Name(), p.ts)
+		target, err := e.routePoint(attrs, shape.routes, resIdx, scopeIdx, resAttrs, scope, p.ts, route)
 		if err != nil {
 			m.report.reject(rejectIndex(RejectInvalidIndexName), metric.Name())
 			if m.report.FirstError == nil {
@@ -82,7 +84,6 @@ func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, r
 			}
 			continue
 		}
-		target := e.metricTarget(index, ds)
 		var h uint64
 		var ts, start int64
 		if e.mode == ModeECS {
@@ -93,8 +94,10 @@ func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, r
 			h = mix(h, m.ecsMergedHash(&m.resources[resIdx], attrs, ah, shape))
 		} else {
 			ts, start = int64(uint64(p.ts)/1e6), int64(uint64(p.start)/1e6)
-			h = mix(base, m.targets[target].hash)
-			h = mix(h, ah)
+			if target != prefixTarget {
+				prefixTarget, prefix = target, mix(base, m.targets[target].hash)
+			}
+			h = mix(prefix, ah)
 			h = mix(h, unitHash)
 			h = mix(h, uint64(ts))
 			h = mix(h, uint64(start))
@@ -105,6 +108,28 @@ func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, r
 			numType: p.numType, num: p.num,
 		})
 	}
+}
+
+// routePoint returns the target of a data point, of attributes attrs (routes tells whether they
+// hold a routing attribute) in scope scopeIdx of resource resIdx, at time ts. A point without
+// routing attributes takes the route of the last such point when the scope and the time are the
+// same (see MetricRouteFunc), so that the points of a metric, and of its scope's other metrics
+// scraped at the same time, are routed once.
+func (e *Encoder) routePoint(attrs pcommon.Map, routes bool, resIdx, scopeIdx int32, resAttrs pcommon.Map, scope pcommon.InstrumentationScope, ts pcommon.Timestamp, route MetricRouteFunc) (int32, error) {
+	m := &e.metrics
+	memo := &m.route
+	if !routes && memo.valid && memo.res == resIdx && memo.scope == scopeIdx && memo.ts == ts {
+		return memo.target, memo.err
+	}
+	target := int32(-1)
+	index, ds, err := route(attrs, scope.Attributes(), resAttrs, scope.Name(), ts)
+	if err == nil {
+		target = e.metricTarget(index, ds)
+	}
+	if !routes {
+		*memo = routeMemo{valid: true, res: resIdx, scope: scopeIdx, ts: ts, target: target, err: err}
+	}
+	return target, err
 }
 
 func (e *Encoder) metricTarget(index string, ds DataStream) int32 {
@@ -137,20 +162,46 @@ func numberPointView(dp pmetric.NumberDataPoint) pointView {
 	return v
 }
 
-func pointOf(metric pmetric.Metric, i int) pointView {
-	switch metric.Type() {
+// pointSlice is the data point slice of a metric of any type, looked up once per metric so
+// that reading each point does not go through the metric again.
+type pointSlice struct {
+	typ        pmetric.MetricType
+	numbers    pmetric.NumberDataPointSlice
+	histograms pmetric.HistogramDataPointSlice
+	exponent   pmetric.ExponentialHistogramDataPointSlice
+	summaries  pmetric.SummaryDataPointSlice
+}
+
+func metricPoints(metric pmetric.Metric) pointSlice {
+	s := pointSlice{typ: metric.Type()}
+	switch s.typ {
 	case pmetric.MetricTypeGauge:
-		return numberPointView(metric.Gauge().DataPoints().At(i))
+		s.numbers = metric.Gauge().DataPoints()
 	case pmetric.MetricTypeSum:
-		return numberPointView(metric.Sum().DataPoints().At(i))
+		s.numbers = metric.Sum().DataPoints()
 	case pmetric.MetricTypeHistogram:
-		dp := metric.Histogram().DataPoints().At(i)
+		s.histograms = metric.Histogram().DataPoints()
+	case pmetric.MetricTypeExponentialHistogram:
+		s.exponent = metric.ExponentialHistogram().DataPoints()
+	case pmetric.MetricTypeSummary:
+		s.summaries = metric.Summary().DataPoints()
+	}
+	return s
+}
+
+// at returns the view of data point i.
+func (s *pointSlice) at(i int) pointView {
+	switch s.typ {
+	case pmetric.MetricTypeGauge, pmetric.MetricTypeSum:
+		return numberPointView(s.numbers.At(i))
+	case pmetric.MetricTypeHistogram:
+		dp := s.histograms.At(i)
 		return pointView{attrs: dp.Attributes(), ts: dp.Timestamp(), start: dp.StartTimestamp()}
 	case pmetric.MetricTypeExponentialHistogram:
-		dp := metric.ExponentialHistogram().DataPoints().At(i)
+		dp := s.exponent.At(i)
 		return pointView{attrs: dp.Attributes(), ts: dp.Timestamp(), start: dp.StartTimestamp()}
 	case pmetric.MetricTypeSummary:
-		dp := metric.Summary().DataPoints().At(i)
+		dp := s.summaries.At(i)
 		return pointView{attrs: dp.Attributes(), ts: dp.Timestamp(), start: dp.StartTimestamp()}
 	}
 	return pointView{attrs: pcommon.NewMap()}

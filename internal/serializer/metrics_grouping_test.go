@@ -4,6 +4,7 @@
 package serializer
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"runtime"
@@ -546,5 +547,125 @@ func TestGroupingScalesLinearly(t *testing.T) {
 			}
 			t.Errorf("8 times as many %s took %v as long; linear work takes about 8 times", tt.name, ratios)
 		})
+	}
+}
+
+// TestMetricsRouteOncePerScopeAndTime: the data points of a scope without routing attributes
+// that share a timestamp are routed once, and still land where routing each would send them;
+// a point with a routing attribute, another timestamp or another scope is routed on its own.
+func TestMetricsRouteOncePerScopeAndTime(t *testing.T) {
+	md := pmetric.NewMetrics()
+	rm := md.ResourceMetrics().AppendEmpty()
+	rm.Resource().Attributes().PutStr("data_stream.dataset", "res")
+	sm := rm.ScopeMetrics().AppendEmpty()
+	for _, name := range []string{"a", "b"} {
+		dps := sm.Metrics().AppendEmpty()
+		dps.SetName(name)
+		points := dps.SetEmptyGauge().DataPoints()
+		for i := range 3 {
+			dp := points.AppendEmpty()
+			dp.SetTimestamp(ts0)
+			dp.SetIntValue(1)
+			dp.Attributes().PutInt("cpu", int64(i))
+		}
+	}
+	// Two points that route apart: a routing attribute, and a later time.
+	late := sm.Metrics().AppendEmpty()
+	late.SetName("c")
+	own := late.SetEmptyGauge().DataPoints().AppendEmpty()
+	own.SetTimestamp(ts0)
+	own.SetIntValue(1)
+	own.Attributes().PutStr("data_stream.dataset", "own")
+	later := late.Gauge().DataPoints().AppendEmpty()
+	later.SetTimestamp(ts0 + 1)
+	later.SetIntValue(1)
+	// A second scope, whose own dataset routes its points elsewhere.
+	sm2 := rm.ScopeMetrics().AppendEmpty()
+	sm2.Scope().Attributes().PutStr("data_stream.dataset", "scope")
+	other := sm2.Metrics().AppendEmpty()
+	other.SetName("d")
+	dp := other.SetEmptyGauge().DataPoints().AppendEmpty()
+	dp.SetTimestamp(ts0)
+	dp.SetIntValue(1)
+
+	calls := 0
+	counting := func(attrs, scope, resource pcommon.Map, scopeName string, ts pcommon.Timestamp) (string, DataStream, error) {
+		calls++
+		return testRoute(attrs, scope, resource, scopeName, ts)
+	}
+	docs, rep := encodeMetricsWith(t, new(Encoder), md, counting)
+	require.Equal(t, MetricsReport{}, rep)
+	// The six points of a and b once, the routing attribute, the later time, the other scope.
+	assert.Equal(t, 4, calls)
+	byIndex := map[string]int{}
+	for _, d := range docs {
+		byIndex[d.index]++
+	}
+	assert.Equal(t, map[string]int{
+		"metrics-res.otel-default":   4, // cpu 0, 1, 2 at ts0 (a and b together), and the later point
+		"metrics-own.otel-default":   1,
+		"metrics-scope.otel-default": 1,
+	}, byIndex)
+}
+
+// TestMetricsRouteErrorOncePerScopeAndTime: a scope whose routing fails rejects each of its
+// data points, routed once, with the error of the first.
+func TestMetricsRouteErrorOncePerScopeAndTime(t *testing.T) {
+	md := pmetric.NewMetrics()
+	sm := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty()
+	sm.Scope().Attributes().PutStr("elasticsearch.index", "BAD")
+	m := sm.Metrics().AppendEmpty()
+	m.SetName("a")
+	points := m.SetEmptyGauge().DataPoints()
+	for i := range 3 {
+		dp := points.AppendEmpty()
+		dp.SetTimestamp(ts0)
+		dp.SetIntValue(1)
+		dp.Attributes().PutInt("cpu", int64(i))
+	}
+	calls := 0
+	counting := func(attrs, scope, resource pcommon.Map, scopeName string, ts pcommon.Timestamp) (string, DataStream, error) {
+		calls++
+		return testRoute(attrs, scope, resource, scopeName, ts)
+	}
+	docs, rep := encodeMetricsWith(t, new(Encoder), md, counting)
+	assert.Empty(t, docs)
+	assert.Equal(t, 1, calls)
+	assert.Equal(t, 3, rep.Rejected[rejectIndex(RejectInvalidIndexName)])
+	assert.ErrorIs(t, rep.FirstError, errBadIndex)
+}
+
+// TestSortGroups: sortGroups orders groups as a comparison sort by hash, then by first
+// appearance, does: for few and many groups, with equal hashes, and with many hashes that share
+// their top bits and so one bucket.
+func TestSortGroups(t *testing.T) {
+	rnd := func(seed uint64) func() uint64 {
+		return func() uint64 { seed = mix(seed, 1); return seed }
+	}
+	cases := map[string]func(n int, next func() uint64) uint64{
+		"uniform":        func(_ int, next func() uint64) uint64 { return next() },
+		"few hashes":     func(_ int, next func() uint64) uint64 { return next() % 5 },
+		"shared top":     func(_ int, next func() uint64) uint64 { return next() >> 20 },
+		"one bucket mix": func(i int, next func() uint64) uint64 { return next()>>12 | uint64(i%2)<<63 },
+	}
+	for name, hash := range cases {
+		for _, n := range []int{0, 1, 2, 16, 17, 100, 1000, 4097} {
+			t.Run(name+"/"+strconv.Itoa(n), func(t *testing.T) {
+				next := rnd(uint64(n))
+				var s metricsState
+				for i := range n {
+					s.groups = append(s.groups, pointGroup{hash: hash(i, next), first: int32(i), count: 1, id: int32(i)})
+				}
+				want := slices.Clone(s.groups)
+				slices.SortFunc(want, func(a, b pointGroup) int {
+					if a.hash != b.hash {
+						return cmp.Compare(a.hash, b.hash)
+					}
+					return cmp.Compare(a.first, b.first)
+				})
+				s.sortGroups()
+				assert.Equal(t, want, s.groups)
+			})
+		}
 	}
 }

@@ -30,21 +30,28 @@ func (e *Encoder) encodeMetricEnvelope(schemaURL, name, version string, attrs pc
 func (e *Encoder) writeOTelMetricsDocument(buf *[]byte, sink MetricsSink) {
 	m := &e.metrics
 	leader := &m.points[m.pending[0]]
-	target := m.targets[leader.target]
+	target := &m.targets[leader.target]
 
 	e.begin(*buf)
 	start := len(e.w.buf)
 	e.w.raw(`{"@timestamp":`)
-	e.w.int(leader.ts)
+	e.w.bytes(m.tsText.of(leader.ts))
 	if leader.hasStart {
 		e.w.raw(`,"start_timestamp":`)
-		e.w.int(leader.start)
+		e.w.bytes(m.startText.of(leader.start))
 	}
 	if u := m.metrics[leader.metric].unit; u != "" {
 		e.w.raw(`,"unit":`)
 		e.w.str(u)
 	}
-	e.writeDataStream(target.ds)
+	if target.ds.Type != "" {
+		// As writeDataStream writes it, once per target.
+		if target.dsEnd == 0 {
+			m.encodeDataStream(target)
+		}
+		e.w.bytes(m.frags[target.dsStart:target.dsEnd])
+		e.w.invalidUTF8 += int(target.dsInvalid)
+	}
 	if leader.attrs.Len() > 0 {
 		e.w.raw(`,"attributes":`)
 		e.writeAttributes(leader.attrs, "")
@@ -122,7 +129,8 @@ func (e *Encoder) writeOTelMetricsDocument(buf *[]byte, sink MetricsSink) {
 		e.w.uint(capDocCount(docCount))
 	}
 	e.w.raw(`,"_metric_names_hash":"`)
-	e.w.set(strconv.AppendUint(e.w.buf, m.namesHash(), 16))
+	m.namesHash()
+	e.w.bytes(m.lastNamesHex)
 	e.w.byte('"')
 	if res.repaired || scope.repaired {
 		e.w.invalidUTF8++
@@ -131,16 +139,47 @@ func (e *Encoder) writeOTelMetricsDocument(buf *[]byte, sink MetricsSink) {
 	sink.AddMetricsDocument(start, target.index, target.ds, m.templates)
 }
 
-// namesHash returns metricNamesHash of the document's names. Documents of one push mostly hold
-// the same metrics in the same order, so the hash of the last document is reused when its
-// metrics were the same.
+// encodeDataStream encodes the data_stream member of t's documents into the fragment arena, as
+// writeDataStream writes it.
+func (s *metricsState) encodeDataStream(t *metricTarget) {
+	start := len(s.frags)
+	invalid := 0
+	for i, part := range [...]string{t.ds.Type, t.ds.Dataset, t.ds.Namespace} {
+		s.frags = append(s.frags, [...]string{`,"data_stream":{"type":`, `,"dataset":`, `,"namespace":`}[i]...)
+		var n int
+		s.frags, n = appendString(s.frags, part)
+		invalid += n
+	}
+	s.frags = append(s.frags, '}')
+	t.dsStart, t.dsEnd, t.dsInvalid = int32(start), int32(len(s.frags)), int32(invalid)
+}
+
+// namesHash returns metricNamesHash of the document's names, and leaves it in lastNamesHex as
+// the document writes it. Documents of one push mostly hold the same metrics in the same order,
+// so the hash of the last document, and its text, are reused when its metrics were the same.
 func (s *metricsState) namesHash() uint64 {
 	if len(s.lastMetrics) > 0 && slices.Equal(s.docMetrics, s.lastMetrics) {
 		return s.lastNamesHash
 	}
 	s.lastMetrics = append(s.lastMetrics[:0], s.docMetrics...)
 	s.lastNamesHash = metricNamesHash(s.names)
+	s.lastNamesHex = strconv.AppendUint(s.lastNamesHex[:0], s.lastNamesHash, 16)
 	return s.lastNamesHash
+}
+
+// intText is the decimal text of the last number asked for: the data points of a push mostly
+// share their timestamps, so each document copies the text rather than formatting it again.
+type intText struct {
+	v    int64
+	text []byte // empty until the first number
+}
+
+// of returns the decimal text of v, valid until the next call.
+func (t *intText) of(v int64) []byte {
+	if len(t.text) == 0 || v != t.v {
+		t.v, t.text = v, strconv.AppendInt(t.text[:0], v, 10)
+	}
+	return t.text
 }
 
 // metricNamesHash is XXH64 (seed 0) of the names sorted and concatenated with no separator.

@@ -13,6 +13,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 )
 
@@ -176,5 +177,33 @@ func TestDocCountCapped(t *testing.T) {
 				t.Errorf("_doc_count = %s, want %s", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestMetricsDataStreamWrittenPerDocument: the data_stream member, encoded once per target, is
+// in every document of the target, and an invalid byte that routing left in its name is
+// replaced and counted in every one of them.
+func TestMetricsDataStreamWrittenPerDocument(t *testing.T) {
+	md := seriesMetrics(3)
+	badStream := DataStream{Type: "metrics", Dataset: "bad\xff.otel", Namespace: "default"}
+	route := func(pcommon.Map, pcommon.Map, pcommon.Map, string, pcommon.Timestamp) (string, DataStream, error) {
+		return "metrics-bad.otel-default", badStream, nil
+	}
+	var e Encoder
+	var buf []byte
+	sink := &repairSink{e: &e, buf: &buf}
+	e.EncodeMetrics(&buf, md, route, sink)
+	assert.Equal(t, []Repair{RepairInvalidUTF8, RepairInvalidUTF8, RepairInvalidUTF8}, sink.repairs)
+	require.Len(t, sink.docs, 3)
+	for _, doc := range sink.docs {
+		assert.Contains(t, string(doc), `,"data_stream":{"type":"metrics","dataset":"bad`+"\ufffd"+`.otel","namespace":"default"},`)
+	}
+}
+
+// TestIntText: the text of each number, whether it repeats the last one or not.
+func TestIntText(t *testing.T) {
+	var it intText
+	for _, v := range []int64{0, 0, 1700000000123, 1700000000123, -1, math.MaxInt64, math.MinInt64, 0} {
+		assert.Equal(t, strconv.FormatInt(v, 10), string(it.of(v)))
 	}
 }

@@ -396,6 +396,7 @@ func TestEncodeMetricsSteadyStateDoesNotAllocate(t *testing.T) {
 		md   pmetric.Metrics
 	}{
 		{name: "1000 points in 100 groups", md: benchMetrics(1000)},
+		{name: "1000 points each its own group", md: seriesMetrics(1000)},
 		{name: "every type", md: everyTypeMetrics(100)},
 		{name: "value rules", md: valueRuleMetrics(100)},
 	}

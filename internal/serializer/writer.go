@@ -1,8 +1,9 @@
 // Copyright The OpenTelemetry Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Package serializer writes pdata logs, spans, span events and metrics as Elasticsearch
-// documents in every mapping mode, the action lines of their bulk items, and the dead-letter
+// Package serializer writes pdata logs, spans, span events, metrics and profiles as
+// Elasticsearch documents in every mapping mode that has documents for them (metrics and
+// profiles only in otel and ecs), the action lines of their bulk items, and the dead-letter
 // documents of those Elasticsearch rejects.
 //
 // The JSON is written by hand, straight from pdata into a caller-owned []byte: no intermediate
@@ -16,7 +17,27 @@
 //     outside [1e-6, 1e21)) and integral values get a forced ".0", so that Elasticsearch's
 //     dynamic mapping picks a floating-point type. NaN and ±Inf are written as null.
 //
-// Nothing in this package fails on the shape of the data; it repairs and counts instead.
+// Content is repaired rather than refused, and each repair is reported (Repair): invalid UTF-8
+// replaced, a negative span duration clamped, a map or slice nested too deep written as a JSON
+// string. NaN and infinite metric values, and data points with a _noindex hint, are skipped and
+// counted (MetricsReport); log records and spans with one are left out before they get here.
+// What no document of the mode can hold is rejected alone: it writes nothing, and the caller is
+// told why:
+//
+//   - logs, spans and span events (Encoder.Rejection): in bodymap mode a log record whose body
+//     is not a map (RejectionBodyNotAMap); in bodymap mode a span or span event, and in none and
+//     raw mode a span event as a document of its own, since those modes write events inside
+//     the span (RejectionUnsupported);
+//   - metrics (MetricsReport.Rejected, by reason, per data point): a metric type that is not
+//     known, a metric name that Elasticsearch refuses as a field name where the mode writes it,
+//     an index that cannot be routed, a number without a value, histogram buckets that do not
+//     match the bounds or bounds that do not increase, an exponential histogram scale out of
+//     range, and in ecs mode a metric name that is a field the document already holds (Reject*);
+//   - profiles (Encoder.Rejection, the whole profile): a reference out of its dictionary table,
+//     no samples or a sample without a stack, sample values or line numbers out of range
+//     (ValidateProfile); in ecs mode a profile that is not of on-CPU samples
+//     (RejectionUnsupported) or whose samples add up to more than maxECSEvents event documents
+//     (RejectionProfileTooLarge); a mode other than otel and ecs (RejectionUnsupported).
 package serializer // import "github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 
 import (
