@@ -65,9 +65,10 @@ prereqs: ## Name every program the real-Elasticsearch suite needs that is missin
 	scripts/prereqs.sh
 
 .PHONY: unit
-unit: ## Unit tests with the race detector (the fault suite holds a 60 s outage, FAULT_OUTAGE), then the 30 s memory-bound test without it
+unit: ## Unit tests with the race detector (the fault suite holds a 60 s outage, FAULT_OUTAGE), then the 30 s memory-bound test without it, then the lab's tests (internal/lab, a module of its own)
 	FAULT_OUTAGE=$(FAULT_OUTAGE) $(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run '^TestMemoryBound$$' .
+	cd $(LAB_DIR) && $(GO) test -race -count=1 ./...
 
 .PHONY: fuzz
 fuzz: ## A short fuzz pass, FUZZTIME (10s) per target (scripts/fuzz.sh)
@@ -93,8 +94,8 @@ update-golden: ## Rewrite the generated golden files (never the hand-written one
 .PHONY: bench
 bench: ## Serializer benchmarks, then the push path per signal, corpus (realistic at every size, uniform at 1,000) and size with its ratio table (GOMAXPROCS=2, ~4-5 min)
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/serializer/
-	$(GO) test -run '^$$' -bench '^BenchmarkPush' -benchmem -cpu 2 -benchtime $(PUSH_BENCHTIME) . \
-		| tee /dev/stderr | $(GO) run ./internal/lab/cmd/benchtable
+	cd $(LAB_DIR) && $(GO) test -run '^$$' -bench '^BenchmarkPush' -benchmem -cpu 2 -benchtime $(PUSH_BENCHTIME) ./pushbench \
+		| tee /dev/stderr | $(GO) run ./cmd/benchtable
 
 ##@ Code generation
 
@@ -106,17 +107,17 @@ generate: ## Regenerate internal/metadata, the generated tests and documentation
 ##@ Lint and format
 
 .PHONY: lint
-lint: ## Run go vet and golangci-lint over the three modules (the exporter, integrationtest/ and internal/lab/cmd/costbench/)
+lint: ## Run go vet and golangci-lint over the three modules (the exporter, integrationtest/ and the lab, internal/lab/)
 	$(GO) vet ./...
 	$(GOLANGCI_LINT) run ./...
 	cd integrationtest && $(GO) vet -tags cluster ./... && $(GO) tool -modfile=../tools/lint/go.mod golangci-lint run --build-tags cluster --config ../.golangci.yml ./...
-	cd $(COSTBENCH_DIR) && $(GO) vet ./... && $(GO) tool -modfile=$(CURDIR)/$(GOLANGCI_LINT_MOD) golangci-lint run --config $(CURDIR)/.golangci.yml ./...
+	cd $(LAB_DIR) && $(GO) vet ./... && $(GO) tool -modfile=$(CURDIR)/$(GOLANGCI_LINT_MOD) golangci-lint run --config $(CURDIR)/.golangci.yml ./...
 
 .PHONY: fmt
 fmt: ## Format the three modules' code with gofumpt and goimports (through golangci-lint)
 	$(GOLANGCI_LINT) fmt ./...
 	cd integrationtest && $(GO) tool -modfile=../tools/lint/go.mod golangci-lint fmt --config ../.golangci.yml ./...
-	cd $(COSTBENCH_DIR) && $(GO) tool -modfile=$(CURDIR)/$(GOLANGCI_LINT_MOD) golangci-lint fmt --config $(CURDIR)/.golangci.yml ./...
+	cd $(LAB_DIR) && $(GO) tool -modfile=$(CURDIR)/$(GOLANGCI_LINT_MOD) golangci-lint fmt --config $(CURDIR)/.golangci.yml ./...
 
 ##@ Performance
 
@@ -127,9 +128,11 @@ bench-compare: ## Compare benchmarks of the working tree with BASE=<git ref> (BE
 		echo "GO=$(GO) BENCHSTAT=$$benchstat scripts/bench-compare.sh $(BASE)"; \
 		GO="$(GO)" BENCHSTAT="$$benchstat" scripts/bench-compare.sh "$(BASE)"
 
-# costbench, the driver of `make cost`, is a module of its own (its go.mod is in that folder),
-# so that its profile parser (github.com/google/pprof) stays out of the exporter's dependencies.
-COSTBENCH_DIR := internal/lab/cmd/costbench
+# The lab (internal/lab: the push benchmarks, the sinks, the corpora, benchtable and costbench,
+# the driver of `make cost`) is a module of its own (its go.mod is in that folder), so that what
+# only the lab needs (the OTLP sink's protobuf, costbench's profile parser github.com/google/pprof)
+# stays out of the exporter's dependencies. Its targets run from that folder.
+LAB_DIR := internal/lab
 
 # Settings of `make cost` (internal/lab/cmd/costbench -h lists them all): the measurement
 # window per signal, and whether to measure on a busy machine (COST_FORCE=1: costbench
@@ -141,9 +144,9 @@ COST_FLAGS  ?=
 .PHONY: cost
 cost: build ## Out-of-process cost of the real collector per signal on realistic records, against a stand-in Elasticsearch: docs/s, CPU s per million docs, RSS, bytes/doc, profile split, 50 and 512 records per request, the otlphttp reference at every size (~12 min; COST_FLAGS=-corpus=uniform for the best case)
 	mkdir -p .bin/cost
-	$(GO) build -o .bin/bulksink ./internal/lab/cmd/bulksink
-	$(GO) build -o .bin/otlpsink ./internal/lab/cmd/otlpsink
-	cd $(COSTBENCH_DIR) && $(GO) build -o $(CURDIR)/.bin/costbench .
+	cd $(LAB_DIR) && $(GO) build -o $(CURDIR)/.bin/bulksink ./cmd/bulksink
+	cd $(LAB_DIR) && $(GO) build -o $(CURDIR)/.bin/otlpsink ./cmd/otlpsink
+	cd $(LAB_DIR) && $(GO) build -o $(CURDIR)/.bin/costbench ./cmd/costbench
 	.bin/costbench -collector .bin/otelcol-es -sink .bin/bulksink -otlp-sink .bin/otlpsink -out .bin/cost -window $(COST_WINDOW) \
 		$$( [ "$(COST_FORCE)" = 1 ] && echo -force ) $(COST_FLAGS) | tee .bin/cost/report.md
 
@@ -154,7 +157,7 @@ COST_ES_FLAGS   ?=
 .PHONY: cost-es
 cost-es: build ## What a user pays on a real Elasticsearch (scripts/es.sh start; it stays running): the collector's and the node's CPU per million realistic documents at 1,000, 512 and 50 records per request, COST_ES_REPEATS rounds interleaved, ranges (~15 min)
 	mkdir -p .bin/cost-es
-	cd $(COSTBENCH_DIR) && $(GO) build -o $(CURDIR)/.bin/costbench .
+	cd $(LAB_DIR) && $(GO) build -o $(CURDIR)/.bin/costbench ./cmd/costbench
 	scripts/es.sh start >/dev/null
 	.bin/costbench -collector .bin/otelcol-es -es-env .es/env -records 1000 -repeats $(COST_ES_REPEATS) -out .bin/cost-es \
 		$$( [ "$(COST_FORCE)" = 1 ] && echo -force ) $(COST_ES_FLAGS) | tee .bin/cost-es/report.md
@@ -162,15 +165,15 @@ cost-es: build ## What a user pays on a real Elasticsearch (scripts/es.sh start;
 .PHONY: request-cost
 request-cost: ## Fixed cost of one bulk request: CPU and allocations at 1, 10, 50, 100 docs of realistic and of uniform logs, push vs a bare POST, and where 1 realistic doc's go (~3 min)
 	mkdir -p .bin/cost
-	$(GO) test -run '^$$' -bench '^BenchmarkRequestCost$$' -benchmem -cpu 2 -count 5 -benchtime 3000x . \
-		| tee /dev/stderr | $(GO) run ./internal/lab/cmd/benchtable
-	cd $(COSTBENCH_DIR) && $(GO) build -o $(CURDIR)/.bin/costbench .
+	cd $(LAB_DIR) && $(GO) test -run '^$$' -bench '^BenchmarkRequestCost$$' -benchmem -cpu 2 -count 5 -benchtime 3000x ./pushbench \
+		| tee /dev/stderr | $(GO) run ./cmd/benchtable
+	cd $(LAB_DIR) && $(GO) build -o $(CURDIR)/.bin/costbench ./cmd/costbench
 	for impl in push post; do \
-		$(GO) test -run '^$$' -bench "^BenchmarkRequestCost\$$/^corpus=realistic\$$/^records=1\$$/^impl=$$impl\$$" -cpu 2 -benchtime 20000x \
-			-cpuprofile .bin/cost/request1-$$impl.pprof -o .bin/cost/request1.test . >/dev/null; \
+		(cd $(LAB_DIR) && $(GO) test -run '^$$' -bench "^BenchmarkRequestCost\$$/^corpus=realistic\$$/^records=1\$$/^impl=$$impl\$$" -cpu 2 -benchtime 20000x \
+			-cpuprofile $(CURDIR)/.bin/cost/request1-$$impl.pprof -o $(CURDIR)/.bin/cost/request1.test ./pushbench) >/dev/null; \
 		.bin/costbench -request-profile .bin/cost/request1-$$impl.pprof -requests 20000; \
-		$(GO) test -run '^$$' -bench "^BenchmarkRequestCost\$$/^corpus=realistic\$$/^records=1\$$/^impl=$$impl\$$" -cpu 2 -benchtime 5000x \
-			-memprofile .bin/cost/request1-$$impl.mem -memprofilerate 1 -o .bin/cost/request1.test . >/dev/null; \
+		(cd $(LAB_DIR) && $(GO) test -run '^$$' -bench "^BenchmarkRequestCost\$$/^corpus=realistic\$$/^records=1\$$/^impl=$$impl\$$" -cpu 2 -benchtime 5000x \
+			-memprofile $(CURDIR)/.bin/cost/request1-$$impl.mem -memprofilerate 1 -o $(CURDIR)/.bin/cost/request1.test ./pushbench) >/dev/null; \
 		.bin/costbench -request-profile .bin/cost/request1-$$impl.mem -requests 5000; \
 	done
 

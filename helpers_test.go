@@ -8,7 +8,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -28,6 +33,8 @@ import (
 	"go.opentelemetry.io/collector/extension/xextension/storage"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pprofile"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -302,4 +309,73 @@ func ecsOnly(cfg *Config) { cfg.Mapping.AllowedModes = []string{"ecs"} }
 func unmarshalMap(m map[string]any) (*Config, error) {
 	cfg := defaultWith()
 	return cfg, confmap.NewFromStringMap(m).Unmarshal(cfg)
+}
+
+// profileStacks is the number of distinct stacks of testProfiles.
+const profileStacks = 4
+
+// testProfiles returns the first n (at most 8) samples of testdata/fixtures/profiles.json,
+// marked read-only: one CPU profile, sampled at 20 Hz, in one resource with host.id and one
+// scope. The samples go round profileStacks stacks of three frames, leaf first: a native frame
+// of one of two executables with a build id, a symbolized Go frame of its own, and a Go main
+// frame all stacks share. Each sample has one timestamp, so it is one event; the stacks, their
+// frames, the two executables and the host are written once. The fixture is the lab's
+// benchdata.Profiles(8), kept equal to it by internal/lab/benchdata's TestFixtures.
+func testProfiles(tb testing.TB, n int) pprofile.Profiles {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "fixtures", "profiles.json"))
+	require.NoError(tb, err)
+	pd, err := (&pprofile.JSONUnmarshaler{}).UnmarshalProfiles(b)
+	require.NoError(tb, err)
+	samples := pd.ResourceProfiles().At(0).ScopeProfiles().At(0).Profiles().At(0).Samples()
+	require.LessOrEqual(tb, n, samples.Len())
+	i := 0
+	samples.RemoveIf(func(pprofile.Sample) bool {
+		i++
+		return i > n
+	})
+	pd.MarkReadOnly()
+	return pd
+}
+
+// testSpan returns testdata/fixtures/span.json, marked read-only: one server span in one
+// resource and scope (the lab's benchdata.Traces(1)).
+func testSpan(tb testing.TB) ptrace.Traces {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "fixtures", "span.json"))
+	require.NoError(tb, err)
+	td, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(b)
+	require.NoError(tb, err)
+	td.MarkReadOnly()
+	return td
+}
+
+// bulkServer starts a server that answers GET / with a version and each bulk request with
+// answer, given the number of documents the request holds. The body is not decoded, unless
+// received functions are given: each bulk request's body is then handed to them uncompressed.
+func bulkServer(tb testing.TB, answer func(w http.ResponseWriter, n int), received ...func(body []byte)) string {
+	tb.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Elastic-Product", "Elasticsearch")
+		if r.URL.Path != "/_bulk" {
+			_, _ = io.WriteString(w, `{"version":{"number":"9.1.0"}}`)
+			return
+		}
+		if len(received) == 0 {
+			_, _ = io.Copy(io.Discard, r.Body)
+		} else {
+			raw, err := fakees.ReadBody(r)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			for _, f := range received {
+				f(raw)
+			}
+		}
+		n, _ := strconv.Atoi(r.Header.Get("X-Elastic-Event-Count"))
+		answer(w, n)
+	}))
+	tb.Cleanup(srv.Close)
+	return srv.URL
 }

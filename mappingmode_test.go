@@ -129,7 +129,7 @@ func TestMappingModeIsIgnored(t *testing.T) {
 			logsExp, metrics, traces := startAllSignals(t, cfg, set)
 			require.NoError(t, logsExp.ConsumeLogs(context.Background(), scopedLogs("")))
 			require.NoError(t, metrics.ConsumeMetrics(context.Background(), testMetricsScopes(1)))
-			require.NoError(t, traces.ConsumeTraces(context.Background(), benchmarkTraces(1)))
+			require.NoError(t, traces.ConsumeTraces(context.Background(), testSpan(t)))
 			indices := map[string]bool{}
 			for _, it := range srv.Accepted() {
 				indices[it.Index()] = true
@@ -170,7 +170,7 @@ func TestDefaultModeWithoutOTel(t *testing.T) {
 	require.Len(t, srv.Accepted(), 1)
 	assert.JSONEq(t, `{"msg":"hello"}`, string(srv.Accepted()[0].Document), "logs in bodymap")
 
-	err := traces.ConsumeTraces(context.Background(), benchmarkTraces(1))
+	err := traces.ConsumeTraces(context.Background(), testSpan(t))
 	require.Error(t, err)
 	assert.True(t, consumererror.IsPermanent(err), "the rejected spans are not retried: %v", err)
 	assert.Len(t, srv.Accepted(), 1, "no span document")

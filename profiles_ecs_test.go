@@ -20,20 +20,19 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
-	"github.com/otelcol-es/elasticsearchexporter/internal/lab/benchdata"
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadatatest"
 )
 
-// The documents of benchdata.Profiles(8) in the ecs mode, besides the downsampled events: its
+// The documents of testProfiles(t, 8), testdata/fixtures/profiles.json in the ecs mode, besides the downsampled events: its
 // 8 samples (one each) as 8 events, and once its host, 4 stack traces, 5 symbolized frames, 2
 // executables, the 4 unsymbolized leaf frames and their 2 executables in the queues.
 var profileDocsFirstECS = map[string]int{
 	"profiling-events-all":     8,
 	"profiling-hosts":          1,
-	"profiling-stacktraces":    benchdata.ProfileStacks,
-	"profiling-stackframes":    benchdata.ProfileStacks + 1,
+	"profiling-stacktraces":    profileStacks,
+	"profiling-stackframes":    profileStacks + 1,
 	"profiling-executables":    2,
-	"profiling-sq-leafframes":  benchdata.ProfileStacks,
+	"profiling-sq-leafframes":  profileStacks,
 	"profiling-sq-executables": 2,
 }
 
@@ -68,7 +67,7 @@ func splitDownsampled(t *testing.T, items []fakees.Item) (counts map[string]int,
 func TestProfilesECSPushes(t *testing.T) {
 	srv := fakees.New(t)
 	exp := newProfilesExporter(t, newTestConfig(srv.URL, ecsOnly), testSettings())
-	require.NoError(t, exp.ConsumeProfiles(context.Background(), benchdata.Profiles(8)))
+	require.NoError(t, exp.ConsumeProfiles(context.Background(), testProfiles(t, 8)))
 	first, downsampled := splitDownsampled(t, srv.Accepted())
 	assert.Equal(t, profileDocsFirstECS, first)
 	assert.LessOrEqual(t, downsampled, 8*11)
@@ -86,7 +85,7 @@ func TestProfilesECSPushes(t *testing.T) {
 		assert.Equal(t, "1.12.0", doc["ecs.version"], it.Index())
 	}
 
-	require.NoError(t, exp.ConsumeProfiles(context.Background(), benchdata.Profiles(8)))
+	require.NoError(t, exp.ConsumeProfiles(context.Background(), testProfiles(t, 8)))
 	second, downsampledAgain := splitDownsampled(t, srv.Accepted())
 	assert.Equal(t, 16, second["profiling-events-all"])
 	second["profiling-events-all"] = 8
@@ -102,9 +101,9 @@ func TestProfilesECSAfterOTel(t *testing.T) {
 	cfg := newTestConfig(srv.URL)
 	cfg.Mapping.AllowedModes = []string{"otel", "ecs"}
 	exp := newProfilesExporter(t, cfg, testSettings())
-	require.NoError(t, exp.ConsumeProfiles(context.Background(), benchdata.Profiles(8)))
+	require.NoError(t, exp.ConsumeProfiles(context.Background(), testProfiles(t, 8)))
 	pd := pprofile.NewProfiles()
-	benchdata.Profiles(8).CopyTo(pd)
+	testProfiles(t, 8).CopyTo(pd)
 	pd.ResourceProfiles().At(0).ScopeProfiles().At(0).Scope().Attributes().PutStr("elastic.mapping.mode", "ecs")
 	require.NoError(t, exp.ConsumeProfiles(context.Background(), pd))
 	counts, _ := splitDownsampled(t, srv.Accepted())
@@ -140,7 +139,7 @@ func TestProfilesECSRejectedAlone(t *testing.T) {
 			set.Logger = zap.New(core)
 			exp := newProfilesExporter(t, newTestConfig(srv.URL, ecsOnly), set)
 			pd := pprofile.NewProfiles()
-			benchdata.Profiles(8).CopyTo(pd)
+			testProfiles(t, 8).CopyTo(pd)
 			profiles := pd.ResourceProfiles().At(0).ScopeProfiles().At(0).Profiles()
 			bad := profiles.AppendEmpty()
 			profiles.At(0).CopyTo(bad)

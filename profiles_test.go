@@ -19,17 +19,16 @@ import (
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
-	"github.com/otelcol-es/elasticsearchexporter/internal/lab/benchdata"
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadatatest"
 )
 
-// The documents of benchdata.Profiles(8): its 8 events, and once its host, 4 stack traces, 5
+// The documents of testProfiles(t, 8), testdata/fixtures/profiles.json: its 8 events, and once its host, 4 stack traces, 5
 // symbolized frames (4 of their own, main.main shared) and 2 executables.
 var profileDocsFirst = map[string]int{
 	"profiling-events-all.otel-default":  8,
 	"profiling-hosts.otel-default":       1,
-	"profiling-stacktraces.otel-default": benchdata.ProfileStacks,
-	"profiling-stackframes.otel-default": benchdata.ProfileStacks + 1,
+	"profiling-stacktraces.otel-default": profileStacks,
+	"profiling-stackframes.otel-default": profileStacks + 1,
 	"profiling-executables.otel-default": 2,
 }
 
@@ -39,7 +38,7 @@ var profileDocsFirst = map[string]int{
 func TestProfilesPushes(t *testing.T) {
 	srv := fakees.New(t)
 	exp := newProfilesExporter(t, newTestConfig(srv.URL), testSettings())
-	require.NoError(t, exp.ConsumeProfiles(context.Background(), benchdata.Profiles(8)))
+	require.NoError(t, exp.ConsumeProfiles(context.Background(), testProfiles(t, 8)))
 	assert.Equal(t, profileDocsFirst, countByIndex(srv.Accepted()))
 	for _, it := range srv.Accepted() {
 		op, meta := it.Op()
@@ -50,7 +49,7 @@ func TestProfilesPushes(t *testing.T) {
 		}
 	}
 
-	require.NoError(t, exp.ConsumeProfiles(context.Background(), benchdata.Profiles(8)))
+	require.NoError(t, exp.ConsumeProfiles(context.Background(), testProfiles(t, 8)))
 	second := countByIndex(srv.Accepted())
 	assert.Equal(t, 16, second["profiling-events-all.otel-default"])
 	second["profiling-events-all.otel-default"] = 8
@@ -72,16 +71,16 @@ func TestProfilesFailedPushWritesAgain(t *testing.T) {
 		ItemFilter: func(it fakees.Item) bool { return it.Index() == "profiling-stacktraces.otel-default" },
 	})
 	// Documents that Elasticsearch rejects are counted and logged; the push does not fail.
-	require.NoError(t, exp.ConsumeProfiles(context.Background(), benchdata.Profiles(8)))
+	require.NoError(t, exp.ConsumeProfiles(context.Background(), testProfiles(t, 8)))
 	first := countByIndex(srv.Accepted())
 	assert.Zero(t, first["profiling-stacktraces.otel-default"])
 
 	srv.SetFaults(fakees.Faults{})
-	require.NoError(t, exp.ConsumeProfiles(context.Background(), benchdata.Profiles(8)))
+	require.NoError(t, exp.ConsumeProfiles(context.Background(), testProfiles(t, 8)))
 	got := countByIndex(srv.Accepted())
-	assert.Equal(t, benchdata.ProfileStacks, got["profiling-stacktraces.otel-default"], "the stack traces are written again")
+	assert.Equal(t, profileStacks, got["profiling-stacktraces.otel-default"], "the stack traces are written again")
 	assert.Equal(t, 1, got["profiling-hosts.otel-default"], "the host, stored before, is a duplicate")
-	assert.Equal(t, benchdata.ProfileStacks+1+2+1, srv.Stats().Conflicts, "frames, executables and host were stored")
+	assert.Equal(t, profileStacks+1+2+1, srv.Stats().Conflicts, "frames, executables and host were stored")
 
 	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp(), metricdatatest.IgnoreExemplars(), metricdatatest.IgnoreValue()}
 	metadatatest.AssertEqualElasticsearchDocsFate(t, tel, []metricdata.DataPoint[int64]{
@@ -98,7 +97,7 @@ func TestProfilesMalformedRejectedAlone(t *testing.T) {
 	set, tel := withTelemetry(t)
 	exp := newProfilesExporter(t, newTestConfig(srv.URL), set)
 	pd := pprofile.NewProfiles()
-	benchdata.Profiles(8).CopyTo(pd)
+	testProfiles(t, 8).CopyTo(pd)
 	profiles := pd.ResourceProfiles().At(0).ScopeProfiles().At(0).Profiles()
 	bad := profiles.AppendEmpty()
 	profiles.At(0).CopyTo(bad)
@@ -120,7 +119,7 @@ func TestProfilesUnsupportedMode(t *testing.T) {
 	cfg.Mapping.AllowedModes = []string{"otel", "raw"}
 	exp := newProfilesExporter(t, cfg, testSettings())
 	pd := pprofile.NewProfiles()
-	benchdata.Profiles(2).CopyTo(pd)
+	testProfiles(t, 2).CopyTo(pd)
 	pd.ResourceProfiles().At(0).ScopeProfiles().At(0).Scope().Attributes().PutStr("elastic.mapping.mode", "raw")
 	err := exp.ConsumeProfiles(context.Background(), pd)
 	require.ErrorContains(t, err, "mapping mode raw does not support profiles")

@@ -16,7 +16,6 @@ import (
 	"go.opentelemetry.io/collector/exporter/xexporter"
 
 	"github.com/otelcol-es/elasticsearchexporter"
-	"github.com/otelcol-es/elasticsearchexporter/internal/lab/benchdata"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
@@ -54,14 +53,14 @@ func TestProfilesECSIndexed(t *testing.T) {
 		return exp
 	}
 	exp := newExporter()
-	require.NoError(t, exp.ConsumeProfiles(context.Background(), benchdata.Profiles(8)))
-	require.NoError(t, exp.ConsumeProfiles(context.Background(), benchdata.Profiles(8)))
+	require.NoError(t, exp.ConsumeProfiles(context.Background(), fixtureProfiles(t, 8)))
+	require.NoError(t, exp.ConsumeProfiles(context.Background(), fixtureProfiles(t, 8)))
 	require.NoError(t, exp.Shutdown(context.Background()))
 	indexed := s.docs(t, "indexed")
 
 	restarted := newExporter()
 	t.Cleanup(func() { require.NoError(t, restarted.Shutdown(context.Background())) })
-	require.NoError(t, restarted.ConsumeProfiles(context.Background(), benchdata.Profiles(8)))
+	require.NoError(t, restarted.ConsumeProfiles(context.Background(), fixtureProfiles(t, 8)))
 
 	s.es.Refresh(t, all)
 	counts := map[string]int{}
@@ -71,12 +70,12 @@ func TestProfilesECSIndexed(t *testing.T) {
 		total += counts[index]
 	}
 	t.Logf("documents per index: %v", counts)
-	once := map[string]int{ // benchdata.Profiles(8): 4 stacks, 5 symbolized frames, 2 executables
-		serializer.ProfilingStacktracesECS:   benchdata.ProfileStacks,
-		serializer.ProfilingStackframesECS:   benchdata.ProfileStacks + 1,
+	once := map[string]int{ // fixtureProfiles(t, 8): 4 stacks, 5 symbolized frames, 2 executables
+		serializer.ProfilingStacktracesECS:   profileStacks,
+		serializer.ProfilingStackframesECS:   profileStacks + 1,
 		serializer.ProfilingExecutablesECS:   2,
 		serializer.ProfilingHostsECS:         1,
-		serializer.ProfilingSQLeafFramesECS:  benchdata.ProfileStacks,
+		serializer.ProfilingSQLeafFramesECS:  profileStacks,
 		serializer.ProfilingSQExecutablesECS: 2,
 	}
 	for index, n := range once {

@@ -10,6 +10,8 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,7 +25,6 @@ import (
 
 	"github.com/otelcol-es/elasticsearchexporter"
 	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/estest"
-	"github.com/otelcol-es/elasticsearchexporter/internal/lab/benchdata"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
@@ -34,22 +35,48 @@ var otelProfilingStreams = []string{
 }
 
 // otelProfileOnce is the number of documents of each content-addressed kind that one profile of
-// runProfiles writes the first time: benchdata.ProfileStacks stacks, their symbolized frames
+// runProfiles writes the first time: profileStacks stacks, their symbolized frames
 // (one per stack and the main frame they share), two executables and the host.
 var otelProfileOnce = map[string]int{
-	serializer.ProfilingStacktracesOTel: benchdata.ProfileStacks,
-	serializer.ProfilingStackframesOTel: benchdata.ProfileStacks + 1,
+	serializer.ProfilingStacktracesOTel: profileStacks,
+	serializer.ProfilingStackframesOTel: profileStacks + 1,
 	serializer.ProfilingExecutablesOTel: 2,
 	serializer.ProfilingHostsOTel:       1,
 }
 
-// runProfiles returns benchdata.Profiles(n) made unique to run: host.id is host-<run>, the
+// profileStacks is the number of distinct stacks of fixtureProfiles.
+const profileStacks = 4
+
+// fixtureProfiles returns the first n (at most 8) samples of the exporter's
+// testdata/fixtures/profiles.json (the lab's benchdata.Profiles(8)): one CPU profile whose
+// samples go round profileStacks stacks of three frames, a native one of one of two
+// executables, a symbolized Go frame of its own and a Go main frame all stacks share; each
+// sample is one event.
+func fixtureProfiles(tb testing.TB, n int) pprofile.Profiles {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "fixtures", "profiles.json"))
+	require.NoError(tb, err)
+	pd, err := (&pprofile.JSONUnmarshaler{}).UnmarshalProfiles(b)
+	require.NoError(tb, err)
+	samples := pd.ResourceProfiles().At(0).ScopeProfiles().At(0).Profiles().At(0).Samples()
+	require.LessOrEqual(tb, n, samples.Len())
+	i := 0
+	samples.RemoveIf(func(pprofile.Sample) bool {
+		i++
+		return i > n
+	})
+	pd.MarkReadOnly()
+	return pd
+}
+
+// runProfiles returns fixtureProfiles(n) made unique to run: host.id is host-<run>, the
 // function names end in .<run> and the two build ids are 32 hex digits of the clock, so every
 // stack trace, frame, executable and host id is new. The data streams cannot be deleted here,
 // and a document of an earlier run with the same _id would make this run's a duplicate.
-func runProfiles(n int, run string) pprofile.Profiles {
+func runProfiles(tb testing.TB, n int, run string) pprofile.Profiles {
+	tb.Helper()
 	pd := pprofile.NewProfiles()
-	benchdata.Profiles(n).CopyTo(pd)
+	fixtureProfiles(tb, n).CopyTo(pd)
 	dict := pd.Dictionary()
 	strs := dict.StringTable()
 	for i, s := range strs.All() {
@@ -118,7 +145,7 @@ func TestProfilesOTelIndexed(t *testing.T) {
 		return exp
 	}
 	const samples = 8
-	pd := runProfiles(samples, s.id)
+	pd := runProfiles(t, samples, s.id)
 	exp := newExporter()
 	require.NoError(t, exp.ConsumeProfiles(context.Background(), pd))
 	first := countsSince(start, otelProfilingCounts(t, s.es))
@@ -233,7 +260,7 @@ service:
 	col.waitListening(t, httpAddr)
 
 	run := "collector_" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
-	body, err := (&pprofile.ProtoMarshaler{}).MarshalProfiles(runProfiles(samples, run))
+	body, err := (&pprofile.ProtoMarshaler{}).MarshalProfiles(runProfiles(t, samples, run))
 	require.NoError(t, err)
 	resp, err := http.Post("http://"+httpAddr+"/v1development/profiles", "application/x-protobuf", bytes.NewReader(body))
 	require.NoError(t, err)

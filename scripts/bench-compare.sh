@@ -17,10 +17,18 @@
 #   BENCH      benchmark regexp, passed to -test.bench      (default: .)
 #   COUNT      number of alternating rounds                (default: 6)
 #   BENCHTIME  -test.benchtime value, e.g. 2s or 5000x     (default: go's, 1s)
-#   PKGS       packages to benchmark       (default: ./internal/serializer/... .)
+#   PKGS       packages to benchmark (default: ./internal/serializer/... ./internal/lab/pushbench)
 #   BENCHSTAT  benchstat command   (default: the version pinned in tools/perf)
 #   GO         go command                                  (default: go)
 #   RESULTS    folder for base.txt and head.txt    (default: a new temp folder)
+#
+# The lab (internal/lab) is a module of its own: a package of PKGS under
+# ./internal/lab is listed, built and run from that folder. The push benchmarks
+# (BenchmarkPush, BenchmarkPushParallel, BenchmarkRequestCost) are in
+# ./internal/lab/pushbench; on a BASE from before the lab had its own module
+# they were the root package's, so there ./internal/lab/pushbench stands for
+# the root package, and its results are labelled with pushbench's import path
+# so that benchstat compares them with the working tree's.
 set -euo pipefail
 
 if [ $# -ne 1 ] || [ -z "$1" ]; then
@@ -32,8 +40,10 @@ base_ref=$1
 bench=${BENCH:-.}
 count=${COUNT:-6}
 benchtime=${BENCHTIME:-}
-read -r -a pkgs <<<"${PKGS:-./internal/serializer/... .}"
+read -r -a pkgs <<<"${PKGS:-./internal/serializer/... ./internal/lab/pushbench}"
 gobin=${GO:-go}
+# The push benchmarks build the lab's bulk sink with the go command in $GO.
+export GO=$gobin
 
 root=$(git rev-parse --show-toplevel)
 cd "$root"
@@ -75,27 +85,55 @@ mkdir -p "$results"
 echo "bench-compare: base $base_ref ($(git rev-parse --short "$base_sha")) vs working tree"
 git worktree add --quiet --detach "$worktree" "$base_sha"
 
-# build_side SIDE DIR: compiles the test binary of every package in PKGS that
-# has tests, and writes "binary<TAB>package dir" lines to $tmp/SIDE.list.
+# list_side DIR: "import path<TAB>package dir<TAB>module dir<TAB>label" of
+# every package in PKGS that has tests in the tree at DIR. The label is the
+# import path, except for the root package of a BASE without the lab module
+# standing for ./internal/lab/pushbench (see above).
+list_side() {
+	local dir=$1 pat moddir label
+	for pat in "${pkgs[@]}"; do
+		moddir=$dir
+		label=
+		case $pat in
+		./internal/lab | ./internal/lab/*)
+			if [ -f "$dir/internal/lab/go.mod" ]; then
+				moddir=$dir/internal/lab
+				pat=.${pat#./internal/lab}
+			elif [ "$pat" = ./internal/lab/pushbench ]; then
+				pat=.
+				label=github.com/otelcol-es/elasticsearchexporter/internal/lab/pushbench
+			fi
+			;;
+		esac
+		# -e: a package or pattern missing on one side is skipped, not an error.
+		(cd "$moddir" && "$gobin" list -e \
+			-f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{"\t"}}{{.Dir}}{{end}}' \
+			"$pat" 2>/dev/null) |
+			while IFS=$'\t' read -r pkg pkgdir; do
+				[ -n "$pkg" ] || continue
+				printf '%s\t%s\t%s\t%s\n' "$pkg" "$pkgdir" "$moddir" "${label:-$pkg}"
+			done
+	done
+}
+
+# build_side SIDE DIR: compiles the test binary of every package that
+# list_side finds, in its module's folder, and writes
+# "binary<TAB>package dir<TAB>import path<TAB>label" lines to $tmp/SIDE.list.
 build_side() {
-	local side=$1 dir=$2 n=0 pkg pkgdir
+	local side=$1 dir=$2 n=0 pkg pkgdir moddir label
 	mkdir -p "$tmp/bin/$side"
 	: >"$tmp/$side.list"
-	# -e: a package or pattern missing on one side is skipped, not an error.
-	while IFS=$'\t' read -r pkg pkgdir; do
-		[ -n "$pkg" ] || continue
+	while IFS=$'\t' read -r pkg pkgdir moddir label; do
 		n=$((n + 1))
 		local bin=$tmp/bin/$side/$n.test
-		if ! (cd "$dir" && "$gobin" test -c -o "$bin" "$pkg"); then
+		if ! (cd "$moddir" && "$gobin" test -c -o "$bin" "$pkg"); then
 			echo "bench-compare: $side: $pkg does not build; it is left out" >&2
 			continue
 		fi
 		if [ -x "$bin" ]; then
-			printf '%s\t%s\n' "$bin" "$pkgdir" >>"$tmp/$side.list"
+			printf '%s\t%s\t%s\t%s\n' "$bin" "$pkgdir" "$pkg" "$label" >>"$tmp/$side.list"
 		fi
-	done < <(cd "$dir" && "$gobin" list -e \
-		-f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{"\t"}}{{.Dir}}{{end}}' \
-		"${pkgs[@]}" 2>/dev/null)
+	done < <(list_side "$dir")
 }
 
 # run_side SIDE: one round (-test.count 1) of every benchmark of SIDE,
@@ -107,8 +145,8 @@ run_side() {
 	if [ -n "$benchtime" ]; then
 		args+=(-test.benchtime "$benchtime")
 	fi
-	while IFS=$'\t' read -r bin pkgdir; do
-		if ! (cd "$pkgdir" && "$bin" "${args[@]}") >>"$results/$side.txt" 2>&1; then
+	while IFS=$'\t' read -r bin pkgdir pkg label; do
+		if ! (cd "$pkgdir" && "$bin" "${args[@]}" 2>&1 | sed "s|^pkg: $pkg\$|pkg: $label|") >>"$results/$side.txt"; then
 			echo "bench-compare: $side: $(basename "$pkgdir") failed; see $results/$side.txt" >&2
 		fi
 	done <"$tmp/$side.list"

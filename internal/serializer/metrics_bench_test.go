@@ -10,8 +10,6 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
-
-	"github.com/otelcol-es/elasticsearchexporter/internal/lab/cputime"
 )
 
 var metricBenchSizes = []int{10, 100, 1000, 10000}
@@ -112,7 +110,7 @@ func BenchmarkEncodeMetrics(b *testing.B) {
 			b.Run("impl=ours", func(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(size)
-				cpu, cpuOK := cputime.Process()
+				cpu, cpuOK := processCPUTime()
 				for b.Loop() {
 					buf = buf[:0]
 					e.EncodeMetrics(&buf, md, fixedRoute, &sink)
@@ -128,7 +126,7 @@ func BenchmarkEncodeMetrics(b *testing.B) {
 				ecs.EncodeMetrics(&ecsBuf, md, fixedRoute, &sink)
 				b.ReportAllocs()
 				b.SetBytes(int64(len(ecsBuf)))
-				cpu, cpuOK := cputime.Process()
+				cpu, cpuOK := processCPUTime()
 				for b.Loop() {
 					ecsBuf = ecsBuf[:0]
 					ecs.EncodeMetrics(&ecsBuf, md, fixedRoute, &sink)
@@ -140,7 +138,7 @@ func BenchmarkEncodeMetrics(b *testing.B) {
 				var m pmetric.JSONMarshaler
 				b.ReportAllocs()
 				b.SetBytes(size)
-				cpu, cpuOK := cputime.Process()
+				cpu, cpuOK := processCPUTime()
 				for b.Loop() {
 					out, err := m.MarshalMetrics(md)
 					if err != nil {
@@ -171,7 +169,7 @@ func BenchmarkEncodeMetricsEveryType(b *testing.B) {
 			e.EncodeMetrics(&buf, md, fixedRoute, &sink)
 			b.ReportAllocs()
 			b.SetBytes(int64(len(buf)))
-			cpu, cpuOK := cputime.Process()
+			cpu, cpuOK := processCPUTime()
 			for b.Loop() {
 				buf = buf[:0]
 				e.EncodeMetrics(&buf, md, fixedRoute, &sink)
@@ -185,7 +183,7 @@ func BenchmarkEncodeMetricsEveryType(b *testing.B) {
 // it (ok is start's).
 func reportCPUTime(b *testing.B, start time.Duration, ok bool) {
 	b.Helper()
-	if now, nowOK := cputime.Process(); ok && nowOK {
+	if now, nowOK := processCPUTime(); ok && nowOK {
 		b.ReportMetric(float64(now-start)/float64(b.N), "cpu-ns/op")
 	}
 }
@@ -257,7 +255,7 @@ func BenchmarkEncodeMetricsSeries(b *testing.B) {
 				e.EncodeMetrics(&buf, md, fixedRoute, &sink)
 				b.ReportAllocs()
 				b.SetBytes(int64(len(buf)))
-				cpu, cpuOK := cputime.Process()
+				cpu, cpuOK := processCPUTime()
 				for b.Loop() {
 					buf = buf[:0]
 					e.EncodeMetrics(&buf, md, fixedRoute, &sink)

@@ -1,7 +1,7 @@
 // Copyright The OpenTelemetry Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// Package benchdata makes the records of the push benchmarks (exporter_bench_test.go) and of
+// Package benchdata makes the records of the push benchmarks (internal/lab/pushbench) and of
 // the out-of-process cost benchmark (internal/lab/cmd/costbench), so that both measure
 // documents of the same shape: small log records, spans and gauge data points of about 300 to
 // 430 bytes of JSON each, in one resource and scope, one document per record.

@@ -231,7 +231,7 @@ func (g *Realistic) Logs(n int) plog.Logs {
 		sl.LogRecords().EnsureCapacity(c)
 		for range c {
 			t = t.Add(time.Duration(g.rnd.IntN(2_000_000)))
-			g.logRecord(sl.LogRecords().AppendEmpty(), r.w, t)
+			g.logRecord(sl.LogRecords().AppendEmpty(), r.w, r.p, t)
 		}
 	}
 	g.Base = t
@@ -239,7 +239,7 @@ func (g *Realistic) Logs(n int) plog.Logs {
 	return ld
 }
 
-func (g *Realistic) logRecord(lr plog.LogRecord, w *workload, t time.Time) {
+func (g *Realistic) logRecord(lr plog.LogRecord, w *workload, _ *pod, t time.Time) {
 	lvl := levels[g.rnd.IntN(len(levels))]
 	lr.SetTimestamp(pcommon.NewTimestampFromTime(t))
 	lr.SetObservedTimestamp(pcommon.NewTimestampFromTime(t.Add(time.Duration(1+g.rnd.IntN(900)) * time.Millisecond)))
@@ -271,12 +271,12 @@ func (g *Realistic) logRecord(lr plog.LogRecord, w *workload, t time.Time) {
 		switch {
 		case lvl.num >= plog.SeverityNumberError:
 			exc := g.pick(javaExc)
-			var b strings.Builder
-			fmt.Fprintf(&b, "%s ERROR 1 --- [%s] %s : Request %s %s failed for user %s after %.1f ms\n%s", ts, thread, cls, method, path, user, ms, exc)
+			var sb strings.Builder
+			fmt.Fprintf(&sb, "%s ERROR 1 --- [%s] %s : Request %s %s failed for user %s after %.1f ms\n%s", ts, thread, cls, method, path, user, ms, exc)
 			for range 6 + g.rnd.IntN(14) {
-				fmt.Fprintf(&b, "\n\tat %s.%s.%s(%s.java:%d)", g.pick(javaPkgs), g.pick(javaCls), g.pick([]string{"handle", "invoke", "doFilter", "process", "execute", "lambda$run$0", "apply"}), g.pick(javaCls), 20+g.rnd.IntN(800))
+				fmt.Fprintf(&sb, "\n\tat %s.%s.%s(%s.java:%d)", g.pick(javaPkgs), g.pick(javaCls), g.pick([]string{"handle", "invoke", "doFilter", "process", "execute", "lambda$run$0", "apply"}), g.pick(javaCls), 20+g.rnd.IntN(800))
 			}
-			body = b.String()
+			body = sb.String()
 			a.PutStr("exception.type", strings.SplitN(exc, ":", 2)[0])
 		default:
 			body = fmt.Sprintf("%s %5s 1 --- [%s] %s : %s %s completed with status %d in %.3f ms (user=%s, order=%s, items=%d, total=%d.%02d EUR)", ts, lvl.text, thread, cls, method, path, status, ms, user, g.uuid(), 1+g.rnd.IntN(9), g.rnd.IntN(900), g.rnd.IntN(100))
@@ -341,7 +341,7 @@ func (g *Realistic) Traces(n int) ptrace.Traces {
 		for left := c; left > 0; {
 			k := min(left, 3+g.rnd.IntN(10))
 			t = t.Add(time.Duration(g.rnd.IntN(5_000_000)))
-			g.trace(ss.Spans(), k, r.w, t)
+			g.trace(ss.Spans(), k, r.w, r.p, t)
 			left -= k
 		}
 	}
@@ -350,7 +350,7 @@ func (g *Realistic) Traces(n int) ptrace.Traces {
 	return td
 }
 
-func (g *Realistic) trace(spans ptrace.SpanSlice, k int, w *workload, t time.Time) {
+func (g *Realistic) trace(spans ptrace.SpanSlice, k int, w *workload, _ *pod, t time.Time) {
 	var tid pcommon.TraceID
 	g.fill(tid[:])
 	var root pcommon.SpanID

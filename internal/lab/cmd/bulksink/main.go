@@ -3,7 +3,8 @@
 
 // Command bulksink is a stand-in for Elasticsearch that answers each `_bulk` request with one
 // created item per document and counts documents and bytes (internal/lab/bulksink), for `make
-// cost`, which runs it as a process of its own beside the collector it measures.
+// cost`, which runs it as a process of its own beside the collector it measures, and for the
+// push benchmarks (internal/lab/pushbench), which build it and run it beside themselves.
 //
 //	bulksink -listen 127.0.0.1:9200 -count lines
 //

@@ -44,8 +44,8 @@ func loadESNode(path string) (*esNode, error) {
 			env[k] = v
 		}
 	}
-	if serr := sc.Err(); serr != nil {
-		return nil, serr
+	if err = sc.Err(); err != nil {
+		return nil, err
 	}
 	n := &esNode{endpoint: env["ES_ENDPOINT"], user: env["ES_USER"], password: env["ES_PASSWORD"], caFile: env["ES_CA_CERT"]}
 	if n.pid, err = strconv.Atoi(env["ES_PID"]); err != nil || n.endpoint == "" {
@@ -103,7 +103,7 @@ func (n *esNode) connection() string {
 func (n *esNode) installTemplates(dir string) error {
 	files, err := filepath.Glob(filepath.Join(dir, "*-otel.json"))
 	if err != nil {
-		return fmt.Errorf("-templates %s: %w", dir, err)
+		return fmt.Errorf("templates in %s (-templates): %w", dir, err)
 	}
 	if len(files) == 0 {
 		return fmt.Errorf("no *-otel.json templates in %s (-templates)", dir)
@@ -148,8 +148,8 @@ func (n *esNode) stats() (sinkCounters, error) {
 			} `json:"primaries"`
 		} `json:"_all"`
 	}
-	if uerr := json.Unmarshal(b, &s); uerr != nil {
-		return c, fmt.Errorf("%s: %w", nodeStatsPath, uerr)
+	if err = json.Unmarshal(b, &s); err != nil {
+		return c, fmt.Errorf("%s: %w", nodeStatsPath, err)
 	}
 	cpu, err := processCPU(n.pid)
 	if err != nil {
@@ -185,7 +185,7 @@ func runRealNode(o options, rep *report, cpus string) error {
 		return err
 	}
 	nr := &nodeReport{Endpoint: node.endpoint, Warmup: (o.shortWarmup + o.shortWindow).String()}
-	if b, _, verr := node.do(http.MethodGet, "/_nodes/_local?filter_path=nodes.*.version", nil); verr == nil {
+	if b, _, doErr := node.do(http.MethodGet, "/_nodes/_local?filter_path=nodes.*.version", nil); doErr == nil {
 		var v struct {
 			Nodes map[string]struct {
 				Version string `json:"version"`

@@ -75,8 +75,8 @@ var requestOwners = []owner{
 	{module + "/internal/esclient", reqSetup},
 	{module + "/internal/bulk.(*compactClient)", reqSetup},
 	{"testing.", reqBench},
-	{module + ".BenchmarkRequestCost", reqBench},
-	{module + ".measureRequests", reqBench},
+	{module + "/internal/lab/pushbench.BenchmarkRequestCost", reqBench},
+	{module + "/internal/lab/pushbench.measureRequests", reqBench},
 	{module, reqSession},
 	{"go.opentelemetry.io/collector/", reqSession},
 }

@@ -1,23 +1,27 @@
 // Copyright The OpenTelemetry Authors
 // SPDX-License-Identifier: Apache-2.0
 
-package elasticsearchexporter
+package pushbench
 
 import (
 	"bytes"
 	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/exporter"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
+	"go.opentelemetry.io/collector/exporter/exportertest"
 	"go.opentelemetry.io/collector/exporter/xexporter"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -25,66 +29,12 @@ import (
 	"go.opentelemetry.io/collector/pdata/pprofile"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
+	"github.com/otelcol-es/elasticsearchexporter"
 	"github.com/otelcol-es/elasticsearchexporter/internal/lab/benchdata"
 	"github.com/otelcol-es/elasticsearchexporter/internal/lab/cputime"
 	"github.com/otelcol-es/elasticsearchexporter/internal/profilecache"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
-
-// bulkServer starts a server that answers GET / with a version and each bulk request with
-// answer, given the number of documents the request holds. The body is not decoded, unless
-// received functions are given: each bulk request's body is then handed to them uncompressed.
-func bulkServer(tb testing.TB, answer func(w http.ResponseWriter, n int), received ...func(body []byte)) string {
-	tb.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("X-Elastic-Product", "Elasticsearch")
-		if r.URL.Path != "/_bulk" {
-			_, _ = io.WriteString(w, `{"version":{"number":"9.1.0"}}`)
-			return
-		}
-		if len(received) == 0 {
-			_, _ = io.Copy(io.Discard, r.Body)
-		} else {
-			raw, err := fakees.ReadBody(r)
-			if err != nil {
-				http.Error(w, err.Error(), http.StatusBadRequest)
-				return
-			}
-			for _, f := range received {
-				f(raw)
-			}
-		}
-		n, _ := strconv.Atoi(r.Header.Get("X-Elastic-Event-Count"))
-		answer(w, n)
-	}))
-	tb.Cleanup(srv.Close)
-	return srv.URL
-}
-
-// sinkIndex is the index name the sink answers for every item: the backing index of a data
-// stream, as Elasticsearch names it in bulk responses.
-const sinkIndex = ".ds-logs-generic.otel-default-2026.11.30-000001"
-
-// bulkSink answers every bulk request with one 201 item per document, as Elasticsearch does
-// with the exporter's filter_path, without decoding the body, so that a benchmark measures the
-// exporter and not a fake server's parsing.
-func bulkSink(tb testing.TB) string {
-	tb.Helper()
-	var mu sync.Mutex
-	responses := map[int][]byte{}
-	return bulkServer(tb, func(w http.ResponseWriter, n int) {
-		mu.Lock()
-		resp, ok := responses[n]
-		if !ok {
-			resp = []byte(`{"items":[` +
-				strings.TrimSuffix(strings.Repeat(`{"create":{"_index":"`+sinkIndex+`","status":201}},`, n), ",") + `]}`)
-			responses[n] = resp
-		}
-		mu.Unlock()
-		_, _ = w.Write(resp)
-	})
-}
 
 // The uniform records of the push benchmarks, shared with the out-of-process cost benchmark
 // (internal/lab/cmd/costbench): about 300 to 430 bytes of JSON per document, which gzip shrinks
@@ -156,7 +106,7 @@ var benchmarkSignals = []benchmarkSignal{
 		realistic: func(g *benchdata.Realistic, n int) any { return g.Logs(n) },
 		create: func(tb testing.TB, url string) any {
 			tb.Helper()
-			exp, err := NewFactory().CreateLogs(context.Background(), testSettings(), benchmarkConfig(url))
+			exp, err := elasticsearchexporter.NewFactory().CreateLogs(context.Background(), benchmarkSettings(), benchmarkConfig(url))
 			require.NoError(tb, err)
 			startBenchmarkExporter(tb, exp)
 			return exp
@@ -189,7 +139,7 @@ var benchmarkSignals = []benchmarkSignal{
 		realistic: func(g *benchdata.Realistic, n int) any { return g.Traces(n) },
 		create: func(tb testing.TB, url string) any {
 			tb.Helper()
-			exp, err := NewFactory().CreateTraces(context.Background(), testSettings(), benchmarkConfig(url))
+			exp, err := elasticsearchexporter.NewFactory().CreateTraces(context.Background(), benchmarkSettings(), benchmarkConfig(url))
 			require.NoError(tb, err)
 			startBenchmarkExporter(tb, exp)
 			return exp
@@ -222,7 +172,7 @@ var benchmarkSignals = []benchmarkSignal{
 		realistic: func(g *benchdata.Realistic, n int) any { return g.Metrics(n) },
 		create: func(tb testing.TB, url string) any {
 			tb.Helper()
-			exp, err := NewFactory().CreateMetrics(context.Background(), testSettings(), benchmarkConfig(url))
+			exp, err := elasticsearchexporter.NewFactory().CreateMetrics(context.Background(), benchmarkSettings(), benchmarkConfig(url))
 			require.NoError(tb, err)
 			startBenchmarkExporter(tb, exp)
 			return exp
@@ -253,7 +203,7 @@ var benchmarkSignals = []benchmarkSignal{
 		data: func(n int) any { return benchdata.Profiles(n) },
 		create: func(tb testing.TB, url string) any {
 			tb.Helper()
-			exp, err := NewFactory().(xexporter.Factory).CreateProfiles(context.Background(), testSettings(), benchmarkConfig(url))
+			exp, err := elasticsearchexporter.NewFactory().(xexporter.Factory).CreateProfiles(context.Background(), benchmarkSettings(), benchmarkConfig(url))
 			require.NoError(tb, err)
 			startBenchmarkExporter(tb, exp)
 			return exp
@@ -318,12 +268,21 @@ func (discardMetricsSink) AddMetricsDocument(int, string, serializer.DataStream,
 }
 
 // benchmarkConfig is the default config pointed at url, with the sending queue off so that
-// each Consume call pushes synchronously, and gzip at level 1 (the default, set here so that
-// the benchmark does not follow a change of the default).
-func benchmarkConfig(url string) *Config {
-	cfg := newTestConfig(url)
+// each Consume call pushes synchronously, short retry waits, and gzip at level 1 (the
+// default, set here so that the benchmark does not follow a change of the default).
+func benchmarkConfig(url string) *elasticsearchexporter.Config {
+	cfg := elasticsearchexporter.NewFactory().CreateDefaultConfig().(*elasticsearchexporter.Config)
+	cfg.Endpoints = []string{url}
+	cfg.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
+	cfg.Retry.InitialInterval = time.Millisecond
+	cfg.Retry.MaxInterval = 5 * time.Millisecond
 	cfg.CompressionParams.Level = 1
 	return cfg
+}
+
+// benchmarkSettings are the collector's no-op settings of an exporter of this type.
+func benchmarkSettings() exporter.Settings {
+	return exportertest.NewNopSettings(elasticsearchexporter.NewFactory().Type())
 }
 
 type lifecycle interface {
