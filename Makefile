@@ -150,12 +150,13 @@ cost: build ## Out-of-process cost of the real collector per signal on realistic
 	.bin/costbench -collector .bin/otelcol-es -sink .bin/bulksink -otlp-sink .bin/otlpsink -out .bin/cost -window $(COST_WINDOW) \
 		$$( [ "$(COST_FORCE)" = 1 ] && echo -force ) $(COST_FLAGS) | tee .bin/cost/report.md
 
-# Settings of `make cost-es`: rounds of runs, and the warm-up and window of each run.
+# Settings of `make cost-es`: the rounds of runs, and any other costbench flag (-short-warmup and
+# -short-window set the warm-up and window of each run).
 COST_ES_REPEATS ?= 3
 COST_ES_FLAGS   ?=
 
 .PHONY: cost-es
-cost-es: build ## What a user pays on a real Elasticsearch (scripts/es.sh start; it stays running): the collector's and the node's CPU per million realistic documents at 1,000, 512 and 50 records per request, COST_ES_REPEATS rounds interleaved, ranges (~15 min)
+cost-es: build ## What a user pays on a real Elasticsearch (scripts/es.sh start; it stays running): the collector's and the node's CPU per million realistic documents at 1,000, 512 and 50 records per request, COST_ES_REPEATS rounds interleaved, ranges (~12 min)
 	mkdir -p .bin/cost-es
 	cd $(LAB_DIR) && $(GO) build -o $(CURDIR)/.bin/costbench ./cmd/costbench
 	scripts/es.sh start >/dev/null
