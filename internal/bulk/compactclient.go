@@ -134,6 +134,9 @@ func (c *compactClient) send(req *http.Request) (resp *http.Response, errorRead 
 		return resp, true, nil
 	}
 	c.off(typ)
+	// A new buffer: the transport may still read the snappy body after the answer
+	// (golang/go#51907), and this happens once in the exporter's life.
+	c.enc.out = bytes.Buffer{}
 	if body, err = uncompressed(); err != nil {
 		return nil, false, err
 	}
