@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 )
 
@@ -27,6 +28,7 @@ type snappyNode struct {
 	mu        sync.Mutex
 	drop      bool
 	encodings []string
+	lengths   []int64
 	docs      int
 }
 
@@ -36,6 +38,7 @@ func (n *snappyNode) Perform(req *http.Request) (*http.Response, error) {
 	enc := req.Header.Get("Content-Encoding")
 	n.encodings = append(n.encodings, enc)
 	require.Equal(n.t, req.ContentLength, lengthOf(n.t, req), "Content-Length is the encoded body's")
+	n.lengths = append(n.lengths, req.ContentLength)
 	if n.drop && enc == "snappy" {
 		return stubStatus(http.StatusBadRequest, `{"error":{"root_cause":[{"type":"x_content_parse_exception","reason":"[1:1] Unrecognized token"}],`+
 			`"type":"x_content_parse_exception","reason":"[1:1] Unrecognized token 'sNaPpY'"},"status":400}`)(req)
@@ -75,20 +78,28 @@ func newSnappyIndexer(t *testing.T, node *snappyNode) (*Indexer, *observer.Obser
 	return ix, logs
 }
 
-// Until the start-up check says the node decodes snappy, bodies are gzip; then snappy.
+// Until the start-up check says the node decodes snappy, bodies are gzip; then snappy. The
+// bytes flushed are those sent, the request buffer counts the uncompressed request.
 func TestSnappyAfterEnable(t *testing.T) {
 	node := &snappyNode{t: t}
 	ix, logs := newSnappyIndexer(t, node)
+	tb, tel := newTelemetry(t)
+	ix.cfg.Telemetry = tb
 	res, err := ix.Send(context.Background(), batchOf(`{"a":1}`, `{"a":2}`))
 	require.NoError(t, err)
 	assert.Equal(t, 2, res.Indexed)
+	gzipped := countertest.Sum(t, tel, "otelcol.elasticsearch.flushed.bytes")
 
 	ix.EnableSnappy()
-	res, err = ix.Send(context.Background(), batchOf(`{"a":3}`))
+	doc := `{"message":"` + strings.Repeat("snappy ", 200) + `"}`
+	res, err = ix.Send(context.Background(), batchOf(doc))
 	require.NoError(t, err)
 	assert.Equal(t, 1, res.Indexed)
 	assert.Equal(t, []string{"gzip", "snappy"}, node.encodings)
+	assert.Equal(t, node.lengths[1], countertest.Sum(t, tel, "otelcol.elasticsearch.flushed.bytes")-gzipped)
+	assert.Less(t, node.lengths[1], int64(len(doc)), "compressed")
 	assert.Zero(t, logs.Len())
+	assert.GreaterOrEqual(t, ix.RequestBufferBytes(1000), 1000, "the uncompressed request is held")
 }
 
 // A snappy request that the node answers as if it had read the snappy bytes as JSON is sent
@@ -114,6 +125,9 @@ func TestSnappyFallsBackToGzip(t *testing.T) {
 	assert.Equal(t, []string{"snappy", "gzip", "gzip", "gzip"}, node.encodings)
 	assert.Equal(t, 5, node.docs)
 	assert.Equal(t, map[string]int64{"indexed  201": 5}, docCounts(t, tel), "nothing rejected nor retried")
+	assert.Zero(t, retried(t, tel))
+	assert.Equal(t, int64(3), countertest.Sum(t, tel, "otelcol.elasticsearch.bulk_requests.attempts"),
+		"the resend with gzip is part of the attempt")
 	require.Equal(t, 1, logs.Len())
 	entry := logs.All()[0]
 	assert.Equal(t, "Elasticsearch did not decode a snappy bulk request body (a node, proxy or load balancer between the exporter "+
