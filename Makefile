@@ -35,7 +35,8 @@ FUZZ_TARGETS := \
 	./internal/serializer:FuzzEncodeMetrics \
 	./internal/routing:FuzzRouteDataStream \
 	./internal/routing:FuzzRouteRecord \
-	./internal/bulk:FuzzCompactBulkResponse
+	./internal/bulk:FuzzCompactBulkResponse \
+	./internal/esclient:FuzzSnappyNotDecoded
 FUZZTIME ?= 10s
 
 # Time per benchmark of the push matrix that `make bench` runs (4 signals x 4 sizes of realistic

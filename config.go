@@ -34,8 +34,10 @@ type Config struct {
 	//     (the exporter applies it per request; exporterhelper's own timeout
 	//     is off);
 	//   - compression defaults to gzip at compression_params::level 1; only
-	//     gzip and none are accepted because the bulk body is compressed by
-	//     the bulk indexer itself, never by the HTTP client.
+	//     gzip, snappy and none are accepted because the bulk body is compressed
+	//     by the bulk session itself, never by the HTTP client (snappy: once the
+	//     start-up check has found that the node decodes it, see internal/bulk's
+	//     encoding.go; gzip at level 1 before and instead).
 	confighttp.ClientConfig `mapstructure:",squash"`
 
 	// CATrustedFingerprint is `tls::ca_trusted_fingerprint`, a key of this exporter's own in

@@ -270,8 +270,14 @@ func TestLoadInvalidConfig(t *testing.T) {
 		{"ca_trusted_fingerprint_insecure_skip_verify", "`tls::ca_trusted_fingerprint` is set beside `tls::insecure_skip_verify: true`"},
 
 		{"negative_timeout", "`timeout` must be 0 or more"},
-		{"compression_zstd", "`compression` must be `gzip` or `none`, got \"zstd\""},
-		{"compression_unknown", "unsupported compression type \"brotli\""},
+		{"compression_zstd", "`compression` must be `gzip`, `snappy` or `none`, got \"zstd\": Elasticsearch decodes gzip, deflate and snappy request bodies, not zstd, br or lz4"},
+		{"compression_lz4", "`compression` must be `gzip`, `snappy` or `none`, got \"lz4\""},
+		{"compression_zlib", "`compression` must be `gzip`, `snappy` or `none`, got \"zlib\""},
+		{"compression_deflate", "`compression` must be `gzip`, `snappy` or `none`, got \"deflate\""},
+		{"compression_snappy_framed", "`compression` must be `gzip`, `snappy` or `none`, got \"x-snappy-framed\""},
+		{"compression_br", "`compression` must be `gzip`, `snappy` or `none`, got \"br\": Elasticsearch decodes"},
+		{"compression_unknown", "`compression` must be `gzip`, `snappy` or `none`, got \"brotli\""},
+		{"snappy_with_level", "`compression_params::level` does not apply to snappy, which has no levels; leave it out, got 1"},
 		{"gzip_level_out_of_range", "`compression_params::level` must be between -1 and 9 for gzip"},
 
 		{"unknown_mode", "`mapping::mode` must be one of otel, ecs, none, raw, bodymap, got \"jaeger\""},

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/collector/config/configcompression"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 
@@ -33,6 +34,9 @@ var removedKeys = []struct{ key, msg string }{
 //     deprecation message for each (logged by the factory, see
 //     logDeprecations);
 //   - canonicalizes mapping mode names (lowercase, "no" means "none");
+//   - refuses a `compression` that confighttp does not know either (br) with the exporter's
+//     message, and leaves compression_params::level at 0 for snappy unless it is set (the
+//     default level, 1, is gzip's);
 //   - takes this exporter's own key in the confighttp `tls` section,
 //     tls::ca_trusted_fingerprint, out of it (takeCATrustedFingerprint, in config.go).
 //
@@ -49,9 +53,13 @@ func (c *Config) Unmarshal(conf *confmap.Conf) error {
 	if conf == nil {
 		return nil
 	}
-	removedErr := refuseRemovedKeys(conf)
+	removedErr := errors.Join(refuseRemovedKeys(conf), refuseUnknownCompression(conf))
 	old, oldDecodeErr := takeDeprecatedKeys(conf)
 	decodeErr := errors.Join(apiKeyMapToJSON(conf), c.takeCATrustedFingerprint(conf), conf.Unmarshal(c))
+	if c.Compression == configcompression.TypeSnappy && !conf.IsSet("compression_params::level") {
+		// The default level is gzip's: snappy has none.
+		c.CompressionParams.Level = 0
+	}
 
 	c.Mapping.Mode = canonicalMappingMode(c.Mapping.Mode)
 	for i, m := range c.Mapping.AllowedModes {
@@ -65,6 +73,22 @@ func (c *Config) Unmarshal(conf *confmap.Conf) error {
 		return err
 	}
 	return errors.Join(err, confmap.Validate(c))
+}
+
+// refuseUnknownCompression fails when `compression` names an encoding that confighttp does not
+// know either (br, for one), with the message of the ones it knows and the exporter does not
+// send, and deletes it from conf, so that the decoding does not report it again.
+func refuseUnknownCompression(conf *confmap.Conf) error {
+	v, ok := conf.Get("compression").(string)
+	if !ok {
+		return nil
+	}
+	var t configcompression.Type
+	if t.UnmarshalText([]byte(v)) == nil {
+		return nil
+	}
+	conf.Delete("compression")
+	return compressionError(v)
 }
 
 // refuseRemovedKeys fails when conf sets a removed key, naming every one it sets, and deletes

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/config/configcompression"
+	"go.opentelemetry.io/collector/confmap"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
@@ -45,7 +47,7 @@ func TestUnmarshalReportsEveryProblem(t *testing.T) {
 		"`index` was removed; use `logs_index` / `traces_index`",
 		"`mapping::dedup` was removed with no replacement",
 		"`num_workers` must be 0 (the default) or more, got -1",
-		"`compression` must be `gzip` or `none`, got \"zstd\"",
+		"`compression` must be `gzip`, `snappy` or `none`, got \"zstd\"",
 		"`retry::initial_interval` (2m0s) must not exceed `retry::max_interval` (1m0s)",
 	} {
 		assert.Contains(t, msg, want)
@@ -82,7 +84,7 @@ func TestUnmarshalDecodeErrorSkipsValidation(t *testing.T) {
 	// leaves the validation to the collector.
 	cfg, err := unmarshalMap(map[string]any{"endpoint": "http://es-1:9200", "compression": "zstd"})
 	require.NoError(t, err)
-	require.ErrorContains(t, cfg.Validate(), "`compression` must be `gzip` or `none`")
+	require.ErrorContains(t, cfg.Validate(), "`compression` must be `gzip`, `snappy` or `none`")
 }
 
 // The deprecated numbers accept what their messages say: 0, which leaves the replacement at its
@@ -136,4 +138,19 @@ func TestDeprecatedNumbersAcceptZero(t *testing.T) {
 			require.ErrorContains(t, err, tt.msg)
 		})
 	}
+}
+
+// compression: snappy loads with the default compression_params, whose level 1 is gzip's
+// (confighttp refuses any level for snappy), and passes every validation.
+func TestSnappyLoadsWithoutLevel(t *testing.T) {
+	cfg, err := unmarshalMap(map[string]any{"endpoint": "http://es-1:9200", "compression": "snappy"})
+	require.NoError(t, err)
+	assert.Equal(t, configcompression.TypeSnappy, cfg.Compression)
+	assert.Zero(t, cfg.CompressionParams.Level)
+	require.NoError(t, confmap.Validate(cfg))
+
+	// gzip keeps its default level.
+	cfg, err = unmarshalMap(map[string]any{"endpoint": "http://es-1:9200", "compression": "gzip"})
+	require.NoError(t, err)
+	assert.Equal(t, configcompression.Level(1), cfg.CompressionParams.Level)
 }

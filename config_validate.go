@@ -65,10 +65,21 @@ func validateHTTPClient(hc *confighttp.ClientConfig) error {
 		if l := hc.CompressionParams.Level; l < gzip.DefaultCompression || l > gzip.BestCompression {
 			errs = append(errs, fmt.Errorf("`compression_params::level` must be between -1 and 9 for gzip (1 is fastest, 9 smallest, -1 the library default), got %d", l))
 		}
+	case configcompression.TypeSnappy:
+		if l := hc.CompressionParams.Level; l != 0 {
+			errs = append(errs, fmt.Errorf("`compression_params::level` does not apply to snappy, which has no levels; leave it out, got %d", l))
+		}
 	default:
-		errs = append(errs, fmt.Errorf("`compression` must be `gzip` or `none`, got %q", hc.Compression))
+		errs = append(errs, compressionError(string(hc.Compression)))
 	}
 	return errors.Join(errs...)
+}
+
+// compressionError refuses a `compression` the exporter cannot send: it compresses the bulk
+// body itself, in gzip or snappy, the encodings that Elasticsearch decodes and that it writes.
+func compressionError(got string) error {
+	return fmt.Errorf("`compression` must be `gzip`, `snappy` or `none`, got %q: Elasticsearch decodes gzip, deflate and "+
+		"snappy request bodies, not zstd, br or lz4, and the exporter writes gzip and snappy", got)
 }
 
 // validateCATrustedFingerprint refuses a tls::ca_trusted_fingerprint that is not a SHA-256

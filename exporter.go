@@ -102,7 +102,7 @@ func (c *Config) pipelineSettings() pipeline.Settings {
 
 // start builds the Elasticsearch client, here because auth extensions exist only once the host
 // has started them, and the bulk indexer, and starts the background checks of the server's
-// version and of the index templates.
+// version, of the index templates and, with `compression: snappy`, of snappy.
 func (e *esExporter) start(ctx context.Context, host component.Host) error {
 	otel := slices.Contains(e.cfg.Mapping.AllowedModes, serializer.ModeOTel.String())
 	client, err := esclient.New(ctx, esclient.Config{
@@ -144,6 +144,7 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 	e.indexer, err = bulk.New(bulk.Config{
 		Client:                 client,
 		CompressionLevel:       level,
+		Snappy:                 e.cfg.Compression == configcompression.TypeSnappy,
 		MaxBulkBytes:           e.cfg.maxBulkBytes(),
 		Pipeline:               e.cfg.Pipeline,
 		IncludeSourceOnError:   include,
@@ -181,6 +182,14 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 		}
 	})
 	e.wg.Go(func() { e.templates.Run(bg) })
+	if e.cfg.Compression == configcompression.TypeSnappy {
+		// gzip until the node is found to decode snappy.
+		e.wg.Go(func() {
+			if client.ProbeSnappy(bg) {
+				e.indexer.EnableSnappy()
+			}
+		})
+	}
 	return nil
 }
 

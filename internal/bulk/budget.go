@@ -53,11 +53,17 @@ func (b *ByteBudget) Stop() { b.g.setCapacity(0) }
 
 // RequestBufferBytes returns the memory a Send of n bytes of encoded documents needs for its
 // request body: one request of at most MaxBulkBytes, compressed by the ratio of the last
-// request sent (none before the first), and the piece it is assembled in (see chunk).
+// request sent (none before the first), and the piece it is assembled in (see chunk); with
+// Config.Snappy, the whole uncompressed request instead of the piece.
 // The exporter counts it in its ByteBudget.
 func (ix *Indexer) RequestBufferBytes(n int) int {
 	if ix.cfg.MaxBulkBytes > 0 {
 		n = min(n, ix.cfg.MaxBulkBytes)
+	}
+	if ix.codec != nil {
+		// The bulk indexer may hold the request uncompressed, for the client to encode it
+		// (encoding.go).
+		return ix.sizes.compressed(n) + n
 	}
 	return ix.sizes.compressed(n) + min(n, bodyPiece)
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/elastic/elastic-transport-go/v8/elastictransport"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
 )
 
 // compactClient is the client of a session's bulk indexer. It bounds what it reads of any
@@ -43,6 +45,12 @@ type compactClient struct {
 	body      bytes.Reader
 	// bodyCloser is body as the io.ReadCloser of a response, made once.
 	bodyCloser io.ReadCloser
+	// codec, set when the Indexer is configured for snappy, is the state of snappy; enc
+	// encodes the request bodies that docappender left uncompressed (encoding.go), and off
+	// is called when the node is found not to decode snappy.
+	codec *bodyCodec
+	enc   bodyEncoder
+	off   func(errorType string)
 }
 
 // Perform sends req, bounds what is read of the answer, and compacts a successful bulk
@@ -50,7 +58,8 @@ type compactClient struct {
 func (c *compactClient) Perform(req *http.Request) (*http.Response, error) {
 	c.compacted, c.retryAfter = false, 0
 	c.resp.reset()
-	resp, err := c.next.Perform(req)
+	c.enc.sent = -1
+	resp, errorRead, err := c.send(req)
 	if err != nil || resp.Body == nil {
 		return resp, err
 	}
@@ -58,6 +67,9 @@ func (c *compactClient) Perform(req *http.Request) (*http.Response, error) {
 		c.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 	}
 	if resp.StatusCode > 299 { // what docappender takes for a failed request
+		if errorRead {
+			return resp, nil
+		}
 		return c.errorBody(resp), nil
 	}
 	limit := ResponseLimit(c.docs)
@@ -92,6 +104,47 @@ func (c *compactClient) Perform(req *http.Request) (*http.Response, error) {
 	resp.Body = c.bodyCloser
 	resp.ContentLength = int64(len(out))
 	return resp, nil
+}
+
+// send sends req, first encoding its body when docappender left it uncompressed for the
+// codec: snappy while it is on, gzip otherwise. A snappy request that the node answers as if
+// it had not decoded the body is sent again at once with gzip, and snappy is turned off.
+// errorRead tells that resp is a failed request's whose body errorBody has read already.
+func (c *compactClient) send(req *http.Request) (resp *http.Response, errorRead bool, err error) {
+	if c.codec == nil || req.Header.Get("Content-Encoding") != "" || req.GetBody == nil {
+		resp, err = c.next.Perform(req)
+		return resp, false, err
+	}
+	uncompressed := req.GetBody
+	body, err := uncompressed()
+	if err != nil {
+		return nil, false, err
+	}
+	snappy := c.codec.state.Load() == snappyOn
+	if err = c.enc.encode(req, body, snappy); err != nil {
+		return nil, false, err
+	}
+	resp, err = c.next.Perform(req)
+	if err != nil || !snappy || resp.StatusCode != http.StatusBadRequest || resp.Body == nil {
+		return resp, false, err
+	}
+	resp = c.errorBody(resp)
+	typ := esclient.SnappyNotDecoded(c.in)
+	if typ == "" {
+		return resp, true, nil
+	}
+	c.off(typ)
+	// A new buffer: the transport may still read the snappy body after the answer
+	// (golang/go#51907), and this happens once in the exporter's life.
+	c.enc.out = bytes.Buffer{}
+	if body, err = uncompressed(); err != nil {
+		return nil, false, err
+	}
+	if err = c.enc.encode(req, body, false); err != nil {
+		return nil, false, err
+	}
+	resp, err = c.next.Perform(req)
+	return resp, false, err
 }
 
 // errorBody replaces the body of a failed request by at most MaxErrorBody bytes of it; the
@@ -131,4 +184,5 @@ func (c *compactClient) release() {
 	if cap(c.out) > retainedBufferSize {
 		c.out = nil
 	}
+	c.enc.release()
 }

@@ -25,8 +25,12 @@ import (
 // Config configures an Indexer.
 type Config struct {
 	Client elastictransport.Interface
-	// CompressionLevel is the gzip level of request bodies, 0 for none.
+	// CompressionLevel is the gzip level of request bodies, 0 for none. Ignored with Snappy.
 	CompressionLevel int
+	// Snappy sends request bodies in snappy once EnableSnappy is called, unless a request
+	// shows that the node does not decode it; with gzip at FallbackGzipLevel until then and
+	// after (encoding.go).
+	Snappy bool
 	// MaxBulkBytes caps the uncompressed NDJSON of one bulk request. A single document larger
 	// than this is sent alone.
 	MaxBulkBytes int
@@ -121,6 +125,8 @@ type Indexer struct {
 	metadataKeys []string
 	// sizeLimit is the request size learned from 413 answers (toolarge.go).
 	sizeLimit sizeLimit
+	// codec is the state of snappy, nil unless Config.Snappy (encoding.go).
+	codec *bodyCodec
 }
 
 // New validates cfg and returns an Indexer.
@@ -147,6 +153,9 @@ func New(cfg Config) (*Indexer, error) {
 		idle = defaultIdleSessions
 	}
 	ix.sessions = freelist.New[*session](idle, 0)
+	if cfg.Snappy {
+		ix.codec = &bodyCodec{}
+	}
 	ix.stopCtx, ix.stop = context.WithCancel(context.Background())
 	ix.abortCtx, ix.abort = context.WithCancel(context.Background())
 	ix.includeSource.Store(int32(cfg.IncludeSourceOnError))

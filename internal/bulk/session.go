@@ -105,7 +105,7 @@ func (ix *Indexer) putSession(s *session) {
 // generation gen.
 func (ix *Indexer) newSession(gen uint64) (*session, error) {
 	s := &session{gen: gen, running: -1, group: newGroupWait()}
-	s.client = compactClient{next: ix.cfg.Client, budget: ix.cfg.Budget}
+	s.client = compactClient{next: ix.cfg.Client, budget: ix.cfg.Budget, codec: ix.codec, off: ix.snappyOff}
 	s.failures.quietConflicts = ix.cfg.SuppressConflictErrors
 	if err := ix.newBulkIndexer(s); err != nil {
 		return nil, err
@@ -120,7 +120,7 @@ func (ix *Indexer) newBulkIndexer(s *session) error {
 	bi, err := docappender.NewBulkIndexer(docappender.BulkIndexerConfig{
 		Client:               &s.client,
 		MaxDocumentRetries:   0, // retries are ours, see the package doc
-		CompressionLevel:     ix.cfg.CompressionLevel,
+		CompressionLevel:     ix.compressionLevel(),
 		Pipeline:             ix.cfg.Pipeline,
 		IncludeSourceOnError: docappender.Value(ix.includeSource.Load()),
 		FilterPath:           ix.cfg.FilterPath, // empty: docappender's DefaultFilterPath, AccountingFilterPath
@@ -282,7 +282,7 @@ func (ix *Indexer) request(ctx context.Context, s *session) flushResult {
 			status = ff.StatusCode()
 		}
 	} else {
-		ix.sizes.observe(bi.BytesFlushed(), bi.BytesUncompressedFlushed())
+		ix.sizes.observe(s.bytesFlushed(), bi.BytesUncompressedFlushed())
 	}
 	end := time.Now()
 	ctxErr := ctx.Err()
@@ -297,4 +297,13 @@ func (ix *Indexer) request(ctx context.Context, s *session) flushResult {
 		res.mismatch = s.responseMismatch(stat)
 	}
 	return res
+}
+
+// bytesFlushed is the body size of the last request, if it was answered: the bytes the
+// session's client encoded when it did, docappender's count otherwise.
+func (s *session) bytesFlushed() int {
+	if n := s.bi.BytesFlushed(); n == 0 || s.client.enc.sent < 0 {
+		return n
+	}
+	return s.client.enc.sent
 }

@@ -272,7 +272,7 @@ func (ix *Indexer) recordAttempt(ctx context.Context, s *session, outcome string
 	}
 	r.pending, r.resent = true, false
 	r.outcome, r.status, r.end = outcome, status, end
-	r.bytes, r.uncompressed = s.bi.BytesFlushed(), s.bi.BytesUncompressedFlushed()
+	r.bytes, r.uncompressed = s.bytesFlushed(), s.bi.BytesUncompressedFlushed()
 }
 
 // resendRequest notes that the request of the last attempt is sent again whole: the next

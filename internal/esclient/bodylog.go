@@ -9,11 +9,13 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/klauspost/compress/s2"
+
 	"go.uber.org/zap"
 )
 
 // bodyLogger logs request and response bodies at debug level, for telemetry.log_request_body
-// and telemetry.log_response_body. Gzipped request bodies are logged decompressed. Headers,
+// and telemetry.log_response_body. Gzip and snappy request bodies are logged decompressed. Headers,
 // and so credentials, are never logged.
 type bodyLogger struct {
 	next              http.RoundTripper
@@ -46,12 +48,16 @@ func (l *bodyLogger) RoundTrip(req *http.Request) (*http.Response, error) {
 func readBody(body io.ReadCloser, encoding string) []byte {
 	defer body.Close()
 	var r io.Reader = body
-	if encoding == "gzip" {
+	switch encoding {
+	case "gzip":
 		gz, err := gzip.NewReader(body)
 		if err != nil {
 			return []byte("<unreadable gzip body>")
 		}
 		r = gz
+	case "snappy":
+		// The snappy framing format, which s2's reader reads.
+		r = s2.NewReader(body)
 	}
 	b, err := io.ReadAll(r)
 	if err != nil {

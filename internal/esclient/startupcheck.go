@@ -8,7 +8,8 @@ type Check string
 
 // The checks made at start. connect, tls and auth are judged from the answers of the version
 // check (GET /), version from the version it reads, privileges from
-// _security/user/_has_privileges, template from each data stream's simulated template.
+// _security/user/_has_privileges, template from each data stream's simulated template, snappy
+// from the snappy probe.
 const (
 	CheckConnect    Check = "connect"
 	CheckTLS        Check = "tls"
@@ -16,6 +17,8 @@ const (
 	CheckPrivileges Check = "privileges"
 	CheckVersion    Check = "version"
 	CheckTemplate   Check = "template"
+	// CheckSnappy: with `compression: snappy`, whether the node decodes snappy (snappyprobe.go).
+	CheckSnappy Check = "snappy"
 )
 
 // CheckRecorder records the result of a check: failed when it found a problem, which has then

@@ -22,11 +22,18 @@ type Response struct {
 	Raw string
 }
 
-// bulk answers POST /_bulk: a body that cannot be read, whose event count header does not
-// match its items, or with a parameter refused (RefuseIncludeSource), is answered 400; then
+// bulk answers POST /_bulk: a body that cannot be read, without items, whose event count
+// header does not match its items, or with a parameter refused (RefuseIncludeSource), or in
+// snappy with DropSnappy, is answered 400; then
 // come the request-level faults and hooks (413 for Faults.MaxRequestBytes, SlowResponse,
 // dropped connections, OnRequest), and each item is answered by OnItem or processed.
 func (s *Server) bulk(w http.ResponseWriter, r *http.Request) {
+	if s.DropSnappy && r.Header.Get("Content-Encoding") == "snappy" {
+		const reason = `"type":"x_content_parse_exception","reason":"[1:1] Unrecognized token 'sNaPpY': was expecting (JSON String, Number, Array, Object or token 'null', 'true' or 'false')"`
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, `{"error":{"root_cause":[{`+reason+`}],`+reason+`},"status":400}`)
+		return
+	}
 	raw, err := ReadBody(r)
 	if err != nil {
 		w.WriteHeader(http.StatusBadRequest)
@@ -37,6 +44,12 @@ func (s *Server) bulk(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		w.WriteHeader(http.StatusBadRequest)
 		fmt.Fprintf(w, `{"error":{"type":"parse_exception","reason":%q}}`, err.Error())
+		return
+	}
+	if len(items) == 0 { // as Elasticsearch answers a body without an action
+		const reason = `"type":"action_request_validation_exception","reason":"Validation Failed: 1: no requests added;"`
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, `{"error":{"root_cause":[{`+reason+`}],`+reason+`},"status":400}`)
 		return
 	}
 	if n, _ := strconv.Atoi(r.Header.Get("X-Elastic-Event-Count")); n != 0 && n != len(items) {

@@ -39,6 +39,9 @@ type Server struct {
 	// RefuseIncludeSource answers 400 to a bulk request with the parameter
 	// include_source_on_error, as Elasticsearch before 8.18 does.
 	RefuseIncludeSource bool
+	// DropSnappy reads a snappy bulk body as if Content-Encoding were not there, as a node or
+	// a proxy that drops it does: the body is answered 400 x_content_parse_exception at [1:1].
+	DropSnappy bool
 	// OnRequest, when set, may answer a whole bulk request: a non-zero status is returned with
 	// an error body and nothing is accepted.
 	OnRequest func(r *http.Request, items []Item) int

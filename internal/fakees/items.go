@@ -12,6 +12,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+
+	"github.com/klauspost/compress/s2"
 )
 
 // Item is one bulk item as the server received it.
@@ -46,15 +48,19 @@ func (it Item) ID() string {
 	return s
 }
 
-// ReadBody returns the body of a bulk request, decompressed when it is gzipped.
+// ReadBody returns the body of a bulk request, decompressed when it is gzip or snappy (the
+// framing format, which Elasticsearch decodes too).
 func ReadBody(r *http.Request) ([]byte, error) {
 	var body io.Reader = r.Body
-	if r.Header.Get("Content-Encoding") == "gzip" {
+	switch r.Header.Get("Content-Encoding") {
+	case "gzip":
 		gz, err := gzip.NewReader(r.Body)
 		if err != nil {
 			return nil, fmt.Errorf("bad gzip: %w", err)
 		}
 		body = gz
+	case "snappy":
+		body = s2.NewReader(r.Body)
 	}
 	raw, err := io.ReadAll(body)
 	if err != nil {
