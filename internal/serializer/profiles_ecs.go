@@ -344,29 +344,13 @@ func (e *Encoder) appendStackMetaECS(buf *[]byte, dict pprofile.ProfilesDictiona
 func (e *Encoder) appendStackframeECS(buf *[]byte, dict pprofile.ProfilesDictionary, f *profileFrame, id string, sink ProfilesSink) {
 	e.begin(*buf)
 	start := len(e.w.buf)
-	funcs := dict.FunctionTable()
 	lines := f.loc.Lines()
 	e.w.raw(`{` + ecsVersionField + `,"Stackframe.file.name":[`)
-	for k := range lines.Len() {
-		if k > 0 {
-			e.w.byte(',')
-		}
-		e.w.str(dictString(dict, funcs.At(int(lines.At(k).FunctionIndex())).FilenameStrindex()))
-	}
+	e.writeFrameLines(dict, lines, frameFileName)
 	e.w.raw(`],"Stackframe.function.name":[`)
-	for k := range lines.Len() {
-		if k > 0 {
-			e.w.byte(',')
-		}
-		e.w.str(dictString(dict, funcs.At(int(lines.At(k).FunctionIndex())).NameStrindex()))
-	}
+	e.writeFrameLines(dict, lines, frameFunctionName)
 	e.w.raw(`],"Stackframe.line.number":[`)
-	for k := range lines.Len() {
-		if k > 0 {
-			e.w.byte(',')
-		}
-		e.w.int(lines.At(k).Line())
-	}
+	e.writeFrameLines(dict, lines, frameLineNumber)
 	e.w.raw(`]}`)
 	*buf = e.profDone(RepairNone)
 	sink.AddProfileDocument(start, ProfileStackframe, ProfilingStackframesECS, id, false)

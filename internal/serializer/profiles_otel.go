@@ -162,31 +162,15 @@ func (e *Encoder) appendStackMeta(buf *[]byte, dict pprofile.ProfilesDictionary,
 func (e *Encoder) appendStackframe(buf *[]byte, dict pprofile.ProfilesDictionary, f *profileFrame, id string, sink ProfilesSink) {
 	e.begin(*buf)
 	start := len(e.w.buf)
-	funcs := dict.FunctionTable()
 	lines := f.loc.Lines()
 	e.w.raw(`{"@timestamp":`)
 	e.w.rfc3339Nano(e.prof.ts)
 	e.w.raw(`,"function.name":[`)
-	for k := range lines.Len() {
-		if k > 0 {
-			e.w.byte(',')
-		}
-		e.w.str(dictString(dict, funcs.At(int(lines.At(k).FunctionIndex())).NameStrindex()))
-	}
+	e.writeFrameLines(dict, lines, frameFunctionName)
 	e.w.raw(`],"function.filename":[`)
-	for k := range lines.Len() {
-		if k > 0 {
-			e.w.byte(',')
-		}
-		e.w.str(dictString(dict, funcs.At(int(lines.At(k).FunctionIndex())).FilenameStrindex()))
-	}
+	e.writeFrameLines(dict, lines, frameFileName)
 	e.w.raw(`],"line.number":[`)
-	for k := range lines.Len() {
-		if k > 0 {
-			e.w.byte(',')
-		}
-		e.w.int(lines.At(k).Line())
-	}
+	e.writeFrameLines(dict, lines, frameLineNumber)
 	e.w.raw(`]}`)
 	*buf = e.profDone(RepairNone)
 	sink.AddProfileDocument(start, ProfileStackframe, ProfilingStackframesOTel, id, true)
