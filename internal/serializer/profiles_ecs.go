@@ -18,28 +18,6 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/controlattr"
 )
 
-// The indices of Universal Profiling, which the ecs mode writes (plain indices, not data
-// streams): all events, the stack traces, frames, executables and hosts they refer to, and the
-// symbolization queues of unsymbolized leaf frames and executables.
-const (
-	ProfilingEventsECS        = "profiling-events-all"
-	ProfilingStacktracesECS   = "profiling-stacktraces"
-	ProfilingStackframesECS   = "profiling-stackframes"
-	ProfilingExecutablesECS   = "profiling-executables"
-	ProfilingHostsECS         = "profiling-hosts"
-	ProfilingSQExecutablesECS = "profiling-sq-executables"
-	ProfilingSQLeafFramesECS  = "profiling-sq-leafframes"
-)
-
-// ProfilingEventsDownsampledECS are the downsampled event indices: the Nth holds about one
-// event in 5^N of profiling-events-all.
-var ProfilingEventsDownsampledECS = [...]string{
-	"profiling-events-5pow01", "profiling-events-5pow02", "profiling-events-5pow03",
-	"profiling-events-5pow04", "profiling-events-5pow05", "profiling-events-5pow06",
-	"profiling-events-5pow07", "profiling-events-5pow08", "profiling-events-5pow09",
-	"profiling-events-5pow10", "profiling-events-5pow11",
-}
-
 // ecsVersionField is the ecs.version every Universal Profiling document holds.
 const ecsVersionField = `"ecs.version":"1.12.0"`
 

@@ -15,17 +15,6 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/controlattr"
 )
 
-// The data streams of Elasticsearch's OTel profiling templates (9.6, x-pack otel-data): events
-// match profiling-events*.otel-*; profiling-events-all is the one of all events, not
-// downsampled.
-const (
-	ProfilingEventsOTel      = "profiling-events-all.otel-default"
-	ProfilingStacktracesOTel = "profiling-stacktraces.otel-default"
-	ProfilingStackframesOTel = "profiling-stackframes.otel-default"
-	ProfilingExecutablesOTel = "profiling-executables.otel-default"
-	ProfilingHostsOTel       = "profiling-hosts.otel-default"
-)
-
 // maxEventCount is the largest count of one event: the field is a short. A sample
 // whose count is larger is written as several events of the same time and stack.
 const maxEventCount = math.MaxInt16
