@@ -282,7 +282,7 @@ func (e *esExporter) writes() []esclient.Write {
 			esclient.Write{Pattern: set.Routing(e.cfg.LogsIndex).Pattern(routing.TypeLogs), For: "span events"})
 	}
 	if e.writesSignal(pipeline.Profiles) {
-		w = append(w, esclient.Write{Pattern: pipeline.ProfilingIndices, For: "profiles"})
+		w = append(w, esclient.Write{Pattern: serializer.ProfilingIndices, For: "profiles"})
 	}
 	if idx := e.deadLetterIndex(); idx != "" {
 		w = append(w, esclient.Write{Pattern: idx, For: "dead letters"})

@@ -48,18 +48,14 @@ func (p *Pipeline) recordEncoding(ctx context.Context, st *pushState) {
 // recordMetricsReport counts and logs, once per push, the data points and values that the
 // encoder could not write.
 func (p *Pipeline) recordMetricsReport(ctx context.Context, r *serializer.MetricsReport) {
-	for i, n := range r.Rejected {
-		if n == 0 {
-			continue
-		}
-		reason := serializer.RejectReason(i)
-		p.indexer.RecordUnsent(ctx, bulk.UnsentRejected, reason, n)
+	for rj := range r.Rejections {
+		p.indexer.RecordUnsent(ctx, bulk.UnsentRejected, rj.Reason, rj.Records)
 		if suppressed, ok := p.invalidRouteLog.Allow(); ok {
 			fields := []zap.Field{
-				zap.Int("data_points", n), zap.String("reason", reason),
-				zap.String("metric", r.RejectedNames[i]), zap.Int("suppressed_log_lines", suppressed),
+				zap.Int("data_points", rj.Records), zap.String("reason", rj.Reason),
+				zap.String("metric", rj.Name), zap.Int("suppressed_log_lines", suppressed),
 			}
-			if reason == serializer.RejectInvalidIndexName {
+			if rj.Reason == serializer.RejectInvalidIndexName {
 				fields = append(fields, zap.Error(r.FirstError))
 			}
 			p.logger.Warn("Metric data points rejected", fields...)

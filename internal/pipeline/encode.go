@@ -16,16 +16,16 @@ import (
 // rejectedByEncoder reports whether the encoder refused the record just given to it (it then
 // wrote nothing after start), and counts the rejection.
 func (st *pushState) rejectedByEncoder(start int) bool {
-	reason := st.enc.Rejection()
-	if reason == "" {
+	rj := st.enc.Rejection()
+	if rj.Reason == "" {
 		return false
 	}
 	st.batch.Buf = st.batch.Buf[:start]
 	var err error // only the first error of a type is logged: made once per push
-	if _, ok := st.firstRejection[reason]; !ok {
-		err = fmt.Errorf("mapping mode %s cannot write the record: %s", st.mode, reason)
+	if _, ok := st.firstRejection[rj.Reason]; !ok {
+		err = fmt.Errorf("mapping mode %s cannot write the record: %s", st.mode, rj.Reason)
 	}
-	st.reject(reason, 1, err)
+	st.reject(rj.Reason, rj.Records, err)
 	return true
 }
 

@@ -21,9 +21,6 @@ import (
 // the next profile that refers to them writes them again. Their ids are derived from their
 // content: writing one again is a duplicate (409 to the create), counted, not a second document.
 
-// ProfilingIndices is the pattern of every index and data stream that profiles are written to.
-const ProfilingIndices = "profiling-*"
-
 // profileRef is a content-addressed document that a push recorded in the cache.
 type profileRef struct {
 	kind serializer.ProfileDoc

@@ -87,9 +87,31 @@ type Encoder struct {
 // and SetScope; the zero value of an Encoder writes ModeOTel.
 func (e *Encoder) SetMode(m Mode) { e.mode = m }
 
-// Rejection returns "" when the last Append wrote a document, or the reason it wrote nothing
-// (RejectionBodyNotAMap, RejectionUnsupported), in which case it returned dst unchanged.
-func (e *Encoder) Rejection() string { return e.rejection }
+// Rejection is the serializer's one report, for every signal, of a record it could not write:
+// that record alone is rejected, nothing of it is written, and the rest goes on. Reason is the
+// error.type under which the pipeline counts it; Records is how many records that is (1 for a
+// log record, a span, a span event or a profile; the data points of the metrics rejected for
+// Reason in a push); Name is the name of the first record rejected for Reason, where records
+// have one (metrics), else "". The zero Rejection means nothing was rejected.
+//
+// Logs, spans, span events and profiles report it per record (Encoder.Rejection, after each
+// Append); metrics, whose data points are grouped into documents across records, report it
+// per reason for the whole push (MetricsReport.Rejections).
+type Rejection struct {
+	Reason  string
+	Records int
+	Name    string
+}
+
+// Rejection returns the zero Rejection when the last Append wrote its record's documents, or
+// why it wrote nothing (RejectionBodyNotAMap, RejectionUnsupported, the Rejection* of profiles),
+// for one record, in which case it left the buffer unchanged.
+func (e *Encoder) Rejection() Rejection {
+	if e.rejection == "" {
+		return Rejection{}
+	}
+	return Rejection{Reason: e.rejection, Records: 1}
+}
 
 // Repair returns what was repaired in the last document written, or RepairNone.
 func (e *Encoder) Repair() Repair { return e.repair }

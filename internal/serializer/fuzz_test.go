@@ -344,8 +344,8 @@ func FuzzEncodeLogsModes(f *testing.F) {
 						start := len(buf)
 						buf = e.AppendLog(buf, rec, ds)
 						if m == ModeBodyMap && rec.Body().Type() != pcommon.ValueTypeMap {
-							if len(buf) != start || e.Rejection() != RejectionBodyNotAMap {
-								t.Fatalf("bodymap, body %v: wrote %q, Rejection() = %q", rec.Body().Type(), buf[start:], e.Rejection())
+							if len(buf) != start || e.Rejection().Reason != RejectionBodyNotAMap {
+								t.Fatalf("bodymap, body %v: wrote %q, Rejection() = %q", rec.Body().Type(), buf[start:], e.Rejection().Reason)
 							}
 							continue
 						}
@@ -389,8 +389,8 @@ func FuzzEncodeSpansModes(f *testing.F) {
 						start := len(buf)
 						buf = e.AppendSpan(buf, span, ds)
 						if !m.Supports("traces") {
-							if len(buf) != start || e.Rejection() != RejectionUnsupported {
-								t.Fatalf("%v: span wrote %q, Rejection() = %q", m, buf[start:], e.Rejection())
+							if len(buf) != start || e.Rejection().Reason != RejectionUnsupported {
+								t.Fatalf("%v: span wrote %q, Rejection() = %q", m, buf[start:], e.Rejection().Reason)
 							}
 							continue
 						}

@@ -631,7 +631,7 @@ func TestMetricsRouteErrorOncePerScopeAndTime(t *testing.T) {
 	docs, rep := encodeMetricsWith(t, new(Encoder), md, counting)
 	assert.Empty(t, docs)
 	assert.Equal(t, 1, calls)
-	assert.Equal(t, 3, rep.Rejected[rejectIndex(RejectInvalidIndexName)])
+	assert.Equal(t, 3, rep.rejected[rejectIndex(RejectInvalidIndexName)])
 	assert.ErrorIs(t, rep.FirstError, errBadIndex)
 }
 

@@ -33,10 +33,10 @@ var rejectReasons = [numRejectReasons]string{
 
 // MetricsReport tells what EncodeMetrics could not write.
 type MetricsReport struct {
-	// Rejected counts data points not written, by reason (see Reject*), with the name of the
-	// first metric rejected for each reason.
-	Rejected      [numRejectReasons]int
-	RejectedNames [numRejectReasons]string
+	// rejected counts data points not written, by reason (see Reject*), with the name of the
+	// first metric rejected for each reason; Rejections reports them.
+	rejected      [numRejectReasons]int
+	rejectedNames [numRejectReasons]string
 	// NonFinite counts NaN and ±Inf values skipped, with the name of the first such metric:
 	// gauge and sum values, summary quantiles, and the whole value of a histogram or summary
 	// that a NaN or infinite sum (the {sum, value_count} form, or a histogram without buckets)
@@ -49,8 +49,18 @@ type MetricsReport struct {
 	FirstError error
 }
 
-// RejectReason returns the name of reason i, for i < len(Rejected).
-func RejectReason(i int) string { return rejectReasons[i] }
+// Rejections yields, in the order of the Reject* reasons, a Rejection for each reason some
+// data points were rejected for: their count and the name of the first metric.
+func (r *MetricsReport) Rejections(yield func(Rejection) bool) {
+	for i, n := range r.rejected {
+		if n == 0 {
+			continue
+		}
+		if !yield(Rejection{Reason: rejectReasons[i], Records: n, Name: r.rejectedNames[i]}) {
+			return
+		}
+	}
+}
 
 func (r *MetricsReport) reject(reason int, name string) { r.rejectN(reason, name, 1) }
 
@@ -59,10 +69,10 @@ func (r *MetricsReport) rejectN(reason int, name string, n int) {
 	if n == 0 {
 		return
 	}
-	if r.Rejected[reason] == 0 {
-		r.RejectedNames[reason] = name
+	if r.rejected[reason] == 0 {
+		r.rejectedNames[reason] = name
 	}
-	r.Rejected[reason] += n
+	r.rejected[reason] += n
 }
 
 func rejectIndex(reason string) int {

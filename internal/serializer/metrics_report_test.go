@@ -285,10 +285,10 @@ func TestMetricsBadInput(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			docs, rep := encodeMetrics(t, tt.md())
 			require.Len(t, docs, tt.wantDocs, "documents: %s", docsText(docs))
-			assert.Equal(t, tt.wantRejected, rep.Rejected)
-			for i, n := range rep.Rejected {
+			assert.Equal(t, tt.wantRejected, rep.rejected)
+			for i, n := range rep.rejected {
 				if n > 0 {
-					assert.Equal(t, tt.wantNames, rep.RejectedNames[i])
+					assert.Equal(t, tt.wantNames, rep.rejectedNames[i])
 				}
 			}
 			if tt.wantRejected[rejectIndex(RejectInvalidIndexName)] > 0 {

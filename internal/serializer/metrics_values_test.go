@@ -494,7 +494,7 @@ func TestMetricValues(t *testing.T) {
 			if tt.wantNonFinite > 0 {
 				assert.Equal(t, name, rep.NonFiniteName)
 			}
-			assert.Equal(t, [numRejectReasons]int{}, rep.Rejected)
+			assert.Equal(t, [numRejectReasons]int{}, rep.rejected)
 			if tt.wantValue == "" && tt.wantQuantiles == "" {
 				require.Empty(t, docs, "the only value is skipped: no document")
 				return

@@ -524,8 +524,8 @@ func TestLegacySpan(t *testing.T) {
 			e := modeEncoder(tt.mode, res, scope)
 			checkDoc(t, e.AppendSpan(nil, span, tracesStream), tt.want)
 			// Events are inline: no separate documents.
-			if got := e.AppendSpanEvent([]byte("x"), span, span.Events().At(0), logsStream); string(got) != "x" || e.Rejection() != RejectionUnsupported {
-				t.Errorf("AppendSpanEvent = %q, Rejection() = %q, want dst unchanged and %q", got, e.Rejection(), RejectionUnsupported)
+			if got := e.AppendSpanEvent([]byte("x"), span, span.Events().At(0), logsStream); string(got) != "x" || e.Rejection().Reason != RejectionUnsupported {
+				t.Errorf("AppendSpanEvent = %q, Rejection() = %q, want dst unchanged and %q", got, e.Rejection().Reason, RejectionUnsupported)
 			}
 		})
 	}
@@ -568,8 +568,8 @@ func TestBodyMap(t *testing.T) {
 		t.Errorf("AppendLog = %s, want %s", got, want)
 	}
 	checkDocument(t, got[len("prefix\n"):])
-	if e.Repair() != RepairInvalidUTF8 || e.Rejection() != "" {
-		t.Errorf("Repair() = %q, Rejection() = %q, want %q and none", e.Repair(), e.Rejection(), RepairInvalidUTF8)
+	if e.Repair() != RepairInvalidUTF8 || e.Rejection().Reason != "" {
+		t.Errorf("Repair() = %q, Rejection() = %q, want %q and none", e.Repair(), e.Rejection().Reason, RepairInvalidUTF8)
 	}
 }
 
@@ -586,23 +586,23 @@ func TestBodyMapRejection(t *testing.T) {
 			e := modeEncoder(ModeBodyMap, pcommon.NewResource(), pcommon.NewInstrumentationScope())
 			dst := []byte("kept")
 			got := e.AppendLog(dst, rec, logsStream)
-			if string(got) != "kept" || e.Rejection() != RejectionBodyNotAMap {
-				t.Errorf("AppendLog = %q, Rejection() = %q, want dst unchanged and %q", got, e.Rejection(), RejectionBodyNotAMap)
+			if string(got) != "kept" || e.Rejection().Reason != RejectionBodyNotAMap {
+				t.Errorf("AppendLog = %q, Rejection() = %q, want dst unchanged and %q", got, e.Rejection().Reason, RejectionBodyNotAMap)
 			}
 			// The next document clears the rejection.
 			rec.Body().SetEmptyMap()
-			if got := e.AppendLog(nil, rec, logsStream); string(got) != "{}" || e.Rejection() != "" {
-				t.Errorf("AppendLog = %q, Rejection() = %q, want {} and none", got, e.Rejection())
+			if got := e.AppendLog(nil, rec, logsStream); string(got) != "{}" || e.Rejection().Reason != "" {
+				t.Errorf("AppendLog = %q, Rejection() = %q, want {} and none", got, e.Rejection().Reason)
 			}
 		})
 	}
 	e := modeEncoder(ModeBodyMap, pcommon.NewResource(), pcommon.NewInstrumentationScope())
 	span := ptrace.NewSpan()
-	if got := e.AppendSpan(nil, span, tracesStream); got != nil || e.Rejection() != RejectionUnsupported {
-		t.Errorf("AppendSpan = %q, Rejection() = %q, want nothing and %q", got, e.Rejection(), RejectionUnsupported)
+	if got := e.AppendSpan(nil, span, tracesStream); got != nil || e.Rejection().Reason != RejectionUnsupported {
+		t.Errorf("AppendSpan = %q, Rejection() = %q, want nothing and %q", got, e.Rejection().Reason, RejectionUnsupported)
 	}
-	if got := e.AppendSpanEvent(nil, span, ptrace.NewSpanEvent(), logsStream); got != nil || e.Rejection() != RejectionUnsupported {
-		t.Errorf("AppendSpanEvent = %q, Rejection() = %q, want nothing and %q", got, e.Rejection(), RejectionUnsupported)
+	if got := e.AppendSpanEvent(nil, span, ptrace.NewSpanEvent(), logsStream); got != nil || e.Rejection().Reason != RejectionUnsupported {
+		t.Errorf("AppendSpanEvent = %q, Rejection() = %q, want nothing and %q", got, e.Rejection().Reason, RejectionUnsupported)
 	}
 }
 

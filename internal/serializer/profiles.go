@@ -528,3 +528,33 @@ func sampleCounts(s pprofile.Sample, ts int64, fn func(j int, ts, count int64)) 
 		fn(j, int64(t), count)
 	}
 }
+
+// frameLinePart is the member of a frame's lines that writeFrameLines writes.
+type frameLinePart uint8
+
+const (
+	frameFunctionName frameLinePart = iota
+	frameFileName
+	frameLineNumber
+)
+
+// writeFrameLines writes part of each line of a stack frame, comma-separated, inside the array
+// the caller opened: the stackframe documents of both modes are three such arrays, in their
+// own order and under their own names.
+func (e *Encoder) writeFrameLines(dict pprofile.ProfilesDictionary, lines pprofile.LineSlice, part frameLinePart) {
+	funcs := dict.FunctionTable()
+	for k := range lines.Len() {
+		if k > 0 {
+			e.w.byte(',')
+		}
+		line := lines.At(k)
+		switch part {
+		case frameFunctionName:
+			e.w.str(dictString(dict, funcs.At(int(line.FunctionIndex())).NameStrindex()))
+		case frameFileName:
+			e.w.str(dictString(dict, funcs.At(int(line.FunctionIndex())).FilenameStrindex()))
+		case frameLineNumber:
+			e.w.int(line.Line())
+		}
+	}
+}

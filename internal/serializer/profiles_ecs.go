@@ -18,28 +18,6 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/controlattr"
 )
 
-// The indices of Universal Profiling, which the ecs mode writes (plain indices, not data
-// streams): all events, the stack traces, frames, executables and hosts they refer to, and the
-// symbolization queues of unsymbolized leaf frames and executables.
-const (
-	ProfilingEventsECS        = "profiling-events-all"
-	ProfilingStacktracesECS   = "profiling-stacktraces"
-	ProfilingStackframesECS   = "profiling-stackframes"
-	ProfilingExecutablesECS   = "profiling-executables"
-	ProfilingHostsECS         = "profiling-hosts"
-	ProfilingSQExecutablesECS = "profiling-sq-executables"
-	ProfilingSQLeafFramesECS  = "profiling-sq-leafframes"
-)
-
-// ProfilingEventsDownsampledECS are the downsampled event indices: the Nth holds about one
-// event in 5^N of profiling-events-all.
-var ProfilingEventsDownsampledECS = [...]string{
-	"profiling-events-5pow01", "profiling-events-5pow02", "profiling-events-5pow03",
-	"profiling-events-5pow04", "profiling-events-5pow05", "profiling-events-5pow06",
-	"profiling-events-5pow07", "profiling-events-5pow08", "profiling-events-5pow09",
-	"profiling-events-5pow10", "profiling-events-5pow11",
-}
-
 // ecsVersionField is the ecs.version every Universal Profiling document holds.
 const ecsVersionField = `"ecs.version":"1.12.0"`
 
@@ -344,29 +322,13 @@ func (e *Encoder) appendStackMetaECS(buf *[]byte, dict pprofile.ProfilesDictiona
 func (e *Encoder) appendStackframeECS(buf *[]byte, dict pprofile.ProfilesDictionary, f *profileFrame, id string, sink ProfilesSink) {
 	e.begin(*buf)
 	start := len(e.w.buf)
-	funcs := dict.FunctionTable()
 	lines := f.loc.Lines()
 	e.w.raw(`{` + ecsVersionField + `,"Stackframe.file.name":[`)
-	for k := range lines.Len() {
-		if k > 0 {
-			e.w.byte(',')
-		}
-		e.w.str(dictString(dict, funcs.At(int(lines.At(k).FunctionIndex())).FilenameStrindex()))
-	}
+	e.writeFrameLines(dict, lines, frameFileName)
 	e.w.raw(`],"Stackframe.function.name":[`)
-	for k := range lines.Len() {
-		if k > 0 {
-			e.w.byte(',')
-		}
-		e.w.str(dictString(dict, funcs.At(int(lines.At(k).FunctionIndex())).NameStrindex()))
-	}
+	e.writeFrameLines(dict, lines, frameFunctionName)
 	e.w.raw(`],"Stackframe.line.number":[`)
-	for k := range lines.Len() {
-		if k > 0 {
-			e.w.byte(',')
-		}
-		e.w.int(lines.At(k).Line())
-	}
+	e.writeFrameLines(dict, lines, frameLineNumber)
 	e.w.raw(`]}`)
 	*buf = e.profDone(RepairNone)
 	sink.AddProfileDocument(start, ProfileStackframe, ProfilingStackframesECS, id, false)

@@ -129,7 +129,7 @@ func TestAppendProfileECSHost(t *testing.T) {
 	sink.enc, sink.buf = &e, &buf
 	e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
 	e.AppendProfile(&buf, dict, p, sink, sink)
-	require.Empty(t, e.Rejection())
+	require.Empty(t, e.Rejection().Reason)
 	require.Equal(t, ProfileHost, sink.docs[0].kind)
 	assert.JSONEq(t, `{"@timestamp":1700000000,"ecs.version":"1.12.0","host.id":"h-1","thread.name":"worker","service.name":"svc","host.name":"node-1.example","host.arch":"x86_64","host.cpus":"8","host.virtual":"true"}`, sink.docs[0].doc)
 	for _, d := range sink.docs {
@@ -171,10 +171,10 @@ func TestAppendProfileECSOnCPUOnly(t *testing.T) {
 		e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
 		e.AppendProfile(&buf, dict, p, sink, sink)
 		if mode == ModeECS {
-			assert.Equal(t, RejectionUnsupported, e.Rejection())
+			assert.Equal(t, RejectionUnsupported, e.Rejection().Reason)
 			assert.Empty(t, buf)
 		} else {
-			assert.Empty(t, e.Rejection())
+			assert.Empty(t, e.Rejection().Reason)
 			assert.NotEmpty(t, sink.docs)
 		}
 	}
@@ -215,7 +215,7 @@ func TestAppendProfileECSEventBound(t *testing.T) {
 		sink := &testSink{seen: map[string]bool{}, enc: &e, buf: &buf, ecs: true}
 		e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
 		e.AppendProfile(&buf, dict, p, sink, sink)
-		assert.Equal(t, tc.reason, e.Rejection())
+		assert.Equal(t, tc.reason, e.Rejection().Reason)
 		events := 0
 		for _, d := range sink.docs {
 			if d.kind == ProfileEvent && d.index == ProfilingEventsECS {
@@ -233,7 +233,7 @@ func TestAppendProfileECSEventBound(t *testing.T) {
 		buf = buf[:0]
 		otel := &testSink{seen: map[string]bool{}, enc: &e, buf: &buf}
 		e.AppendProfile(&buf, dict, p, otel, otel)
-		assert.Empty(t, e.Rejection())
+		assert.Empty(t, e.Rejection().Reason)
 		assert.NotEmpty(t, otel.docs)
 	}
 }

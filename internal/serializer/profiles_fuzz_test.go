@@ -72,8 +72,8 @@ func FuzzAppendProfile(f *testing.F) {
 			sink := &testSink{seen: map[string]bool{}, enc: &e, buf: &buf, ecs: mode == ModeECS}
 			e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
 			e.AppendProfile(&buf, dict, p, sink, sink)
-			if reason != e.Rejection() {
-				t.Fatalf("%v: Rejection() = %q, ValidateProfile says %q", mode, e.Rejection(), reason)
+			if reason != e.Rejection().Reason {
+				t.Fatalf("%v: Rejection() = %q, ValidateProfile says %q", mode, e.Rejection().Reason, reason)
 			}
 			if reason != "" && len(buf) != 0 {
 				t.Fatalf("%v: rejected profile wrote %q", mode, buf)

@@ -15,17 +15,6 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/controlattr"
 )
 
-// The data streams of Elasticsearch's OTel profiling templates (9.6, x-pack otel-data): events
-// match profiling-events*.otel-*; profiling-events-all is the one of all events, not
-// downsampled.
-const (
-	ProfilingEventsOTel      = "profiling-events-all.otel-default"
-	ProfilingStacktracesOTel = "profiling-stacktraces.otel-default"
-	ProfilingStackframesOTel = "profiling-stackframes.otel-default"
-	ProfilingExecutablesOTel = "profiling-executables.otel-default"
-	ProfilingHostsOTel       = "profiling-hosts.otel-default"
-)
-
 // maxEventCount is the largest count of one event: the field is a short. A sample
 // whose count is larger is written as several events of the same time and stack.
 const maxEventCount = math.MaxInt16
@@ -162,31 +151,15 @@ func (e *Encoder) appendStackMeta(buf *[]byte, dict pprofile.ProfilesDictionary,
 func (e *Encoder) appendStackframe(buf *[]byte, dict pprofile.ProfilesDictionary, f *profileFrame, id string, sink ProfilesSink) {
 	e.begin(*buf)
 	start := len(e.w.buf)
-	funcs := dict.FunctionTable()
 	lines := f.loc.Lines()
 	e.w.raw(`{"@timestamp":`)
 	e.w.rfc3339Nano(e.prof.ts)
 	e.w.raw(`,"function.name":[`)
-	for k := range lines.Len() {
-		if k > 0 {
-			e.w.byte(',')
-		}
-		e.w.str(dictString(dict, funcs.At(int(lines.At(k).FunctionIndex())).NameStrindex()))
-	}
+	e.writeFrameLines(dict, lines, frameFunctionName)
 	e.w.raw(`],"function.filename":[`)
-	for k := range lines.Len() {
-		if k > 0 {
-			e.w.byte(',')
-		}
-		e.w.str(dictString(dict, funcs.At(int(lines.At(k).FunctionIndex())).FilenameStrindex()))
-	}
+	e.writeFrameLines(dict, lines, frameFileName)
 	e.w.raw(`],"line.number":[`)
-	for k := range lines.Len() {
-		if k > 0 {
-			e.w.byte(',')
-		}
-		e.w.int(lines.At(k).Line())
-	}
+	e.writeFrameLines(dict, lines, frameLineNumber)
 	e.w.raw(`]}`)
 	*buf = e.profDone(RepairNone)
 	sink.AddProfileDocument(start, ProfileStackframe, ProfilingStackframesOTel, id, true)

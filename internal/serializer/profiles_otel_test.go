@@ -125,7 +125,7 @@ func encodeProfile(t *testing.T, e *Encoder, sink *testSink, pd pprofile.Profile
 	sink.enc, sink.buf = e, &buf
 	e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
 	e.AppendProfile(&buf, pd.Dictionary(), p, sink, sink)
-	require.Empty(t, e.Rejection())
+	require.Empty(t, e.Rejection().Reason)
 	for _, d := range sink.docs {
 		require.True(t, json.Valid([]byte(d.doc)), d.doc)
 	}
@@ -274,7 +274,7 @@ func TestValidateProfileRejections(t *testing.T) {
 				sink := &testSink{seen: map[string]bool{}, enc: &e, buf: &buf, ecs: mode == ModeECS}
 				e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
 				e.AppendProfile(&buf, dict, p, sink, sink)
-				assert.Equal(t, tt.reason, e.Rejection(), mode)
+				assert.Equal(t, tt.reason, e.Rejection().Reason, mode)
 				assert.Empty(t, buf, mode)
 				assert.Empty(t, sink.docs, mode)
 			}
@@ -310,6 +310,6 @@ func TestAppendProfileOtherModes(t *testing.T) {
 	sink := &testSink{seen: map[string]bool{}, enc: &e, buf: &buf}
 	e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
 	e.AppendProfile(&buf, dict, p, sink, sink)
-	assert.Equal(t, RejectionUnsupported, e.Rejection())
+	assert.Equal(t, RejectionUnsupported, e.Rejection().Reason)
 	assert.Empty(t, buf)
 }

@@ -28,7 +28,7 @@
 //     is not a map (RejectionBodyNotAMap); in bodymap mode a span or span event, and in none and
 //     raw mode a span event as a document of its own, since those modes write events inside
 //     the span (RejectionUnsupported);
-//   - metrics (MetricsReport.Rejected, by reason, per data point): a metric type that is not
+//   - metrics (MetricsReport.Rejections, by reason, per data point): a metric type that is not
 //     known, a metric name that Elasticsearch refuses as a field name where the mode writes it,
 //     an index that cannot be routed, a number without a value, histogram buckets that do not
 //     match the bounds or bounds that do not increase, an exponential histogram scale out of

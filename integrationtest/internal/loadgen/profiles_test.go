@@ -73,7 +73,7 @@ func encodeProfiles(t *testing.T, mode serializer.Mode, requests []pprofile.Prof
 					reason, err := serializer.ValidateProfile(pd.Dictionary(), ps.At(k))
 					require.NoError(t, err, reason)
 					enc.AppendProfile(&buf, pd.Dictionary(), ps.At(k), s, s)
-					require.Empty(t, enc.Rejection(), "mode %s", mode)
+					require.Empty(t, enc.Rejection().Reason, "mode %s", mode)
 				}
 			}
 		}
