@@ -332,7 +332,11 @@ func (g *Realistic) Traces(n int) ptrace.Traces {
 	for i, r := range res {
 		rs := td.ResourceSpans().AppendEmpty()
 		putResource(rs.Resource(), r.w, r.p)
-		rs.Resource().Attributes().PutStr("telemetry.sdk.language", map[bool]string{true: r.w.lang, false: "java"}[r.w.lang == "go" || r.w.lang == "python"])
+		lang := "java"
+		if r.w.lang == "go" || r.w.lang == "python" {
+			lang = r.w.lang
+		}
+		rs.Resource().Attributes().PutStr("telemetry.sdk.language", lang)
 		ss := rs.ScopeSpans().AppendEmpty()
 		ss.Scope().SetName("io.opentelemetry." + r.w.lang)
 		ss.Scope().SetVersion("2.10.0")
