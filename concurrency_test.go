@@ -103,14 +103,15 @@ const serviceTime = 20 * time.Millisecond
 
 // TestAdaptiveConcurrencyUnder429 sends a load that keeps every consumer busy through the logs
 // exporter to a fake Elasticsearch that answers 429 for a while, first for every document,
-// then for whole requests: the limit on concurrent bulk requests starts at its maximum,
-// num_consumers, shrinks to 1 under each kind of 429 and grows again once the server accepts.
+// then for whole requests: the limit on concurrent bulk requests starts low (2), shrinks to 1
+// under each kind of 429 and grows again once the server accepts.
 // Nothing is lost.
 //
 // Each condition is a state the limiter reaches by its rules whatever the machine's speed:
 // under 429s every window meets back-pressure, so the limit falls to 1 and stays there; once
 // they stop, the limit of 1 is reached in every window (more producers than consumers keep the
-// blocking queue full) and one request at a time is no slower than the baseline learned with
+// blocking queue full), its requests fill most of the 8 KB request size limit, so they are of a
+// size worth another slot, and one request at a time is no slower than the baseline learned with
 // several in flight, so it grows. How far it grows is not asserted here: the limiter holds it
 // back when round-trip times rise, and on a loaded machine they rise with the concurrency of
 // this very process (client and server). The whole trajectory, window by window, back to the
@@ -130,6 +131,7 @@ func TestAdaptiveConcurrencyUnder429(t *testing.T) {
 	const consumers = 6
 	q := cfg.QueueBatchConfig.Get()
 	q.NumConsumers = consumers
+	cfg.FlowControl.MaxConcurrentRequests = consumers
 	b := q.Batch.Get()
 	b.MinSize = 4 << 10
 	b.MaxSize = 8 << 10
@@ -147,7 +149,7 @@ func TestAdaptiveConcurrencyUnder429(t *testing.T) {
 		defer cancel()
 		assert.NoError(t, exp.Shutdown(ctx))
 	})
-	assertLimit(t, tel, consumers, "before any request: the limit starts at its maximum")
+	assertLimit(t, tel, 2, "before any request: the limit starts low")
 	trajectory := watchLimit(tel)
 
 	// The load: pushes of 20 records from twice as many producers as consumers, each as fast

@@ -50,10 +50,16 @@ const (
 	// bulk request when the sending queue does not batch by bytes.
 	defaultMaxBulkBytes = 5_000_000
 
-	// defaultNumConsumers is sending_queue::num_consumers by default, and the cap on bulk
-	// requests in flight when neither flow_control::max_concurrent_requests nor a sending
-	// queue sets it: turning the queue off keeps the concurrency.
-	defaultNumConsumers = 10
+	// defaultNumConsumers is sending_queue::num_consumers by default, and the pushes that run
+	// at once when the sending queue is off. It is above the cap on bulk requests in flight,
+	// so that pushes arriving together can wait for a slot and share requests (group commit,
+	// internal/bulk/group.go): a consumer waiting for a slot costs a goroutine, and the bytes
+	// its push holds count against flow_control::max_inflight_bytes.
+	defaultNumConsumers = 32
+
+	// defaultMaxConcurrentRequests is flow_control::max_concurrent_requests by default, and
+	// the cap when it is set to 0 and the sending queue is off.
+	defaultMaxConcurrentRequests = 10
 )
 
 // createDefaultConfig returns the defaults of the configuration. A default that is also the
@@ -117,8 +123,9 @@ func createDefaultConfig() component.Config {
 		// outcome; 64 MiB holds several default batches (5 MB of OTLP
 		// each, more once encoded) at once.
 		FlowControl: FlowControlConfig{
-			MaxInflightBytes:    64 << 20,
-			AdaptiveConcurrency: AdaptiveConcurrencyConfig{Enabled: true},
+			MaxInflightBytes:      64 << 20,
+			MaxConcurrentRequests: defaultMaxConcurrentRequests,
+			AdaptiveConcurrency:   AdaptiveConcurrencyConfig{Enabled: true},
 		},
 		DeadLetter:             DeadLetterConfig{Index: "otel-dead-letters"},
 		BulkResponseFilterPath: bulk.AccountingFilterPath,

@@ -49,7 +49,7 @@ func TestCreateDefaultConfig(t *testing.T) {
 	batch.FlushTimeout = 10 * time.Second
 	queue := exporterhelper.NewDefaultQueueConfig()
 	queue.Sizer = exporterhelper.RequestSizerTypeRequests
-	queue.NumConsumers = 10
+	queue.NumConsumers = 32
 	queue.QueueSize = 10
 	queue.BlockOnOverflow = true
 	queue.Batch = configoptional.Some(batch)
@@ -74,8 +74,9 @@ func TestCreateDefaultConfig(t *testing.T) {
 		BulkResponseFilterPath: "items.*._index,items.*.status,items.*.failure_store,items.*.error.type,items.*.error.reason",
 		Telemetry:              TelemetryConfig{LogFailedDocsInputRateLimit: time.Second},
 		FlowControl: FlowControlConfig{
-			MaxInflightBytes:    64 << 20,
-			AdaptiveConcurrency: AdaptiveConcurrencyConfig{Enabled: true},
+			MaxInflightBytes:      64 << 20,
+			MaxConcurrentRequests: 10,
+			AdaptiveConcurrency:   AdaptiveConcurrencyConfig{Enabled: true},
 		},
 	}
 	assert.Equal(t, want, cfg)

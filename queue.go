@@ -63,12 +63,16 @@ func (c *Config) maxBulkBytes() int {
 	return defaultMaxBulkBytes
 }
 
-// maxConcurrentRequests returns the cap on bulk requests in flight.
+// maxConcurrentRequests returns the cap on bulk requests in flight: 0 means
+// sending_queue::num_consumers, or defaultMaxConcurrentRequests when the sending queue is off.
 func (c *Config) maxConcurrentRequests() int {
 	if n := c.FlowControl.MaxConcurrentRequests; n > 0 {
 		return n
 	}
-	return c.numConsumers()
+	if q := c.QueueBatchConfig.Get(); q != nil && q.NumConsumers > 0 {
+		return q.NumConsumers
+	}
+	return defaultMaxConcurrentRequests
 }
 
 // numConsumers returns sending_queue::num_consumers, the pushes of a signal that run at once,

@@ -72,15 +72,20 @@ func TestMaxConcurrentRequests(t *testing.T) {
 		edit func(*Config)
 		want int
 	}{
-		{"default_num_consumers", func(*Config) {}, 10},
-		{"num_consumers", func(c *Config) { queueOf(c).NumConsumers = 25 }, 25},
+		{"default", func(*Config) {}, 10},
+		{"default_not_num_consumers", func(c *Config) { queueOf(c).NumConsumers = 25 }, 10},
+		{"zero_num_consumers", func(c *Config) {
+			queueOf(c).NumConsumers = 25
+			c.FlowControl.MaxConcurrentRequests = 0
+		}, 25},
 		{"explicit", func(c *Config) {
 			queueOf(c).NumConsumers = 25
 			c.FlowControl.MaxConcurrentRequests = 3
 		}, 3},
-		{"queue_disabled", func(c *Config) {
+		{"zero_queue_disabled", func(c *Config) {
 			c.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
-		}, defaultNumConsumers},
+			c.FlowControl.MaxConcurrentRequests = 0
+		}, defaultMaxConcurrentRequests},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

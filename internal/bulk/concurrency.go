@@ -20,8 +20,8 @@ import (
 type ConcurrencyConfig struct {
 	// Max is the most bulk requests in flight at once; 0 or less means no limit.
 	Max int
-	// Adaptive lets the limit move between 1 and Max (see adaptLocked); otherwise it stays at
-	// Max.
+	// Adaptive lets the limit move between 1 and Max, from startLimit (see adaptLocked);
+	// otherwise it stays at Max.
 	Adaptive bool
 }
 
@@ -39,18 +39,35 @@ const (
 	minWindow         = time.Millisecond
 )
 
-// concurrencyLimiter caps the bulk requests in flight. When adaptive, it changes the cap once
-// per window of about one round-trip time, like TCP congestion control and Vector's adaptive
-// request concurrency:
+// The request size rules. The limit starts at startLimit and grows only while the requests
+// it lets through are of a useful size: at least growFill of the request size limit on
+// average. It shrinks while they are small, under shrinkFill, and pushes wait for a slot, so
+// that pushes that arrive together share fewer, larger requests (group.go): Elasticsearch
+// spends about 1–2 ms of CPU per bulk request besides its work per document.
+const (
+	startLimit = 2
+	growFill   = 0.25
+	shrinkFill = 0.125
+)
+
+// concurrencyLimiter caps the bulk requests in flight. When adaptive, it starts at startLimit
+// (or Max, if lower) and changes the cap once per window of about one round-trip time, like
+// TCP congestion control and Vector's adaptive request concurrency, with a rule of its own
+// about request sizes:
 //
 //   - multiplicative decrease (to 90%, at least by one, never below 1) when a request of the
 //     window met back-pressure — 429 for the request or for any document, 502, 503, 504, or
 //     the request timed out — or when the window's mean RTT is well above the baseline (more
 //     than 2.5 mean deviations, more than 50% and more than 5 ms above it);
 //   - additive increase (by one, up to Max) when the limit was reached during the window, so
-//     that more requests were wanted, and the window's mean RTT is near the baseline (within
-//     one mean deviation of it);
+//     that more requests were wanted, the window's mean RTT is near the baseline (within one
+//     mean deviation of it), and its requests were of a useful size (growFill): another
+//     request in flight then adds throughput without making requests small;
+//   - decrease by one when the limit was reached during the window and its requests were
+//     small (shrinkFill): pushes were waiting, and fewer slots make them share requests;
 //   - otherwise no change.
+//
+// The limit never goes below 1, so a push that finds nothing in flight always sends at once.
 //
 // The baseline is an exponentially weighted moving average of the windows' mean RTTs, and of
 // their deviation from it; requests that met back-pressure or failed do not feed it.
@@ -69,6 +86,8 @@ type concurrencyLimiter struct {
 	windowStart  time.Time
 	rttSum       float64
 	rttCount     int
+	fillSum      float64 // of the requests answered, each one's size over the size limit
+	fillCount    int
 	backpressure bool
 	atLimit      bool
 	inFlight     int
@@ -79,6 +98,9 @@ type concurrencyLimiter struct {
 func newConcurrencyLimiter(cfg ConcurrencyConfig, gauge metric.Int64Gauge, now time.Time) *concurrencyLimiter {
 	l := &concurrencyLimiter{adaptive: cfg.Adaptive && cfg.Max > 0, max: cfg.Max, gauge: gauge}
 	l.limit = max(cfg.Max, 0)
+	if l.adaptive {
+		l.limit = min(l.limit, startLimit)
+	}
 	l.g = newGate(int64(l.limit))
 	l.windowStart = now
 	l.recordLocked()
@@ -128,10 +150,11 @@ func (l *concurrencyLimiter) took() {
 	l.mu.Unlock()
 }
 
-// release gives the slot back, at now, with what the request showed: its round-trip time, and
-// whether it met back-pressure (then the RTT is not a sample of normal service) or failed
-// otherwise (sample false: a refused connection says nothing about latency).
-func (l *concurrencyLimiter) release(now time.Time, rtt time.Duration, backpressure, sample bool) {
+// release gives the slot back, at now, with what the request showed: its round-trip time, its
+// uncompressed size over the request size limit (fill), and whether it met back-pressure (then
+// the RTT is not a sample of normal service) or failed otherwise (sample false: a refused
+// connection says nothing about latency).
+func (l *concurrencyLimiter) release(now time.Time, rtt time.Duration, fill float64, backpressure, sample bool) {
 	l.mu.Lock()
 	l.inFlight--
 	changed := false
@@ -142,6 +165,8 @@ func (l *concurrencyLimiter) release(now time.Time, rtt time.Duration, backpress
 		case sample:
 			l.rttSum += rtt.Seconds()
 			l.rttCount++
+			l.fillSum += fill
+			l.fillCount++
 		}
 		changed = l.adaptLocked(now)
 		if changed {
@@ -167,9 +192,10 @@ func (l *concurrencyLimiter) adaptLocked(now time.Time) bool {
 		return false
 	}
 	old := l.limit
-	var mean float64
+	var mean, fill float64
 	if l.rttCount > 0 {
 		mean = l.rttSum / float64(l.rttCount)
+		fill = l.fillSum / float64(l.fillCount)
 	}
 	switch {
 	case l.backpressure:
@@ -183,7 +209,9 @@ func (l *concurrencyLimiter) adaptLocked(now time.Time) bool {
 		switch {
 		case mean > high:
 			l.decreaseLocked()
-		case l.atLimit && mean <= l.baseline+l.deviation && l.limit < l.max:
+		case l.atLimit && fill < shrinkFill && l.limit > 1:
+			l.limit--
+		case l.atLimit && fill >= growFill && mean <= l.baseline+l.deviation && l.limit < l.max:
 			l.limit++
 		}
 		diff := mean - l.baseline
@@ -192,6 +220,7 @@ func (l *concurrencyLimiter) adaptLocked(now time.Time) bool {
 	}
 	l.windowStart = now
 	l.rttSum, l.rttCount = 0, 0
+	l.fillSum, l.fillCount = 0, 0
 	l.backpressure = false
 	l.atLimit = l.inFlight >= l.limit
 	return l.limit != old

@@ -35,11 +35,14 @@ type testLimiter struct {
 	*concurrencyLimiter
 	clock *fakeClock
 	gauge *lastGauge
+	// fill is the size of the requests released, over the request size limit: full ones
+	// unless a test says otherwise.
+	fill *float64
 }
 
-// release releases at the clock's time.
+// release releases at the clock's time a request of *l.fill.
 func (l testLimiter) release(rtt time.Duration, backpressure, sample bool) {
-	l.concurrencyLimiter.release(l.clock.t, rtt, backpressure, sample)
+	l.concurrencyLimiter.release(l.clock.t, rtt, *l.fill, backpressure, sample)
 }
 
 // Limit returns the limit last recorded to the gauge.
@@ -49,7 +52,8 @@ func newTestLimiter(maxRequests int, adaptive bool) (testLimiter, *fakeClock) {
 	clock := &fakeClock{t: time.Unix(1_700_000_000, 0)}
 	gauge := &lastGauge{}
 	l := newConcurrencyLimiter(ConcurrencyConfig{Max: maxRequests, Adaptive: adaptive}, gauge, clock.t)
-	return testLimiter{l, clock, gauge}, clock
+	fill := 1.0
+	return testLimiter{l, clock, gauge, &fill}, clock
 }
 
 // round sends n requests at once that each take rtt (the clock moves by rtt), and ends them
@@ -72,15 +76,73 @@ func full(t *testing.T, l testLimiter, clock *fakeClock, rtt time.Duration, back
 	return l.Limit()
 }
 
-func TestLimiterShrinksUnderBackpressureAndRecovers(t *testing.T) {
-	l, clock := newTestLimiter(10, true)
-	assert.Equal(t, 10, l.Limit(), "starts at the maximum")
+// rampUp runs healthy rounds of full requests at the limit until the limit is max.
+func rampUp(t *testing.T, l testLimiter, clock *fakeClock, rtt time.Duration, maxRequests int) {
+	t.Helper()
+	for range 2 * maxRequests {
+		if full(t, l, clock, rtt, false) == maxRequests {
+			break
+		}
+	}
+	require.Equal(t, maxRequests, l.Limit())
+}
 
-	// A healthy start sets the baseline and keeps the limit at its maximum.
-	for range 3 {
+func TestLimiterStartsLowAndGrowsWithLargeRequests(t *testing.T) {
+	l, clock := newTestLimiter(10, true)
+	assert.Equal(t, startLimit, l.Limit(), "starts low")
+	*l.fill = growFill
+	var up []int
+	for range 10 {
+		up = append(up, full(t, l, clock, 10*time.Millisecond, false))
+	}
+	// The first window sets the RTT baseline; then one more per window, up to the maximum.
+	assert.Equal(t, []int{2, 3, 4, 5, 6, 7, 8, 9, 10, 10}, up)
+}
+
+func TestLimiterStartsAtAMaximumBelowTheStart(t *testing.T) {
+	l, _ := newTestLimiter(1, true)
+	assert.Equal(t, 1, l.Limit())
+}
+
+func TestLimiterHoldsWithMidSizedRequests(t *testing.T) {
+	l, clock := newTestLimiter(10, true)
+	*l.fill = (growFill + shrinkFill) / 2
+	for range 10 {
 		full(t, l, clock, 10*time.Millisecond, false)
 	}
-	require.Equal(t, 10, l.Limit())
+	assert.Equal(t, startLimit, l.Limit(), "requests neither large enough to grow nor small enough to shrink")
+}
+
+func TestLimiterShrinksWithSmallRequestsWhilePushesWait(t *testing.T) {
+	l, clock := newTestLimiter(10, true)
+	rampUp(t, l, clock, 10*time.Millisecond, 10)
+
+	// Small requests at the limit: pushes wait for slots, fewer slots make them share requests.
+	*l.fill = shrinkFill / 2
+	var down []int
+	for range 12 {
+		down = append(down, full(t, l, clock, 10*time.Millisecond, false))
+	}
+	// (The first window still holds mostly requests of the previous round.)
+	assert.Equal(t, []int{10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 1, 1}, down, "down by one per window, never below 1")
+	// At the lowest limit, a push that finds nothing in flight still has a slot at once.
+	require.True(t, l.tryAcquire())
+}
+
+func TestLimiterKeepsItsLimitWithSmallRequestsBelowIt(t *testing.T) {
+	l, clock := newTestLimiter(10, true)
+	rampUp(t, l, clock, 10*time.Millisecond, 10)
+	// A low rate: small requests, never the limit reached. Nothing waits, nothing changes.
+	*l.fill = shrinkFill / 2
+	for range 5 {
+		round(t, l, clock, 3, 10*time.Millisecond, false)
+	}
+	assert.Equal(t, 10, l.Limit())
+}
+
+func TestLimiterShrinksUnderBackpressureAndRecovers(t *testing.T) {
+	l, clock := newTestLimiter(10, true)
+	rampUp(t, l, clock, 10*time.Millisecond, 10)
 
 	// 429s: one decrease per window, to 90% and at least by one, down to 1 and no lower.
 	var down []int
@@ -100,7 +162,7 @@ func TestLimiterShrinksUnderBackpressureAndRecovers(t *testing.T) {
 
 func TestLimiterMultiplicativeDecrease(t *testing.T) {
 	l, clock := newTestLimiter(100, true)
-	full(t, l, clock, 10*time.Millisecond, false)
+	rampUp(t, l, clock, 10*time.Millisecond, 100)
 	var got []int
 	for range 4 {
 		got = append(got, full(t, l, clock, 10*time.Millisecond, true))
@@ -110,10 +172,7 @@ func TestLimiterMultiplicativeDecrease(t *testing.T) {
 
 func TestLimiterShrinksWhenLatencyClimbs(t *testing.T) {
 	l, clock := newTestLimiter(10, true)
-	for range 5 {
-		full(t, l, clock, 20*time.Millisecond, false)
-	}
-	require.Equal(t, 10, l.Limit())
+	rampUp(t, l, clock, 20*time.Millisecond, 10)
 
 	// 30 ms is within the relative bound (50% above the baseline): no change.
 	full(t, l, clock, 29*time.Millisecond, false)
@@ -142,7 +201,7 @@ func TestLimiterShrinksWhenLatencyClimbs(t *testing.T) {
 
 func TestLimiterGrowsOnlyWhenTheLimitIsReached(t *testing.T) {
 	l, clock := newTestLimiter(10, true)
-	full(t, l, clock, 10*time.Millisecond, false)
+	rampUp(t, l, clock, 10*time.Millisecond, 10)
 	for range 3 {
 		full(t, l, clock, 10*time.Millisecond, true)
 	}
@@ -159,7 +218,7 @@ func TestLimiterGrowsOnlyWhenTheLimitIsReached(t *testing.T) {
 
 func TestLimiterIgnoresFailuresWithoutBackpressure(t *testing.T) {
 	l, clock := newTestLimiter(5, true)
-	full(t, l, clock, 10*time.Millisecond, false)
+	rampUp(t, l, clock, 10*time.Millisecond, 5)
 	// Refused connections: neither back-pressure nor an RTT sample.
 	for range 5 {
 		require.NoError(t, l.acquire(context.Background()))

@@ -15,6 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/client"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
@@ -254,6 +256,33 @@ func TestGroupWaitingPushesShareARequest(t *testing.T) {
 	assert.Equal(t, int64(1), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.retried"), "a's one document")
 	// The holder's, a's and c's documents, b's first; b's second, stored as a dead letter.
 	assert.Equal(t, map[string]int64{"indexed  201": 6, "dead_lettered  201": 1}, docCounts(t, tel))
+	// The documents per request: the shared request counts the documents of its three pushes.
+	docs := 0
+	for _, r := range reqs {
+		docs += len(r)
+	}
+	count, sum, most := requestDocuments(t, tel)
+	assert.Equal(t, uint64(len(reqs)), count)
+	assert.Equal(t, int64(docs), sum)
+	assert.Equal(t, int64(6), most)
+}
+
+// requestDocuments returns the count, sum and maximum of bulk_requests.documents, over its
+// points.
+func requestDocuments(t *testing.T, tel *componenttest.Telemetry) (count uint64, sum, most int64) {
+	t.Helper()
+	m, err := tel.GetMetric("otelcol.elasticsearch.bulk_requests.documents")
+	require.NoError(t, err)
+	h, ok := m.Data.(metricdata.Histogram[int64])
+	require.True(t, ok, "%T", m.Data)
+	for _, p := range h.DataPoints {
+		count += p.Count
+		sum += p.Sum
+		if v, ok := p.Max.Value(); ok {
+			most = max(most, v)
+		}
+	}
+	return count, sum, most
 }
 
 // The pushes of different metadata_keys partitions are never in one request.

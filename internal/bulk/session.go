@@ -268,6 +268,7 @@ func (ix *Indexer) request(ctx context.Context, s *session) flushResult {
 	// asked for, so that a request that fails before it is sent asks for none.
 	bi.Reset()
 	s.client.retryAfter = 0
+	fill := float64(bi.UncompressedLen()) / float64(max(ix.requestLimit(), 1))
 	start := time.Now()
 	stat, err := bi.Flush(reqCtx)
 	s.client.release() // docappender has read what it needs of the response
@@ -289,7 +290,7 @@ func (ix *Indexer) request(ctx context.Context, s *session) flushResult {
 	if shared {
 		ctxErr = ix.abortCtx.Err()
 	}
-	ix.requests.release(end, end.Sub(start), requestBackpressure(status, &stat, err, ctxErr), err == nil)
+	ix.requests.release(end, end.Sub(start), fill, requestBackpressure(status, &stat, err, ctxErr), err == nil)
 	s.lastOutcome = requestOutcome(status, err)
 	ix.recordAttempt(ctx, s, s.lastOutcome, status, start, end)
 	res := flushResult{stat: stat, status: status, retryAfter: s.client.retryAfter, err: err, shared: shared}

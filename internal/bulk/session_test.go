@@ -34,7 +34,7 @@ func TestGivingUpWaitingForSlotDropsAddedDocuments(t *testing.T) {
 	res, err := ix.Send(ctx, &b)
 	require.Error(t, err)
 	assert.Equal(t, 1, res.Dropped)
-	ix.requests.release(time.Now(), 0, false, false)
+	ix.requests.release(time.Now(), 0, 0, false, false)
 
 	// The next push, most likely on the same pooled session, sends its own document only.
 	b.Reset()

@@ -251,9 +251,10 @@ type requestRecord struct {
 	outcome string
 	status  int
 	// start is when its first attempt was sent, end when its last was answered or failed;
-	// bytes and uncompressed are the body's bytes if the last attempt was answered.
-	start, end          time.Time
-	bytes, uncompressed int
+	// bytes and uncompressed are the body's bytes if the last attempt was answered; docs the
+	// documents of the request, other pushes' included.
+	start, end                time.Time
+	bytes, uncompressed, docs int
 }
 
 // recordAttempt counts an attempt of a bulk request, sent at start and ended at end with
@@ -273,6 +274,7 @@ func (ix *Indexer) recordAttempt(ctx context.Context, s *session, outcome string
 	r.pending, r.resent = true, false
 	r.outcome, r.status, r.end = outcome, status, end
 	r.bytes, r.uncompressed = s.bytesFlushed(), s.bi.BytesUncompressedFlushed()
+	r.docs = s.client.docs
 }
 
 // resendRequest notes that the request of the last attempt is sent again whole: the next
@@ -283,7 +285,7 @@ func (*Indexer) resendRequest(s *session) {
 
 // recordRequest counts the request noted by recordAttempt, if it was not counted yet: one
 // request with the outcome and status of its last attempt, the latency from its first attempt
-// to its last, and the bytes of its body when the last attempt was answered.
+// to its last, its documents, and the bytes of its body when the last attempt was answered.
 func (ix *Indexer) recordRequest(ctx context.Context, s *session) {
 	r := &s.requestRec
 	if !r.pending {
@@ -300,6 +302,7 @@ func (ix *Indexer) recordRequest(ctx context.Context, s *session) {
 	opts := ix.points.options(s, docRecord{outcome: r.outcome, status: r.status})
 	tel.ElasticsearchBulkRequestsCount.Add(ctx, 1, opts.add...)
 	tel.ElasticsearchBulkRequestsLatency.Record(ctx, r.end.Sub(r.start).Seconds(), opts.record...)
+	tel.ElasticsearchBulkRequestsDocuments.Record(ctx, int64(r.docs), opts.record...)
 }
 
 // recordReceived counts the n documents handed to Send.

@@ -258,6 +258,11 @@ func TestTelemetryPerSituation(t *testing.T) {
 				latency[i] = metricdata.HistogramDataPoint[float64]{Attributes: p.Attributes}
 			}
 			metadatatest.AssertEqualElasticsearchBulkRequestsLatency(t, tel, latency, append(opts, metricdatatest.IgnoreValue())...)
+			requestDocs := make([]metricdata.HistogramDataPoint[int64], len(tt.wantRequests))
+			for i, p := range tt.wantRequests {
+				requestDocs[i] = metricdata.HistogramDataPoint[int64]{Attributes: p.Attributes}
+			}
+			metadatatest.AssertEqualElasticsearchBulkRequestsDocuments(t, tel, requestDocs, append(opts, metricdatatest.IgnoreValue())...)
 			assert.Equal(t, int64(tt.docs), sumWithOutcome(t, tel), "each document received is counted once with an outcome")
 			assert.Equal(t, int64(tt.docs), fateSum(t, tel), "each document received has one fate")
 		})

@@ -29,6 +29,7 @@ type TelemetryBuilder struct {
 	ElasticsearchBulkRequestsAttempts         metric.Int64Counter
 	ElasticsearchBulkRequestsConcurrencyLimit metric.Int64Gauge
 	ElasticsearchBulkRequestsCount            metric.Int64Counter
+	ElasticsearchBulkRequestsDocuments        metric.Int64Histogram
 	ElasticsearchBulkRequestsLatency          metric.Float64Histogram
 	ElasticsearchDocsFate                     metric.Int64Counter
 	ElasticsearchDocsProcessed                metric.Int64Counter
@@ -87,6 +88,13 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol.elasticsearch.bulk_requests.count",
 		metric.WithDescription("Number of bulk requests sent to Elasticsearch, as contrib counts them, by the outcome and HTTP status code of their last attempt. [Alpha]"),
 		metric.WithUnit("1"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ElasticsearchBulkRequestsDocuments, err = builder.meter.Int64Histogram(
+		"otelcol.elasticsearch.bulk_requests.documents",
+		metric.WithDescription("Documents in each bulk request, the pushes that shared it included. [Alpha]"),
+		metric.WithUnit("{document}"),
+		metric.WithExplicitBucketBoundaries([]float64{1, 10, 50, 100, 250, 500, 1000, 2500, 5000, 10000}...),
 	)
 	errs = errors.Join(errs, err)
 	builder.ElasticsearchBulkRequestsLatency, err = builder.meter.Float64Histogram(

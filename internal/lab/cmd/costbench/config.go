@@ -15,7 +15,7 @@ import (
 // checks them against the exporter's factory.
 const (
 	queueSize         = 10
-	queueNumConsumers = 10
+	queueNumConsumers = 32
 	batchMinSize      = 0
 	batchMaxSize      = 5_000_000
 	batchFlush        = "10s"
