@@ -40,7 +40,7 @@ func printLatencyReport(w io.Writer, o options, rep report) {
 	} else {
 		fmt.Fprintln(w, "Added round trip: none, straight to the node.")
 	}
-	fmt.Fprintf(w, "Load: OTLP/HTTP protobuf, uncompressed, fresh %s records in every request; %d connections (saturation); %d rounds, each over every size, signal, delay and collector, "+
+	fmt.Fprintf(w, "Load: OTLP/HTTP protobuf, uncompressed, fresh %s records in every request; %d connections (saturation); %d round(s), each over every size, signal, delay and collector, "+
 		"the order of the delays and of the collectors turned from one to the next; warm-up %s, window %s per run. "+
 		"CPU: the processes' own time from /proc/<pid>/stat per million documents the node indexed in the window.\n\n",
 		rep.Corpus, rep.Conns, o.repeats, o.shortWarmup, o.shortWindow)
