@@ -164,6 +164,19 @@ cost-es: build ## What a user pays on a real Elasticsearch (scripts/es.sh start;
 	.bin/costbench -collector .bin/otelcol-es -es-env .es/env -records 1000 -repeats $(COST_ES_REPEATS) -out .bin/cost-es \
 		$$( [ "$(COST_FORCE)" = 1 ] && echo -force ) $(COST_ES_FLAGS) | tee .bin/cost-es/report.md
 
+# Settings of `make cost-latency`: the rounds of runs, and any other costbench flag (e.g.
+# -compare today=.bin/otelcol-es-today to measure another build beside this one).
+COST_LATENCY_REPEATS ?= 1
+COST_LATENCY_FLAGS   ?=
+
+.PHONY: cost-latency
+cost-latency: build ## The latency table on a real Elasticsearch (scripts/es.sh start; it stays running): logs at 1,000 and 50 records per request through a proxy adding 0, 5, 20 and 50 ms per bulk request: docs/s, docs per bulk request, collector and node CPU per million (~3 min a round; COST_LATENCY_FLAGS=-compare name=path for another build beside)
+	mkdir -p .bin/cost-latency
+	cd $(LAB_DIR) && $(GO) build -o $(CURDIR)/.bin/costbench ./cmd/costbench
+	scripts/es.sh start >/dev/null
+	.bin/costbench -collector .bin/otelcol-es -es-env .es/env -records 1000 -sizes 50 -signals logs -delays 0s,5ms,20ms,50ms -repeats $(COST_LATENCY_REPEATS) -out .bin/cost-latency \
+		$$( [ "$(COST_FORCE)" = 1 ] && echo -force ) $(COST_LATENCY_FLAGS) | tee .bin/cost-latency/report.md
+
 .PHONY: request-cost
 request-cost: ## Fixed cost of one bulk request: CPU and allocations at 1, 10, 50, 100 docs of realistic and of uniform logs, push vs a bare POST, and where 1 realistic doc's go (~3 min)
 	mkdir -p .bin/cost

@@ -32,6 +32,12 @@
 // costbench refuses to start when other processes keep more than -max-busy CPUs busy (measured
 // from /proc/stat over 3 s), unless -force.
 //
+// With -es-env it measures against a real Elasticsearch node instead (realnode.go): the
+// collector's and the node's CPU per million documents. There, -delays repeats every run through a
+// proxy that adds a round trip to each bulk request (delayproxy.go), and -compare measures other
+// collector binaries in the same interleaved rounds, beside -collector (latencyreport.go writes
+// their table).
+//
 // It is a module of its own (go.mod in this folder), so that its profile parser
 // (github.com/google/pprof) stays out of the exporter's dependencies; build it from here.
 package main
@@ -81,6 +87,21 @@ type options struct {
 	// replace the stand-in's.
 	esEnv, templates string
 	repeats          int
+	// delays are the added round trips of -delays: with -es-env, every run is repeated through a
+	// delay proxy at each (none: straight to the node, as without the flag).
+	delays []time.Duration
+	// collectorName names -collector in the results; compare are the other builds of -compare,
+	// measured in the same rounds against the real node.
+	collectorName string
+	compare       []namedCollector
+}
+
+// namedCollector is a collector binary and the name the results give it.
+type namedCollector struct {
+	Name string `json:"name"`
+	Path string `json:"path"`
+	// GoVersion is the Go version the binary was built with.
+	GoVersion string `json:"go_version,omitempty"`
 }
 
 func main() {
@@ -110,6 +131,15 @@ func main() {
 	flag.StringVar(&o.esEnv, "es-env", "", "env file of a real Elasticsearch node (scripts/es.sh start writes .es/env): measure the collector and the node's own CPU at every size of -records and -sizes, instead of the stand-in runs")
 	flag.StringVar(&o.templates, "templates", "integrationtest/internal/estest/templates", "with -es-env: the folder of the otel stand-in index templates, put where the node lacks the built-in ones (as the demo does)")
 	flag.IntVar(&o.repeats, "repeats", 3, "with -es-env: rounds of runs, each over every signal and size, interleaved")
+	delays := ""
+	flag.StringVar(&delays, "delays", delays, "with -es-env: added round trips between the collector and the node, comma-separated durations (e.g. 0s,5ms,20ms,50ms): "+
+		"every run is repeated at each, through a proxy that holds each bulk request that long (0s: the proxy without delay); empty: straight to the node")
+	flag.StringVar(&o.collectorName, "collector-name", "new", "with -es-env: the name of -collector in the results")
+	flag.Func("compare", "with -es-env: name=path of another collector binary measured in the same interleaved rounds as -collector, e.g. today=.bin/otelcol-es-today (repeatable, or comma-separated)", func(v string) error {
+		c, err := parseCompare(v)
+		o.compare = append(o.compare, c...)
+		return err
+	})
 	requestProfile := flag.String("request-profile", "", "only split this CPU profile of BenchmarkRequestCost into the parts of a bulk request, and exit")
 	requests := flag.Int("requests", 0, "with -request-profile: the number of requests it covers")
 	flag.Parse()
@@ -129,6 +159,14 @@ func main() {
 	}
 	if o.sizes, err = parseSizes(sizes); err != nil {
 		fmt.Fprintln(os.Stderr, "costbench: -sizes:", err)
+		os.Exit(2)
+	}
+	if o.delays, err = parseDelays(delays); err != nil {
+		fmt.Fprintln(os.Stderr, "costbench: -delays:", err)
+		os.Exit(2)
+	}
+	if o.esEnv == "" && (len(o.delays) > 0 || len(o.compare) > 0) {
+		fmt.Fprintln(os.Stderr, "costbench: -delays and -compare need -es-env")
 		os.Exit(2)
 	}
 	if err := run(o); err != nil {
@@ -171,6 +209,13 @@ type result struct {
 	DocsPerRequest  float64 `json:"docs_per_request"` // documents per request the sink or node received in the window
 	// Round is the round of a run against a real node (-es-env), from 1.
 	Round int `json:"round,omitempty"`
+	// Collector names the collector binary of a run against a real node (-collector-name,
+	// -compare).
+	Collector string `json:"collector,omitempty"`
+	// AddedRoundTrip is the delay of the proxy the run went through (-delays), e.g. "20ms";
+	// Proxied says whether it went through one (the delay may be 0s).
+	AddedRoundTrip string `json:"added_round_trip,omitempty"`
+	Proxied        bool   `json:"through_delay_proxy,omitempty"`
 
 	RSSStartMiB     float64 `json:"rss_start_mib"`
 	RSSEndMiB       float64 `json:"rss_end_mib"`
@@ -220,6 +265,10 @@ type report struct {
 	Runs           []result `json:"runs"`
 	// Node is the real node's part of a run with -es-env.
 	Node *nodeReport `json:"node,omitempty"`
+	// Collectors are the binaries measured against the real node: -collector, then -compare.
+	Collectors []namedCollector `json:"collectors,omitempty"`
+	// AddedRoundTrips are the delays of -delays.
+	AddedRoundTrips []string `json:"added_round_trips,omitempty"`
 }
 
 func run(o options) error {
@@ -353,6 +402,35 @@ func parseRecords(s string) (map[string]int, error) {
 	return out, nil
 }
 
+// parseDelays reads "0s,5ms,20ms"; empty is none.
+func parseDelays(s string) ([]time.Duration, error) {
+	var out []time.Duration
+	if s == "" {
+		return out, nil
+	}
+	for item := range strings.SplitSeq(s, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(item))
+		if err != nil || d < 0 {
+			return nil, fmt.Errorf("%q is not a duration of 0 or more", item)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// parseCompare reads "today=.bin/otelcol-es-today", or several of them comma-separated.
+func parseCompare(s string) ([]namedCollector, error) {
+	var out []namedCollector
+	for item := range strings.SplitSeq(s, ",") {
+		name, path, ok := strings.Cut(strings.TrimSpace(item), "=")
+		if !ok || name == "" || path == "" || strings.ContainsAny(name, "/ ") {
+			return nil, fmt.Errorf("%q is not name=path", item)
+		}
+		out = append(out, namedCollector{Name: name, Path: path})
+	}
+	return out, nil
+}
+
 // parseSizes reads "50,512"; empty is none.
 func parseSizes(s string) ([]int, error) {
 	var out []int
@@ -383,6 +461,8 @@ type runSpec struct {
 	profile          time.Duration
 	capture          bool // keep one bulk body of the sink, for the ceiling
 	short            bool
+	collector        string // the collector binary; empty: -collector
+	tag              string // added to the names of the run's files and to its label, when not empty
 }
 
 // measureSignal measures one signal: the collector with the Elasticsearch exporter, encoding and
@@ -476,6 +556,9 @@ func measureRun(o options, sp runSpec, cpus string) (result, []byte, error) {
 	if sp.settings != "" && sp.settings != o.exporterConfig {
 		name += "-settings"
 	}
+	if sp.tag != "" {
+		name += "-" + sp.tag
+	}
 	cfgPath := filepath.Join(o.out, name+".yaml")
 	if err = os.WriteFile(cfgPath, []byte(collectorConfig(p, sp.exporter, sp.sinkURL, sp.conn+strings.ReplaceAll(sp.settings, `\n`, "\n"))), 0o644); err != nil {
 		return r, nil, err
@@ -485,7 +568,11 @@ func measureRun(o options, sp runSpec, cpus string) (result, []byte, error) {
 		return r, nil, err
 	}
 	defer logf.Close()
-	cmd := withCPUs(cpus, o.collector, "--config", cfgPath)
+	bin := o.collector
+	if sp.collector != "" {
+		bin = sp.collector
+	}
+	cmd := withCPUs(cpus, bin, "--config", cfgPath)
 	cmd.Env = append(os.Environ(), "GOMAXPROCS=2")
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err = cmd.Start(); err != nil {
@@ -515,6 +602,9 @@ func measureRun(o options, sp runSpec, cpus string) (result, []byte, error) {
 	label := fmt.Sprintf("%s/%s/%d", sp.signal, sp.exporter, sp.records)
 	if sp.settings != "" {
 		label += " (" + r.Settings + ")"
+	}
+	if sp.tag != "" {
+		label += " [" + sp.tag + "]"
 	}
 	if err = waitListening(p.otlp, exited, 60*time.Second); err != nil {
 		return r, nil, fmt.Errorf("collector (%s): %w; see %s", label, err, logf.Name())

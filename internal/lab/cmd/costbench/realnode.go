@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"crypto/tls"
 	"crypto/x509"
+	"debug/buildinfo"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,6 +30,7 @@ type esNode struct {
 	endpoint, user, password, caFile string
 	pid                              int
 	client                           *http.Client
+	tlsConfig                        *tls.Config // trusts the node's CA
 }
 
 func loadESNode(path string) (*esNode, error) {
@@ -65,6 +67,7 @@ func loadESNode(path string) (*esNode, error) {
 			return nil, fmt.Errorf("no certificate in %s", n.caFile)
 		}
 	}
+	n.tlsConfig = tlsConfig
 	n.client = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: tlsConfig}}
 	return n, nil
 }
@@ -90,10 +93,14 @@ func (n *esNode) do(method, path string, body []byte) ([]byte, int, error) {
 }
 
 // connection is the YAML that points the exporter at the node.
-func (n *esNode) connection() string {
+func (n *esNode) connection() string { return n.connectionWith(n.caFile) }
+
+// connectionWith is the YAML of the node's credentials with caFile as the CA to trust: the
+// node's, or a delay proxy's in front of it.
+func (n *esNode) connectionWith(caFile string) string {
 	c := fmt.Sprintf("user: %s\npassword: %q\n", n.user, n.password)
-	if n.caFile != "" {
-		c += "tls:\n  ca_file: " + n.caFile + "\n"
+	if caFile != "" {
+		c += "tls:\n  ca_file: " + caFile + "\n"
 	}
 	return c
 }
@@ -233,6 +240,23 @@ func runRealNode(o options, rep *report, cpus string) error {
 			return fmt.Errorf("warm-up (%s): %w", sig, err)
 		}
 	}
+	collectors, err := nodeCollectors(o, rep.Machine.GoVersion)
+	if err != nil {
+		return err
+	}
+	rep.Collectors = collectors
+	routes, closeRoutes, err := nodeRoutes(o, node)
+	if err != nil {
+		return err
+	}
+	defer closeRoutes()
+	for _, rt := range routes {
+		if rt.proxy != nil {
+			rep.AddedRoundTrips = append(rep.AddedRoundTrips, rt.delay.String())
+			fmt.Printf("delay proxy: %s to %s, each request held %s\n", rt.url, node.endpoint, rt.delay)
+		}
+	}
+	group := 0 // turns the order of the collectors from one run of them to the next
 	for round := range o.repeats {
 		for i := range len(o.sizes) + 1 {
 			// Each round starts at another size, so that no size is always measured first.
@@ -242,23 +266,116 @@ func runRealNode(o options, rep *report, cpus string) error {
 				if k > 0 {
 					n = o.sizes[k-1]
 				}
-				sp, stop := spec(sig, n)
-				sp.warmup, sp.window = o.shortWarmup, o.shortWindow
-				r, _, err := measureRun(o, sp, cpus)
-				stop()
-				if err != nil {
-					return fmt.Errorf("%s at %d records, round %d: %w", sig, n, round+1, err)
+				for j := range routes {
+					// Each round starts at another delay too.
+					rt := routes[(j+round)%len(routes)]
+					for c := range collectors {
+						// Each (size, signal, delay) starts with another collector, so that none is
+						// always measured first.
+						col := collectors[(c+group)%len(collectors)]
+						sp, stop := spec(sig, n)
+						sp.warmup, sp.window = o.shortWarmup, o.shortWindow
+						sp.collector, sp.conn, sp.sinkURL = col.Path, rt.conn, rt.url
+						var tags []string
+						if len(collectors) > 1 {
+							tags = append(tags, col.Name)
+						}
+						if rt.proxy != nil {
+							tags = append(tags, rt.delay.String())
+						}
+						sp.tag = strings.Join(tags, "-")
+						r, _, err := measureRun(o, sp, cpus)
+						stop()
+						where := "straight to the node"
+						if rt.proxy != nil {
+							where = "added round trip " + rt.delay.String()
+						}
+						if err != nil {
+							return fmt.Errorf("%s at %d records, collector %s, %s, round %d: %w", sig, n, col.Name, where, round+1, err)
+						}
+						r.Round, r.Collector = round+1, col.Name
+						if rt.proxy != nil {
+							r.AddedRoundTrip, r.Proxied = rt.delay.String(), true
+						}
+						fmt.Printf("%s/%d, collector %s, %s, round %d: Elasticsearch %.1f CPU s per million documents, %.0f documents per bulk request\n",
+							sig, n, col.Name, where, round+1, r.SinkCPU/float64(max(r.Documents, 1))*1e6, r.DocsPerRequest)
+						rep.Runs = append(rep.Runs, r)
+					}
+					group++
 				}
-				r.Round = round + 1
-				fmt.Printf("%s/%d, round %d: Elasticsearch %.1f CPU s per million documents, %.0f documents per bulk request\n",
-					sig, n, round+1, r.SinkCPU/float64(max(r.Documents, 1))*1e6, r.DocsPerRequest)
-				rep.Runs = append(rep.Runs, r)
 			}
 		}
 	}
 	if err := writeResults(o, *rep); err != nil {
 		return err
 	}
-	printNodeReport(os.Stdout, o, *rep)
+	if len(o.delays) > 0 || len(o.compare) > 0 {
+		printLatencyReport(os.Stdout, o, *rep)
+	} else {
+		printNodeReport(os.Stdout, o, *rep)
+	}
 	return nil
+}
+
+// nodeCollectors returns -collector (named -collector-name) and the builds of -compare, each
+// with the Go version it was built with; the names must differ.
+func nodeCollectors(o options, goVersion string) ([]namedCollector, error) {
+	collectors := []namedCollector{{Name: o.collectorName, Path: o.collector, GoVersion: goVersion}}
+	for _, c := range o.compare {
+		bi, err := buildinfo.ReadFile(c.Path)
+		if err != nil {
+			return nil, fmt.Errorf("-compare %s=%s: %w", c.Name, c.Path, err)
+		}
+		c.GoVersion = bi.GoVersion
+		collectors = append(collectors, c)
+	}
+	for i, c := range collectors {
+		for _, d := range collectors[:i] {
+			if c.Name == d.Name {
+				return nil, fmt.Errorf("two collectors named %q (-collector-name, -compare)", c.Name)
+			}
+		}
+	}
+	return collectors, nil
+}
+
+// route is how the collector reaches the node: straight, or through a delay proxy.
+type route struct {
+	proxy *delayProxy // nil: straight to the node
+	delay time.Duration
+	url   string // the exporter's endpoint
+	conn  string // the exporter's credentials and CA
+}
+
+// nodeRoutes returns the routes of -delays, a delay proxy for each, or the one straight to the
+// node without -delays; closeRoutes stops the proxies.
+func nodeRoutes(o options, node *esNode) (routes []route, closeRoutes func(), err error) {
+	closeRoutes = func() {
+		for _, rt := range routes {
+			if rt.proxy != nil {
+				rt.proxy.Close()
+			}
+		}
+	}
+	if len(o.delays) == 0 {
+		return []route{{url: node.endpoint, conn: node.connection()}}, closeRoutes, nil
+	}
+	for _, d := range o.delays {
+		p, err := newDelayProxy(node.endpoint, node.tlsConfig, d)
+		if err != nil {
+			closeRoutes()
+			return nil, nil, err
+		}
+		routes = append(routes, route{proxy: p, delay: d, url: p.URL()})
+		ca, err := filepath.Abs(filepath.Join(o.out, "delay-proxy-"+d.String()+"-ca.pem"))
+		if err == nil {
+			err = p.writeCA(ca)
+		}
+		if err != nil {
+			closeRoutes()
+			return nil, nil, err
+		}
+		routes[len(routes)-1].conn = node.connectionWith(ca)
+	}
+	return routes, closeRoutes, nil
 }
