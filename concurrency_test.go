@@ -6,6 +6,7 @@ package elasticsearchexporter_test
 import (
 	"context"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
@@ -196,4 +198,116 @@ func TestAdaptiveConcurrencyUnder429(t *testing.T) {
 	t.Logf("concurrency limit trajectory: %v", trajectory.end())
 	t.Logf("records: %d; item faults %d", sent.Load(), srv.Stats().ItemFaults)
 	assert.Equal(t, sent.Load(), int64(len(srv.AcceptedIDs())), "each record once")
+}
+
+// requestSizes records the documents of each bulk request a fake Elasticsearch receives, and
+// when the first arrived.
+type requestSizes struct {
+	mu    sync.Mutex
+	docs  []int
+	first []time.Time
+}
+
+func (r *requestSizes) observe(items []fakees.Item) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.docs = append(r.docs, len(items))
+	r.first = append(r.first, time.Now())
+}
+
+func (r *requestSizes) get() ([]int, []time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.docs), slices.Clone(r.first)
+}
+
+// defaultLogsExporter starts the logs exporter at the defaults (deterministic ids on, to count
+// each record once) against srv.
+func defaultLogsExporter(t *testing.T, srv *fakees.Server) (exporter.Logs, *componenttest.Telemetry) {
+	t.Helper()
+	cfg := elasticsearchexporter.NewFactory().CreateDefaultConfig().(*elasticsearchexporter.Config)
+	cfg.Endpoints = []string{srv.URL}
+	cfg.DeterministicIDs.Enabled = true
+	require.NoError(t, cfg.Validate())
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	exp, err := elasticsearchexporter.NewFactory().CreateLogs(context.Background(), metadatatest.NewSettings(tel), cfg)
+	require.NoError(t, err)
+	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		assert.NoError(t, exp.Shutdown(ctx))
+	})
+	return exp, tel
+}
+
+// At the defaults, a push that arrives while nothing is in flight is sent at once, in a
+// request of its own: nothing holds it back waiting for company.
+func TestDefaultsSendALonePushAtOnce(t *testing.T) {
+	srv := fakees.New(t)
+	var sizes requestSizes
+	srv.OnRequest = func(_ *http.Request, items []fakees.Item) int {
+		sizes.observe(items)
+		return 0
+	}
+	exp, _ := defaultLogsExporter(t, srv)
+	const pushes, records = 10, 50
+	for i := range pushes {
+		start := time.Now()
+		require.NoError(t, exp.ConsumeLogs(context.Background(), faultLogBatch(i*records, records, nil)))
+		require.Eventually(t, func() bool { return srv.Stats().Accepted == (i+1)*records }, 10*time.Second, time.Millisecond)
+		_, first := sizes.get()
+		// Generous for a loaded machine, far below any timer that would wait for company
+		// (the batch's flush_timeout is 10 s).
+		assert.Less(t, first[i].Sub(start), 2*time.Second, "push %d reached Elasticsearch at once", i)
+	}
+	docs, _ := sizes.get()
+	assert.Equal(t, slices.Repeat([]int{records}, pushes), docs, "each push alone in its request")
+}
+
+// At the defaults, small pushes that arrive together, while the server takes its time, share
+// bulk requests: far fewer requests than pushes, and nothing lost.
+func TestDefaultsShareRequestsOfSmallPushes(t *testing.T) {
+	srv := fakees.New(t)
+	var sizes requestSizes
+	srv.OnRequest = func(_ *http.Request, items []fakees.Item) int {
+		sizes.observe(items)
+		time.Sleep(20 * time.Millisecond)
+		return 0
+	}
+	exp, tel := defaultLogsExporter(t, srv)
+	const producers, pushesEach, records = 32, 10, 50
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	for range producers {
+		wg.Go(func() {
+			for range pushesEach {
+				seq := int(next.Add(records) - records)
+				assert.NoError(t, exp.ConsumeLogs(context.Background(), faultLogBatch(seq, records, nil)))
+			}
+		})
+	}
+	wg.Wait()
+	const total = producers * pushesEach * records
+	require.Eventually(t, func() bool { return srv.Stats().Accepted == total }, time.Minute, time.Millisecond)
+	assert.Len(t, srv.AcceptedIDs(), total, "each record once")
+
+	docs, _ := sizes.get()
+	t.Logf("documents per bulk request: %v", docs)
+	assert.Less(t, len(docs), producers*pushesEach/4, "pushes share requests: at least 4 pushes per request on average")
+	assert.Greater(t, slices.Max(docs), 5*records)
+
+	// The histogram of documents per request tells the same.
+	m, err := tel.GetMetric("otelcol.elasticsearch.bulk_requests.documents")
+	require.NoError(t, err)
+	h := m.Data.(metricdata.Histogram[int64])
+	var count uint64
+	var sum int64
+	for _, p := range h.DataPoints {
+		count += p.Count
+		sum += p.Sum
+	}
+	assert.Equal(t, uint64(len(docs)), count)
+	assert.Equal(t, int64(total), sum)
 }

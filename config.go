@@ -292,15 +292,17 @@ type FlowControlConfig struct {
 	// Default: 67108864 (64 MiB).
 	MaxInflightBytes int64 `mapstructure:"max_inflight_bytes"`
 
-	// MaxConcurrentRequests caps the bulk requests in flight at once. 0 (the
-	// default) means `sending_queue::num_consumers`, or 10 when the sending
-	// queue is off.
+	// MaxConcurrentRequests caps the bulk requests in flight at once. 0 means
+	// `sending_queue::num_consumers`, or 10 when the sending queue is off.
+	// Default: 10.
 	MaxConcurrentRequests int `mapstructure:"max_concurrent_requests"`
 
-	// AdaptiveConcurrency lets the cap on bulk requests in flight shrink when
-	// Elasticsearch answers 429 (for a request or a document), 502, 503 or
-	// 504, times out, or slows down, and grow back to
-	// max_concurrent_requests when it recovers. Default: on.
+	// AdaptiveConcurrency moves the cap on bulk requests in flight between 1
+	// and max_concurrent_requests, from 2: it grows while the requests are
+	// large and Elasticsearch keeps up, and shrinks when Elasticsearch answers
+	// 429 (for a request or a document), 502, 503 or 504, times out or slows
+	// down, or when small requests queue, so that pushes arriving together
+	// share fewer, larger requests. Default: on.
 	AdaptiveConcurrency AdaptiveConcurrencyConfig `mapstructure:"adaptive_concurrency"`
 
 	// prevent unkeyed literal initialization
