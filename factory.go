@@ -94,9 +94,11 @@ func createDefaultConfig() component.Config {
 	queue.Sizer = exporterhelper.RequestSizerTypeRequests
 	queue.NumConsumers = defaultNumConsumers
 	// With batching on, each request in the queue is one incoming pdata
-	// batch; a short queue that blocks applies backpressure instead of
+	// batch, and its room is freed only once its push ends: queue_size caps the
+	// pushes under way, waiting for a bulk request slot included, so it is
+	// num_consumers. A short queue that blocks applies backpressure instead of
 	// buffering (and dropping) large amounts of data.
-	queue.QueueSize = 10
+	queue.QueueSize = defaultNumConsumers
 	queue.BlockOnOverflow = true
 	queue.Batch = configoptional.Some(batch)
 

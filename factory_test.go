@@ -50,7 +50,7 @@ func TestCreateDefaultConfig(t *testing.T) {
 	queue := exporterhelper.NewDefaultQueueConfig()
 	queue.Sizer = exporterhelper.RequestSizerTypeRequests
 	queue.NumConsumers = 32
-	queue.QueueSize = 10
+	queue.QueueSize = 32
 	queue.BlockOnOverflow = true
 	queue.Batch = configoptional.Some(batch)
 

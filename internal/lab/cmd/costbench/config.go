@@ -14,7 +14,7 @@ import (
 // baseline, so that the baseline queues and batches as the exporter does. TestQueueDefaults
 // checks them against the exporter's factory.
 const (
-	queueSize         = 10
+	queueSize         = 32
 	queueNumConsumers = 32
 	batchMinSize      = 0
 	batchMaxSize      = 5_000_000
