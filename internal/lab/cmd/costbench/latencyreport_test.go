@@ -20,9 +20,9 @@ func TestParseDelays(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []time.Duration{0, 5 * time.Millisecond, 20 * time.Millisecond, 50 * time.Millisecond}, d)
 	_, err = parseDelays("5")
-	assert.Error(t, err)
+	require.Error(t, err)
 	_, err = parseDelays("-1ms")
-	assert.Error(t, err)
+	require.Error(t, err)
 }
 
 func TestParseCompare(t *testing.T) {

@@ -234,10 +234,10 @@ func runRealNode(o options, rep *report, cpus string) error {
 		sp, stop := spec(sig, o.records[sig])
 		sp.warmup, sp.window = o.shortWarmup, o.shortWindow
 		fmt.Printf("warm-up of the node: %s (not counted)\n", sig)
-		_, _, err := measureRun(o, sp, cpus)
+		_, _, runErr := measureRun(o, sp, cpus)
 		stop()
-		if err != nil {
-			return fmt.Errorf("warm-up (%s): %w", sig, err)
+		if runErr != nil {
+			return fmt.Errorf("warm-up (%s): %w", sig, runErr)
 		}
 	}
 	collectors, err := nodeCollectors(o, rep.Machine.GoVersion)
