@@ -46,8 +46,8 @@ const (
 // spends about 1–2 ms of CPU per bulk request besides its work per document.
 const (
 	startLimit = 2
-	growFill   = 0.25
-	shrinkFill = 0.125
+	growFill   = 0.125
+	shrinkFill = 0.0625
 )
 
 // concurrencyLimiter caps the bulk requests in flight. When adaptive, it starts at startLimit
