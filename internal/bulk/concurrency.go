@@ -63,8 +63,9 @@ const (
 //     that more requests were wanted, the window's mean RTT is near the baseline (within one
 //     mean deviation of it), and its requests were of a useful size (growFill): another
 //     request in flight then adds throughput without making requests small;
-//   - decrease by one when the limit was reached during the window and its requests were
-//     small (shrinkFill): pushes were waiting, and fewer slots make them share requests;
+//   - decrease by one when the limit was reached during the window, a push waited for a slot
+//     and the window's requests were small (shrinkFill): fewer slots make the pushes that
+//     wait share requests;
 //   - otherwise no change.
 //
 // The limit never goes below 1, so a push that finds nothing in flight always sends at once.
@@ -90,7 +91,9 @@ type concurrencyLimiter struct {
 	fillCount    int
 	backpressure bool
 	atLimit      bool
-	inFlight     int
+	// waited tells that a push waited for a slot during the window.
+	waited   bool
+	inFlight int
 }
 
 // newConcurrencyLimiter returns a limiter whose first window starts at now, and that records
@@ -125,6 +128,9 @@ func (l *concurrencyLimiter) tryAcquire() bool {
 // acquireUnless waits for a request slot until ctx ends or a value can be received from stop
 // (see gate.acquireUnless).
 func (l *concurrencyLimiter) acquireUnless(ctx context.Context, stop <-chan struct{}) error {
+	l.mu.Lock()
+	l.waited = true
+	l.mu.Unlock()
 	if err := l.g.acquireUnless(ctx, 1, stop); err != nil {
 		return err
 	}
@@ -209,7 +215,7 @@ func (l *concurrencyLimiter) adaptLocked(now time.Time) bool {
 		switch {
 		case mean > high:
 			l.decreaseLocked()
-		case l.atLimit && fill < shrinkFill && l.limit > 1:
+		case l.atLimit && l.waited && fill < shrinkFill && l.limit > 1:
 			l.limit--
 		case l.atLimit && fill >= growFill && mean <= l.baseline+l.deviation && l.limit < l.max:
 			l.limit++
@@ -223,6 +229,7 @@ func (l *concurrencyLimiter) adaptLocked(now time.Time) bool {
 	l.fillSum, l.fillCount = 0, 0
 	l.backpressure = false
 	l.atLimit = l.inFlight >= l.limit
+	l.waited = l.g.waiting() > 0
 	return l.limit != old
 }
 

@@ -129,6 +129,24 @@ func TestLimiterShrinksWithSmallRequestsWhilePushesWait(t *testing.T) {
 	require.True(t, l.tryAcquire())
 }
 
+func TestLimiterKeepsItsLimitWhenNoPushWaits(t *testing.T) {
+	l, clock := newTestLimiter(10, true)
+	rampUp(t, l, clock, 10*time.Millisecond, 10)
+	// Small requests, the limit reached, but each push found its slot free: shrinking would
+	// only make them wait.
+	*l.fill = shrinkFill / 2
+	for range 5 {
+		for range l.Limit() {
+			require.True(t, l.tryAcquire())
+		}
+		clock.advance(10 * time.Millisecond)
+		for range l.Limit() {
+			l.release(10*time.Millisecond, false, true)
+		}
+	}
+	assert.Equal(t, 10, l.Limit())
+}
+
 func TestLimiterKeepsItsLimitWithSmallRequestsBelowIt(t *testing.T) {
 	l, clock := newTestLimiter(10, true)
 	rampUp(t, l, clock, 10*time.Millisecond, 10)

@@ -198,6 +198,31 @@ func TestGroupLonePushAlone(t *testing.T) {
 	}, g.recorded())
 }
 
+// The bound on a push's wait: a push that finds every slot taken goes in the request sent when
+// the first of them frees, while the others are still in flight.
+func TestGroupWaiterGoesAtTheFirstFreeSlot(t *testing.T) {
+	g := newGroupServer(0, 1)
+	cfg := groupConfig(g)
+	cfg.Concurrency = ConcurrencyConfig{Max: 2}
+	ix, err := New(cfg)
+	require.NoError(t, err)
+	first := sendAsync(context.Background(), ix, pushBatch("first", 1))
+	g.waitArrived(t, 0)
+	second := sendAsync(context.Background(), ix, pushBatch("second", 1))
+	g.waitArrived(t, 1)
+	waiter := sendWaiting(context.Background(), t, ix, pushBatch("waiter", 2), 1)
+
+	g.release(0)
+	o := <-waiter
+	require.NoError(t, o.err)
+	assert.Equal(t, Result{Indexed: 2}, o.res, "sent and answered while request 1 is still held")
+	assert.Equal(t, []string{"waiter"}, pushesOf(g.recorded()[2]))
+	require.NoError(t, (<-first).err)
+
+	g.release(1)
+	require.NoError(t, (<-second).err)
+}
+
 // The pushes that wait while the only request slot is held go in one next request; each
 // push's Result counts its own documents, and each retries and dead-letters only its own.
 func TestGroupWaitingPushesShareARequest(t *testing.T) {
