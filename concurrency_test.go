@@ -140,17 +140,7 @@ func TestAdaptiveConcurrencyUnder429(t *testing.T) {
 	b.FlushTimeout = time.Millisecond
 	require.NoError(t, cfg.Validate())
 
-	tel := componenttest.NewTelemetry()
-	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	set := metadatatest.NewSettings(tel)
-	exp, err := elasticsearchexporter.NewFactory().CreateLogs(context.Background(), set, cfg)
-	require.NoError(t, err)
-	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		assert.NoError(t, exp.Shutdown(ctx))
-	})
+	exp, tel := startLogsExporter(t, cfg)
 	assertLimit(t, tel, 2, "before any request: the limit starts low")
 	trajectory := watchLimit(tel)
 
@@ -229,6 +219,13 @@ func defaultLogsExporter(t *testing.T, srv *fakees.Server) (exporter.Logs, *comp
 	cfg.Endpoints = []string{srv.URL}
 	cfg.DeterministicIDs.Enabled = true
 	require.NoError(t, cfg.Validate())
+	return startLogsExporter(t, cfg)
+}
+
+// startLogsExporter starts the logs exporter of cfg with telemetry of its own, shut down at
+// the end of the test.
+func startLogsExporter(t *testing.T, cfg *elasticsearchexporter.Config) (exporter.Logs, *componenttest.Telemetry) {
+	t.Helper()
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
 	exp, err := elasticsearchexporter.NewFactory().CreateLogs(context.Background(), metadatatest.NewSettings(tel), cfg)

@@ -111,14 +111,20 @@ func printLatencyReport(w io.Writer, o options, rep report) {
 
 // spread writes values as lowest–highest (median), or the one value when there is one.
 func spread(v []float64, format string) string {
-	if len(v) == 0 {
+	switch len(v) {
+	case 0:
 		return "–"
-	}
-	v = slices.Clone(v)
-	slices.Sort(v)
-	if len(v) == 1 {
+	case 1:
 		return fmt.Sprintf(format, v[0])
 	}
+	return valueRange(v, format)
+}
+
+// valueRange formats the lowest and highest of v, and its median in parentheses, each with
+// format; v is not changed, and must not be empty.
+func valueRange(v []float64, format string) string {
+	v = slices.Clone(v)
+	slices.Sort(v)
 	med := v[len(v)/2]
 	if len(v)%2 == 0 {
 		med = (v[len(v)/2-1] + v[len(v)/2]) / 2

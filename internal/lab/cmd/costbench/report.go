@@ -352,12 +352,7 @@ func printNodeReport(w io.Writer, o options, rep report) {
 			for _, r := range rs {
 				v = append(v, f(r))
 			}
-			slices.Sort(v)
-			med := v[len(v)/2]
-			if len(v)%2 == 0 {
-				med = (v[len(v)/2-1] + v[len(v)/2]) / 2
-			}
-			return fmt.Sprintf(format+"–"+format+" ("+format+")", v[0], v[len(v)-1], med)
+			return valueRange(v, format)
 		}
 		esPerM := func(r result) float64 { return r.SinkCPU / float64(max(r.Documents, 1)) * 1e6 }
 		sum := func(r result) float64 { return r.CPUPerMillion + esPerM(r) }
