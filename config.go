@@ -123,7 +123,7 @@ type Config struct {
 	Retry RetryConfig `mapstructure:"retry"`
 
 	// QueueBatchConfig is the collector sending queue (`sending_queue`).
-	// Default: enabled, 10 consumers, 10 requests, blocking when full, and
+	// Default: enabled, 32 consumers, 32 requests, blocking when full, and
 	// batching by bytes (min_size 0, max_size 5 MB, flush_timeout 10s).
 	// Memory held is about queue_size requests plus num_consumers batches of
 	// up to max_size bytes each.
