@@ -102,8 +102,8 @@ type Config struct {
 	DeadLetter DeadLetterConfig `mapstructure:"dead_letter"`
 
 	// LogsDynamicPipeline, when enabled, uses the log record attribute
-	// `elasticsearch.document_pipeline` as the document's ingest pipeline.
-	// Default: off.
+	// `elasticsearch.ingest_pipeline`, or else `elasticsearch.document_pipeline`,
+	// as the document's ingest pipeline. Default: off.
 	LogsDynamicPipeline DynamicPipelineConfig `mapstructure:"logs_dynamic_pipeline"`
 
 	// Pipeline is the ingest pipeline applied to every bulk request.
