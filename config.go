@@ -64,9 +64,10 @@ type Config struct {
 	// which resolves to https://<es_uuid>.<host>. Default: empty.
 	CloudID string `mapstructure:"cloudid"`
 
-	// LogsIndex is a static index or data stream name for every log record.
-	// Empty (the default) means data stream routing from the record's
-	// data_stream.* attributes.
+	// LogsIndex is a static index or data stream name for every log record and
+	// span event. Empty (the default) means routing by the attributes of the
+	// record, its scope and its resource: elasticsearch.index, else the data
+	// stream of data_stream.* (docs/documents.md, Routing).
 	LogsIndex string `mapstructure:"logs_index"`
 
 	// MetricsIndex is a static index or data stream for every metric
