@@ -143,8 +143,11 @@ type Config struct {
 	// parameter (Elasticsearch 8.18+). true returns error reasons with part
 	// of the failing document, which may put document content in the
 	// exporter's logs; false returns the reasons without it. nil (the
-	// default) lets the exporter choose: false on 8.18+, nothing on older
-	// versions, where Elasticsearch then reports no error reasons.
+	// default) lets the exporter choose: false from the first request, and
+	// nothing once the version check finds a server older than 8.18. A server
+	// that refuses the parameter has it dropped, set or not. Without it,
+	// docappender leaves out the error reasons, and only the error types are
+	// reported.
 	IncludeSourceOnError *bool `mapstructure:"include_source_on_error"`
 
 	// SuppressConflictErrors, when true, leaves the documents that Elasticsearch answers 409
