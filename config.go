@@ -64,9 +64,10 @@ type Config struct {
 	// which resolves to https://<es_uuid>.<host>. Default: empty.
 	CloudID string `mapstructure:"cloudid"`
 
-	// LogsIndex is a static index or data stream name for every log record.
-	// Empty (the default) means data stream routing from the record's
-	// data_stream.* attributes.
+	// LogsIndex is a static index or data stream name for every log record and
+	// span event. Empty (the default) means routing by the attributes of the
+	// record, its scope and its resource: elasticsearch.index, else the data
+	// stream of data_stream.* (docs/documents.md, Routing).
 	LogsIndex string `mapstructure:"logs_index"`
 
 	// MetricsIndex is a static index or data stream for every metric
@@ -102,8 +103,8 @@ type Config struct {
 	DeadLetter DeadLetterConfig `mapstructure:"dead_letter"`
 
 	// LogsDynamicPipeline, when enabled, uses the log record attribute
-	// `elasticsearch.document_pipeline` as the document's ingest pipeline.
-	// Default: off.
+	// `elasticsearch.ingest_pipeline`, or else `elasticsearch.document_pipeline`,
+	// as the document's ingest pipeline. Default: off.
 	LogsDynamicPipeline DynamicPipelineConfig `mapstructure:"logs_dynamic_pipeline"`
 
 	// Pipeline is the ingest pipeline applied to every bulk request.
@@ -123,7 +124,7 @@ type Config struct {
 	Retry RetryConfig `mapstructure:"retry"`
 
 	// QueueBatchConfig is the collector sending queue (`sending_queue`).
-	// Default: enabled, 10 consumers, 10 requests, blocking when full, and
+	// Default: enabled, 32 consumers, 32 requests, blocking when full, and
 	// batching by bytes (min_size 0, max_size 5 MB, flush_timeout 10s).
 	// Memory held is about queue_size requests plus num_consumers batches of
 	// up to max_size bytes each.
@@ -142,8 +143,11 @@ type Config struct {
 	// parameter (Elasticsearch 8.18+). true returns error reasons with part
 	// of the failing document, which may put document content in the
 	// exporter's logs; false returns the reasons without it. nil (the
-	// default) lets the exporter choose: false on 8.18+, nothing on older
-	// versions, where Elasticsearch then reports no error reasons.
+	// default) lets the exporter choose: false from the first request, and
+	// nothing once the version check finds a server older than 8.18. A server
+	// that refuses the parameter has it dropped, set or not. Without it,
+	// docappender leaves out the error reasons, and only the error types are
+	// reported.
 	IncludeSourceOnError *bool `mapstructure:"include_source_on_error"`
 
 	// SuppressConflictErrors, when true, leaves the documents that Elasticsearch answers 409

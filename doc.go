@@ -24,7 +24,7 @@
 // retry settings), so exporterhelper's retry_on_failure is not offered; timeout
 // bounds each bulk request. The exporter records its own telemetry
 // (elasticsearch.bulk_requests.*, elasticsearch.docs.*,
-// elasticsearch.flushed.*, elasticsearch.inflight.bytes) as described in
-// documentation.md. The configuration is described in docs/configuration.md,
+// elasticsearch.flushed.*, elasticsearch.inflight.bytes,
+// elasticsearch.startup_check) as described in documentation.md. The configuration is described in docs/configuration.md,
 // the code's layout in docs/architecture.md.
 package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexporter"

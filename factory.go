@@ -50,11 +50,12 @@ const (
 	// bulk request when the sending queue does not batch by bytes.
 	defaultMaxBulkBytes = 5_000_000
 
-	// defaultNumConsumers is sending_queue::num_consumers by default, and the pushes that run
-	// at once when the sending queue is off. It is above the cap on bulk requests in flight,
-	// so that pushes arriving together can wait for a slot and share requests (group commit,
-	// internal/bulk/group.go): a consumer waiting for a slot costs a goroutine, and the bytes
-	// its push holds count against flow_control::max_inflight_bytes.
+	// defaultNumConsumers is sending_queue::num_consumers by default, and, when the sending
+	// queue is off, the number of push states and bulk sessions kept between pushes (pushes
+	// then run on the callers' goroutines, as many as call). It is above the cap on bulk
+	// requests in flight, so that pushes arriving together can wait for a slot and share
+	// requests (group commit, internal/bulk/group.go): a consumer waiting for a slot costs a
+	// goroutine, and the bytes its push holds count against flow_control::max_inflight_bytes.
 	defaultNumConsumers = 32
 
 	// defaultMaxConcurrentRequests is flow_control::max_concurrent_requests by default, and

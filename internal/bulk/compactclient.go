@@ -17,7 +17,8 @@ import (
 // compactClient is the client of a session's bulk indexer. It bounds what it reads of any
 // answer (see limits.go), takes the Retry-After of a 429 or 503 answer for the backoff, checks
 // that each item of a bulk response is one Elasticsearch gives to a create action, and hands
-// docappender only the items that say more than "created".
+// docappender only the items that say more than "created". With `compression: snappy`, it
+// also encodes the request bodies that docappender left uncompressed (encoding.go).
 //
 // docappender decodes every item of a bulk response with jsoniter, which makes a new string of
 // each key and of each index name, although an item that only says

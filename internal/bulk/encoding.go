@@ -20,11 +20,14 @@ import (
 // BulkIndexerConfig has a CompressionLevel and no way to name another encoding, it writes the
 // body into its own unexported buffer through its own gzip writer, and Flush sets
 // Content-Encoding: gzip when the level is not 0. There is no hook to put another writer in
-// its place. So with `compression: snappy` its level is 0 (it writes the NDJSON as is) and the
-// session's client (compactClient, the last code the request passes before the transport)
-// encodes the body: snappy while the node is known to decode it, gzip otherwise, and sets
-// Content-Encoding and Content-Length. docappender still counts the uncompressed bytes; the
-// client counts the bytes it sent.
+// its place. So with `compression: snappy`, the bulk indexers made while snappy is on have
+// level 0 (they write the NDJSON as is) and the session's client (compactClient, the last code
+// the request passes before the transport) encodes the body: snappy while the node is known to
+// decode it, gzip once it is off, and sets Content-Encoding and Content-Length. The bulk
+// indexers made while snappy is not on gzip the body themselves, at FallbackGzipLevel, and the
+// client passes it on as it is (compressionLevel; a change of the state makes new bulk
+// indexers). docappender still counts the uncompressed bytes; the client counts the bytes it
+// sent.
 //
 // Snappy is the snappy framing format as klauspost's s2 writes it with WriterSnappyCompat
 // (Content-Encoding: snappy), which Elasticsearch decodes (measured on 8.19.21 and 9.5.4).
@@ -34,9 +37,9 @@ import (
 // snappy bytes as JSON (esclient.SnappyNotDecoded) is sent again at once with gzip, and snappy
 // stays off until restart.
 //
-// The cost: the bulk indexer holds the whole uncompressed request (at most MaxBulkBytes) where
-// with gzip it holds the compressed one, and keeps that buffer between Sends; RequestBufferBytes
-// counts it.
+// The cost: while snappy is on, the bulk indexer holds the whole uncompressed request (at most
+// MaxBulkBytes) where with gzip it holds the compressed one, and keeps that buffer between
+// Sends; RequestBufferBytes counts it.
 
 // snappyState is the state of snappy on an Indexer configured for it.
 const (

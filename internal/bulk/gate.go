@@ -16,7 +16,7 @@ import (
 //     documents waiting to be sent or retried, and their request buffers. A push that does
 //     not fit waits, which pushes back on the collector's pipeline.
 //   - concurrencyLimiter (concurrency.go) caps the bulk requests in flight at once, adapting the cap to how
-//     Elasticsearch copes (AIMD, see adaptLocked).
+//     Elasticsearch copes (AIMD) and to the size of the requests (see adaptLocked).
 //
 // Both hand out room first come, first served through a gate.
 

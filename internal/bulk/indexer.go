@@ -78,8 +78,9 @@ type Config struct {
 	// lower-cased.
 	MetadataKeys []string
 	// IdleSessions is the most sessions (a docappender bulk indexer with its gzip writer,
-	// request and response buffers) kept between Sends for the next ones: as many as Sends
-	// run at once. 0 means 10.
+	// request and response buffers) kept between Sends for the next ones; the exporter keeps
+	// as many as one signal's pushes that run at once (sending_queue::num_consumers). 0 means
+	// 10.
 	IdleSessions int
 	// Budget, when set, counts the response buffers of bulk requests while they are read and
 	// decoded (at most ResponseLimit bytes each), next to the encoded documents the caller

@@ -27,8 +27,8 @@ const (
 	OutcomeRetryable    = "retryable"
 	OutcomeFailureStore = "failure_store"
 	OutcomeDropped      = "dropped"
-	// OutcomeSkipped counts metric data points and values deliberately not written: NaN and
-	// ±Inf values, and points with the _noindex hint.
+	// OutcomeSkipped counts the records deliberately not written: log records, spans, span
+	// events and metric data points with the _noindex hint, and NaN and ±Inf metric values.
 	OutcomeSkipped = "skipped"
 	// OutcomeDeadLettered is the fate of documents rejected for good or given up whose dead
 	// letter was stored, instead of rejected or dropped.

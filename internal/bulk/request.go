@@ -51,9 +51,11 @@ const bodyPiece = 64 << 10
 // document and a newline.
 //
 // The pieces are assembled in the scratch buffer and written when it holds about bodyPiece
-// bytes: each piece is compressed while it is still in the CPU's cache, no copy of a whole
-// request is kept, and gzip sees a few large writes rather than three small ones per
-// document. A document as large as a piece is written straight from the batch.
+// bytes: with gzip in the bulk indexer, each piece is compressed while it is still in the
+// CPU's cache, no uncompressed copy of a whole request is kept, and gzip sees a few large
+// writes rather than three small ones per document (while snappy is on, the bulk indexer
+// holds the whole request uncompressed, see encoding.go). A document as large as a piece is
+// written straight from the batch.
 type chunk struct {
 	batch   *Batch
 	pending []int

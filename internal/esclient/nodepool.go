@@ -16,7 +16,7 @@ import (
 
 // nodePool is the elastic-transport client's connection pool: the transport's own (for several
 // nodes, one that sets a node aside at a failure and takes it back after 60s, doubled at each
-// failure up to 32 minutes), with three corrections (elastic-transport-go v8.8.0):
+// failure up to 32 minutes), with four corrections (elastic-transport-go v8.8.0):
 //
 //   - A node's count of failures is reset when it answers. The transport resets it only when a
 //     node it has set aside answers, which does not happen once its timer or a request has

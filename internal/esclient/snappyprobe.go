@@ -48,7 +48,7 @@ const (
 // x_content_parse_exception on line 1 (measured on 8.19.21 and 9.5.4). Nothing is written, and
 // the request needs no privilege: Elasticsearch validates a bulk request before it authorizes
 // it (a user without any index privilege gets the same answers). An answer that says nothing
-// of the encoding (none, 401, 403, 429, 5xx) is asked again after 30 seconds, doubling up to
+// of the encoding (none, 401, 403, 408, 429, 5xx) is asked again after 30 seconds, doubling up to
 // 10 minutes, until ctx ends; bulk requests are sent with gzip meanwhile. It reports whether
 // the node decodes snappy, and warns once when it does not.
 func (c *Client) ProbeSnappy(ctx context.Context) bool {

@@ -80,7 +80,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ElasticsearchBulkRequestsConcurrencyLimit, err = builder.meter.Int64Gauge(
 		"otelcol.elasticsearch.bulk_requests.concurrency_limit",
-		metric.WithDescription("Current limit on bulk requests in flight at once, shared by the component's signals; it shrinks when Elasticsearch pushes back or slows down and grows back when it recovers. [Alpha]"),
+		metric.WithDescription("Current limit on bulk requests in flight at once, shared by the component's signals; it shrinks when Elasticsearch pushes back or slows down, or when small requests queue, and grows while requests are large and Elasticsearch keeps up. [Alpha]"),
 		metric.WithUnit("{request}"),
 	)
 	errs = errors.Join(errs, err)

@@ -40,7 +40,7 @@ func AssertEqualElasticsearchBulkRequestsAttempts(t *testing.T, tt *componenttes
 func AssertEqualElasticsearchBulkRequestsConcurrencyLimit(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol.elasticsearch.bulk_requests.concurrency_limit",
-		Description: "Current limit on bulk requests in flight at once, shared by the component's signals; it shrinks when Elasticsearch pushes back or slows down and grows back when it recovers. [Alpha]",
+		Description: "Current limit on bulk requests in flight at once, shared by the component's signals; it shrinks when Elasticsearch pushes back or slows down, or when small requests queue, and grows while requests are large and Elasticsearch keeps up. [Alpha]",
 		Unit:        "{request}",
 		Data: metricdata.Gauge[int64]{
 			DataPoints: dps,

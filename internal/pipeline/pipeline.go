@@ -65,7 +65,9 @@ type Settings struct {
 	// PersistentQueue tells that the sending queue keeps its batches in a storage extension
 	// (see persistentQueueRule).
 	PersistentQueue bool
-	// NumConsumers is how many pushes of a signal run at once (sending_queue::num_consumers).
+	// NumConsumers is how many push states are kept between pushes: how many pushes of a
+	// signal run at once (sending_queue::num_consumers), or the exporter's default of it when
+	// the sending queue is off and pushes run on the callers' goroutines.
 	NumConsumers int
 	// MaxInflightBytes is flow_control::max_inflight_bytes; 0: no cap.
 	MaxInflightBytes int64

@@ -92,8 +92,8 @@ func (p *Pipeline) putState(st *pushState) {
 	}
 }
 
-// newStateList returns the free list of push states. It keeps as many states as pushes run at
-// once per signal (sending_queue::num_consumers), and of their batches' memory at most a quarter
+// newStateList returns the free list of push states. It keeps as many states as Settings'
+// NumConsumers (sending_queue::num_consumers), and of their batches' memory at most a quarter
 // of flow_control::max_inflight_bytes (16 MiB when the cap is off): pushes then reuse batch
 // buffers grown to the size of their requests, which a sync.Pool loses at each garbage
 // collection, while what is kept between pushes stays small beside what pushes may hold.
