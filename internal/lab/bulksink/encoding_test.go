@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -144,21 +145,28 @@ func TestEncodings(t *testing.T) {
 // buffers, in parallel.
 func TestSnappyReuse(t *testing.T) {
 	h := NewHandler(CountLines, "")
-	done := make(chan struct{})
-	for w := range 4 {
-		go func() {
-			defer func() { done <- struct{}{} }()
-			for i := range 20 {
-				n := 1 + (w*20+i)*97%2500
-				rec := postEncoded(t, h, "/_bulk", encode(t, bulkBody(t, n, false), snappyWriter), "snappy")
-				assert.Equal(t, n, items(t, rec))
+	const workers, each = 4, 20
+	var bodies [workers * each][]byte
+	var recs [workers * each]*httptest.ResponseRecorder
+	for i := range bodies {
+		bodies[i] = encode(t, bulkBody(t, 1+i*97%2500, false), snappyWriter)
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w * each; i < (w+1)*each; i++ {
+				req := httptest.NewRequest(http.MethodPost, "/_bulk", bytes.NewReader(bodies[i]))
+				req.Header.Set("Content-Encoding", "snappy")
+				recs[i] = httptest.NewRecorder()
+				h.ServeHTTP(recs[i], req)
 			}
-		}()
+		})
 	}
-	for range 4 {
-		<-done
+	wg.Wait()
+	for i, rec := range recs {
+		assert.Equal(t, 1+i*97%2500, items(t, rec))
 	}
-	assert.Equal(t, map[string]int64{"snappy": 80}, h.Stats().Encodings)
+	assert.Equal(t, map[string]int64{"snappy": workers * each}, h.Stats().Encodings)
 }
 
 // The exporter's start-up check (internal/esclient's snappyprobe.go): a bulk request whose
@@ -265,13 +273,13 @@ func TestErrorFilterPath(t *testing.T) {
 		reason = `"reason":"request body is required"`
 	)
 	for filter, want := range map[string]string{
-		"":                                `{"error":{"root_cause":[{` + typ + `,` + reason + `}],` + typ + `,` + reason + `},"status":400}`,
-		"error.type":                      `{"error":{` + typ + `}}`,
-		"error.type,error.reason":         `{"error":{` + typ + `,` + reason + `}}`,
-		"error":                           `{"error":{"root_cause":[{` + typ + `,` + reason + `}],` + typ + `,` + reason + `}}`,
-		"status,%20error.reason":         `{"error":{` + reason + `},"status":400}`,
-		"items.*._index,items.*.status":   `{}`,
-		"error.root_cause":                `{"error":{"root_cause":[{` + typ + `,` + reason + `}]}}`,
+		"":                              `{"error":{"root_cause":[{` + typ + `,` + reason + `}],` + typ + `,` + reason + `},"status":400}`,
+		"error.type":                    `{"error":{` + typ + `}}`,
+		"error.type,error.reason":       `{"error":{` + typ + `,` + reason + `}}`,
+		"error":                         `{"error":{"root_cause":[{` + typ + `,` + reason + `}],` + typ + `,` + reason + `}}`,
+		"status,%20error.reason":        `{"error":{` + reason + `},"status":400}`,
+		"items.*._index,items.*.status": `{}`,
+		"error.root_cause":              `{"error":{"root_cause":[{` + typ + `,` + reason + `}]}}`,
 	} {
 		target := "/_bulk"
 		if filter != "" {

@@ -215,9 +215,9 @@ type result struct {
 	// BodyEncoding is the Content-Encoding of the bulk requests the bulk sink received in the
 	// window, e.g. "gzip" or "snappy", with the count of each when there were several
 	// (bodyEncoding); empty for the other destinations.
-	BodyEncoding    string  `json:"body_encoding,omitempty"`
-	RawBytesPerDoc  float64 `json:"raw_bytes_per_doc"`
-	DocsPerRequest  float64 `json:"docs_per_request"` // documents per request the sink or node received in the window
+	BodyEncoding   string  `json:"body_encoding,omitempty"`
+	RawBytesPerDoc float64 `json:"raw_bytes_per_doc"`
+	DocsPerRequest float64 `json:"docs_per_request"` // documents per request the sink or node received in the window
 	// Round is the round of a run against a real node (-es-env), from 1.
 	Round int `json:"round,omitempty"`
 	// Collector names the collector binary of a run against a real node (-collector-name,
