@@ -27,7 +27,7 @@ const readySep = ": listening on "
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
 	fs := flag.NewFlagSet("bulksink", flag.ContinueOnError)
 	listen := fs.String("listen", "127.0.0.1:0", "address to listen on")
-	count := fs.String("count", "lines", `how documents are counted: "lines" (gunzip the body and count its lines, two per document) or "header" (trust X-Elastic-Event-Count, do not decompress)`)
+	count := fs.String("count", "lines", `how documents are counted: "lines" (decode the body and count its lines, two per document) or "header" (trust X-Elastic-Event-Count, do not decompress; a request without it is counted by its lines)`)
 	version := fs.String("version", "9.1.0", "Elasticsearch version to announce")
 	watchStdin := fs.Bool("stdin", false, "exit when stdin is closed")
 	if err := fs.Parse(args); err != nil {

@@ -64,4 +64,9 @@ func TestSinkCounters(t *testing.T) {
 		require.NoError(t, json.Unmarshal(b, &got))
 		assert.Equal(t, want, got, name)
 	}
+	b, err := json.Marshal(bulksink.Stats{Encodings: map[string]int64{"snappy": 2}})
+	require.NoError(t, err)
+	var got sinkCounters
+	require.NoError(t, json.Unmarshal(b, &got))
+	assert.Equal(t, map[string]int64{"snappy": 2}, got.Encodings, "the bulk sink's requests by Content-Encoding")
 }

@@ -26,6 +26,11 @@
 // ends by stopping the load (each connection once its request is answered) and checking that
 // the sink counted every record the receiver accepted.
 //
+// -exporter-config adds settings to the exporter's defaults, e.g. -exporter-config
+// 'compression: snappy' (the sink decodes snappy and answers the exporter's start-up check as
+// Elasticsearch does, so the exporter sends snappy). The report names the Content-Encoding of
+// the bulk requests the sink received in each window, whatever the settings asked for.
+//
 // The generator and the sink share the machine with the collector; the collector's CPU time
 // is its own whatever runs beside it, but documents per second are those of this layout. The
 // CPU time that other processes took during each window is reported, as is the load average;
@@ -43,6 +48,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"debug/buildinfo"
 	"encoding/json"
@@ -56,6 +62,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -205,8 +212,12 @@ type result struct {
 	OtherCPUCores   float64 `json:"other_processes_cpu_cores"`
 	LoadAvg         [3]float64
 	BodyBytesPerDoc float64 `json:"body_bytes_per_doc"`
-	RawBytesPerDoc  float64 `json:"raw_bytes_per_doc"`
-	DocsPerRequest  float64 `json:"docs_per_request"` // documents per request the sink or node received in the window
+	// BodyEncoding is the Content-Encoding of the bulk requests the bulk sink received in the
+	// window, e.g. "gzip" or "snappy", with the count of each when there were several
+	// (bodyEncoding); empty for the other destinations.
+	BodyEncoding   string  `json:"body_encoding,omitempty"`
+	RawBytesPerDoc float64 `json:"raw_bytes_per_doc"`
+	DocsPerRequest float64 `json:"docs_per_request"` // documents per request the sink or node received in the window
 	// Round is the round of a run against a real node (-es-env), from 1.
 	Round int `json:"round,omitempty"`
 	// Collector names the collector binary of a run against a real node (-collector-name,
@@ -345,7 +356,7 @@ func run(o options) error {
 		return fmt.Errorf("starting %s: %w", o.sink, err)
 	}
 	defer func() { _ = sink.Stop() }()
-	fmt.Printf("sink: %s (pid %d), counting the lines of each gunzipped body\n", sink.URL, sink.Pid())
+	fmt.Printf("sink: %s (pid %d), counting the lines of each decoded body\n", sink.URL, sink.Pid())
 	sinks := map[string]string{exporterES: sink.URL}
 	if o.otlpSink != "" {
 		otlpCmd := withCPUs(otherCPUs, o.otlpSink, "-stdin")
@@ -778,6 +789,7 @@ func measureWindow(r *result, pid int, sink counter, g *generator, window time.D
 	if reqs := s1.Requests - s0.Requests; reqs > 0 {
 		r.DocsPerRequest = float64(r.Documents) / float64(reqs)
 	}
+	r.BodyEncoding = bodyEncoding(s0.Encodings, s1.Encodings)
 	r.RSSStartMiB, r.RSSEndMiB = rss[0], rss[len(rss)-1]
 	for _, v := range rss {
 		r.RSSMeanMiB += v / float64(len(rss))
@@ -815,6 +827,38 @@ type sinkCounters struct {
 	BodyBytes int64 `json:"body_bytes"`
 	RawBytes  int64 `json:"raw_bytes"`
 	CPUNanos  int64 `json:"cpu_nanos"`
+	// Encodings counts the bulk requests by Content-Encoding (the bulk sink only).
+	Encodings map[string]int64 `json:"encodings,omitempty"`
+}
+
+// bodyEncoding names the Content-Encoding of the bulk requests counted between two readings of
+// the bulk sink's Encodings: the one name when all had the same ("gzip", "snappy", "none"),
+// else each with its count, the most first ("snappy 412, gzip 3"); empty when there were none.
+func bodyEncoding(before, after map[string]int64) string {
+	type count struct {
+		name string
+		n    int64
+	}
+	var counts []count
+	for name, n := range after {
+		if d := n - before[name]; d > 0 {
+			counts = append(counts, count{name, d})
+		}
+	}
+	slices.SortFunc(counts, func(a, b count) int {
+		if a.n != b.n {
+			return cmp.Compare(b.n, a.n)
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	if len(counts) == 1 {
+		return counts[0].name
+	}
+	parts := make([]string, len(counts))
+	for i, c := range counts {
+		parts[i] = c.name + " " + strconv.FormatInt(c.n, 10)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // counter reads what a destination took: documents, bytes and its CPU time.

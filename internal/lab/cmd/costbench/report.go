@@ -24,6 +24,9 @@ func printReport(w io.Writer, o options, rep report) {
 	for _, sig := range o.signals {
 		per = append(per, fmt.Sprintf("%s %d", sig, rep.Records[sig]))
 	}
+	if enc := encodingsOf(rep); enc != "" {
+		fmt.Fprintf(w, "Bulk request bodies (Content-Encoding as the sink received them in the window): %s.\n", enc)
+	}
 	fmt.Fprintf(w, "Load: OTLP/HTTP protobuf, uncompressed, %s records (%s), records per request: %s; %d connections; warm-up %s, window %s, profile %s, baseline window %s.\n\n",
 		rep.Corpus, corpusNote(rep.Corpus), strings.Join(per, ", "), rep.Conns, o.warmup, o.window, o.profile, o.baseline)
 
@@ -38,7 +41,7 @@ func printReport(w io.Writer, o options, rep report) {
 		base[r.Signal] = r
 	}
 
-	fmt.Fprintln(w, "| signal | documents/s | collector CPU s per million docs | collector cores | peak RSS (VmHWM) MiB | bytes sent/doc (gzip) | JSON bytes/doc | gzip ratio | docs/request | sink CPU s/M | generator CPU s/M | other processes (cores) | load avg 1m (end) |")
+	fmt.Fprintln(w, "| signal | documents/s | collector CPU s per million docs | collector cores | peak RSS (VmHWM) MiB | bytes sent/doc | JSON bytes/doc | compression ratio | docs/request | sink CPU s/M | generator CPU s/M | other processes (cores) | load avg 1m (end) |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range es {
 		perM := func(s float64) string {
@@ -55,7 +58,7 @@ func printReport(w io.Writer, o options, rep report) {
 	var profiled, ceilinged bool
 	for _, r := range es {
 		profiled = profiled || r.Split != nil
-		ceilinged = ceilinged || (r.Split != nil && r.Ceiling != nil)
+		ceilinged = ceilinged || (r.Split != nil && r.Ceiling != nil && (r.BodyEncoding == "" || r.BodyEncoding == "gzip"))
 	}
 	if profiled {
 		printSplit(w, es)
@@ -99,8 +102,8 @@ func printCeiling(w io.Writer, es []result) {
 	fmt.Fprintln(w, "| signal | exporter ns/doc | encode ns/doc | gzip 1 ns/doc | encode + gzip | exporter / (encode + gzip) |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
 	for _, r := range es {
-		if r.Split == nil || r.Ceiling == nil {
-			continue
+		if r.Split == nil || r.Ceiling == nil || (r.BodyEncoding != "" && r.BodyEncoding != "gzip") {
+			continue // gzip alone compares with nothing that a run without gzip did
 		}
 		exp := r.CPUPerMillion * 1e3 * r.Split.share(partExporter)
 		c := r.Ceiling
@@ -244,6 +247,18 @@ func compression(r result) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.1f×", r.RawBytesPerDoc/r.BodyBytesPerDoc)
+}
+
+// encodingsOf names the Content-Encoding of each signal's main Elasticsearch run, e.g. "logs
+// snappy, spans snappy"; empty when the sink counted none.
+func encodingsOf(rep report) string {
+	var parts []string
+	for _, r := range runsOf(rep, exporterES) {
+		if !r.Short && r.BodyEncoding != "" {
+			parts = append(parts, r.Signal+" "+r.BodyEncoding)
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // corpusNote says what the records of a corpus are.

@@ -65,6 +65,33 @@ func TestPrintReport(t *testing.T) {
 	out.Reset()
 	printReport(&out, options{signals: []string{"logs"}}, rep)
 	assert.NotContains(t, out.String(), "CPU profile of the collector", "no empty tables")
+	assert.NotContains(t, out.String(), "Bulk request bodies", "no encodings counted")
+}
+
+// TestPrintReportEncoding: the header names the Content-Encoding the sink received, and gzip
+// alone is not set against a run that sent snappy.
+func TestPrintReportEncoding(t *testing.T) {
+	var rep report
+	rep.Records, rep.Conns, rep.Corpus = map[string]int{"logs": 1000, "spans": 1000}, 32, corpusRealistic
+	rep.ExporterConfig = "compression: snappy"
+	sp := &split{Total: 10, Parts: map[string]float64{partExporter: 5}}
+	rep.Runs = []result{
+		{Signal: "logs", Exporter: exporterES, Documents: 1, BodyEncoding: "snappy", Split: sp, Ceiling: &ceiling{EncodeNs: 200, GzipNs: 200}},
+		{Signal: "spans", Exporter: exporterES, Documents: 1, BodyEncoding: "gzip 3, snappy 1"},
+	}
+	var out strings.Builder
+	printReport(&out, options{signals: []string{"logs", "spans"}}, rep)
+	got := out.String()
+	assert.Contains(t, got, "Not the defaults: the exporter's settings add `compression: snappy`.\n")
+	assert.Contains(t, got, "Bulk request bodies (Content-Encoding as the sink received them in the window): logs snappy, spans gzip 3, snappy 1.\n")
+	assert.NotContains(t, got, "encoding and gzip level 1 alone")
+}
+
+func TestBodyEncoding(t *testing.T) {
+	assert.Empty(t, bodyEncoding(nil, nil))
+	assert.Equal(t, "snappy", bodyEncoding(map[string]int64{"snappy": 1}, map[string]int64{"snappy": 9}))
+	assert.Equal(t, "gzip", bodyEncoding(map[string]int64{"snappy": 1}, map[string]int64{"snappy": 1, "gzip": 4}))
+	assert.Equal(t, "snappy 5, gzip 2, none 2", bodyEncoding(nil, map[string]int64{"gzip": 2, "snappy": 5, "none": 2}))
 }
 
 // TestPrintNodeReport: per signal and size, the range over the rounds and its median, the node's
