@@ -17,6 +17,7 @@ var (
 	NewLogsExporter = newLogsExporter
 	WithTelemetry   = withTelemetry
 	TestLogs        = testLogs
+	Decode          = decode
 	Fate            = fate
 	Outcome         = outcome
 	BulkServer      = bulkServer

@@ -194,12 +194,15 @@ func outcome(s string) attribute.KeyValue { return attribute.String("outcome", s
 
 func fate(s string) attribute.KeyValue { return attribute.String("fate", s) }
 
+// decode decodes one JSON value with its numbers as written, and fails on invalid JSON or
+// trailing data.
 func decode(t *testing.T, b []byte) any {
 	t.Helper()
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
 	var v any
 	require.NoError(t, d.Decode(&v), "invalid JSON: %s", b)
+	require.False(t, d.More(), "trailing data after the JSON value: %s", b)
 	return v
 }
 
