@@ -18,7 +18,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/otelcol-es/elasticsearchexporter"
 	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/estest"
 	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/loadgen"
 )
@@ -133,33 +132,11 @@ func TestCollectorCATrustedFingerprint(t *testing.T) {
 	runID := loadgen.NewRunID()
 	dataset := "fp_" + runID
 	httpAddr := freeAddr(t)
-	typ := elasticsearchexporter.NewFactory().Type().String()
 	auth, _ := exporterAuthYAML(es.Config)
-	cfgPath := writeCollectorYAML(t, fmt.Sprintf(`receivers:
-  otlp:
-    protocols:
-      http:
-        endpoint: %[1]s
-
-exporters:
-  %[2]s:
-    endpoints:
-      - ${env:ES_ENDPOINT}
-%[3]s    tls:
-      ca_trusted_fingerprint: %[4]q
-    sending_queue:
-      batch:
-        flush_timeout: 1s
-
-service:
-  telemetry:
-    metrics:
-      level: none
-  pipelines:
-    logs:
-      receivers: [otlp]
-      exporters: [%[2]s]
-`, httpAddr, typ, auth, strings.Join(pairs, ":")))
+	cfgPath := pipelineConfig{
+		httpAddr: httpAddr,
+		exporter: auth + fmt.Sprintf("    tls:\n      ca_trusted_fingerprint: %q\n", strings.Join(pairs, ":")) + flushTimeout("1s"),
+	}.write(t)
 
 	col := startCollector(t, bin, cfgPath, collectorEnv(es.Config))
 	col.waitListening(t, httpAddr)

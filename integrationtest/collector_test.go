@@ -1,7 +1,9 @@
 package integrationtest
 
 import (
+	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -152,19 +154,7 @@ func TestCollectorEndToEnd(t *testing.T) {
 
 	checkMetrics(t, es, metricsIdx, runID, dataset, points, metricDocs, sendStart, sendEnd)
 
-	// Clean shutdown.
-	code, err := col.stop(shutdownTimeout)
-	if err != nil {
-		col.dump(t)
-		t.Fatal(err)
-	}
-	if code != 0 || !strings.Contains(col.output(), "Shutdown complete") {
-		col.dump(t)
-		t.Fatalf("collector exit status %d, want 0 and a log line \"Shutdown complete\"", code)
-	}
-	if lines := col.problems(); len(lines) > 0 {
-		t.Logf("the collector logged %d warnings or errors:\n%s", len(lines), strings.Join(lines, "\n"))
-	}
+	col.stopCleanly(t, shutdownTimeout)
 }
 
 // checkMetrics checks the metric documents of a run: together they hold every data point
@@ -466,31 +456,62 @@ service:
 // served for Prometheus on metricsAddr.
 func writeQueueCollectorConfig(t *testing.T, c estest.Config, httpAddr, metricsAddr, dir, receiverSettings, exporterSettings string) string {
 	t.Helper()
-	typ := elasticsearchexporter.NewFactory().Type().String()
 	auth, tlsCfg := exporterAuthYAML(c)
-	yaml := fmt.Sprintf(`extensions:
-  file_storage:
-    directory: %[1]q
+	return pipelineConfig{
+		httpAddr:       httpAddr,
+		receiver:       receiverSettings,
+		exporter:       auth + tlsCfg + exporterSettings,
+		extension:      "file_storage",
+		extensionLines: fmt.Sprintf("    directory: %q\n", dir),
+		telemetry:      prometheusTelemetryYAML(t, metricsAddr),
+	}.write(t)
+}
 
-receivers:
+// pipelineConfig is a collector configuration with one pipeline from the OTLP/HTTP receiver to
+// the exporter, whose endpoint is ES_ENDPOINT. Each field holds whole YAML lines.
+type pipelineConfig struct {
+	httpAddr       string // the OTLP/HTTP receiver's endpoint
+	receiver       string // more lines of the receiver's http protocol
+	signal         string // the pipeline's signal; logs when empty
+	exporter       string // the exporter's lines after its endpoint: credentials, tls, sending_queue...
+	extension      string // an extension that the service runs, if any
+	extensionLines string // its settings
+	telemetry      string // the service's telemetry section; the collector's own metrics are off when empty
+}
+
+// write writes the configuration into a temporary folder (writeCollectorYAML) and returns its
+// path.
+func (p pipelineConfig) write(t *testing.T) string {
+	t.Helper()
+	typ := elasticsearchexporter.NewFactory().Type().String()
+	var b strings.Builder
+	if p.extension != "" {
+		fmt.Fprintf(&b, "extensions:\n  %s:\n%s\n", p.extension, p.extensionLines)
+	}
+	fmt.Fprintf(&b, `receivers:
   otlp:
     protocols:
       http:
-        endpoint: %[2]s
-%[7]s
+        endpoint: %s
+%s
 exporters:
-  %[3]s:
+  %s:
     endpoints:
       - ${env:ES_ENDPOINT}
-%[4]s%[5]s%[8]s
+%s
 service:
-  extensions: [file_storage]
-%[6]s  pipelines:
-    logs:
-      receivers: [otlp]
-      exporters: [%[3]s]
-`, dir, httpAddr, typ, auth, tlsCfg, prometheusTelemetryYAML(t, metricsAddr), receiverSettings, exporterSettings)
-	return writeCollectorYAML(t, yaml)
+`, p.httpAddr, p.receiver, typ, p.exporter)
+	if p.extension != "" {
+		fmt.Fprintf(&b, "  extensions: [%s]\n", p.extension)
+	}
+	b.WriteString(cmp.Or(p.telemetry, "  telemetry:\n    metrics:\n      level: none\n"))
+	fmt.Fprintf(&b, "  pipelines:\n    %s:\n      receivers: [otlp]\n      exporters: [%s]\n", cmp.Or(p.signal, "logs"), typ)
+	return writeCollectorYAML(t, b.String())
+}
+
+// flushTimeout is the exporter's sending_queue lines that flush a batch after timeout.
+func flushTimeout(timeout string) string {
+	return "    sending_queue:\n      batch:\n        flush_timeout: " + timeout + "\n"
 }
 
 // writeCollectorYAML writes a collector configuration into a temporary folder and returns
@@ -605,6 +626,24 @@ func (c *collector) stop(timeout time.Duration) (int, error) {
 	return 0, nil
 }
 
+// stopCleanly stops the collector within timeout and fails unless it exits with status 0 after
+// logging "Shutdown complete"; it logs the collector's warnings and errors.
+func (c *collector) stopCleanly(t *testing.T, timeout time.Duration) {
+	t.Helper()
+	code, err := c.stop(timeout)
+	if err != nil {
+		c.dump(t)
+		t.Fatal(err)
+	}
+	if code != 0 || !strings.Contains(c.output(), "Shutdown complete") {
+		c.dump(t)
+		t.Fatalf("collector exit status %d, want 0 and a log line \"Shutdown complete\"", code)
+	}
+	if lines := c.problems(); len(lines) > 0 {
+		t.Logf("the collector logged %d warnings or errors:\n%s", len(lines), strings.Join(lines, "\n"))
+	}
+}
+
 var problemLine = regexp.MustCompile(`\t(warn|error|dpanic|panic|fatal)\t`)
 
 // problems returns the collector's log lines at warn level or above.
@@ -633,4 +672,130 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// writeCrashConfig writes a collector configuration with a persistent sending queue in dir
+// (file_storage), deterministic document ids, small batches exported one at a time, and the
+// collector's own metrics served for Prometheus on metricsAddr.
+func writeCrashConfig(t *testing.T, c estest.Config, httpAddr, metricsAddr, dir string) string {
+	t.Helper()
+	return writeQueueCollectorConfig(t, c, httpAddr, metricsAddr, dir, "", `    deterministic_ids:
+      enabled: true
+    sending_queue:
+      storage: file_storage
+      num_consumers: 1
+      queue_size: 1000
+      batch:
+        flush_timeout: 200ms
+        min_size: 100000
+        max_size: 200000
+`)
+}
+
+// prometheusTelemetryYAML is the service::telemetry section of a collector configuration that
+// serves the collector's own metrics for Prometheus on metricsAddr (see scrapeDocFates).
+func prometheusTelemetryYAML(t *testing.T, metricsAddr string) string {
+	t.Helper()
+	host, port, err := net.SplitHostPort(metricsAddr)
+	require.NoError(t, err)
+	return fmt.Sprintf(`  telemetry:
+    metrics:
+      level: normal
+      readers:
+        - pull:
+            exporter:
+              prometheus:
+                host: %s
+                port: %s
+`, host, port)
+}
+
+// scrapeDocFates reads the collector's otelcol.elasticsearch.docs.fate counter from its
+// Prometheus endpoint (otelcol_elasticsearch_docs_fate there) and sums it by fate.
+func scrapeDocFates(t *testing.T, addr string) map[string]int64 {
+	t.Helper()
+	out, err := readDocFates(addr)
+	require.NoError(t, err, "reading the collector's metrics")
+	return out
+}
+
+func readDocFates(addr string) (map[string]int64, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/metrics", http.NoBody)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET /metrics answered %d", resp.StatusCode)
+	}
+	out := map[string]int64{}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "otelcol_elasticsearch_docs_fate") {
+			continue
+		}
+		// name{label="value",...} value
+		open, closing := strings.IndexByte(line, '{'), strings.LastIndexByte(line, '}')
+		if open < 0 || closing < open {
+			continue
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(line[closing+1:]), 64)
+		if err != nil {
+			return nil, fmt.Errorf("metric line %q: %w", line, err)
+		}
+		fate := ""
+		for l := range strings.SplitSeq(line[open+1:closing], ",") {
+			if k, val, ok := strings.Cut(l, "="); ok && k == "fate" {
+				fate = strings.Trim(val, `"`)
+			}
+		}
+		out[fate] += int64(v)
+	}
+	return out, sc.Err()
+}
+
+// seqCounts returns how many documents of index carry each value of attributes.loadgen.seq,
+// read with a composite aggregation page by page, so the answer is exact.
+func seqCounts(t *testing.T, es *estest.Client, index string) map[int]int {
+	t.Helper()
+	out := map[int]int{}
+	var after map[string]any
+	for {
+		comp := map[string]any{
+			"size":    10_000,
+			"sources": []any{map[string]any{"seq": map[string]any{"terms": map[string]any{"field": "attributes.loadgen.seq"}}}},
+		}
+		if after != nil {
+			comp["after"] = after
+		}
+		body := map[string]any{"size": 0, "track_total_hits": true, "aggs": map[string]any{"seq": map[string]any{"composite": comp}}}
+		resp := es.MustDo(t, http.MethodPost, "/"+url.PathEscape(index)+"/_search", body)
+		var r struct {
+			Aggregations struct {
+				Seq struct {
+					AfterKey map[string]any `json:"after_key"`
+					Buckets  []struct {
+						Key      struct{ Seq int } `json:"key"`
+						DocCount int               `json:"doc_count"`
+					} `json:"buckets"`
+				} `json:"seq"`
+			} `json:"aggregations"`
+		}
+		require.NoError(t, json.Unmarshal(resp, &r), "decoding the aggregation of %s", index)
+		for _, b := range r.Aggregations.Seq.Buckets {
+			out[b.Key.Seq] += b.DocCount
+		}
+		if len(r.Aggregations.Seq.Buckets) == 0 || r.Aggregations.Seq.AfterKey == nil {
+			return out
+		}
+		after = r.Aggregations.Seq.AfterKey
+	}
 }

@@ -1,16 +1,8 @@
 package integrationtest
 
 import (
-	"bufio"
-	"context"
-	"encoding/json"
-	"fmt"
-	"net"
-	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -228,131 +220,5 @@ func TestCrashAndRestartWithPersistentQueue(t *testing.T) {
 	}
 	if lines := col2.problems(); len(lines) > 0 {
 		t.Logf("the restarted collector logged %d warnings or errors:\n%s", len(lines), strings.Join(lines, "\n"))
-	}
-}
-
-// writeCrashConfig writes a collector configuration with a persistent sending queue in dir
-// (file_storage), deterministic document ids, small batches exported one at a time, and the
-// collector's own metrics served for Prometheus on metricsAddr.
-func writeCrashConfig(t *testing.T, c estest.Config, httpAddr, metricsAddr, dir string) string {
-	t.Helper()
-	return writeQueueCollectorConfig(t, c, httpAddr, metricsAddr, dir, "", `    deterministic_ids:
-      enabled: true
-    sending_queue:
-      storage: file_storage
-      num_consumers: 1
-      queue_size: 1000
-      batch:
-        flush_timeout: 200ms
-        min_size: 100000
-        max_size: 200000
-`)
-}
-
-// prometheusTelemetryYAML is the service::telemetry section of a collector configuration that
-// serves the collector's own metrics for Prometheus on metricsAddr (see scrapeDocFates).
-func prometheusTelemetryYAML(t *testing.T, metricsAddr string) string {
-	t.Helper()
-	host, port, err := net.SplitHostPort(metricsAddr)
-	require.NoError(t, err)
-	return fmt.Sprintf(`  telemetry:
-    metrics:
-      level: normal
-      readers:
-        - pull:
-            exporter:
-              prometheus:
-                host: %s
-                port: %s
-`, host, port)
-}
-
-// scrapeDocFates reads the collector's otelcol.elasticsearch.docs.fate counter from its
-// Prometheus endpoint (otelcol_elasticsearch_docs_fate there) and sums it by fate.
-func scrapeDocFates(t *testing.T, addr string) map[string]int64 {
-	t.Helper()
-	out, err := readDocFates(addr)
-	require.NoError(t, err, "reading the collector's metrics")
-	return out
-}
-
-func readDocFates(addr string) (map[string]int64, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/metrics", http.NoBody)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET /metrics answered %d", resp.StatusCode)
-	}
-	out := map[string]int64{}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, "otelcol_elasticsearch_docs_fate") {
-			continue
-		}
-		// name{label="value",...} value
-		open, closing := strings.IndexByte(line, '{'), strings.LastIndexByte(line, '}')
-		if open < 0 || closing < open {
-			continue
-		}
-		v, err := strconv.ParseFloat(strings.TrimSpace(line[closing+1:]), 64)
-		if err != nil {
-			return nil, fmt.Errorf("metric line %q: %w", line, err)
-		}
-		fate := ""
-		for l := range strings.SplitSeq(line[open+1:closing], ",") {
-			if k, val, ok := strings.Cut(l, "="); ok && k == "fate" {
-				fate = strings.Trim(val, `"`)
-			}
-		}
-		out[fate] += int64(v)
-	}
-	return out, sc.Err()
-}
-
-// seqCounts returns how many documents of index carry each value of attributes.loadgen.seq,
-// read with a composite aggregation page by page, so the answer is exact.
-func seqCounts(t *testing.T, es *estest.Client, index string) map[int]int {
-	t.Helper()
-	out := map[int]int{}
-	var after map[string]any
-	for {
-		comp := map[string]any{
-			"size":    10_000,
-			"sources": []any{map[string]any{"seq": map[string]any{"terms": map[string]any{"field": "attributes.loadgen.seq"}}}},
-		}
-		if after != nil {
-			comp["after"] = after
-		}
-		body := map[string]any{"size": 0, "track_total_hits": true, "aggs": map[string]any{"seq": map[string]any{"composite": comp}}}
-		resp := es.MustDo(t, http.MethodPost, "/"+url.PathEscape(index)+"/_search", body)
-		var r struct {
-			Aggregations struct {
-				Seq struct {
-					AfterKey map[string]any `json:"after_key"`
-					Buckets  []struct {
-						Key      struct{ Seq int } `json:"key"`
-						DocCount int               `json:"doc_count"`
-					} `json:"buckets"`
-				} `json:"seq"`
-			} `json:"aggregations"`
-		}
-		require.NoError(t, json.Unmarshal(resp, &r), "decoding the aggregation of %s", index)
-		for _, b := range r.Aggregations.Seq.Buckets {
-			out[b.Key.Seq] += b.DocCount
-		}
-		if len(r.Aggregations.Seq.Buckets) == 0 || r.Aggregations.Seq.AfterKey == nil {
-			return out
-		}
-		after = r.Aggregations.Seq.AfterKey
 	}
 }

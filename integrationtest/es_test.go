@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,8 +23,10 @@ import (
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 	"go.opentelemetry.io/collector/exporter/exportertest"
+	"go.opentelemetry.io/collector/exporter/xexporter"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pprofile"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.uber.org/zap"
@@ -194,6 +198,84 @@ func (s *suite) logsData(n int) plog.Logs {
 		r.SetTraceID(pcommon.TraceID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, byte(i)})
 	}
 	return ld
+}
+
+// profileStacks is the number of distinct stacks of fixtureProfiles.
+const profileStacks = 4
+
+// fixtureProfiles returns the first n (at most 8) samples of the exporter's
+// testdata/fixtures/profiles.json (the lab's benchdata.Profiles(8)): one CPU profile whose
+// samples go round profileStacks stacks of three frames, a native one of one of two
+// executables, a symbolized Go frame of its own and a Go main frame all stacks share; each
+// sample is one event.
+func fixtureProfiles(tb testing.TB, n int) pprofile.Profiles {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "fixtures", "profiles.json"))
+	require.NoError(tb, err)
+	pd, err := (&pprofile.JSONUnmarshaler{}).UnmarshalProfiles(b)
+	require.NoError(tb, err)
+	samples := pd.ResourceProfiles().At(0).ScopeProfiles().At(0).Profiles().At(0).Samples()
+	require.LessOrEqual(tb, n, samples.Len())
+	i := 0
+	samples.RemoveIf(func(pprofile.Sample) bool {
+		i++
+		return i > n
+	})
+	pd.MarkReadOnly()
+	return pd
+}
+
+// fieldType returns the type the node mapped field of index to: of a data stream, in the
+// newest of its backing indices that maps field.
+func fieldType(t *testing.T, s *suite, index, field string) string {
+	t.Helper()
+	body := s.es.MustDo(t, http.MethodGet, "/"+index+"/_mapping/field/"+field, nil)
+	var m map[string]struct {
+		Mappings map[string]struct {
+			Mapping map[string]struct {
+				Type string `json:"type"`
+			} `json:"mapping"`
+		} `json:"mappings"`
+	}
+	require.NoError(t, json.Unmarshal(body, &m), string(body))
+	var newest, typ string
+	for name, im := range m {
+		for _, last := range im.Mappings[field].Mapping {
+			if name > newest {
+				newest, typ = name, last.Type
+			}
+		}
+	}
+	return typ
+}
+
+// profilesExporter creates and starts the profiles exporter of cfg; the test shuts it down.
+func (s *suite) profilesExporter(t *testing.T, cfg *elasticsearchexporter.Config) xexporter.Profiles {
+	t.Helper()
+	f := elasticsearchexporter.NewFactory().(xexporter.Factory)
+	exp, err := f.CreateProfiles(context.Background(), s.set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
+	return exp
+}
+
+// mappedField is a field of an index and the type the node is to have mapped it to.
+type mappedField struct{ index, field, want string }
+
+// assertFieldTypes checks the type the node mapped each field to (fieldType).
+func (s *suite) assertFieldTypes(t *testing.T, fields []mappedField) {
+	t.Helper()
+	for _, f := range fields {
+		assert.Equal(t, f.want, fieldType(t, s, f.index, f.field), "%s %s", f.index, f.field)
+	}
+}
+
+// ignoredDocs returns the number of documents of indices with a field in _ignored (a value the
+// mapping did not index).
+func ignoredDocs(t *testing.T, es *estest.Client, indices ...string) int {
+	t.Helper()
+	return es.CountQuery(t, strings.Join(indices, ","),
+		map[string]any{"query": map[string]any{"exists": map[string]any{"field": "_ignored"}}})
 }
 
 func TestLogsRoundTrip(t *testing.T) {

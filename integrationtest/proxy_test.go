@@ -16,7 +16,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/otelcol-es/elasticsearchexporter"
 	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/estest"
 	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/loadgen"
 )
@@ -242,7 +241,6 @@ func TestCollectorThroughProxy(t *testing.T) {
 // proxy_url and tls::server_name_override when they are not empty.
 func writeProxyCollectorConfig(t *testing.T, c estest.Config, httpAddr, proxyURL, serverName string) string {
 	t.Helper()
-	typ := elasticsearchexporter.NewFactory().Type().String()
 	auth, _ := exporterAuthYAML(c)
 	var extra strings.Builder
 	if proxyURL != "" {
@@ -257,27 +255,5 @@ func writeProxyCollectorConfig(t *testing.T, c estest.Config, httpAddr, proxyURL
 			extra.WriteString("      server_name_override: " + serverName + "\n")
 		}
 	}
-	return writeCollectorYAML(t, fmt.Sprintf(`receivers:
-  otlp:
-    protocols:
-      http:
-        endpoint: %[1]s
-
-exporters:
-  %[2]s:
-    endpoints:
-      - ${env:ES_ENDPOINT}
-%[3]s%[4]s    sending_queue:
-      batch:
-        flush_timeout: 200ms
-
-service:
-  telemetry:
-    metrics:
-      level: none
-  pipelines:
-    logs:
-      receivers: [otlp]
-      exporters: [%[2]s]
-`, httpAddr, typ, auth, extra.String()))
+	return pipelineConfig{httpAddr: httpAddr, exporter: auth + extra.String() + flushTimeout("200ms")}.write(t)
 }

@@ -142,41 +142,13 @@ func TestRealmsPKICertificateWithoutCN(t *testing.T) {
 // bearertokenauth extension, whose token the collector reads from ES_JWT_TOKEN.
 func jwtCollectorConfig(t *testing.T, httpAddr string) string {
 	t.Helper()
-	typ := elasticsearchexporter.NewFactory().Type().String()
-	return writeCollectorYAML(t, fmt.Sprintf(`extensions:
-  bearertokenauth:
-    token: ${env:ES_JWT_TOKEN}
-
-receivers:
-  otlp:
-    protocols:
-      http:
-        endpoint: %[1]s
-
-exporters:
-  %[2]s:
-    endpoints:
-      - ${env:ES_ENDPOINT}
-    auth:
-      authenticator: bearertokenauth
-    tls:
-      ca_file: ${env:ES_CA_CERT}
-    retry:
-      auth_grace_period: 0s
-    sending_queue:
-      batch:
-        flush_timeout: 1s
-
-service:
-  extensions: [bearertokenauth]
-  telemetry:
-    metrics:
-      level: none
-  pipelines:
-    logs:
-      receivers: [otlp]
-      exporters: [%[2]s]
-`, httpAddr, typ))
+	return pipelineConfig{
+		httpAddr: httpAddr,
+		exporter: "    auth:\n      authenticator: bearertokenauth\n    tls:\n      ca_file: ${env:ES_CA_CERT}\n" +
+			"    retry:\n      auth_grace_period: 0s\n" + flushTimeout("1s"),
+		extension:      "bearertokenauth",
+		extensionLines: "    token: ${env:ES_JWT_TOKEN}\n",
+	}.write(t)
 }
 
 // JWT realm: the collector binary's exporter authenticates with contrib's bearertokenauth
