@@ -449,21 +449,21 @@ service:
 	return writeCollectorYAML(t, yaml)
 }
 
-// writeQueueCollectorConfig writes a collector configuration with one logs pipeline from the
-// OTLP/HTTP receiver on httpAddr (receiverSettings: more lines of its http protocol) to the
-// exporter, whose sending queue may use the file_storage extension in dir; exporterSettings are
-// the exporter's lines after its endpoint and credentials. The collector's own metrics are
-// served for Prometheus on metricsAddr.
-func writeQueueCollectorConfig(t *testing.T, c estest.Config, httpAddr, metricsAddr, dir, receiverSettings, exporterSettings string) string {
+// writeQueueCollectorConfig writes a collector configuration of run: one logs pipeline from the
+// OTLP/HTTP receiver on run.httpAddr (receiverSettings: more lines of its http protocol) to the
+// exporter, whose sending queue may use the file_storage extension in run.storageDir;
+// exporterSettings are the exporter's lines after its endpoint and credentials. The
+// collector's own metrics are served for Prometheus on run.metricsAddr.
+func writeQueueCollectorConfig(t *testing.T, c estest.Config, run queueRun, receiverSettings, exporterSettings string) string {
 	t.Helper()
 	auth, tlsCfg := exporterAuthYAML(c)
 	return pipelineConfig{
-		httpAddr:       httpAddr,
+		httpAddr:       run.httpAddr,
 		receiver:       receiverSettings,
 		exporter:       auth + tlsCfg + exporterSettings,
 		extension:      "file_storage",
-		extensionLines: fmt.Sprintf("    directory: %q\n", dir),
-		telemetry:      prometheusTelemetryYAML(t, metricsAddr),
+		extensionLines: fmt.Sprintf("    directory: %q\n", run.storageDir),
+		telemetry:      prometheusTelemetryYAML(t, run.metricsAddr),
 	}.write(t)
 }
 
@@ -674,12 +674,117 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-// writeCrashConfig writes a collector configuration with a persistent sending queue in dir
-// (file_storage), deterministic document ids, small batches exported one at a time, and the
-// collector's own metrics served for Prometheus on metricsAddr.
-func writeCrashConfig(t *testing.T, c estest.Config, httpAddr, metricsAddr, dir string) string {
+// queueRun is a run of log records through a collector whose sending queue persists in a
+// folder of the test's (file_storage): the run's id and data stream, the collector's receiver
+// and metrics addresses, and the queue's folder.
+type queueRun struct {
+	runID, dataset, index string
+	httpAddr, metricsAddr string
+	storageDir            string
+}
+
+// newQueueRun names a run whose data stream is logs-<prefix>_<run id>.otel-*, picks the
+// collector's addresses and makes the queue's folder.
+func newQueueRun(t *testing.T, prefix string) queueRun {
 	t.Helper()
-	return writeQueueCollectorConfig(t, c, httpAddr, metricsAddr, dir, "", `    deterministic_ids:
+	r := queueRun{runID: loadgen.NewRunID(), httpAddr: freeAddr(t), metricsAddr: freeAddr(t)}
+	r.dataset = prefix + "_" + r.runID
+	r.index = "logs-" + r.dataset + ".otel-*"
+	r.storageDir = filepath.Join(t.TempDir(), "queue")
+	require.NoError(t, os.MkdirAll(r.storageDir, 0o700))
+	return r
+}
+
+// count refreshes the run's data stream and counts its documents.
+func (r queueRun) count(t *testing.T, es *estest.Client) int {
+	t.Helper()
+	es.Refresh(t, r.index)
+	return es.Count(t, r.index)
+}
+
+// settleWait is how waitSettled waits for the count of a run's documents after a restart.
+type settleWait struct {
+	quiet   time.Duration // the count holds at least the acknowledged records and has not changed this long
+	stuck   time.Duration // or, below them, has not changed this long (and 4×quiet have passed since the restart)
+	timeout time.Duration // the count still changes this long after the restart: a failure
+}
+
+// waitSettled polls the count of the run's documents every 250 ms after the restart of col,
+// from before (the count at the restart), until it settles (w), and fails when col exits or
+// the count still changes after w.timeout. Stuck below acked, it returns too: the caller's
+// checks report what is missing. It returns the last count and how long after the restart it
+// last changed.
+func (r queueRun) waitSettled(t *testing.T, es *estest.Client, col *collector, before, acked int, w settleWait) (int, time.Duration) {
+	t.Helper()
+	restarted := time.Now()
+	last, lastChange := before, time.Now()
+	for {
+		time.Sleep(250 * time.Millisecond)
+		n := r.count(t, es)
+		if n != last {
+			last, lastChange = n, time.Now()
+		}
+		if n >= acked && time.Since(lastChange) >= w.quiet {
+			break
+		}
+		if time.Since(lastChange) >= w.stuck && time.Since(restarted) >= 4*w.quiet {
+			break // stuck below the acknowledged count
+		}
+		if col.exited() {
+			col.dump(t)
+			t.Fatalf("the restarted collector exited: %v", col.err)
+		}
+		if time.Since(restarted) > w.timeout {
+			col.dump(t)
+			t.Fatalf("the count of the run's documents was still changing %s after the restart (%d)", w.timeout, n)
+		}
+	}
+	return last, lastChange.Sub(restarted)
+}
+
+// seqTally is what seqCounts found of a run whose records 0 to acked-1 were acknowledged.
+type seqTally struct {
+	acked   int
+	total   int   // documents that carry a seq
+	dups    []int // seqs indexed more than once
+	missing []int // acknowledged seqs not indexed
+	extra   int   // seqs indexed that were not acknowledged
+}
+
+func tallySeqs(seqs map[int]int, acked int) seqTally {
+	s := seqTally{acked: acked}
+	for seq, n := range seqs {
+		s.total += n
+		if n > 1 {
+			s.dups = append(s.dups, seq)
+		}
+		if seq >= acked {
+			s.extra++
+		}
+	}
+	for seq := range acked {
+		if seqs[seq] == 0 {
+			s.missing = append(s.missing, seq)
+		}
+	}
+	return s
+}
+
+// assertNoneMissing checks that every acknowledged record was indexed, and logs the first
+// missing ones.
+func (s seqTally) assertNoneMissing(t *testing.T) {
+	t.Helper()
+	if !assert.Empty(t, s.missing, "acknowledged records (seq < %d) not indexed after the restart", s.acked) {
+		t.Logf("first missing: %v", s.missing[:min(len(s.missing), 20)])
+	}
+}
+
+// writeCrashConfig writes a collector configuration of run with a persistent sending queue
+// (file_storage), deterministic document ids, small batches exported one at a time, and the
+// collector's own metrics served for Prometheus.
+func writeCrashConfig(t *testing.T, c estest.Config, run queueRun) string {
+	t.Helper()
+	return writeQueueCollectorConfig(t, c, run, "", `    deterministic_ids:
       enabled: true
     sending_queue:
       storage: file_storage

@@ -1,8 +1,6 @@
 package integrationtest
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/estest"
-	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/loadgen"
 )
 
 // TestCrashAndRestartWithPersistentQueue kills the collector with SIGKILL while it is writing a
@@ -53,27 +50,15 @@ func TestCrashAndRestartWithPersistentQueue(t *testing.T) {
 	es := estest.FromEnv(t)
 	es.InstallOTelTemplates(t)
 
-	runID := loadgen.NewRunID()
-	dataset := "crash_" + runID
-	index := "logs-" + dataset + ".otel-*"
-	httpAddr := freeAddr(t)
-	storageDir := filepath.Join(t.TempDir(), "queue")
-	require.NoError(t, os.MkdirAll(storageDir, 0o700))
-	metricsAddr := freeAddr(t)
-	cfgPath := writeCrashConfig(t, es.Config, httpAddr, metricsAddr, storageDir)
+	run := newQueueRun(t, "crash")
+	cfgPath := writeCrashConfig(t, es.Config, run)
 	env := collectorEnv(es.Config)
-
-	// count refreshes the run's data stream and counts its documents.
-	count := func() int {
-		es.Refresh(t, index)
-		return es.Count(t, index)
-	}
 
 	// 1. Start, and send the run while the collector exports.
 	col1 := startCollector(t, bin, cfgPath, env)
-	col1.waitListening(t, httpAddr)
+	col1.waitListening(t, run.httpAddr)
 
-	sent := sendLogsOnce(httpAddr, records, batch, runID, dataset, "crash-test")
+	sent := sendLogsOnce(run.httpAddr, records, batch, run.runID, run.dataset, "crash-test")
 
 	// 2. Kill it in the middle of the backlog: once the generator is done (every record is then
 	// acknowledged, so the strongest claim can be checked) and Elasticsearch has some but not
@@ -93,7 +78,7 @@ func TestCrashAndRestartWithPersistentQueue(t *testing.T) {
 			default:
 			}
 		}
-		n := count()
+		n := run.count(t, es)
 		if n >= records {
 			col1.dump(t)
 			t.Fatalf("all %d documents were indexed before the collector could be killed; the test needs a slower export "+
@@ -115,7 +100,7 @@ func TestCrashAndRestartWithPersistentQueue(t *testing.T) {
 		time.Sleep(pollInterval)
 	}
 	// What the collector had confirmed as indexed just before the kill (best effort, for the log).
-	confirmed, confirmedErr := readDocFates(metricsAddr)
+	confirmed, confirmedErr := readDocFates(run.metricsAddr)
 	require.NoError(t, col1.cmd.Process.Kill(), "SIGKILL")
 	<-col1.done
 	killedAt := time.Since(t0)
@@ -131,7 +116,7 @@ func TestCrashAndRestartWithPersistentQueue(t *testing.T) {
 
 	// Elasticsearch finishes a bulk request whose client has gone; count after it has.
 	time.Sleep(inFlightSettle)
-	nBefore := count()
+	nBefore := run.count(t, es)
 	t.Logf("SIGKILL %s after the start of sending (generator still sending: %v); %d of %d records acknowledged; "+
 		"Elasticsearch had %d documents at the kill, %d once the last request was done",
 		killedAt.Round(time.Millisecond), killedSend, acked, records, nAtKill, nBefore)
@@ -142,64 +127,23 @@ func TestCrashAndRestartWithPersistentQueue(t *testing.T) {
 
 	// 3. Restart with the same configuration and storage, and wait until the count stops changing.
 	col2 := startCollector(t, bin, cfgPath, env)
-	col2.waitListening(t, httpAddr)
-	restarted := time.Now()
-	last, lastChange := nBefore, time.Now()
-	for {
-		time.Sleep(250 * time.Millisecond)
-		n := count()
-		if n != last {
-			last, lastChange = n, time.Now()
-		}
-		if n >= acked && time.Since(lastChange) >= settleQuiet {
-			break
-		}
-		if time.Since(lastChange) >= settleQuiet && time.Since(restarted) >= 4*settleQuiet {
-			break // stuck below the acknowledged count; reported below
-		}
-		if col2.exited() {
-			col2.dump(t)
-			t.Fatalf("the restarted collector exited: %v", col2.err)
-		}
-		if time.Since(restarted) > settleTimeout {
-			col2.dump(t)
-			t.Fatalf("the count of the run's documents was still changing %s after the restart (%d)", settleTimeout, n)
-		}
-	}
-	nFinal := last
-	docs := scrapeDocFates(t, metricsAddr)
+	col2.waitListening(t, run.httpAddr)
+	nFinal, settled := run.waitSettled(t, es, col2, nBefore, acked, settleWait{quiet: settleQuiet, stuck: settleQuiet, timeout: settleTimeout})
+	docs := scrapeDocFates(t, run.metricsAddr)
 	t.Logf("after the restart: %d documents (+%d) within %s; the restarted collector counted %v",
-		nFinal, nFinal-nBefore, lastChange.Sub(restarted).Round(100*time.Millisecond), docs)
+		nFinal, nFinal-nBefore, settled.Round(100*time.Millisecond), docs)
 
 	// 4. Every acknowledged record exactly once; anything else at most once.
-	seqs := seqCounts(t, es, index)
-	total, distinct := 0, len(seqs)
-	var dups, missing []int
-	for seq, c := range seqs {
-		total += c
-		if c > 1 {
-			dups = append(dups, seq)
-		}
-	}
-	for seq := range acked {
-		if seqs[seq] == 0 {
-			missing = append(missing, seq)
-		}
-	}
-	extra := 0 // records of the request cut by the kill that were queued anyway
-	for seq := range seqs {
-		if seq >= acked {
-			extra++
-		}
-	}
+	seqs := seqCounts(t, es, run.index)
+	tally := tallySeqs(seqs, acked)
+	// extra: records of the request cut by the kill that were queued anyway.
+	total, distinct, dups, extra := tally.total, len(seqs), tally.dups, tally.extra
 	t.Logf("%d documents with loadgen.seq, %d distinct; %d acknowledged records missing, %d indexed more than once, "+
-		"%d unacknowledged records indexed", total, distinct, len(missing), len(dups), extra)
+		"%d unacknowledged records indexed", total, distinct, len(tally.missing), len(dups), extra)
 	assert.Equal(t, nFinal, total, "documents of the run that carry attributes.loadgen.seq")
 	assert.Equal(t, total, distinct, "documents of the run (total) and distinct loadgen.seq values")
 	assert.Empty(t, dups, "loadgen.seq values indexed more than once")
-	if !assert.Empty(t, missing, "acknowledged records (seq < %d) not indexed after the restart", acked) {
-		t.Logf("first missing: %v", missing[:min(len(missing), 20)])
-	}
+	tally.assertNoneMissing(t)
 	assert.LessOrEqual(t, extra, batch, "records indexed that were never sent")
 
 	// The restarted collector's own account: what it indexed is what the node gained, and every
