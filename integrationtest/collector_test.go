@@ -454,7 +454,7 @@ service:
 // exporter, whose sending queue may use the file_storage extension in run.storageDir;
 // exporterSettings are the exporter's lines after its endpoint and credentials. The
 // collector's own metrics are served for Prometheus on run.metricsAddr.
-func writeQueueCollectorConfig(t *testing.T, c estest.Config, run queueRun, receiverSettings, exporterSettings string) string {
+func writeQueueCollectorConfig(t *testing.T, c estest.Config, run logsRun, receiverSettings, exporterSettings string) string {
 	t.Helper()
 	auth, tlsCfg := exporterAuthYAML(c)
 	return pipelineConfig{
@@ -674,20 +674,20 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-// queueRun is a run of log records through a collector whose sending queue persists in a
-// folder of the test's (file_storage): the run's id and data stream, the collector's receiver
-// and metrics addresses, and the queue's folder.
-type queueRun struct {
+// logsRun is a run of log records through a collector: the run's id and data stream, the
+// collector's receiver and metrics addresses, and a folder for a sending queue that persists
+// (file_storage).
+type logsRun struct {
 	runID, dataset, index string
 	httpAddr, metricsAddr string
 	storageDir            string
 }
 
-// newQueueRun names a run whose data stream is logs-<prefix>_<run id>.otel-*, picks the
+// newLogsRun names a run whose data stream is logs-<prefix>_<run id>.otel-*, picks the
 // collector's addresses and makes the queue's folder.
-func newQueueRun(t *testing.T, prefix string) queueRun {
+func newLogsRun(t *testing.T, prefix string) logsRun {
 	t.Helper()
-	r := queueRun{runID: loadgen.NewRunID(), httpAddr: freeAddr(t), metricsAddr: freeAddr(t)}
+	r := logsRun{runID: loadgen.NewRunID(), httpAddr: freeAddr(t), metricsAddr: freeAddr(t)}
 	r.dataset = prefix + "_" + r.runID
 	r.index = "logs-" + r.dataset + ".otel-*"
 	r.storageDir = filepath.Join(t.TempDir(), "queue")
@@ -696,10 +696,28 @@ func newQueueRun(t *testing.T, prefix string) queueRun {
 }
 
 // count refreshes the run's data stream and counts its documents.
-func (r queueRun) count(t *testing.T, es *estest.Client) int {
+func (r logsRun) count(t *testing.T, es *estest.Client) int {
 	t.Helper()
 	es.Refresh(t, r.index)
 	return es.Count(t, r.index)
+}
+
+// sendAndCount sends records log records of the run, batch per request, through the
+// collector's OTLP/HTTP receiver, requires each request to be acknowledged, and counts the
+// run's documents until there are records of them, col exits, or a minute has passed.
+func (r logsRun) sendAndCount(t *testing.T, es *estest.Client, col *collector, records, batch int, service string) int {
+	t.Helper()
+	sent := <-sendLogsOnce(r.httpAddr, records, batch, r.runID, r.dataset, service)
+	require.NoError(t, sent.err)
+	require.Equal(t, records, sent.res.Logs)
+	byRun := estest.TermQuery("resource.attributes."+loadgen.RunIDAttribute, r.runID)
+	var n int
+	for t0 := time.Now(); ; time.Sleep(250 * time.Millisecond) {
+		es.Refresh(t, r.index)
+		if n = es.CountQuery(t, r.index, byRun); n >= records || time.Since(t0) > time.Minute || col.exited() {
+			return n
+		}
+	}
 }
 
 // settleWait is how waitSettled waits for the count of a run's documents after a restart.
@@ -714,7 +732,7 @@ type settleWait struct {
 // the count still changes after w.timeout. Stuck below acked, it returns too: the caller's
 // checks report what is missing. It returns the last count and how long after the restart it
 // last changed.
-func (r queueRun) waitSettled(t *testing.T, es *estest.Client, col *collector, before, acked int, w settleWait) (int, time.Duration) {
+func (r logsRun) waitSettled(t *testing.T, es *estest.Client, col *collector, before, acked int, w settleWait) (int, time.Duration) {
 	t.Helper()
 	restarted := time.Now()
 	last, lastChange := before, time.Now()
@@ -782,7 +800,7 @@ func (s seqTally) assertNoneMissing(t *testing.T) {
 // writeCrashConfig writes a collector configuration of run with a persistent sending queue
 // (file_storage), deterministic document ids, small batches exported one at a time, and the
 // collector's own metrics served for Prometheus.
-func writeCrashConfig(t *testing.T, c estest.Config, run queueRun) string {
+func writeCrashConfig(t *testing.T, c estest.Config, run logsRun) string {
 	t.Helper()
 	return writeQueueCollectorConfig(t, c, run, "", `    deterministic_ids:
       enabled: true

@@ -50,7 +50,7 @@ func TestCrashAndRestartWithPersistentQueue(t *testing.T) {
 	es := estest.FromEnv(t)
 	es.InstallOTelTemplates(t)
 
-	run := newQueueRun(t, "crash")
+	run := newLogsRun(t, "crash")
 	cfgPath := writeCrashConfig(t, es.Config, run)
 	env := collectorEnv(es.Config)
 

@@ -138,6 +138,37 @@ func (s *suite) docsWithError(t *testing.T, fate, errorType string) int64 {
 	return n
 }
 
+// lastFailures returns the failures field of the exporter's last "Documents not indexed" line,
+// and fails when it logged none.
+func (s *suite) lastFailures(t *testing.T) string {
+	t.Helper()
+	warns := s.logs.FilterMessage("Documents not indexed").All()
+	require.NotEmpty(t, warns)
+	return fmt.Sprint(warns[len(warns)-1].ContextMap()["failures"])
+}
+
+// putIndexTemplate puts the index template name with body, and deletes it when the test ends.
+func (s *suite) putIndexTemplate(t *testing.T, name string, body map[string]any) {
+	t.Helper()
+	s.es.MustDo(t, http.MethodPut, "/_index_template/"+name, body)
+	t.Cleanup(func() { _, _, _ = s.es.Do(http.MethodDelete, "/_index_template/"+name, nil) })
+}
+
+// dataStreamTemplate is the body of an index template that makes data streams of pattern with
+// one shard, no replica and mappings, at priority 900: above the shared stand-ins, so that a
+// test decides its own mappings without touching other data streams.
+func dataStreamTemplate(pattern string, mappings map[string]any) map[string]any {
+	return map[string]any{
+		"index_patterns": []string{pattern},
+		"data_stream":    map[string]any{},
+		"priority":       900,
+		"template": map[string]any{
+			"settings": map[string]any{"number_of_replicas": 0, "number_of_shards": 1},
+			"mappings": mappings,
+		},
+	}
+}
+
 // search refreshes index and returns the documents whose attribute run equals value, oldest
 // first.
 func (s *suite) search(t *testing.T, index string, value any) []map[string]any {
@@ -419,9 +450,7 @@ func TestMappingConflictRejectsOnlyThatDocument(t *testing.T) {
 	s.es.Refresh(t, index)
 	assert.Equal(t, 3, s.es.Count(t, index), "the other documents of the request are indexed")
 	assert.Equal(t, int64(1), s.docs(t, "rejected"))
-	warns := s.logs.FilterMessage("Documents not indexed").All()
-	require.NotEmpty(t, warns)
-	failures := fmt.Sprint(warns[len(warns)-1].ContextMap()["failures"])
+	failures := s.lastFailures(t)
 	assert.Contains(t, failures, "400")
 	assert.Contains(t, failures, "document_parsing_exception")
 	assert.Contains(t, failures, index)
@@ -474,12 +503,11 @@ func TestUnknownAPIKeySaysItsID(t *testing.T) {
 func TestVersionCheckAndMissingTemplateWarning(t *testing.T) {
 	s := newSuite(t)
 	// A template without a data_stream section, matching only this test's data stream.
-	s.es.MustDo(t, http.MethodPut, "/_index_template/"+s.id, map[string]any{
+	s.putIndexTemplate(t, s.id, map[string]any{
 		"index_patterns": []string{"logs-" + s.id + ".otel-*"},
 		"priority":       900,
 		"template":       map[string]any{"settings": map[string]any{"number_of_replicas": 0}},
 	})
-	t.Cleanup(func() { _, _, _ = s.es.Do(http.MethodDelete, "/_index_template/"+s.id, nil) })
 	exp := s.logsExporter(t, s.config())
 	s.waitConnected(t)
 	connected := s.logs.FilterMessage("Connected to Elasticsearch").All()[0]

@@ -35,7 +35,7 @@ func TestCollectorMappingModesPerRequest(t *testing.T) {
 	es := estest.FromEnv(t)
 	es.InstallOTelTemplates(t)
 
-	run := newQueueRun(t, "modes")
+	run := newLogsRun(t, "modes")
 	// Data streams outside mode otel have no .otel suffix; a stand-in template makes them.
 	legacy := run.dataset
 	es.MustDo(t, http.MethodPut, "/_index_template/otelcol-es-test-"+legacy, map[string]any{
@@ -205,7 +205,7 @@ func postLogs(endpoint, mode string, ld plog.Logs) error {
 // writeModesConfig writes a collector configuration whose OTLP receiver keeps client metadata,
 // with a persistent sending queue (file_storage) and batches that stay open for a second, so
 // that the requests of the test meet in the queue and the batcher.
-func writeModesConfig(t *testing.T, c estest.Config, run queueRun) string {
+func writeModesConfig(t *testing.T, c estest.Config, run logsRun) string {
 	t.Helper()
 	return writeQueueCollectorConfig(t, c, run, "        include_metadata: true\n", `    mapping:
       mode: otel

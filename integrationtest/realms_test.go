@@ -20,7 +20,6 @@ import (
 
 	"github.com/otelcol-es/elasticsearchexporter"
 	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/estest"
-	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/loadgen"
 )
 
 // realmsVar is a variable of the realms node's env (scripts/es.sh with ES_REALMS=1); the test
@@ -166,23 +165,11 @@ func TestRealmsJWTThroughBearerTokenAuth(t *testing.T) {
 	assert.Equal(t, realmsVar(t, "ES_JWT_PRINCIPAL"), who["username"])
 
 	const records = 20
-	runID := loadgen.NewRunID()
-	dataset := "jwt_" + runID
-	httpAddr := freeAddr(t)
-	col := startCollector(t, bin, jwtCollectorConfig(t, httpAddr), append(collectorEnv(es.Config), "ES_JWT_TOKEN="+jwt))
-	col.waitListening(t, httpAddr)
-	sent := <-sendLogsOnce(httpAddr, records, records, runID, dataset, "jwt-test")
-	require.NoError(t, sent.err)
-	require.Equal(t, records, sent.res.Logs)
-
-	index := "logs-" + dataset + ".otel-*"
-	var n int
-	require.Eventually(t, func() bool {
-		es.Refresh(t, index)
-		n = es.Count(t, index)
-		return n >= records || col.exited()
-	}, 60*time.Second, time.Second)
-	assert.Equal(t, records, n, "documents in %s", index)
+	run := newLogsRun(t, "jwt")
+	col := startCollector(t, bin, jwtCollectorConfig(t, run.httpAddr), append(collectorEnv(es.Config), "ES_JWT_TOKEN="+jwt))
+	col.waitListening(t, run.httpAddr)
+	n := run.sendAndCount(t, es, col, records, records, "jwt-test")
+	assert.Equal(t, records, n, "documents in %s", run.index)
 	_, err := col.stop(30 * time.Second)
 	require.NoError(t, err)
 	out := col.output()

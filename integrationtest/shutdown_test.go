@@ -62,7 +62,7 @@ func TestGracefulShutdownDuringOutageKeepsPersistentQueue(t *testing.T) {
 	viaProxy := es.Config
 	viaProxy.Endpoint, viaProxy.CACert = front.URL, ""
 
-	run := newQueueRun(t, "shutdown")
+	run := newLogsRun(t, "shutdown")
 	cfgPath := writeCrashConfig(t, viaProxy, run)
 	env := collectorEnv(viaProxy)
 

@@ -65,7 +65,7 @@ func runGracefulStopWithDocumentRetries(t *testing.T, deterministicIDs bool) {
 	viaProxy := es.Config
 	viaProxy.Endpoint, viaProxy.CACert = proxy.URL, ""
 
-	run := newQueueRun(t, "stop")
+	run := newLogsRun(t, "stop")
 	cfgPath := writeStopConfig(t, viaProxy, run, deterministicIDs)
 	env := collectorEnv(viaProxy)
 
@@ -316,7 +316,7 @@ func (p *partialRejectProxy) bulk(w http.ResponseWriter, r *http.Request) {
 // writeStopConfig writes a collector configuration of run with a persistent sending queue
 // (file_storage), four consumers, document retries a few seconds apart, deterministic ids on or
 // off, and the collector's own metrics served for Prometheus.
-func writeStopConfig(t *testing.T, c estest.Config, run queueRun, deterministicIDs bool) string {
+func writeStopConfig(t *testing.T, c estest.Config, run logsRun, deterministicIDs bool) string {
 	t.Helper()
 	return writeQueueCollectorConfig(t, c, run, "", fmt.Sprintf(`    deterministic_ids:
       enabled: %v

@@ -6,7 +6,6 @@ package integrationtest
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"maps"
 	"math"
 	"net/http"
@@ -424,9 +423,7 @@ func TestTSDBRepeatedNameCollides(t *testing.T) {
 	hits := searchNumbers(t, s.es, index, map[string]any{"query": map[string]any{"term": map[string]any{"attributes.run": s.id}}})
 	require.Len(t, hits, 1)
 	assert.Equal(t, map[string]any{"g.repeated": json.Number("1.5")}, hits[0]["metrics"], "the first is kept")
-	warns := s.logs.FilterMessage("Documents not indexed").All()
-	require.NotEmpty(t, warns)
-	failures := fmt.Sprint(warns[len(warns)-1].ContextMap()["failures"])
+	failures := s.lastFailures(t)
 	t.Logf("logged: %s", failures)
 	assert.Contains(t, failures, "1 duplicate (409 version_conflict_engine_exception")
 
@@ -464,9 +461,7 @@ func TestTSDBPointOutsideTimeWindow(t *testing.T) {
 	assert.Equal(t, int64(2), s.docs(t, "rejected"))
 	assert.Equal(t, int64(2), s.docsWithError(t, "rejected", "timestamp_error"), "counted with the error type the node gave")
 	assert.Equal(t, 1, s.es.Count(t, index))
-	warns := s.logs.FilterMessage("Documents not indexed").All()
-	require.NotEmpty(t, warns)
-	failures := fmt.Sprint(warns[len(warns)-1].ContextMap()["failures"])
+	failures := s.lastFailures(t)
 	t.Logf("logged: %s", failures)
 	assert.Contains(t, failures, "2 rejected (400 timestamp_error: the document timestamp [")
 	assert.Contains(t, failures, "is outside of ranges of currently writable indices")
