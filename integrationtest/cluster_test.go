@@ -31,10 +31,8 @@ import (
 	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
-	"go.opentelemetry.io/collector/exporter/exportertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
-	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
@@ -77,12 +75,7 @@ func newClusterScenario(t *testing.T, name string) *clusterScenario {
 	cl.InstallReplicatedLogsTemplate(t, clusterDatasetPrefix)
 	// Every scenario starts from a green cluster with all its nodes.
 	cl.WaitHealth(t, 0, len(cl.Nodes), "green", greenTimeout)
-	core, logs := observer.New(zapcore.InfoLevel)
-	tel := componenttest.NewTelemetry()
-	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	set := exportertest.NewNopSettings(elasticsearchexporter.NewFactory().Type())
-	set.TelemetrySettings = tel.NewTelemetrySettings()
-	set.Logger = zap.New(core)
+	set, logs, tel := observedSettings(t, zapcore.InfoLevel)
 	runID := loadgen.NewRunID()
 	dataset := clusterDatasetPrefix + name + "_" + runID
 	return &clusterScenario{

@@ -165,7 +165,7 @@ func checkMetrics(t *testing.T, es *estest.Client, index, runID, dataset string,
 	byRun := map[string]any{"term": map[string]any{"resource.attributes." + loadgen.RunIDAttribute: runID}}
 
 	// Every data point, once: the documents' metrics objects hold points keys in all.
-	all := searchNumbers(t, es, index, map[string]any{
+	all := es.SearchNumbers(t, index, map[string]any{
 		"size": docs + 10, "_source": []string{"metrics"}, "query": byRun,
 	})
 	require.Len(t, all, docs, "metric documents of the run in %s", index)
@@ -180,7 +180,7 @@ func checkMetrics(t *testing.T, es *estest.Client, index, runID, dataset string,
 		len(all), index, keys, points, docs)
 
 	// The first sample of route /api/orders is document 0 of the generator.
-	hits := searchNumbers(t, es, index, map[string]any{
+	hits := es.SearchNumbers(t, index, map[string]any{
 		"size": 1,
 		"sort": []any{map[string]any{"@timestamp": "asc"}},
 		"query": map[string]any{"bool": map[string]any{"filter": []any{
@@ -229,28 +229,7 @@ func checkMetrics(t *testing.T, es *estest.Client, index, runID, dataset string,
 	}
 }
 
-// searchNumbers is [estest.Client.Search] that keeps numbers as written ([json.Number]).
-func searchNumbers(t *testing.T, es *estest.Client, index string, body any) []map[string]any {
-	t.Helper()
-	resp := es.MustDo(t, http.MethodPost, "/"+url.PathEscape(index)+"/_search", body)
-	var r struct {
-		Hits struct {
-			Hits []struct {
-				Source map[string]any `json:"_source"`
-			} `json:"hits"`
-		} `json:"hits"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(resp))
-	dec.UseNumber()
-	require.NoError(t, dec.Decode(&r), "decoding the search answer of %s", index)
-	out := make([]map[string]any, 0, len(r.Hits.Hits))
-	for _, h := range r.Hits.Hits {
-		out = append(out, h.Source)
-	}
-	return out
-}
-
-// intField returns a field of a document decoded by searchNumbers that must be an integer
+// intField returns a field of a document decoded by SearchNumbers that must be an integer
 // written without a fraction or exponent.
 func intField(t *testing.T, doc map[string]any, name string) int64 {
 	t.Helper()

@@ -51,14 +51,22 @@ func newSuite(t *testing.T) *suite {
 	t.Helper()
 	es := estest.FromEnv(t)
 	es.InstallOTelTemplates(t)
-	core, logs := observer.New(zapcore.DebugLevel)
+	set, logs, tel := observedSettings(t, zapcore.DebugLevel)
+	id := strings.ToLower(strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())) + "_" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
+	return &suite{es: es, id: id, set: set, logs: logs, tel: tel}
+}
+
+// observedSettings returns exporter settings whose logs from level up are recorded and whose
+// metrics go to a test telemetry, shut down when the test ends.
+func observedSettings(t *testing.T, level zapcore.Level) (exporter.Settings, *observer.ObservedLogs, *componenttest.Telemetry) {
+	t.Helper()
+	core, logs := observer.New(level)
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
 	set := exportertest.NewNopSettings(elasticsearchexporter.NewFactory().Type())
 	set.TelemetrySettings = tel.NewTelemetrySettings()
 	set.Logger = zap.New(core)
-	id := strings.ToLower(strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())) + "_" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
-	return &suite{es: es, id: id, set: set, logs: logs, tel: tel}
+	return set, logs, tel
 }
 
 // config returns the exporter config for the node with basic auth, the node's CA, no sending

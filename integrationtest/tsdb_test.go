@@ -241,7 +241,7 @@ func TestTSDBEveryMetricValueIndexed(t *testing.T) {
 	types := fieldTypes(t, s.es, index, "metrics.*")
 	for _, p := range tsdbPoints {
 		t.Run(p.kind, func(t *testing.T) {
-			hits := searchNumbers(t, s.es, index, s.kindQuery(p.kind))
+			hits := s.es.SearchNumbers(t, index, s.kindQuery(p.kind))
 			require.Len(t, hits, 1, "one document of kind %s", p.kind)
 			doc := hits[0]
 			got, err := json.Marshal(doc["metrics"])
@@ -377,7 +377,7 @@ func TestTSDBNonFiniteValues(t *testing.T) {
 	skipped := s.logs.FilterMessageSnippet("NaN or infinite").All()
 	require.Len(t, skipped, 1, "the skipped values are logged once per push, with a metric's name")
 	assert.Contains(t, []any{"sm.nan", "g.inf"}, skipped[0].ContextMap()["metric"])
-	hits := searchNumbers(t, s.es, index, s.kindQuery("histogram_inf"))
+	hits := s.es.SearchNumbers(t, index, s.kindQuery("histogram_inf"))
 	require.Len(t, hits, 1)
 	raw, err := json.Marshal(hits[0])
 	require.NoError(t, err)
@@ -420,7 +420,7 @@ func TestTSDBRepeatedNameCollides(t *testing.T) {
 	assert.Equal(t, int64(1), s.docs(t, "indexed"))
 	assert.Equal(t, int64(1), s.docs(t, "duplicate"), "the later document is a duplicate of the first")
 	assert.Equal(t, int64(1), s.docsWithError(t, "duplicate", "version_conflict_engine_exception"))
-	hits := searchNumbers(t, s.es, index, map[string]any{"query": map[string]any{"term": map[string]any{"attributes.run": s.id}}})
+	hits := s.es.SearchNumbers(t, index, map[string]any{"query": map[string]any{"term": map[string]any{"attributes.run": s.id}}})
 	require.Len(t, hits, 1)
 	assert.Equal(t, map[string]any{"g.repeated": json.Number("1.5")}, hits[0]["metrics"], "the first is kept")
 	failures := s.lastFailures(t)
