@@ -170,6 +170,18 @@ func testLogs(n int) plog.Logs {
 	return ld
 }
 
+// failLog answers resp for the document of testLogs' record i (body "log i"), and indexes the
+// others: an OnItem of fakees.Server.
+func failLog(i int, resp fakees.Response) func(fakees.Item) fakees.Response {
+	body := fmt.Sprintf(`"log %d"`, i)
+	return func(it fakees.Item) fakees.Response {
+		if strings.Contains(string(it.Document), body) {
+			return resp
+		}
+		return fakees.Response{}
+	}
+}
+
 // observed returns settings whose logger is recorded, and the recorder.
 func observed() (exporter.Settings, *observer.ObservedLogs) {
 	core, logs := observer.New(zapcore.DebugLevel)
