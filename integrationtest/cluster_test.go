@@ -106,10 +106,7 @@ func (s *clusterScenario) config(endpoints ...string) *elasticsearchexporter.Con
 func (s *clusterScenario) start(t *testing.T, cfg *elasticsearchexporter.Config) exporter.Logs {
 	t.Helper()
 	exp, err := elasticsearchexporter.NewFactory().CreateLogs(context.Background(), s.set, cfg)
-	require.NoError(t, err)
-	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
-	t.Cleanup(func() { require.NoError(t, exp.Shutdown(context.Background())) })
-	return exp
+	return startExporter(t, exp, err)
 }
 
 // records returns the log records seq first to first+n-1 of the scenario's run. A record's

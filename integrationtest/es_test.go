@@ -17,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/config/configopaque"
 	"go.opentelemetry.io/collector/config/configoptional"
@@ -90,15 +91,24 @@ func (s *suite) config() *elasticsearchexporter.Config {
 func (s *suite) logsExporter(t *testing.T, cfg *elasticsearchexporter.Config) exporter.Logs {
 	t.Helper()
 	exp, err := elasticsearchexporter.NewFactory().CreateLogs(context.Background(), s.set, cfg)
-	require.NoError(t, err)
-	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
-	t.Cleanup(func() { require.NoError(t, exp.Shutdown(context.Background())) })
-	return exp
+	return startExporter(t, exp, err)
 }
 
 func (s *suite) tracesExporter(t *testing.T, cfg *elasticsearchexporter.Config) exporter.Traces {
 	t.Helper()
 	exp, err := elasticsearchexporter.NewFactory().CreateTraces(context.Background(), s.set, cfg)
+	return startExporter(t, exp, err)
+}
+
+func (s *suite) metricsExporter(t *testing.T, cfg *elasticsearchexporter.Config) exporter.Metrics {
+	t.Helper()
+	exp, err := elasticsearchexporter.NewFactory().CreateMetrics(context.Background(), s.set, cfg)
+	return startExporter(t, exp, err)
+}
+
+// startExporter requires err to be nil, starts exp and shuts it down when the test ends.
+func startExporter[E component.Component](t *testing.T, exp E, err error) E {
+	t.Helper()
 	require.NoError(t, err)
 	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
 	t.Cleanup(func() { require.NoError(t, exp.Shutdown(context.Background())) })
