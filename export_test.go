@@ -4,10 +4,9 @@
 package elasticsearchexporter
 
 // The test helpers that the black-box suites (package elasticsearchexporter_test: the fault,
-// concurrency, telemetry, bad-response, drop-in and cookies scenarios) share with the package's
-// own tests. Each
-// is the helper itself, written once in this package's test files; none is part of the
-// package's API, since test files are not.
+// concurrency, telemetry, bad-response, drop-in, cookies and documentation scenarios) share
+// with the package's own tests. Each is the helper itself, written once in helpers_test.go;
+// none is part of the package's API, since test files are not.
 var (
 	DefaultWith     = defaultWith
 	NewTestConfig   = newTestConfig
