@@ -129,7 +129,7 @@ func TestAdaptiveConcurrencyUnder429(t *testing.T) {
 		}
 		return 0
 	}
-	cfg := faultConfig(srv.URL)
+	cfg := elasticsearchexporter.FaultConfig(srv.URL)
 	const consumers = 6
 	q := cfg.QueueBatchConfig.Get()
 	q.NumConsumers = consumers
@@ -158,7 +158,7 @@ func TestAdaptiveConcurrencyUnder429(t *testing.T) {
 				default:
 				}
 				seq := int(next.Add(20) - 20)
-				if err := exp.ConsumeLogs(context.Background(), faultLogBatch(seq, 20, nil)); err != nil {
+				if err := exp.ConsumeLogs(context.Background(), elasticsearchexporter.FaultLogBatch(seq, 20, nil)); err != nil {
 					t.Errorf("push: %v", err)
 					return
 				}
@@ -215,7 +215,7 @@ func (r *requestSizes) get() ([]int, []time.Time) {
 // each record once) against srv.
 func defaultLogsExporter(t *testing.T, srv *fakees.Server) (exporter.Logs, *componenttest.Telemetry) {
 	t.Helper()
-	cfg := elasticsearchexporter.NewFactory().CreateDefaultConfig().(*elasticsearchexporter.Config)
+	cfg := elasticsearchexporter.DefaultWith()
 	cfg.Endpoints = []string{srv.URL}
 	cfg.DeterministicIDs.Enabled = true
 	require.NoError(t, cfg.Validate())
@@ -252,7 +252,7 @@ func TestDefaultsSendALonePushAtOnce(t *testing.T) {
 	const pushes, records = 10, 50
 	for i := range pushes {
 		start := time.Now()
-		require.NoError(t, exp.ConsumeLogs(context.Background(), faultLogBatch(i*records, records, nil)))
+		require.NoError(t, exp.ConsumeLogs(context.Background(), elasticsearchexporter.FaultLogBatch(i*records, records, nil)))
 		require.Eventually(t, func() bool { return srv.Stats().Accepted == (i+1)*records }, 10*time.Second, time.Millisecond)
 		_, first := sizes.get()
 		// Generous for a loaded machine, far below any timer that would wait for company
@@ -281,7 +281,7 @@ func TestDefaultsShareRequestsOfSmallPushes(t *testing.T) {
 		wg.Go(func() {
 			for range pushesEach {
 				seq := int(next.Add(records) - records)
-				assert.NoError(t, exp.ConsumeLogs(context.Background(), faultLogBatch(seq, records, nil)))
+				assert.NoError(t, exp.ConsumeLogs(context.Background(), elasticsearchexporter.FaultLogBatch(seq, records, nil)))
 			}
 		})
 	}

@@ -1,7 +1,7 @@
 // Copyright The OpenTelemetry Authors
 // SPDX-License-Identifier: Apache-2.0
 
-package elasticsearchexporter
+package elasticsearchexporter_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/config/configoptional"
 
+	"github.com/otelcol-es/elasticsearchexporter"
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 )
 
@@ -45,13 +46,13 @@ func TestCookiesComeBack(t *testing.T) {
 			}))
 			t.Cleanup(front.Close)
 
-			cfg := newTestConfig(front.URL)
+			cfg := elasticsearchexporter.NewTestConfig(front.URL)
 			if enabled {
 				cfg.Cookies = configoptional.Some(confighttp.CookiesConfig{})
 			}
-			exp := newLogsExporter(t, cfg, testSettings())
-			require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(1)))
-			require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(1)))
+			exp := elasticsearchexporter.NewLogsExporter(t, cfg, elasticsearchexporter.TestSettings())
+			require.NoError(t, exp.ConsumeLogs(context.Background(), elasticsearchexporter.TestLogs(1)))
+			require.NoError(t, exp.ConsumeLogs(context.Background(), elasticsearchexporter.TestLogs(1)))
 
 			mu.Lock()
 			defer mu.Unlock()

@@ -4,8 +4,6 @@
 package elasticsearchexporter_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"os"
 	"regexp"
 	"strconv"
@@ -14,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/otelcol-es/elasticsearchexporter"
 )
 
 // documentsDoc is the page that shows example documents, each a ```json block after a comment
@@ -49,7 +49,7 @@ func TestDocumentsExamples(t *testing.T) {
 		}
 		require.Positive(t, n)
 		require.LessOrEqual(t, n, len(lines), "%s has no line %d", file, n)
-		assert.Equal(t, decodeExact(t, []byte(lines[n-1])), decodeExact(t, text), "the example of %s line %d", file, n)
+		assert.Equal(t, elasticsearchexporter.Decode(t, []byte(lines[n-1])), elasticsearchexporter.Decode(t, text), "the example of %s line %d", file, n)
 		if file == documentedGolden {
 			shown[n] = true
 		}
@@ -61,15 +61,4 @@ func TestDocumentsExamples(t *testing.T) {
 			assert.True(t, shown[n], "%s does not show the document of %s line %d: %s", documentsDoc, documentedGolden, n, l)
 		}
 	}
-}
-
-// decodeExact decodes JSON with its numbers as written, and fails on trailing data.
-func decodeExact(t *testing.T, data []byte) any {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	require.NoError(t, dec.Decode(&v), "%s", data)
-	require.False(t, dec.More(), "trailing data after the JSON value: %s", data)
-	return v
 }

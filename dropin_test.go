@@ -1,7 +1,7 @@
 // Copyright The OpenTelemetry Authors
 // SPDX-License-Identifier: Apache-2.0
 
-package elasticsearchexporter
+package elasticsearchexporter_test
 
 import (
 	"context"
@@ -30,6 +30,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/otelcol-es/elasticsearchexporter"
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
 	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
@@ -39,7 +40,7 @@ import (
 // meant there, and start exporters for every signal; where this exporter differs, it says so
 // in a warning that names the key.
 //
-// Each case compares the whole Config, then creates the logs, metrics and traces exporters
+// Each case compares the whole elasticsearchexporter.Config, then creates the logs, metrics and traces exporters
 // from it (pointed at a fake Elasticsearch), starts and stops them, and compares the Warn lines
 // logged, in order, and the Info lines about differences from contrib.
 func TestContribConfigs(t *testing.T) {
@@ -48,13 +49,13 @@ func TestContribConfigs(t *testing.T) {
 	const es = "https://elasticsearch:9200"
 	tests := []struct {
 		id       string
-		expected *Config
+		expected *elasticsearchexporter.Config
 		warnings []string
 		infos    []string // the Info lines about differences from contrib
 	}{
 		{
 			id: "suppress_conflict_errors",
-			expected: defaultWith(func(c *Config) {
+			expected: elasticsearchexporter.DefaultWith(func(c *elasticsearchexporter.Config) {
 				c.Endpoint = es
 				c.LogsDynamicID.Enabled = true
 				c.SuppressConflictErrors = true
@@ -62,19 +63,19 @@ func TestContribConfigs(t *testing.T) {
 		},
 		{
 			id: "bulk_response_filter_path",
-			expected: defaultWith(func(c *Config) {
+			expected: elasticsearchexporter.DefaultWith(func(c *elasticsearchexporter.Config) {
 				c.Endpoint = es
 				c.BulkResponseFilterPath = "items.*.status,items.*.error.type,took"
 			}),
 		},
 		{
 			id: "deprecated_with_replacements",
-			expected: defaultWith(func(c *Config) {
+			expected: elasticsearchexporter.DefaultWith(func(c *elasticsearchexporter.Config) {
 				c.Endpoint = es
-				queueOf(c).NumConsumers = 8
-				batchOf(c).MaxSize = 2_000_000
-				batchOf(c).FlushTimeout = 2 * time.Second
-				c.deprecations = []string{
+				c.QueueBatchConfig.Get().NumConsumers = 8
+				c.QueueBatchConfig.Get().Batch.Get().MaxSize = 2_000_000
+				c.QueueBatchConfig.Get().Batch.Get().FlushTimeout = 2 * time.Second
+				*elasticsearchexporter.DeprecationsOf(c) = []string{
 					"`num_workers` (4) and its replacement `sending_queue::num_consumers` (8) are both set: `sending_queue::num_consumers` is used and `num_workers` is ignored, as in contrib; remove `num_workers`",
 					"`flush::bytes` (1000000) and its replacement `sending_queue::batch::max_size` (2000000) are both set: `sending_queue::batch::max_size` is used and `flush::bytes` is ignored, as in contrib; remove `flush::bytes`",
 					"`flush::interval` (5s) and its replacement `sending_queue::batch::flush_timeout` (2s) are both set: `sending_queue::batch::flush_timeout` is used and `flush::interval` is ignored, as in contrib; remove `flush::interval`",
@@ -83,39 +84,39 @@ func TestContribConfigs(t *testing.T) {
 		},
 		{
 			id: "flush_bytes_items_sizer",
-			expected: defaultWith(func(c *Config) {
+			expected: elasticsearchexporter.DefaultWith(func(c *elasticsearchexporter.Config) {
 				c.Endpoint = es
-				b := batchOf(c)
+				b := c.QueueBatchConfig.Get().Batch.Get()
 				b.Sizer = exporterhelper.RequestSizerTypeItems
 				b.MinSize = 1000
-				c.deprecations = []string{
+				*elasticsearchexporter.DeprecationsOf(c) = []string{
 					"`flush::bytes` is deprecated; use `sending_queue::batch::max_size` (ignored: `sending_queue::batch::sizer` is items, and `flush::bytes` counts bytes; remove `flush::bytes`)",
 				}
 			}),
 		},
 		{
 			id: "max_requests",
-			expected: defaultWith(func(c *Config) {
+			expected: elasticsearchexporter.DefaultWith(func(c *elasticsearchexporter.Config) {
 				c.Endpoint = es
 				c.Retry.MaxRetries = 3
-				c.deprecations = []string{
+				*elasticsearchexporter.DeprecationsOf(c) = []string{
 					"`retry::max_requests` is deprecated; use `retry::max_retries`, which does not count the first attempt (mapped to retry::max_retries: 3)",
 				}
 			}),
 		},
 		{
 			id: "logstash_format",
-			expected: defaultWith(func(c *Config) {
+			expected: elasticsearchexporter.DefaultWith(func(c *elasticsearchexporter.Config) {
 				c.Endpoint = es
 				c.LogsIndex = "app-logs"
-				c.LogstashFormat = LogstashFormatConfig{Enabled: true, PrefixSeparator: "-", DateFormat: "%Y.%V.%u"}
+				c.LogstashFormat = elasticsearchexporter.LogstashFormatConfig{Enabled: true, PrefixSeparator: "-", DateFormat: "%Y.%V.%u"}
 			}),
 			infos: []string{"`logstash_format` is enabled: the date in each index name is taken from the document's own timestamp, in UTC. " +
 				"Contrib takes the collector's clock when it sends, so late or replayed data lands here in the index of its own day, there in the index of the day it is sent"},
 		},
 		{
 			id: "mapping_mode_ecs",
-			expected: defaultWith(func(c *Config) {
+			expected: elasticsearchexporter.DefaultWith(func(c *elasticsearchexporter.Config) {
 				c.Endpoint = es
 				c.Mapping.Mode = "ecs"
 			}),
@@ -123,7 +124,7 @@ func TestContribConfigs(t *testing.T) {
 		},
 		{
 			id: "mapping_mode_none",
-			expected: defaultWith(func(c *Config) {
+			expected: elasticsearchexporter.DefaultWith(func(c *elasticsearchexporter.Config) {
 				c.Endpoint = es
 				c.Mapping.Mode = "none"
 			}),
@@ -131,15 +132,15 @@ func TestContribConfigs(t *testing.T) {
 		},
 		{
 			id: "metadata_keys_without_batching",
-			expected: defaultWith(func(c *Config) {
+			expected: elasticsearchexporter.DefaultWith(func(c *elasticsearchexporter.Config) {
 				c.Endpoint = es
 				c.MetadataKeys = []string{"X-Tenant"}
-				queueOf(c).Batch = configoptional.None[exporterhelper.BatchConfig]()
+				c.QueueBatchConfig.Get().Batch = configoptional.None[exporterhelper.BatchConfig]()
 			}),
 		},
 		{
 			id: "auth_and_user",
-			expected: defaultWith(func(c *Config) {
+			expected: elasticsearchexporter.DefaultWith(func(c *elasticsearchexporter.Config) {
 				c.Endpoint = es
 				c.Auth = configoptional.Some(configauth.Config{AuthenticatorID: bearer})
 				c.Authentication.User, c.Authentication.Password = "elastic", "changeme"
@@ -152,7 +153,7 @@ func TestContribConfigs(t *testing.T) {
 		},
 		{
 			id: "auth_and_api_key",
-			expected: defaultWith(func(c *Config) {
+			expected: elasticsearchexporter.DefaultWith(func(c *elasticsearchexporter.Config) {
 				c.Endpoint = es
 				c.Auth = configoptional.Some(configauth.Config{AuthenticatorID: bearer})
 				c.Authentication.APIKey = "Zm9vOmJhcg=="
@@ -165,7 +166,7 @@ func TestContribConfigs(t *testing.T) {
 		},
 		{
 			id: "user_and_api_key",
-			expected: defaultWith(func(c *Config) {
+			expected: elasticsearchexporter.DefaultWith(func(c *elasticsearchexporter.Config) {
 				c.Endpoint = es
 				c.Authentication.User, c.Authentication.Password = "elastic", "changeme"
 				c.Authentication.APIKey = "Zm9vOmJhcg=="
@@ -174,7 +175,7 @@ func TestContribConfigs(t *testing.T) {
 		},
 		{
 			id: "user_without_password",
-			expected: defaultWith(func(c *Config) {
+			expected: elasticsearchexporter.DefaultWith(func(c *elasticsearchexporter.Config) {
 				c.Endpoint = es
 				c.Authentication.User = "elastic"
 			}),
@@ -182,7 +183,7 @@ func TestContribConfigs(t *testing.T) {
 		},
 		{
 			id: "password_without_user",
-			expected: defaultWith(func(c *Config) {
+			expected: elasticsearchexporter.DefaultWith(func(c *elasticsearchexporter.Config) {
 				c.Endpoint = es
 				c.Authentication.Password = "changeme"
 			}),
@@ -190,7 +191,7 @@ func TestContribConfigs(t *testing.T) {
 		},
 		{
 			id: "zero_timeout",
-			expected: defaultWith(func(c *Config) {
+			expected: elasticsearchexporter.DefaultWith(func(c *elasticsearchexporter.Config) {
 				c.Endpoint = es
 				c.Timeout = 0
 			}),
@@ -199,7 +200,7 @@ func TestContribConfigs(t *testing.T) {
 		},
 		{
 			id: "dynamic_id_and_pipeline",
-			expected: defaultWith(func(c *Config) {
+			expected: elasticsearchexporter.DefaultWith(func(c *elasticsearchexporter.Config) {
 				c.Endpoint = es
 				c.LogsDynamicID.Enabled = true
 				c.TracesDynamicID.Enabled = true
@@ -208,7 +209,7 @@ func TestContribConfigs(t *testing.T) {
 		},
 		{
 			id: "beats",
-			expected: defaultWith(func(c *Config) {
+			expected: elasticsearchexporter.DefaultWith(func(c *elasticsearchexporter.Config) {
 				c.Endpoints = []string{"http://es-a:9200/proxy", "http://es-b:9200/proxy"}
 				c.LogsIndex = "filebeat-8.19.0"
 				c.Authentication.User, c.Authentication.Password = "beats_writer", "changeme"
@@ -217,9 +218,9 @@ func TestContribConfigs(t *testing.T) {
 				c.Retry.MaxRetries = 3
 				c.Retry.InitialInterval = time.Second
 				c.Retry.RetryOnDocumentStatus = []int{429, 500, 502, 503, 504}
-				q := queueOf(c)
+				q := c.QueueBatchConfig.Get()
 				q.NumConsumers, q.QueueSize, q.WaitForResult = 8, 3200, true
-				b := batchOf(c)
+				b := c.QueueBatchConfig.Get().Batch.Get()
 				b.Sizer = exporterhelper.RequestSizerTypeItems
 				b.MinSize, b.MaxSize = 1600, 1600
 				c.LogsDynamicID.Enabled = true
@@ -246,7 +247,7 @@ func TestContribConfigs(t *testing.T) {
 
 	for _, tt := range tests {
 		t.Run(tt.id, func(t *testing.T) {
-			cfg, err := loadConfig(t, "contrib.yaml", tt.id)
+			cfg, err := elasticsearchexporter.LoadConfig(t, "contrib.yaml", tt.id)
 			require.NoError(t, err)
 			assert.Equal(t, tt.expected, cfg)
 			require.NoError(t, confmap.Validate(cfg))
@@ -254,9 +255,9 @@ func TestContribConfigs(t *testing.T) {
 			srv := fakees.New(t)
 			cfg.Endpoint, cfg.Endpoints = "", []string{srv.URL}
 			core, logs := observer.New(zapcore.InfoLevel)
-			set := testSettings()
+			set := elasticsearchexporter.TestSettings()
 			set.Logger = zap.New(core)
-			startAllSignals(t, cfg, set)
+			elasticsearchexporter.StartAllSignals(t, cfg, set)
 
 			// The test swaps the configured endpoint for the fake server's http:// URL, so
 			// credentials earn the plain-http warning, which is not the configuration's own.
@@ -269,7 +270,7 @@ func TestContribConfigs(t *testing.T) {
 				}
 				warnings = append(warnings, e.Message)
 			}
-			assert.Equal(t, slices.Concat(tt.expected.deprecations, tt.warnings), warnings)
+			assert.Equal(t, slices.Concat(*elasticsearchexporter.DeprecationsOf(tt.expected), tt.warnings), warnings)
 			hasCredentials := (cfg.Authentication.User != "" && cfg.Authentication.Password != "") || cfg.Authentication.APIKey != ""
 			assert.Equal(t, hasCredentials, plainHTTP, "the plain-http warning goes with user/password or api_key")
 			var infos []string
@@ -288,43 +289,17 @@ func loadContribConfigs(t *testing.T) *confmap.Conf {
 	return cm
 }
 
-// authHost is a host with the given extensions.
-type authHost map[component.ID]component.Component
-
-func (h authHost) GetExtensions() map[component.ID]component.Component { return h }
-
-// fakeAuthExtension is an authenticator extension that sets the Authorization header of every
-// request, and passes the request's client metadata x-tenant on in the header X-Seen-Tenant, so
-// that the fake Elasticsearch sees which metadata each bulk request was sent with.
-type fakeAuthExtension struct {
-	component.StartFunc
-	component.ShutdownFunc
-}
-
-func (fakeAuthExtension) RoundTripper(base http.RoundTripper) (http.RoundTripper, error) {
-	return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
-		req = req.Clone(req.Context())
-		req.Header.Set("Authorization", "Bearer from-extension")
-		req.Header.Set("X-Seen-Tenant", strings.Join(client.FromContext(req.Context()).Metadata.Get("x-tenant"), ","))
-		return base.RoundTrip(req)
-	}), nil
-}
-
-type roundTripperFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
-
 // The Beats translation's bulk_response_filter_path reaches Elasticsearch as the fields the
 // exporter needs plus the translation's others, and the answer it gives is read.
 func TestContribFilterPathOnTheWire(t *testing.T) {
 	t.Setenv(esclient.EnvURL, "")
-	cfg, err := loadConfig(t, "contrib.yaml", "beats")
+	cfg, err := elasticsearchexporter.LoadConfig(t, "contrib.yaml", "beats")
 	require.NoError(t, err)
 	srv := fakees.New(t)
 	cfg.Endpoints = []string{srv.URL}
 	cfg.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
-	logs := newLogsExporter(t, cfg, testSettings())
-	require.NoError(t, logs.ConsumeLogs(context.Background(), testLogs(3)))
+	logs := elasticsearchexporter.NewLogsExporter(t, cfg, elasticsearchexporter.TestSettings())
+	require.NoError(t, logs.ConsumeLogs(context.Background(), elasticsearchexporter.TestLogs(3)))
 	require.Len(t, srv.Accepted(), 3)
 	assert.Equal(t, bulk.AccountingFilterPath+",errors,items.*.error", srv.LastRequest().URL.Query().Get("filter_path"))
 }
@@ -349,12 +324,12 @@ func TestContribZeroTimeoutOnTheWire(t *testing.T) {
 				proxy.ServeHTTP(w, r)
 			}))
 			t.Cleanup(slow.Close)
-			cfg := newTestConfig(slow.URL)
+			cfg := elasticsearchexporter.NewTestConfig(slow.URL)
 			cfg.Timeout = tt.timeout
 			cfg.Retry.MaxRetries = 1
 			require.NoError(t, confmap.Validate(cfg))
-			exp := newLogsExporter(t, cfg, testSettings())
-			err = exp.ConsumeLogs(context.Background(), testLogs(3))
+			exp := elasticsearchexporter.NewLogsExporter(t, cfg, elasticsearchexporter.TestSettings())
+			err = exp.ConsumeLogs(context.Background(), elasticsearchexporter.TestLogs(3))
 			if tt.stored > 0 {
 				require.NoError(t, err)
 			} else {
@@ -377,13 +352,13 @@ func TestContribCredentialsOnTheWire(t *testing.T) {
 		"password_without_user": "",
 	} {
 		t.Run(id, func(t *testing.T) {
-			cfg, err := loadConfig(t, "contrib.yaml", id)
+			cfg, err := elasticsearchexporter.LoadConfig(t, "contrib.yaml", id)
 			require.NoError(t, err)
 			srv := fakees.New(t)
 			cfg.Endpoint, cfg.Endpoints = "", []string{srv.URL}
 			cfg.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
-			logs, _, _ := startAllSignals(t, cfg, testSettings())
-			require.NoError(t, logs.ConsumeLogs(context.Background(), testLogs(1)))
+			logs, _, _ := elasticsearchexporter.StartAllSignals(t, cfg, elasticsearchexporter.TestSettings())
+			require.NoError(t, logs.ConsumeLogs(context.Background(), elasticsearchexporter.TestLogs(1)))
 			assert.Equal(t, want, srv.LastRequest().Header.Get("Authorization"))
 		})
 	}
@@ -397,14 +372,14 @@ func TestMetadataKeysPartitionBulkRequests(t *testing.T) {
 	t.Setenv(esclient.EnvURL, "")
 	for _, id := range []string{"metadata_keys_without_batching", "metadata_keys_with_batching"} {
 		t.Run(id, func(t *testing.T) {
-			cfg, err := loadConfig(t, "contrib.yaml", "metadata_keys_without_batching")
+			cfg, err := elasticsearchexporter.LoadConfig(t, "contrib.yaml", "metadata_keys_without_batching")
 			require.NoError(t, err)
 			if id == "metadata_keys_with_batching" {
 				batch := exporterhelper.NewDefaultBatchConfig()
 				batch.Sizer = exporterhelper.RequestSizerTypeItems
 				batch.MinSize = 1000 // never reached: batches are sent by the timeout
 				batch.FlushTimeout = 100 * time.Millisecond
-				queueOf(cfg).Batch = configoptional.Some(batch)
+				cfg.QueueBatchConfig.Get().Batch = configoptional.Some(batch)
 			}
 			srv := fakees.New(t)
 			var mu sync.Mutex
@@ -422,13 +397,13 @@ func TestMetadataKeysPartitionBulkRequests(t *testing.T) {
 			}
 			cfg.Endpoint, cfg.Endpoints = "", []string{srv.URL}
 			cfg.Auth = configoptional.Some(configauth.Config{AuthenticatorID: component.MustNewID("bearertokenauth")})
-			logs, _, _ := startAllSignals(t, cfg, testSettings())
+			logs, _, _ := elasticsearchexporter.StartAllSignals(t, cfg, elasticsearchexporter.TestSettings())
 
 			var wg sync.WaitGroup
 			for i := range 6 {
 				tenant := []string{"a", "b", "c"}[i%3]
 				wg.Go(func() {
-					ld := testLogs(5)
+					ld := elasticsearchexporter.TestLogs(5)
 					ld.ResourceLogs().At(0).Resource().Attributes().PutStr("tenant", tenant)
 					ctx := client.NewContext(context.Background(), client.Info{
 						Metadata: client.NewMetadata(map[string][]string{"X-Tenant": {tenant}}),
@@ -449,14 +424,14 @@ func TestMetadataKeysPartitionBulkRequests(t *testing.T) {
 // its records one _id (which would keep one and count the others as duplicates).
 func TestDocumentIDFromTheRecordOnly(t *testing.T) {
 	t.Setenv(esclient.EnvURL, "")
-	cfg, err := loadConfig(t, "contrib.yaml", "dynamic_id_and_pipeline")
+	cfg, err := elasticsearchexporter.LoadConfig(t, "contrib.yaml", "dynamic_id_and_pipeline")
 	require.NoError(t, err)
 	srv := fakees.New(t)
 	cfg.Endpoint, cfg.Endpoints = "", []string{srv.URL}
 	cfg.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
-	logs := newLogsExporter(t, cfg, testSettings())
+	logs := elasticsearchexporter.NewLogsExporter(t, cfg, elasticsearchexporter.TestSettings())
 
-	ld := testLogs(3)
+	ld := elasticsearchexporter.TestLogs(3)
 	rl := ld.ResourceLogs().At(0)
 	rl.Resource().Attributes().PutStr("elasticsearch.document_id", "resource-id")
 	rl.Resource().Attributes().PutStr("elasticsearch.document_pipeline", "resource-pipeline")

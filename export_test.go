@@ -4,19 +4,29 @@
 package elasticsearchexporter
 
 // The test helpers that the black-box suites (package elasticsearchexporter_test: the fault,
-// concurrency, telemetry and bad-response scenarios) share with the package's own tests. Each
-// is the helper itself, written once in this package's test files; none is part of the
-// package's API, since test files are not.
+// concurrency, telemetry, bad-response, drop-in, cookies and documentation scenarios) share
+// with the package's own tests. Each is the helper itself, written once in helpers_test.go;
+// none is part of the package's API, since test files are not.
 var (
+	DefaultWith     = defaultWith
 	NewTestConfig   = newTestConfig
+	FaultConfig     = faultConfig
+	LoadConfig      = loadConfig
 	TestSettings    = testSettings
 	NewLogsExporter = newLogsExporter
 	WithTelemetry   = withTelemetry
 	TestLogs        = testLogs
+	Decode          = decode
 	Fate            = fate
 	Outcome         = outcome
 	BulkServer      = bulkServer
+	StartAllSignals = startAllSignals
+	FaultLogBatch   = faultLogBatch
 )
 
 // CATrustedFingerprintKey is the key that Unmarshal takes out of the confighttp `tls` section.
 const CATrustedFingerprintKey = caTrustedFingerprintKey
+
+// DeprecationsOf is the deprecated keys' warnings that Unmarshal keeps in cfg (unexported: a user
+// never sets them), for the drop-in suite that compares whole loaded configurations.
+func DeprecationsOf(cfg *Config) *[]string { return &cfg.deprecations }

@@ -225,12 +225,7 @@ func TestDynamicIDAndPipelineOfAnyType(t *testing.T) {
 
 func TestItemRejectionIsCountedAndOthersIndexed(t *testing.T) {
 	srv := fakees.New(t)
-	srv.OnItem = func(it fakees.Item) fakees.Response {
-		if strings.Contains(string(it.Document), `"log 1"`) {
-			return fakees.Response{Status: http.StatusBadRequest, ErrorType: "document_parsing_exception", Reason: "failed to parse field [i]"}
-		}
-		return fakees.Response{}
-	}
+	srv.OnItem = failLog(1, fakees.Response{Status: http.StatusBadRequest, ErrorType: "document_parsing_exception", Reason: "failed to parse field [i]"})
 	set, tel := withTelemetry(t)
 	core, logs := observer.New(zapcore.InfoLevel)
 	set.Logger = zap.New(core)
@@ -279,12 +274,7 @@ func TestItemRetryResendsOnlyFailedDocuments(t *testing.T) {
 
 func TestItemRetryExhaustedDropsAndFails(t *testing.T) {
 	srv := fakees.New(t)
-	srv.OnItem = func(it fakees.Item) fakees.Response {
-		if strings.Contains(string(it.Document), `"log 0"`) {
-			return fakees.Response{Status: http.StatusServiceUnavailable, ErrorType: "unavailable_shards_exception"}
-		}
-		return fakees.Response{}
-	}
+	srv.OnItem = failLog(0, fakees.Response{Status: http.StatusServiceUnavailable, ErrorType: "unavailable_shards_exception"})
 	set, tel := withTelemetry(t)
 	cfg := newTestConfig(srv.URL)
 	cfg.Retry.MaxRetries = 3
@@ -430,12 +420,7 @@ func TestCredentialsAreSent(t *testing.T) {
 
 func TestBodyLoggingAndFailedDocsInput(t *testing.T) {
 	srv := fakees.New(t)
-	srv.OnItem = func(it fakees.Item) fakees.Response {
-		if strings.Contains(string(it.Document), `"log 0"`) {
-			return fakees.Response{Status: http.StatusBadRequest, ErrorType: "document_parsing_exception"}
-		}
-		return fakees.Response{}
-	}
+	srv.OnItem = failLog(0, fakees.Response{Status: http.StatusBadRequest, ErrorType: "document_parsing_exception"})
 	set, logs := observed()
 	cfg := newTestConfig(srv.URL)
 	cfg.Telemetry.LogRequestBody = true

@@ -73,25 +73,6 @@ const (
 	metricRetriedRequest = "otelcol.elasticsearch.docs.retried_http_request"
 )
 
-// faultConfig returns the default configuration, sending queue and batching on, pointed at url,
-// with deterministic ids, several consumers, small batches flushed quickly and short retry
-// waits without a retry limit.
-func faultConfig(url string) *elasticsearchexporter.Config {
-	cfg := elasticsearchexporter.NewFactory().CreateDefaultConfig().(*elasticsearchexporter.Config)
-	cfg.Endpoints = []string{url}
-	cfg.DeterministicIDs.Enabled = true
-	cfg.Retry.MaxRetries = -1
-	cfg.Retry.InitialInterval = 5 * time.Millisecond
-	cfg.Retry.MaxInterval = 200 * time.Millisecond
-	q := cfg.QueueBatchConfig.Get()
-	q.NumConsumers = 4
-	b := q.Batch.Get()
-	b.FlushTimeout = 20 * time.Millisecond
-	b.MinSize = 16 << 10
-	b.MaxSize = 64 << 10 // also the bulk request limit
-	return cfg
-}
-
 // faultRun is one scenario: a fake Elasticsearch, the logs and traces exporters of one
 // component, their telemetry and logs.
 type faultRun struct {
@@ -153,7 +134,7 @@ func (r *faultRun) push(t *testing.T, after func(i, n int)) {
 	var pushes []func() error
 	nextSpan := 0
 	for first := 0; first < faultLogs; first += faultLogsPerPush {
-		ld := faultLogBatch(first, min(faultLogsPerPush, faultLogs-first), r.mutateLog)
+		ld := elasticsearchexporter.FaultLogBatch(first, min(faultLogsPerPush, faultLogs-first), r.mutateLog)
 		pushes = append(pushes, func() error { return r.logExp.ConsumeLogs(context.Background(), ld) })
 		if len(pushes)%3 == 2 && nextSpan < faultSpans {
 			td := faultTraceBatch(nextSpan, min(faultSpansPerPush, faultSpans-nextSpan))
@@ -171,27 +152,6 @@ func (r *faultRun) push(t *testing.T, after func(i, n int)) {
 			after(i, len(pushes))
 		}
 	}
-}
-
-// faultLogBatch returns the log records with seq first to first+n-1.
-func faultLogBatch(first, n int, mutate func(int, plog.LogRecord)) plog.Logs {
-	ld := plog.NewLogs()
-	rl := ld.ResourceLogs().AppendEmpty()
-	rl.Resource().Attributes().PutStr("service.name", "fault-test")
-	sl := rl.ScopeLogs().AppendEmpty()
-	sl.Scope().SetName("fault")
-	for seq := first; seq < first+n; seq++ {
-		rec := sl.LogRecords().AppendEmpty()
-		rec.SetTimestamp(pcommon.Timestamp(1_700_000_000_000_000_000 + int64(seq)*1_000_000))
-		rec.SetSeverityText("INFO")
-		rec.Body().SetStr(fmt.Sprintf("log record %d of the fault test", seq))
-		rec.Attributes().PutInt("seq", int64(seq))
-		rec.Attributes().PutStr("kind", "log")
-		if mutate != nil {
-			mutate(seq, rec)
-		}
-	}
-	return ld
 }
 
 // spanSeq returns the seq of span i; its events have the next ones.
@@ -393,7 +353,7 @@ func TestFaultItemRejections(t *testing.T) {
 	t.Parallel()
 	srv := fakees.New(t)
 	srv.Faults = fakees.Faults{Seed: 1, ItemStatusRate: 0.15}
-	cfg := faultConfig(srv.URL)
+	cfg := elasticsearchexporter.FaultConfig(srv.URL)
 	cfg.Retry.MaxRetries = 30 // the default budget is plenty for independent 15% failures
 	r := newFaultRun(t, srv, cfg)
 	r.push(t, nil)
@@ -418,7 +378,7 @@ func TestFaultRequestTooLarge(t *testing.T) {
 	)
 	srv := fakees.New(t)
 	srv.Faults = fakees.Faults{Seed: 2, MaxRequestBytes: limit}
-	r := newFaultRun(t, srv, faultConfig(srv.URL))
+	r := newFaultRun(t, srv, elasticsearchexporter.FaultConfig(srv.URL))
 	r.mutateLog = func(seq int, rec plog.LogRecord) {
 		if seq == bigSeq {
 			rec.Body().SetStr("big " + strings.Repeat("x", 3*limit/2))
@@ -464,7 +424,7 @@ func TestFaultOutage(t *testing.T) {
 			t.Parallel()
 			srv := fakees.New(t)
 			srv.Faults = fakees.Faults{Seed: 3, OutageRefuse: refuse}
-			r := newFaultRun(t, srv, faultConfig(srv.URL))
+			r := newFaultRun(t, srv, elasticsearchexporter.FaultConfig(srv.URL))
 			var began, ended time.Time
 			r.push(t, func(i, n int) {
 				if i != n/2 {
@@ -502,7 +462,7 @@ func TestFaultDroppedConnections(t *testing.T) {
 		DropProcessedRate:  0.5,
 		SlowResponse:       10 * time.Millisecond,
 	}
-	cfg := faultConfig(srv.URL)
+	cfg := elasticsearchexporter.FaultConfig(srv.URL)
 	// Smaller requests, so that there are more of them to drop.
 	b := cfg.QueueBatchConfig.Get().Batch.Get()
 	b.MinSize, b.MaxSize = 8<<10, 16<<10
@@ -540,7 +500,7 @@ func TestFaultDeadLetters(t *testing.T) {
 		}
 		return fakees.Response{}
 	}
-	cfg := faultConfig(srv.URL)
+	cfg := elasticsearchexporter.FaultConfig(srv.URL)
 	cfg.DeadLetter.Enabled = true
 	cfg.DeadLetter.Index = dlq
 	rejected := map[int]string{}

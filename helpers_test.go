@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -127,6 +128,32 @@ func startAllSignals(t *testing.T, cfg *Config, set exporter.Settings) (exporter
 	return logs, metrics, traces
 }
 
+// authHost is a host with the given extensions.
+type authHost map[component.ID]component.Component
+
+func (h authHost) GetExtensions() map[component.ID]component.Component { return h }
+
+// fakeAuthExtension is an authenticator extension that sets the Authorization header of every
+// request, and passes the request's client metadata x-tenant on in the header X-Seen-Tenant, so
+// that the fake Elasticsearch sees which metadata each bulk request was sent with.
+type fakeAuthExtension struct {
+	component.StartFunc
+	component.ShutdownFunc
+}
+
+func (fakeAuthExtension) RoundTripper(base http.RoundTripper) (http.RoundTripper, error) {
+	return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+		req = req.Clone(req.Context())
+		req.Header.Set("Authorization", "Bearer from-extension")
+		req.Header.Set("X-Seen-Tenant", strings.Join(client.FromContext(req.Context()).Metadata.Get("x-tenant"), ","))
+		return base.RoundTrip(req)
+	}), nil
+}
+
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
 // testLogs returns n log records, record i with body "log i" and attribute i = i.
 func testLogs(n int) plog.Logs {
 	ld := plog.NewLogs()
@@ -141,6 +168,18 @@ func testLogs(n int) plog.Logs {
 		r.Attributes().PutInt("i", int64(i))
 	}
 	return ld
+}
+
+// failLog answers resp for the document of testLogs' record i (body "log i"), and indexes the
+// others: an OnItem of fakees.Server.
+func failLog(i int, resp fakees.Response) func(fakees.Item) fakees.Response {
+	body := fmt.Sprintf(`"log %d"`, i)
+	return func(it fakees.Item) fakees.Response {
+		if strings.Contains(string(it.Document), body) {
+			return resp
+		}
+		return fakees.Response{}
+	}
 }
 
 // observed returns settings whose logger is recorded, and the recorder.
@@ -167,12 +206,15 @@ func outcome(s string) attribute.KeyValue { return attribute.String("outcome", s
 
 func fate(s string) attribute.KeyValue { return attribute.String("fate", s) }
 
+// decode decodes one JSON value with its numbers as written, and fails on invalid JSON or
+// trailing data.
 func decode(t *testing.T, b []byte) any {
 	t.Helper()
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
 	var v any
 	require.NoError(t, d.Decode(&v), "invalid JSON: %s", b)
+	require.False(t, d.More(), "trailing data after the JSON value: %s", b)
 	return v
 }
 
@@ -314,6 +356,16 @@ func unmarshalMap(m map[string]any) (*Config, error) {
 // profileStacks is the number of distinct stacks of testProfiles.
 const profileStacks = 4
 
+// The documents of testProfiles(t, 8), testdata/fixtures/profiles.json: its 8 events, and once its host, 4 stack traces, 5
+// symbolized frames (4 of their own, main.main shared) and 2 executables.
+var profileDocsFirst = map[string]int{
+	"profiling-events-all.otel-default":  8,
+	"profiling-hosts.otel-default":       1,
+	"profiling-stacktraces.otel-default": profileStacks,
+	"profiling-stackframes.otel-default": profileStacks + 1,
+	"profiling-executables.otel-default": 2,
+}
+
 // testProfiles returns the first n (at most 8) samples of testdata/fixtures/profiles.json,
 // marked read-only: one CPU profile, sampled at 20 Hz, in one resource with host.id and one
 // scope. The samples go round profileStacks stacks of three frames, leaf first: a native frame
@@ -378,4 +430,44 @@ func bulkServer(tb testing.TB, answer func(w http.ResponseWriter, n int), receiv
 	}))
 	tb.Cleanup(srv.Close)
 	return srv.URL
+}
+
+// faultConfig returns the default configuration, sending queue and batching on, pointed at url,
+// with deterministic ids, several consumers, small batches flushed quickly and short retry
+// waits without a retry limit.
+func faultConfig(url string) *Config {
+	cfg := defaultWith()
+	cfg.Endpoints = []string{url}
+	cfg.DeterministicIDs.Enabled = true
+	cfg.Retry.MaxRetries = -1
+	cfg.Retry.InitialInterval = 5 * time.Millisecond
+	cfg.Retry.MaxInterval = 200 * time.Millisecond
+	q := cfg.QueueBatchConfig.Get()
+	q.NumConsumers = 4
+	b := q.Batch.Get()
+	b.FlushTimeout = 20 * time.Millisecond
+	b.MinSize = 16 << 10
+	b.MaxSize = 64 << 10 // also the bulk request limit
+	return cfg
+}
+
+// faultLogBatch returns the log records with seq first to first+n-1.
+func faultLogBatch(first, n int, mutate func(int, plog.LogRecord)) plog.Logs {
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	rl.Resource().Attributes().PutStr("service.name", "fault-test")
+	sl := rl.ScopeLogs().AppendEmpty()
+	sl.Scope().SetName("fault")
+	for seq := first; seq < first+n; seq++ {
+		rec := sl.LogRecords().AppendEmpty()
+		rec.SetTimestamp(pcommon.Timestamp(1_700_000_000_000_000_000 + int64(seq)*1_000_000))
+		rec.SetSeverityText("INFO")
+		rec.Body().SetStr(fmt.Sprintf("log record %d of the fault test", seq))
+		rec.Attributes().PutInt("seq", int64(seq))
+		rec.Attributes().PutStr("kind", "log")
+		if mutate != nil {
+			mutate(seq, rec)
+		}
+	}
+	return ld
 }

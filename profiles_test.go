@@ -22,16 +22,6 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadatatest"
 )
 
-// The documents of testProfiles(t, 8), testdata/fixtures/profiles.json: its 8 events, and once its host, 4 stack traces, 5
-// symbolized frames (4 of their own, main.main shared) and 2 executables.
-var profileDocsFirst = map[string]int{
-	"profiling-events-all.otel-default":  8,
-	"profiling-hosts.otel-default":       1,
-	"profiling-stacktraces.otel-default": profileStacks,
-	"profiling-stackframes.otel-default": profileStacks + 1,
-	"profiling-executables.otel-default": 2,
-}
-
 // A profiles pipeline writes each profile's documents to the profiling data streams, with
 // require_data_stream; the content-addressed ones once: a second push of the same profile
 // writes only its events.

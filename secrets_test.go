@@ -106,12 +106,7 @@ func TestEndpointPasswordIsNeverLoggedNorReturned(t *testing.T) {
 
 			// A server that answers, with discovery (which the fake server refuses) and bodies logged.
 			srv := fakees.New(t)
-			srv.OnItem = func(it fakees.Item) fakees.Response {
-				if strings.Contains(string(it.Document), `"log 0"`) {
-					return fakees.Response{Status: 400, ErrorType: "document_parsing_exception", Reason: "failed"}
-				}
-				return fakees.Response{}
-			}
+			srv.OnItem = failLog(0, fakees.Response{Status: 400, ErrorType: "document_parsing_exception", Reason: "failed"})
 			cfg = newTestConfig("")
 			place.set(t, cfg, strings.Replace(srv.URL, "http://", "http://elastic:"+urlSecret+"@", 1))
 			cfg.Discovery.OnStart = true

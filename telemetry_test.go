@@ -32,7 +32,7 @@ import (
 func TestTelemetryMetadataKeysThroughTheQueue(t *testing.T) {
 	srv := fakees.New(t)
 	set, tel := elasticsearchexporter.WithTelemetry(t)
-	cfg := elasticsearchexporter.NewFactory().CreateDefaultConfig().(*elasticsearchexporter.Config)
+	cfg := elasticsearchexporter.DefaultWith()
 	cfg.Endpoints = []string{srv.URL}
 	cfg.MetadataKeys = []string{"X-Tenant"}
 	q := cfg.QueueBatchConfig.Get()

@@ -18,9 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/otelcol-es/elasticsearchexporter"
 	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/estest"
-	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/loadgen"
 )
 
 // nodeCA returns the node's CA certificate, read from ES_CA_CERT, and its SHA-256 fingerprint as
@@ -130,53 +128,17 @@ func TestCollectorCATrustedFingerprint(t *testing.T) {
 		pairs[i] = fmt.Sprintf("%02X", b)
 	}
 
-	runID := loadgen.NewRunID()
-	dataset := "fp_" + runID
-	httpAddr := freeAddr(t)
-	typ := elasticsearchexporter.NewFactory().Type().String()
+	run := newLogsRun(t, "fp")
 	auth, _ := exporterAuthYAML(es.Config)
-	cfgPath := writeCollectorYAML(t, fmt.Sprintf(`receivers:
-  otlp:
-    protocols:
-      http:
-        endpoint: %[1]s
-
-exporters:
-  %[2]s:
-    endpoints:
-      - ${env:ES_ENDPOINT}
-%[3]s    tls:
-      ca_trusted_fingerprint: %[4]q
-    sending_queue:
-      batch:
-        flush_timeout: 1s
-
-service:
-  telemetry:
-    metrics:
-      level: none
-  pipelines:
-    logs:
-      receivers: [otlp]
-      exporters: [%[2]s]
-`, httpAddr, typ, auth, strings.Join(pairs, ":")))
+	cfgPath := pipelineConfig{
+		httpAddr: run.httpAddr,
+		exporter: auth + fmt.Sprintf("    tls:\n      ca_trusted_fingerprint: %q\n", strings.Join(pairs, ":")) + flushTimeout("1s"),
+	}.write(t)
 
 	col := startCollector(t, bin, cfgPath, collectorEnv(es.Config))
-	col.waitListening(t, httpAddr)
-	sent := <-sendLogsOnce(httpAddr, records, 10, runID, dataset, "fingerprint-test")
-	require.NoError(t, sent.err)
-	require.Equal(t, records, sent.res.Logs)
-
-	index := "logs-" + dataset + ".otel-*"
-	query := boolQuery(runID, false)
-	var n int
-	for t0 := time.Now(); ; time.Sleep(time.Second) {
-		es.Refresh(t, index)
-		if n = es.CountQuery(t, index, query); n >= records || time.Since(t0) > time.Minute || col.exited() {
-			break
-		}
-	}
-	assert.Equal(t, records, n, "log records in %s", index)
+	col.waitListening(t, run.httpAddr)
+	n := run.sendAndCount(t, es, col, records, 10, "fingerprint-test")
+	assert.Equal(t, records, n, "log records in %s", run.index)
 	out := col.output()
 	assert.Contains(t, out, "Connected to Elasticsearch")
 	assert.NotContains(t, out, "version check failed")

@@ -31,10 +31,8 @@ import (
 	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
-	"go.opentelemetry.io/collector/exporter/exportertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
-	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
@@ -77,12 +75,7 @@ func newClusterScenario(t *testing.T, name string) *clusterScenario {
 	cl.InstallReplicatedLogsTemplate(t, clusterDatasetPrefix)
 	// Every scenario starts from a green cluster with all its nodes.
 	cl.WaitHealth(t, 0, len(cl.Nodes), "green", greenTimeout)
-	core, logs := observer.New(zapcore.InfoLevel)
-	tel := componenttest.NewTelemetry()
-	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	set := exportertest.NewNopSettings(elasticsearchexporter.NewFactory().Type())
-	set.TelemetrySettings = tel.NewTelemetrySettings()
-	set.Logger = zap.New(core)
+	set, logs, tel := observedSettings(t, zapcore.InfoLevel)
 	runID := loadgen.NewRunID()
 	dataset := clusterDatasetPrefix + name + "_" + runID
 	return &clusterScenario{
@@ -113,10 +106,7 @@ func (s *clusterScenario) config(endpoints ...string) *elasticsearchexporter.Con
 func (s *clusterScenario) start(t *testing.T, cfg *elasticsearchexporter.Config) exporter.Logs {
 	t.Helper()
 	exp, err := elasticsearchexporter.NewFactory().CreateLogs(context.Background(), s.set, cfg)
-	require.NoError(t, err)
-	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
-	t.Cleanup(func() { require.NoError(t, exp.Shutdown(context.Background())) })
-	return exp
+	return startExporter(t, exp, err)
 }
 
 // records returns the log records seq first to first+n-1 of the scenario's run. A record's

@@ -1,7 +1,9 @@
 package integrationtest
 
 import (
+	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -152,19 +154,7 @@ func TestCollectorEndToEnd(t *testing.T) {
 
 	checkMetrics(t, es, metricsIdx, runID, dataset, points, metricDocs, sendStart, sendEnd)
 
-	// Clean shutdown.
-	code, err := col.stop(shutdownTimeout)
-	if err != nil {
-		col.dump(t)
-		t.Fatal(err)
-	}
-	if code != 0 || !strings.Contains(col.output(), "Shutdown complete") {
-		col.dump(t)
-		t.Fatalf("collector exit status %d, want 0 and a log line \"Shutdown complete\"", code)
-	}
-	if lines := col.problems(); len(lines) > 0 {
-		t.Logf("the collector logged %d warnings or errors:\n%s", len(lines), strings.Join(lines, "\n"))
-	}
+	col.stopCleanly(t, shutdownTimeout)
 }
 
 // checkMetrics checks the metric documents of a run: together they hold every data point
@@ -175,7 +165,7 @@ func checkMetrics(t *testing.T, es *estest.Client, index, runID, dataset string,
 	byRun := map[string]any{"term": map[string]any{"resource.attributes." + loadgen.RunIDAttribute: runID}}
 
 	// Every data point, once: the documents' metrics objects hold points keys in all.
-	all := searchNumbers(t, es, index, map[string]any{
+	all := es.SearchNumbers(t, index, map[string]any{
 		"size": docs + 10, "_source": []string{"metrics"}, "query": byRun,
 	})
 	require.Len(t, all, docs, "metric documents of the run in %s", index)
@@ -190,7 +180,7 @@ func checkMetrics(t *testing.T, es *estest.Client, index, runID, dataset string,
 		len(all), index, keys, points, docs)
 
 	// The first sample of route /api/orders is document 0 of the generator.
-	hits := searchNumbers(t, es, index, map[string]any{
+	hits := es.SearchNumbers(t, index, map[string]any{
 		"size": 1,
 		"sort": []any{map[string]any{"@timestamp": "asc"}},
 		"query": map[string]any{"bool": map[string]any{"filter": []any{
@@ -239,28 +229,7 @@ func checkMetrics(t *testing.T, es *estest.Client, index, runID, dataset string,
 	}
 }
 
-// searchNumbers is [estest.Client.Search] that keeps numbers as written ([json.Number]).
-func searchNumbers(t *testing.T, es *estest.Client, index string, body any) []map[string]any {
-	t.Helper()
-	resp := es.MustDo(t, http.MethodPost, "/"+url.PathEscape(index)+"/_search", body)
-	var r struct {
-		Hits struct {
-			Hits []struct {
-				Source map[string]any `json:"_source"`
-			} `json:"hits"`
-		} `json:"hits"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(resp))
-	dec.UseNumber()
-	require.NoError(t, dec.Decode(&r), "decoding the search answer of %s", index)
-	out := make([]map[string]any, 0, len(r.Hits.Hits))
-	for _, h := range r.Hits.Hits {
-		out = append(out, h.Source)
-	}
-	return out
-}
-
-// intField returns a field of a document decoded by searchNumbers that must be an integer
+// intField returns a field of a document decoded by SearchNumbers that must be an integer
 // written without a fraction or exponent.
 func intField(t *testing.T, doc map[string]any, name string) int64 {
 	t.Helper()
@@ -459,38 +428,69 @@ service:
 	return writeCollectorYAML(t, yaml)
 }
 
-// writeQueueCollectorConfig writes a collector configuration with one logs pipeline from the
-// OTLP/HTTP receiver on httpAddr (receiverSettings: more lines of its http protocol) to the
-// exporter, whose sending queue may use the file_storage extension in dir; exporterSettings are
-// the exporter's lines after its endpoint and credentials. The collector's own metrics are
-// served for Prometheus on metricsAddr.
-func writeQueueCollectorConfig(t *testing.T, c estest.Config, httpAddr, metricsAddr, dir, receiverSettings, exporterSettings string) string {
+// writeQueueCollectorConfig writes a collector configuration of run: one logs pipeline from the
+// OTLP/HTTP receiver on run.httpAddr (receiverSettings: more lines of its http protocol) to the
+// exporter, whose sending queue may use the file_storage extension in run.storageDir;
+// exporterSettings are the exporter's lines after its endpoint and credentials. The
+// collector's own metrics are served for Prometheus on run.metricsAddr.
+func writeQueueCollectorConfig(t *testing.T, c estest.Config, run logsRun, receiverSettings, exporterSettings string) string {
+	t.Helper()
+	auth, tlsCfg := exporterAuthYAML(c)
+	return pipelineConfig{
+		httpAddr:       run.httpAddr,
+		receiver:       receiverSettings,
+		exporter:       auth + tlsCfg + exporterSettings,
+		extension:      "file_storage",
+		extensionLines: fmt.Sprintf("    directory: %q\n", run.storageDir),
+		telemetry:      prometheusTelemetryYAML(t, run.metricsAddr),
+	}.write(t)
+}
+
+// pipelineConfig is a collector configuration with one pipeline from the OTLP/HTTP receiver to
+// the exporter, whose endpoint is ES_ENDPOINT. Each field holds whole YAML lines.
+type pipelineConfig struct {
+	httpAddr       string // the OTLP/HTTP receiver's endpoint
+	receiver       string // more lines of the receiver's http protocol
+	signal         string // the pipeline's signal; logs when empty
+	exporter       string // the exporter's lines after its endpoint: credentials, tls, sending_queue...
+	extension      string // an extension that the service runs, if any
+	extensionLines string // its settings
+	telemetry      string // the service's telemetry section; the collector's own metrics are off when empty
+}
+
+// write writes the configuration into a temporary folder (writeCollectorYAML) and returns its
+// path.
+func (p pipelineConfig) write(t *testing.T) string {
 	t.Helper()
 	typ := elasticsearchexporter.NewFactory().Type().String()
-	auth, tlsCfg := exporterAuthYAML(c)
-	yaml := fmt.Sprintf(`extensions:
-  file_storage:
-    directory: %[1]q
-
-receivers:
+	var b strings.Builder
+	if p.extension != "" {
+		fmt.Fprintf(&b, "extensions:\n  %s:\n%s\n", p.extension, p.extensionLines)
+	}
+	fmt.Fprintf(&b, `receivers:
   otlp:
     protocols:
       http:
-        endpoint: %[2]s
-%[7]s
+        endpoint: %s
+%s
 exporters:
-  %[3]s:
+  %s:
     endpoints:
       - ${env:ES_ENDPOINT}
-%[4]s%[5]s%[8]s
+%s
 service:
-  extensions: [file_storage]
-%[6]s  pipelines:
-    logs:
-      receivers: [otlp]
-      exporters: [%[3]s]
-`, dir, httpAddr, typ, auth, tlsCfg, prometheusTelemetryYAML(t, metricsAddr), receiverSettings, exporterSettings)
-	return writeCollectorYAML(t, yaml)
+`, p.httpAddr, p.receiver, typ, p.exporter)
+	if p.extension != "" {
+		fmt.Fprintf(&b, "  extensions: [%s]\n", p.extension)
+	}
+	b.WriteString(cmp.Or(p.telemetry, "  telemetry:\n    metrics:\n      level: none\n"))
+	fmt.Fprintf(&b, "  pipelines:\n    %s:\n      receivers: [otlp]\n      exporters: [%s]\n", cmp.Or(p.signal, "logs"), typ)
+	return writeCollectorYAML(t, b.String())
+}
+
+// flushTimeout is the exporter's sending_queue lines that flush a batch after timeout.
+func flushTimeout(timeout string) string {
+	return "    sending_queue:\n      batch:\n        flush_timeout: " + timeout + "\n"
 }
 
 // writeCollectorYAML writes a collector configuration into a temporary folder and returns
@@ -605,6 +605,24 @@ func (c *collector) stop(timeout time.Duration) (int, error) {
 	return 0, nil
 }
 
+// stopCleanly stops the collector within timeout and fails unless it exits with status 0 after
+// logging "Shutdown complete"; it logs the collector's warnings and errors.
+func (c *collector) stopCleanly(t *testing.T, timeout time.Duration) {
+	t.Helper()
+	code, err := c.stop(timeout)
+	if err != nil {
+		c.dump(t)
+		t.Fatal(err)
+	}
+	if code != 0 || !strings.Contains(c.output(), "Shutdown complete") {
+		c.dump(t)
+		t.Fatalf("collector exit status %d, want 0 and a log line \"Shutdown complete\"", code)
+	}
+	if lines := c.problems(); len(lines) > 0 {
+		t.Logf("the collector logged %d warnings or errors:\n%s", len(lines), strings.Join(lines, "\n"))
+	}
+}
+
 var problemLine = regexp.MustCompile(`\t(warn|error|dpanic|panic|fatal)\t`)
 
 // problems returns the collector's log lines at warn level or above.
@@ -633,4 +651,253 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// logsRun is a run of log records through a collector: the run's id and data stream, the
+// collector's receiver and metrics addresses, and a folder for a sending queue that persists
+// (file_storage).
+type logsRun struct {
+	runID, dataset, index string
+	httpAddr, metricsAddr string
+	storageDir            string
+}
+
+// newLogsRun names a run whose data stream is logs-<prefix>_<run id>.otel-*, picks the
+// collector's addresses and makes the queue's folder.
+func newLogsRun(t *testing.T, prefix string) logsRun {
+	t.Helper()
+	r := logsRun{runID: loadgen.NewRunID(), httpAddr: freeAddr(t), metricsAddr: freeAddr(t)}
+	r.dataset = prefix + "_" + r.runID
+	r.index = "logs-" + r.dataset + ".otel-*"
+	r.storageDir = filepath.Join(t.TempDir(), "queue")
+	require.NoError(t, os.MkdirAll(r.storageDir, 0o700))
+	return r
+}
+
+// count refreshes the run's data stream and counts its documents.
+func (r logsRun) count(t *testing.T, es *estest.Client) int {
+	t.Helper()
+	es.Refresh(t, r.index)
+	return es.Count(t, r.index)
+}
+
+// sendAndCount sends records log records of the run, batch per request, through the
+// collector's OTLP/HTTP receiver, requires each request to be acknowledged, and counts the
+// run's documents until there are records of them, col exits, or a minute has passed.
+func (r logsRun) sendAndCount(t *testing.T, es *estest.Client, col *collector, records, batch int, service string) int {
+	t.Helper()
+	sent := <-sendLogsOnce(r.httpAddr, records, batch, r.runID, r.dataset, service)
+	require.NoError(t, sent.err)
+	require.Equal(t, records, sent.res.Logs)
+	byRun := estest.TermQuery("resource.attributes."+loadgen.RunIDAttribute, r.runID)
+	var n int
+	for t0 := time.Now(); ; time.Sleep(250 * time.Millisecond) {
+		es.Refresh(t, r.index)
+		if n = es.CountQuery(t, r.index, byRun); n >= records || time.Since(t0) > time.Minute || col.exited() {
+			return n
+		}
+	}
+}
+
+// settleWait is how waitSettled waits for the count of a run's documents after a restart.
+type settleWait struct {
+	quiet   time.Duration // the count holds at least the acknowledged records and has not changed this long
+	stuck   time.Duration // or, below them, has not changed this long (and 4×quiet have passed since the restart)
+	timeout time.Duration // the count still changes this long after the restart: a failure
+}
+
+// waitSettled polls the count of the run's documents every 250 ms after the restart of col,
+// from before (the count at the restart), until it settles (w), and fails when col exits or
+// the count still changes after w.timeout. Stuck below acked, it returns too: the caller's
+// checks report what is missing. It returns the last count and how long after the restart it
+// last changed.
+func (r logsRun) waitSettled(t *testing.T, es *estest.Client, col *collector, before, acked int, w settleWait) (int, time.Duration) {
+	t.Helper()
+	restarted := time.Now()
+	last, lastChange := before, time.Now()
+	for {
+		time.Sleep(250 * time.Millisecond)
+		n := r.count(t, es)
+		if n != last {
+			last, lastChange = n, time.Now()
+		}
+		if n >= acked && time.Since(lastChange) >= w.quiet {
+			break
+		}
+		if time.Since(lastChange) >= w.stuck && time.Since(restarted) >= 4*w.quiet {
+			break // stuck below the acknowledged count
+		}
+		if col.exited() {
+			col.dump(t)
+			t.Fatalf("the restarted collector exited: %v", col.err)
+		}
+		if time.Since(restarted) > w.timeout {
+			col.dump(t)
+			t.Fatalf("the count of the run's documents was still changing %s after the restart (%d)", w.timeout, n)
+		}
+	}
+	return last, lastChange.Sub(restarted)
+}
+
+// seqTally is what seqCounts found of a run whose records 0 to acked-1 were acknowledged.
+type seqTally struct {
+	acked   int
+	total   int   // documents that carry a seq
+	dups    []int // seqs indexed more than once
+	missing []int // acknowledged seqs not indexed
+	extra   int   // seqs indexed that were not acknowledged
+}
+
+func tallySeqs(seqs map[int]int, acked int) seqTally {
+	s := seqTally{acked: acked}
+	for seq, n := range seqs {
+		s.total += n
+		if n > 1 {
+			s.dups = append(s.dups, seq)
+		}
+		if seq >= acked {
+			s.extra++
+		}
+	}
+	for seq := range acked {
+		if seqs[seq] == 0 {
+			s.missing = append(s.missing, seq)
+		}
+	}
+	return s
+}
+
+// assertNoneMissing checks that every acknowledged record was indexed, and logs the first
+// missing ones.
+func (s seqTally) assertNoneMissing(t *testing.T) {
+	t.Helper()
+	if !assert.Empty(t, s.missing, "acknowledged records (seq < %d) not indexed after the restart", s.acked) {
+		t.Logf("first missing: %v", s.missing[:min(len(s.missing), 20)])
+	}
+}
+
+// writeCrashConfig writes a collector configuration of run with a persistent sending queue
+// (file_storage), deterministic document ids, small batches exported one at a time, and the
+// collector's own metrics served for Prometheus.
+func writeCrashConfig(t *testing.T, c estest.Config, run logsRun) string {
+	t.Helper()
+	return writeQueueCollectorConfig(t, c, run, "", `    deterministic_ids:
+      enabled: true
+    sending_queue:
+      storage: file_storage
+      num_consumers: 1
+      queue_size: 1000
+      batch:
+        flush_timeout: 200ms
+        min_size: 100000
+        max_size: 200000
+`)
+}
+
+// prometheusTelemetryYAML is the service::telemetry section of a collector configuration that
+// serves the collector's own metrics for Prometheus on metricsAddr (see scrapeDocFates).
+func prometheusTelemetryYAML(t *testing.T, metricsAddr string) string {
+	t.Helper()
+	host, port, err := net.SplitHostPort(metricsAddr)
+	require.NoError(t, err)
+	return fmt.Sprintf(`  telemetry:
+    metrics:
+      level: normal
+      readers:
+        - pull:
+            exporter:
+              prometheus:
+                host: %s
+                port: %s
+`, host, port)
+}
+
+// scrapeDocFates reads the collector's otelcol.elasticsearch.docs.fate counter from its
+// Prometheus endpoint (otelcol_elasticsearch_docs_fate there) and sums it by fate.
+func scrapeDocFates(t *testing.T, addr string) map[string]int64 {
+	t.Helper()
+	out, err := readDocFates(addr)
+	require.NoError(t, err, "reading the collector's metrics")
+	return out
+}
+
+func readDocFates(addr string) (map[string]int64, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/metrics", http.NoBody)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET /metrics answered %d", resp.StatusCode)
+	}
+	out := map[string]int64{}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "otelcol_elasticsearch_docs_fate") {
+			continue
+		}
+		// name{label="value",...} value
+		open, closing := strings.IndexByte(line, '{'), strings.LastIndexByte(line, '}')
+		if open < 0 || closing < open {
+			continue
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(line[closing+1:]), 64)
+		if err != nil {
+			return nil, fmt.Errorf("metric line %q: %w", line, err)
+		}
+		fate := ""
+		for l := range strings.SplitSeq(line[open+1:closing], ",") {
+			if k, val, ok := strings.Cut(l, "="); ok && k == "fate" {
+				fate = strings.Trim(val, `"`)
+			}
+		}
+		out[fate] += int64(v)
+	}
+	return out, sc.Err()
+}
+
+// seqCounts returns how many documents of index carry each value of attributes.loadgen.seq,
+// read with a composite aggregation page by page, so the answer is exact.
+func seqCounts(t *testing.T, es *estest.Client, index string) map[int]int {
+	t.Helper()
+	out := map[int]int{}
+	var after map[string]any
+	for {
+		comp := map[string]any{
+			"size":    10_000,
+			"sources": []any{map[string]any{"seq": map[string]any{"terms": map[string]any{"field": "attributes.loadgen.seq"}}}},
+		}
+		if after != nil {
+			comp["after"] = after
+		}
+		body := map[string]any{"size": 0, "track_total_hits": true, "aggs": map[string]any{"seq": map[string]any{"composite": comp}}}
+		resp := es.MustDo(t, http.MethodPost, "/"+url.PathEscape(index)+"/_search", body)
+		var r struct {
+			Aggregations struct {
+				Seq struct {
+					AfterKey map[string]any `json:"after_key"`
+					Buckets  []struct {
+						Key      struct{ Seq int } `json:"key"`
+						DocCount int               `json:"doc_count"`
+					} `json:"buckets"`
+				} `json:"seq"`
+			} `json:"aggregations"`
+		}
+		require.NoError(t, json.Unmarshal(resp, &r), "decoding the aggregation of %s", index)
+		for _, b := range r.Aggregations.Seq.Buckets {
+			out[b.Key.Seq] += b.DocCount
+		}
+		if len(r.Aggregations.Seq.Buckets) == 0 || r.Aggregations.Seq.AfterKey == nil {
+			return out
+		}
+		after = r.Aggregations.Seq.AfterKey
+	}
 }

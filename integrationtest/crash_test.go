@@ -1,16 +1,6 @@
 package integrationtest
 
 import (
-	"bufio"
-	"context"
-	"encoding/json"
-	"fmt"
-	"net"
-	"net/http"
-	"net/url"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/estest"
-	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/loadgen"
 )
 
 // TestCrashAndRestartWithPersistentQueue kills the collector with SIGKILL while it is writing a
@@ -61,27 +50,15 @@ func TestCrashAndRestartWithPersistentQueue(t *testing.T) {
 	es := estest.FromEnv(t)
 	es.InstallOTelTemplates(t)
 
-	runID := loadgen.NewRunID()
-	dataset := "crash_" + runID
-	index := "logs-" + dataset + ".otel-*"
-	httpAddr := freeAddr(t)
-	storageDir := filepath.Join(t.TempDir(), "queue")
-	require.NoError(t, os.MkdirAll(storageDir, 0o700))
-	metricsAddr := freeAddr(t)
-	cfgPath := writeCrashConfig(t, es.Config, httpAddr, metricsAddr, storageDir)
+	run := newLogsRun(t, "crash")
+	cfgPath := writeCrashConfig(t, es.Config, run)
 	env := collectorEnv(es.Config)
-
-	// count refreshes the run's data stream and counts its documents.
-	count := func() int {
-		es.Refresh(t, index)
-		return es.Count(t, index)
-	}
 
 	// 1. Start, and send the run while the collector exports.
 	col1 := startCollector(t, bin, cfgPath, env)
-	col1.waitListening(t, httpAddr)
+	col1.waitListening(t, run.httpAddr)
 
-	sent := sendLogsOnce(httpAddr, records, batch, runID, dataset, "crash-test")
+	sent := sendLogsOnce(run.httpAddr, records, batch, run.runID, run.dataset, "crash-test")
 
 	// 2. Kill it in the middle of the backlog: once the generator is done (every record is then
 	// acknowledged, so the strongest claim can be checked) and Elasticsearch has some but not
@@ -101,7 +78,7 @@ func TestCrashAndRestartWithPersistentQueue(t *testing.T) {
 			default:
 			}
 		}
-		n := count()
+		n := run.count(t, es)
 		if n >= records {
 			col1.dump(t)
 			t.Fatalf("all %d documents were indexed before the collector could be killed; the test needs a slower export "+
@@ -123,7 +100,7 @@ func TestCrashAndRestartWithPersistentQueue(t *testing.T) {
 		time.Sleep(pollInterval)
 	}
 	// What the collector had confirmed as indexed just before the kill (best effort, for the log).
-	confirmed, confirmedErr := readDocFates(metricsAddr)
+	confirmed, confirmedErr := readDocFates(run.metricsAddr)
 	require.NoError(t, col1.cmd.Process.Kill(), "SIGKILL")
 	<-col1.done
 	killedAt := time.Since(t0)
@@ -139,7 +116,7 @@ func TestCrashAndRestartWithPersistentQueue(t *testing.T) {
 
 	// Elasticsearch finishes a bulk request whose client has gone; count after it has.
 	time.Sleep(inFlightSettle)
-	nBefore := count()
+	nBefore := run.count(t, es)
 	t.Logf("SIGKILL %s after the start of sending (generator still sending: %v); %d of %d records acknowledged; "+
 		"Elasticsearch had %d documents at the kill, %d once the last request was done",
 		killedAt.Round(time.Millisecond), killedSend, acked, records, nAtKill, nBefore)
@@ -150,64 +127,23 @@ func TestCrashAndRestartWithPersistentQueue(t *testing.T) {
 
 	// 3. Restart with the same configuration and storage, and wait until the count stops changing.
 	col2 := startCollector(t, bin, cfgPath, env)
-	col2.waitListening(t, httpAddr)
-	restarted := time.Now()
-	last, lastChange := nBefore, time.Now()
-	for {
-		time.Sleep(250 * time.Millisecond)
-		n := count()
-		if n != last {
-			last, lastChange = n, time.Now()
-		}
-		if n >= acked && time.Since(lastChange) >= settleQuiet {
-			break
-		}
-		if time.Since(lastChange) >= settleQuiet && time.Since(restarted) >= 4*settleQuiet {
-			break // stuck below the acknowledged count; reported below
-		}
-		if col2.exited() {
-			col2.dump(t)
-			t.Fatalf("the restarted collector exited: %v", col2.err)
-		}
-		if time.Since(restarted) > settleTimeout {
-			col2.dump(t)
-			t.Fatalf("the count of the run's documents was still changing %s after the restart (%d)", settleTimeout, n)
-		}
-	}
-	nFinal := last
-	docs := scrapeDocFates(t, metricsAddr)
+	col2.waitListening(t, run.httpAddr)
+	nFinal, settled := run.waitSettled(t, es, col2, nBefore, acked, settleWait{quiet: settleQuiet, stuck: settleQuiet, timeout: settleTimeout})
+	docs := scrapeDocFates(t, run.metricsAddr)
 	t.Logf("after the restart: %d documents (+%d) within %s; the restarted collector counted %v",
-		nFinal, nFinal-nBefore, lastChange.Sub(restarted).Round(100*time.Millisecond), docs)
+		nFinal, nFinal-nBefore, settled.Round(100*time.Millisecond), docs)
 
 	// 4. Every acknowledged record exactly once; anything else at most once.
-	seqs := seqCounts(t, es, index)
-	total, distinct := 0, len(seqs)
-	var dups, missing []int
-	for seq, c := range seqs {
-		total += c
-		if c > 1 {
-			dups = append(dups, seq)
-		}
-	}
-	for seq := range acked {
-		if seqs[seq] == 0 {
-			missing = append(missing, seq)
-		}
-	}
-	extra := 0 // records of the request cut by the kill that were queued anyway
-	for seq := range seqs {
-		if seq >= acked {
-			extra++
-		}
-	}
+	seqs := seqCounts(t, es, run.index)
+	tally := tallySeqs(seqs, acked)
+	// extra: records of the request cut by the kill that were queued anyway.
+	total, distinct, dups, extra := tally.total, len(seqs), tally.dups, tally.extra
 	t.Logf("%d documents with loadgen.seq, %d distinct; %d acknowledged records missing, %d indexed more than once, "+
-		"%d unacknowledged records indexed", total, distinct, len(missing), len(dups), extra)
+		"%d unacknowledged records indexed", total, distinct, len(tally.missing), len(dups), extra)
 	assert.Equal(t, nFinal, total, "documents of the run that carry attributes.loadgen.seq")
 	assert.Equal(t, total, distinct, "documents of the run (total) and distinct loadgen.seq values")
 	assert.Empty(t, dups, "loadgen.seq values indexed more than once")
-	if !assert.Empty(t, missing, "acknowledged records (seq < %d) not indexed after the restart", acked) {
-		t.Logf("first missing: %v", missing[:min(len(missing), 20)])
-	}
+	tally.assertNoneMissing(t)
 	assert.LessOrEqual(t, extra, batch, "records indexed that were never sent")
 
 	// The restarted collector's own account: what it indexed is what the node gained, and every
@@ -228,131 +164,5 @@ func TestCrashAndRestartWithPersistentQueue(t *testing.T) {
 	}
 	if lines := col2.problems(); len(lines) > 0 {
 		t.Logf("the restarted collector logged %d warnings or errors:\n%s", len(lines), strings.Join(lines, "\n"))
-	}
-}
-
-// writeCrashConfig writes a collector configuration with a persistent sending queue in dir
-// (file_storage), deterministic document ids, small batches exported one at a time, and the
-// collector's own metrics served for Prometheus on metricsAddr.
-func writeCrashConfig(t *testing.T, c estest.Config, httpAddr, metricsAddr, dir string) string {
-	t.Helper()
-	return writeQueueCollectorConfig(t, c, httpAddr, metricsAddr, dir, "", `    deterministic_ids:
-      enabled: true
-    sending_queue:
-      storage: file_storage
-      num_consumers: 1
-      queue_size: 1000
-      batch:
-        flush_timeout: 200ms
-        min_size: 100000
-        max_size: 200000
-`)
-}
-
-// prometheusTelemetryYAML is the service::telemetry section of a collector configuration that
-// serves the collector's own metrics for Prometheus on metricsAddr (see scrapeDocFates).
-func prometheusTelemetryYAML(t *testing.T, metricsAddr string) string {
-	t.Helper()
-	host, port, err := net.SplitHostPort(metricsAddr)
-	require.NoError(t, err)
-	return fmt.Sprintf(`  telemetry:
-    metrics:
-      level: normal
-      readers:
-        - pull:
-            exporter:
-              prometheus:
-                host: %s
-                port: %s
-`, host, port)
-}
-
-// scrapeDocFates reads the collector's otelcol.elasticsearch.docs.fate counter from its
-// Prometheus endpoint (otelcol_elasticsearch_docs_fate there) and sums it by fate.
-func scrapeDocFates(t *testing.T, addr string) map[string]int64 {
-	t.Helper()
-	out, err := readDocFates(addr)
-	require.NoError(t, err, "reading the collector's metrics")
-	return out
-}
-
-func readDocFates(addr string) (map[string]int64, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/metrics", http.NoBody)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET /metrics answered %d", resp.StatusCode)
-	}
-	out := map[string]int64{}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, "otelcol_elasticsearch_docs_fate") {
-			continue
-		}
-		// name{label="value",...} value
-		open, closing := strings.IndexByte(line, '{'), strings.LastIndexByte(line, '}')
-		if open < 0 || closing < open {
-			continue
-		}
-		v, err := strconv.ParseFloat(strings.TrimSpace(line[closing+1:]), 64)
-		if err != nil {
-			return nil, fmt.Errorf("metric line %q: %w", line, err)
-		}
-		fate := ""
-		for l := range strings.SplitSeq(line[open+1:closing], ",") {
-			if k, val, ok := strings.Cut(l, "="); ok && k == "fate" {
-				fate = strings.Trim(val, `"`)
-			}
-		}
-		out[fate] += int64(v)
-	}
-	return out, sc.Err()
-}
-
-// seqCounts returns how many documents of index carry each value of attributes.loadgen.seq,
-// read with a composite aggregation page by page, so the answer is exact.
-func seqCounts(t *testing.T, es *estest.Client, index string) map[int]int {
-	t.Helper()
-	out := map[int]int{}
-	var after map[string]any
-	for {
-		comp := map[string]any{
-			"size":    10_000,
-			"sources": []any{map[string]any{"seq": map[string]any{"terms": map[string]any{"field": "attributes.loadgen.seq"}}}},
-		}
-		if after != nil {
-			comp["after"] = after
-		}
-		body := map[string]any{"size": 0, "track_total_hits": true, "aggs": map[string]any{"seq": map[string]any{"composite": comp}}}
-		resp := es.MustDo(t, http.MethodPost, "/"+url.PathEscape(index)+"/_search", body)
-		var r struct {
-			Aggregations struct {
-				Seq struct {
-					AfterKey map[string]any `json:"after_key"`
-					Buckets  []struct {
-						Key      struct{ Seq int } `json:"key"`
-						DocCount int               `json:"doc_count"`
-					} `json:"buckets"`
-				} `json:"seq"`
-			} `json:"aggregations"`
-		}
-		require.NoError(t, json.Unmarshal(resp, &r), "decoding the aggregation of %s", index)
-		for _, b := range r.Aggregations.Seq.Buckets {
-			out[b.Key.Seq] += b.DocCount
-		}
-		if len(r.Aggregations.Seq.Buckets) == 0 || r.Aggregations.Seq.AfterKey == nil {
-			return out
-		}
-		after = r.Aggregations.Seq.AfterKey
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,14 +17,17 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/config/configopaque"
 	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 	"go.opentelemetry.io/collector/exporter/exportertest"
+	"go.opentelemetry.io/collector/exporter/xexporter"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pprofile"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.uber.org/zap"
@@ -47,14 +52,22 @@ func newSuite(t *testing.T) *suite {
 	t.Helper()
 	es := estest.FromEnv(t)
 	es.InstallOTelTemplates(t)
-	core, logs := observer.New(zapcore.DebugLevel)
+	set, logs, tel := observedSettings(t, zapcore.DebugLevel)
+	id := strings.ToLower(strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())) + "_" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
+	return &suite{es: es, id: id, set: set, logs: logs, tel: tel}
+}
+
+// observedSettings returns exporter settings whose logs from level up are recorded and whose
+// metrics go to a test telemetry, shut down when the test ends.
+func observedSettings(t *testing.T, level zapcore.Level) (exporter.Settings, *observer.ObservedLogs, *componenttest.Telemetry) {
+	t.Helper()
+	core, logs := observer.New(level)
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
 	set := exportertest.NewNopSettings(elasticsearchexporter.NewFactory().Type())
 	set.TelemetrySettings = tel.NewTelemetrySettings()
 	set.Logger = zap.New(core)
-	id := strings.ToLower(strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())) + "_" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
-	return &suite{es: es, id: id, set: set, logs: logs, tel: tel}
+	return set, logs, tel
 }
 
 // config returns the exporter config for the node with basic auth, the node's CA, no sending
@@ -78,15 +91,24 @@ func (s *suite) config() *elasticsearchexporter.Config {
 func (s *suite) logsExporter(t *testing.T, cfg *elasticsearchexporter.Config) exporter.Logs {
 	t.Helper()
 	exp, err := elasticsearchexporter.NewFactory().CreateLogs(context.Background(), s.set, cfg)
-	require.NoError(t, err)
-	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
-	t.Cleanup(func() { require.NoError(t, exp.Shutdown(context.Background())) })
-	return exp
+	return startExporter(t, exp, err)
 }
 
 func (s *suite) tracesExporter(t *testing.T, cfg *elasticsearchexporter.Config) exporter.Traces {
 	t.Helper()
 	exp, err := elasticsearchexporter.NewFactory().CreateTraces(context.Background(), s.set, cfg)
+	return startExporter(t, exp, err)
+}
+
+func (s *suite) metricsExporter(t *testing.T, cfg *elasticsearchexporter.Config) exporter.Metrics {
+	t.Helper()
+	exp, err := elasticsearchexporter.NewFactory().CreateMetrics(context.Background(), s.set, cfg)
+	return startExporter(t, exp, err)
+}
+
+// startExporter requires err to be nil, starts exp and shuts it down when the test ends.
+func startExporter[E component.Component](t *testing.T, exp E, err error) E {
+	t.Helper()
 	require.NoError(t, err)
 	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
 	t.Cleanup(func() { require.NoError(t, exp.Shutdown(context.Background())) })
@@ -132,6 +154,37 @@ func (s *suite) docsWithError(t *testing.T, fate, errorType string) int64 {
 		}
 	}
 	return n
+}
+
+// lastFailures returns the failures field of the exporter's last "Documents not indexed" line,
+// and fails when it logged none.
+func (s *suite) lastFailures(t *testing.T) string {
+	t.Helper()
+	warns := s.logs.FilterMessage("Documents not indexed").All()
+	require.NotEmpty(t, warns)
+	return fmt.Sprint(warns[len(warns)-1].ContextMap()["failures"])
+}
+
+// putIndexTemplate puts the index template name with body, and deletes it when the test ends.
+func (s *suite) putIndexTemplate(t *testing.T, name string, body map[string]any) {
+	t.Helper()
+	s.es.MustDo(t, http.MethodPut, "/_index_template/"+name, body)
+	t.Cleanup(func() { _, _, _ = s.es.Do(http.MethodDelete, "/_index_template/"+name, nil) })
+}
+
+// dataStreamTemplate is the body of an index template that makes data streams of pattern with
+// one shard, no replica and mappings, at priority 900: above the shared stand-ins, so that a
+// test decides its own mappings without touching other data streams.
+func dataStreamTemplate(pattern string, mappings map[string]any) map[string]any {
+	return map[string]any{
+		"index_patterns": []string{pattern},
+		"data_stream":    map[string]any{},
+		"priority":       900,
+		"template": map[string]any{
+			"settings": map[string]any{"number_of_replicas": 0, "number_of_shards": 1},
+			"mappings": mappings,
+		},
+	}
 }
 
 // search refreshes index and returns the documents whose attribute run equals value, oldest
@@ -194,6 +247,84 @@ func (s *suite) logsData(n int) plog.Logs {
 		r.SetTraceID(pcommon.TraceID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, byte(i)})
 	}
 	return ld
+}
+
+// profileStacks is the number of distinct stacks of fixtureProfiles.
+const profileStacks = 4
+
+// fixtureProfiles returns the first n (at most 8) samples of the exporter's
+// testdata/fixtures/profiles.json (the lab's benchdata.Profiles(8)): one CPU profile whose
+// samples go round profileStacks stacks of three frames, a native one of one of two
+// executables, a symbolized Go frame of its own and a Go main frame all stacks share; each
+// sample is one event.
+func fixtureProfiles(tb testing.TB, n int) pprofile.Profiles {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "fixtures", "profiles.json"))
+	require.NoError(tb, err)
+	pd, err := (&pprofile.JSONUnmarshaler{}).UnmarshalProfiles(b)
+	require.NoError(tb, err)
+	samples := pd.ResourceProfiles().At(0).ScopeProfiles().At(0).Profiles().At(0).Samples()
+	require.LessOrEqual(tb, n, samples.Len())
+	i := 0
+	samples.RemoveIf(func(pprofile.Sample) bool {
+		i++
+		return i > n
+	})
+	pd.MarkReadOnly()
+	return pd
+}
+
+// fieldType returns the type the node mapped field of index to: of a data stream, in the
+// newest of its backing indices that maps field.
+func fieldType(t *testing.T, s *suite, index, field string) string {
+	t.Helper()
+	body := s.es.MustDo(t, http.MethodGet, "/"+index+"/_mapping/field/"+field, nil)
+	var m map[string]struct {
+		Mappings map[string]struct {
+			Mapping map[string]struct {
+				Type string `json:"type"`
+			} `json:"mapping"`
+		} `json:"mappings"`
+	}
+	require.NoError(t, json.Unmarshal(body, &m), string(body))
+	var newest, typ string
+	for name, im := range m {
+		for _, last := range im.Mappings[field].Mapping {
+			if name > newest {
+				newest, typ = name, last.Type
+			}
+		}
+	}
+	return typ
+}
+
+// profilesExporter creates and starts the profiles exporter of cfg; the test shuts it down.
+func (s *suite) profilesExporter(t *testing.T, cfg *elasticsearchexporter.Config) xexporter.Profiles {
+	t.Helper()
+	f := elasticsearchexporter.NewFactory().(xexporter.Factory)
+	exp, err := f.CreateProfiles(context.Background(), s.set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
+	return exp
+}
+
+// mappedField is a field of an index and the type the node is to have mapped it to.
+type mappedField struct{ index, field, want string }
+
+// assertFieldTypes checks the type the node mapped each field to (fieldType).
+func (s *suite) assertFieldTypes(t *testing.T, fields []mappedField) {
+	t.Helper()
+	for _, f := range fields {
+		assert.Equal(t, f.want, fieldType(t, s, f.index, f.field), "%s %s", f.index, f.field)
+	}
+}
+
+// ignoredDocs returns the number of documents of indices with a field in _ignored (a value the
+// mapping did not index).
+func ignoredDocs(t *testing.T, es *estest.Client, indices ...string) int {
+	t.Helper()
+	return es.CountQuery(t, strings.Join(indices, ","),
+		map[string]any{"query": map[string]any{"exists": map[string]any{"field": "_ignored"}}})
 }
 
 func TestLogsRoundTrip(t *testing.T) {
@@ -337,9 +468,7 @@ func TestMappingConflictRejectsOnlyThatDocument(t *testing.T) {
 	s.es.Refresh(t, index)
 	assert.Equal(t, 3, s.es.Count(t, index), "the other documents of the request are indexed")
 	assert.Equal(t, int64(1), s.docs(t, "rejected"))
-	warns := s.logs.FilterMessage("Documents not indexed").All()
-	require.NotEmpty(t, warns)
-	failures := fmt.Sprint(warns[len(warns)-1].ContextMap()["failures"])
+	failures := s.lastFailures(t)
 	assert.Contains(t, failures, "400")
 	assert.Contains(t, failures, "document_parsing_exception")
 	assert.Contains(t, failures, index)
@@ -392,12 +521,11 @@ func TestUnknownAPIKeySaysItsID(t *testing.T) {
 func TestVersionCheckAndMissingTemplateWarning(t *testing.T) {
 	s := newSuite(t)
 	// A template without a data_stream section, matching only this test's data stream.
-	s.es.MustDo(t, http.MethodPut, "/_index_template/"+s.id, map[string]any{
+	s.putIndexTemplate(t, s.id, map[string]any{
 		"index_patterns": []string{"logs-" + s.id + ".otel-*"},
 		"priority":       900,
 		"template":       map[string]any{"settings": map[string]any{"number_of_replicas": 0}},
 	})
-	t.Cleanup(func() { _, _, _ = s.es.Do(http.MethodDelete, "/_index_template/"+s.id, nil) })
 	exp := s.logsExporter(t, s.config())
 	s.waitConnected(t)
 	connected := s.logs.FilterMessage("Connected to Elasticsearch").All()[0]

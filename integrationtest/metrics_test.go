@@ -13,22 +13,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/client"
-	"go.opentelemetry.io/collector/component/componenttest"
-	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
-
-	"github.com/otelcol-es/elasticsearchexporter"
 )
-
-func (s *suite) metricsExporter(t *testing.T, cfg *elasticsearchexporter.Config) exporter.Metrics {
-	t.Helper()
-	exp, err := elasticsearchexporter.NewFactory().CreateMetrics(context.Background(), s.set, cfg)
-	require.NoError(t, err)
-	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
-	t.Cleanup(func() { require.NoError(t, exp.Shutdown(context.Background())) })
-	return exp
-}
 
 // installMetricsTemplate puts an index template for this test's metrics data streams,
 // metrics-<id>*.otel-*: a data stream without replicas, passthrough objects for the data point
@@ -42,39 +29,38 @@ func (s *suite) metricsExporter(t *testing.T, cfg *elasticsearchexporter.Config)
 // It returns the data stream name.
 func (s *suite) installMetricsTemplate(t *testing.T) string {
 	t.Helper()
-	number := func(name, typ string) map[string]any {
-		return map[string]any{name: map[string]any{"mapping": map[string]any{"type": typ, "meta": map[string]any{"template": name}}}}
-	}
 	name := s.id + "-metrics"
-	s.es.MustDo(t, http.MethodPut, "/_index_template/"+name, map[string]any{
-		"index_patterns": []string{"metrics-" + s.id + "*.otel-*"},
-		"data_stream":    map[string]any{},
-		"priority":       900,
-		"template": map[string]any{
-			"settings": map[string]any{"number_of_replicas": 0, "number_of_shards": 1},
-			"mappings": map[string]any{
-				"dynamic_templates": []any{
-					number("gauge_long", "long"), number("gauge_double", "double"),
-					number("counter_long", "long"), number("counter_double", "double"),
-					map[string]any{"strings_as_keyword": map[string]any{
-						"match_mapping_type": "string",
-						"mapping":            map[string]any{"type": "keyword", "ignore_above": 1024},
-					}},
-				},
-				"properties": map[string]any{
-					"@timestamp":         map[string]any{"type": "date"},
-					"start_timestamp":    map[string]any{"type": "date"},
-					"_metric_names_hash": map[string]any{"type": "keyword"},
-					"attributes":         map[string]any{"type": "passthrough", "dynamic": true, "priority": 10},
-					"resource": map[string]any{"properties": map[string]any{
-						"attributes": map[string]any{"type": "passthrough", "dynamic": true, "priority": 20},
-					}},
-				},
-			},
+	s.putIndexTemplate(t, name, dataStreamTemplate("metrics-"+s.id+"*.otel-*", map[string]any{
+		"dynamic_templates": []any{
+			numberTemplate("gauge_long", "long"), numberTemplate("gauge_double", "double"),
+			numberTemplate("counter_long", "long"), numberTemplate("counter_double", "double"),
+			stringsAsKeyword(),
 		},
-	})
-	t.Cleanup(func() { _, _, _ = s.es.Do(http.MethodDelete, "/_index_template/"+name, nil) })
+		"properties": map[string]any{
+			"@timestamp":         map[string]any{"type": "date"},
+			"start_timestamp":    map[string]any{"type": "date"},
+			"_metric_names_hash": map[string]any{"type": "keyword"},
+			"attributes":         map[string]any{"type": "passthrough", "dynamic": true, "priority": 10},
+			"resource": map[string]any{"properties": map[string]any{
+				"attributes": map[string]any{"type": "passthrough", "dynamic": true, "priority": 20},
+			}},
+		},
+	}))
 	return "metrics-" + s.id + ".otel-default"
+}
+
+// numberTemplate is a dynamic template name that maps a field to typ, with its own name in the
+// mapping's meta, so that a test sees which template mapped a field.
+func numberTemplate(name, typ string) map[string]any {
+	return map[string]any{name: map[string]any{"mapping": map[string]any{"type": typ, "meta": map[string]any{"template": name}}}}
+}
+
+// stringsAsKeyword is a dynamic template that maps strings to keyword.
+func stringsAsKeyword() map[string]any {
+	return map[string]any{"strings_as_keyword": map[string]any{
+		"match_mapping_type": "string",
+		"mapping":            map[string]any{"type": "keyword", "ignore_above": 1024},
+	}}
 }
 
 // metricsData returns two groups (hosts h1 and h2, one second apart) of five number metrics:
@@ -246,9 +232,7 @@ func TestMetricsHistogramAndSummaryWithoutTemplates(t *testing.T) {
 	s.es.Refresh(t, index)
 	assert.Equal(t, 0, s.es.Count(t, index))
 
-	warns := s.logs.FilterMessage("Documents not indexed").All()
-	require.NotEmpty(t, warns)
-	failures := fmt.Sprint(warns[len(warns)-1].ContextMap()["failures"])
+	failures := s.lastFailures(t)
 	t.Logf("Elasticsearch answered: %s", failures)
 	assert.Contains(t, failures, "2 rejected (400 document_parsing_exception")
 	assert.Contains(t, failures, "Can't find dynamic template for dynamic template name")
@@ -293,27 +277,11 @@ func TestMetricsHistogramAndSummaryWithoutTemplates(t *testing.T) {
 func TestMetricsECSRoundTrip(t *testing.T) {
 	s := newSuite(t)
 	name := s.id + "-metrics-ecs"
-	number := func(template, typ string) map[string]any {
-		return map[string]any{template: map[string]any{"mapping": map[string]any{"type": typ, "meta": map[string]any{"template": template}}}}
-	}
-	s.es.MustDo(t, http.MethodPut, "/_index_template/"+name, map[string]any{
-		"index_patterns": []string{"metrics-" + s.id + "-*"},
-		"data_stream":    map[string]any{},
-		"priority":       900,
-		"template": map[string]any{
-			"settings": map[string]any{"number_of_replicas": 0, "number_of_shards": 1},
-			"mappings": map[string]any{
-				"dynamic_templates": []any{
-					number("long_metrics", "long"), number("double_metrics", "double"),
-					map[string]any{"strings_as_keyword": map[string]any{
-						"match_mapping_type": "string",
-						"mapping":            map[string]any{"type": "keyword", "ignore_above": 1024},
-					}},
-				},
-			},
+	s.putIndexTemplate(t, name, dataStreamTemplate("metrics-"+s.id+"-*", map[string]any{
+		"dynamic_templates": []any{
+			numberTemplate("long_metrics", "long"), numberTemplate("double_metrics", "double"), stringsAsKeyword(),
 		},
-	})
-	t.Cleanup(func() { _, _, _ = s.es.Do(http.MethodDelete, "/_index_template/"+name, nil) })
+	}))
 	index := "metrics-" + s.id + "-default"
 
 	exp := s.metricsExporter(t, s.config())

@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -18,7 +16,6 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 
 	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/estest"
-	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/loadgen"
 )
 
 // TestCollectorMappingModesPerRequest sends OTLP/HTTP requests that choose different mapping
@@ -38,9 +35,9 @@ func TestCollectorMappingModesPerRequest(t *testing.T) {
 	es := estest.FromEnv(t)
 	es.InstallOTelTemplates(t)
 
-	runID := loadgen.NewRunID()
+	run := newLogsRun(t, "modes")
 	// Data streams outside mode otel have no .otel suffix; a stand-in template makes them.
-	legacy := "modes_" + runID
+	legacy := run.dataset
 	es.MustDo(t, http.MethodPut, "/_index_template/otelcol-es-test-"+legacy, map[string]any{
 		"index_patterns": []string{"logs-" + legacy + "*"},
 		"data_stream":    map[string]any{},
@@ -48,12 +45,9 @@ func TestCollectorMappingModesPerRequest(t *testing.T) {
 	})
 	t.Cleanup(func() { _, _, _ = es.Do(http.MethodDelete, "/_index_template/otelcol-es-test-"+legacy, nil) })
 
-	httpAddr, metricsAddr := freeAddr(t), freeAddr(t)
-	storageDir := filepath.Join(t.TempDir(), "queue")
-	require.NoError(t, os.MkdirAll(storageDir, 0o700))
-	cfgPath := writeModesConfig(t, es.Config, httpAddr, metricsAddr, storageDir)
+	cfgPath := writeModesConfig(t, es.Config, run)
 	col := startCollector(t, bin, cfgPath, collectorEnv(es.Config))
-	col.waitListening(t, httpAddr)
+	col.waitListening(t, run.httpAddr)
 
 	// Each request routes its records to a dataset of its own, so that a record written in the
 	// wrong mode would land in another data stream (with or without .otel) and be seen.
@@ -73,7 +67,7 @@ func TestCollectorMappingModesPerRequest(t *testing.T) {
 	for _, r := range requests {
 		wg.Go(func() {
 			ld := modeLogs(legacy+"_"+r.name, r.scopeMode, r.bodymap, perRequest)
-			require.NoError(t, postLogs("http://"+httpAddr, r.header, ld), r.name)
+			require.NoError(t, postLogs("http://"+run.httpAddr, r.header, ld), r.name)
 		})
 	}
 	wg.Wait()
@@ -133,7 +127,7 @@ func TestCollectorMappingModesPerRequest(t *testing.T) {
 	}
 
 	// Rejected: the raw request (3 records, not allowed) and bodymap's string-bodied record.
-	fates := scrapeDocFates(t, metricsAddr)
+	fates := scrapeDocFates(t, run.metricsAddr)
 	assert.Equal(t, int64(perRequest+1), fates["rejected"], "docs.fate by fate: %v", fates)
 	assert.Equal(t, int64(want), fates["indexed"], "docs.fate by fate: %v", fates)
 
@@ -211,9 +205,9 @@ func postLogs(endpoint, mode string, ld plog.Logs) error {
 // writeModesConfig writes a collector configuration whose OTLP receiver keeps client metadata,
 // with a persistent sending queue (file_storage) and batches that stay open for a second, so
 // that the requests of the test meet in the queue and the batcher.
-func writeModesConfig(t *testing.T, c estest.Config, httpAddr, metricsAddr, dir string) string {
+func writeModesConfig(t *testing.T, c estest.Config, run logsRun) string {
 	t.Helper()
-	return writeQueueCollectorConfig(t, c, httpAddr, metricsAddr, dir, "        include_metadata: true\n", `    mapping:
+	return writeQueueCollectorConfig(t, c, run, "        include_metadata: true\n", `    mapping:
       mode: otel
       allowed_modes: [otel, ecs, none, bodymap]
     sending_queue:

@@ -5,17 +5,13 @@ package integrationtest
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/component/componenttest"
-	"go.opentelemetry.io/collector/exporter/xexporter"
 
-	"github.com/otelcol-es/elasticsearchexporter"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
@@ -45,20 +41,13 @@ func TestProfilesECSIndexed(t *testing.T) {
 
 	cfg := s.config()
 	cfg.Mapping.AllowedModes = []string{"ecs"}
-	newExporter := func() xexporter.Profiles {
-		f := elasticsearchexporter.NewFactory().(xexporter.Factory)
-		exp, err := f.CreateProfiles(context.Background(), s.set, cfg)
-		require.NoError(t, err)
-		require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
-		return exp
-	}
-	exp := newExporter()
+	exp := s.profilesExporter(t, cfg)
 	require.NoError(t, exp.ConsumeProfiles(context.Background(), fixtureProfiles(t, 8)))
 	require.NoError(t, exp.ConsumeProfiles(context.Background(), fixtureProfiles(t, 8)))
 	require.NoError(t, exp.Shutdown(context.Background()))
 	indexed := s.docs(t, "indexed")
 
-	restarted := newExporter()
+	restarted := s.profilesExporter(t, cfg)
 	t.Cleanup(func() { require.NoError(t, restarted.Shutdown(context.Background())) })
 	require.NoError(t, restarted.ConsumeProfiles(context.Background(), fixtureProfiles(t, 8)))
 
@@ -91,11 +80,11 @@ func TestProfilesECSIndexed(t *testing.T) {
 	assert.Equal(t, int64(18), s.docsWithError(t, "duplicate", "version_conflict_engine_exception"))
 	assert.Greater(t, s.docs(t, "indexed"), indexed)
 	assert.Zero(t, s.docs(t, "rejected"))
-	assert.Zero(t, s.es.CountQuery(t, all, map[string]any{"query": map[string]any{"exists": map[string]any{"field": "_ignored"}}}), "_ignored is empty")
+	assert.Zero(t, ignoredDocs(t, s.es, indices...), "_ignored is empty")
 
 	// The mapping the node derived: dates from RFC 3339 strings, longs from epoch seconds
 	// and counts, text with a keyword subfield from other strings.
-	for _, tc := range []struct{ index, field, want string }{
+	s.assertFieldTypes(t, []mappedField{
 		{serializer.ProfilingEventsECS, "@timestamp", "date"},
 		{serializer.ProfilingEventsECS, "Stacktrace.count", "long"},
 		{serializer.ProfilingEventsECS, "Stacktrace.id", "text"},
@@ -103,31 +92,5 @@ func TestProfilesECSIndexed(t *testing.T) {
 		{serializer.ProfilingHostsECS, "@timestamp", "long"},
 		{serializer.ProfilingStackframesECS, "Stackframe.line.number", "long"},
 		{serializer.ProfilingSQLeafFramesECS, "Symbolization.time.next", "date"},
-	} {
-		assert.Equal(t, tc.want, fieldType(t, s, tc.index, tc.field), "%s %s", tc.index, tc.field)
-	}
-}
-
-// fieldType returns the type the node mapped field of index to: of a data stream, in the
-// newest of its backing indices that maps field.
-func fieldType(t *testing.T, s *suite, index, field string) string {
-	t.Helper()
-	body := s.es.MustDo(t, http.MethodGet, "/"+index+"/_mapping/field/"+field, nil)
-	var m map[string]struct {
-		Mappings map[string]struct {
-			Mapping map[string]struct {
-				Type string `json:"type"`
-			} `json:"mapping"`
-		} `json:"mappings"`
-	}
-	require.NoError(t, json.Unmarshal(body, &m), string(body))
-	var newest, typ string
-	for name, im := range m {
-		for _, last := range im.Mappings[field].Mapping {
-			if name > newest {
-				newest, typ = name, last.Type
-			}
-		}
-	}
-	return typ
+	})
 }

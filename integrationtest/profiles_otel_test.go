@@ -10,8 +10,6 @@ import (
 	"io"
 	"maps"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,11 +17,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/component/componenttest"
-	"go.opentelemetry.io/collector/exporter/xexporter"
 	"go.opentelemetry.io/collector/pdata/pprofile"
 
-	"github.com/otelcol-es/elasticsearchexporter"
 	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/estest"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
@@ -42,31 +37,6 @@ var otelProfileOnce = map[string]int{
 	serializer.ProfilingStackframesOTel: profileStacks + 1,
 	serializer.ProfilingExecutablesOTel: 2,
 	serializer.ProfilingHostsOTel:       1,
-}
-
-// profileStacks is the number of distinct stacks of fixtureProfiles.
-const profileStacks = 4
-
-// fixtureProfiles returns the first n (at most 8) samples of the exporter's
-// testdata/fixtures/profiles.json (the lab's benchdata.Profiles(8)): one CPU profile whose
-// samples go round profileStacks stacks of three frames, a native one of one of two
-// executables, a symbolized Go frame of its own and a Go main frame all stacks share; each
-// sample is one event.
-func fixtureProfiles(tb testing.TB, n int) pprofile.Profiles {
-	tb.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "testdata", "fixtures", "profiles.json"))
-	require.NoError(tb, err)
-	pd, err := (&pprofile.JSONUnmarshaler{}).UnmarshalProfiles(b)
-	require.NoError(tb, err)
-	samples := pd.ResourceProfiles().At(0).ScopeProfiles().At(0).Profiles().At(0).Samples()
-	require.LessOrEqual(tb, n, samples.Len())
-	i := 0
-	samples.RemoveIf(func(pprofile.Sample) bool {
-		i++
-		return i > n
-	})
-	pd.MarkReadOnly()
-	return pd
 }
 
 // runProfiles returns fixtureProfiles(n) made unique to run: host.id is host-<run>, the
@@ -117,14 +87,6 @@ func countsSince(start, now map[string]int) map[string]int {
 	return out
 }
 
-// ignoredDocs returns the number of documents of the profiling data streams with a field in
-// _ignored (a value the mapping did not index).
-func ignoredDocs(t *testing.T, es *estest.Client) int {
-	t.Helper()
-	return es.CountQuery(t, strings.Join(otelProfilingStreams, ","),
-		map[string]any{"query": map[string]any{"exists": map[string]any{"field": "_ignored"}}})
-}
-
 // TestProfilesOTelIndexed writes profiles in the otel mode through the exporter into the node's
 // five profiling data streams (the stand-in templates of estest). Every document is indexed,
 // nothing lands in _ignored, a second push writes only events, and the same profile from a
@@ -134,19 +96,12 @@ func ignoredDocs(t *testing.T, es *estest.Client) int {
 func TestProfilesOTelIndexed(t *testing.T) {
 	s := newSuite(t)
 	start := otelProfilingCounts(t, s.es)
-	ignoredBefore := ignoredDocs(t, s.es)
+	ignoredBefore := ignoredDocs(t, s.es, otelProfilingStreams...)
 
 	cfg := s.config()
-	newExporter := func() xexporter.Profiles {
-		f := elasticsearchexporter.NewFactory().(xexporter.Factory)
-		exp, err := f.CreateProfiles(context.Background(), s.set, cfg)
-		require.NoError(t, err)
-		require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
-		return exp
-	}
 	const samples = 8
 	pd := runProfiles(t, samples, s.id)
-	exp := newExporter()
+	exp := s.profilesExporter(t, cfg)
 	require.NoError(t, exp.ConsumeProfiles(context.Background(), pd))
 	first := countsSince(start, otelProfilingCounts(t, s.es))
 	t.Logf("documents per data stream after the first push: %v", first)
@@ -165,7 +120,7 @@ func TestProfilesOTelIndexed(t *testing.T) {
 	assert.Equal(t, 2*samples, second[serializer.ProfilingEventsOTel], "the second push writes its events")
 	indexed := s.docs(t, "indexed")
 
-	restarted := newExporter()
+	restarted := s.profilesExporter(t, cfg)
 	t.Cleanup(func() { require.NoError(t, restarted.Shutdown(context.Background())) })
 	require.NoError(t, restarted.ConsumeProfiles(context.Background(), pd))
 	third := countsSince(start, otelProfilingCounts(t, s.es))
@@ -185,7 +140,7 @@ func TestProfilesOTelIndexed(t *testing.T) {
 	assert.Equal(t, indexed+samples, s.docs(t, "indexed"), "the restarted exporter indexed its events only")
 	assert.Equal(t, int64(once), s.docsWithError(t, "duplicate", "version_conflict_engine_exception"))
 	assert.Zero(t, s.docs(t, "rejected"))
-	assert.Equal(t, ignoredBefore, ignoredDocs(t, s.es), "_ignored is empty")
+	assert.Equal(t, ignoredBefore, ignoredDocs(t, s.es, otelProfilingStreams...), "_ignored is empty")
 
 	// The events of this run, found by their host.id (a keyword with doc values only).
 	byHost := estest.TermQuery("resource.attributes.host.id", "host-"+s.id)
@@ -196,7 +151,7 @@ func TestProfilesOTelIndexed(t *testing.T) {
 
 	// The field types of the templates, as the node mapped them; @timestamp of stack traces and
 	// frames, which the templates leave out, is the data stream's default date.
-	for _, tc := range []struct{ index, field, want string }{
+	s.assertFieldTypes(t, []mappedField{
 		{serializer.ProfilingEventsOTel, "@timestamp", "date_nanos"},
 		{serializer.ProfilingEventsOTel, "count", "short"},
 		{serializer.ProfilingEventsOTel, "Stacktrace.id", "alias"},
@@ -208,9 +163,7 @@ func TestProfilesOTelIndexed(t *testing.T) {
 		{serializer.ProfilingExecutablesOTel, "@timestamp", "date"},
 		{serializer.ProfilingExecutablesOTel, "resource.attributes.process.executable.build_id.htlhash", "keyword"},
 		{serializer.ProfilingHostsOTel, "@timestamp", "date"},
-	} {
-		assert.Equal(t, tc.want, fieldType(t, s, tc.index, tc.field), "%s %s", tc.index, tc.field)
-	}
+	})
 }
 
 // TestCollectorProfilesOTel runs the otelcol-es binary with the service.profilesSupport
@@ -228,34 +181,11 @@ func TestCollectorProfilesOTel(t *testing.T) {
 	es := estest.FromEnv(t)
 	es.InstallOTelTemplates(t)
 	start := otelProfilingCounts(t, es)
-	ignoredBefore := ignoredDocs(t, es)
+	ignoredBefore := ignoredDocs(t, es, otelProfilingStreams...)
 
 	httpAddr := freeAddr(t)
-	typ := elasticsearchexporter.NewFactory().Type().String()
 	auth, tlsCfg := exporterAuthYAML(es.Config)
-	cfgPath := writeCollectorYAML(t, fmt.Sprintf(`receivers:
-  otlp:
-    protocols:
-      http:
-        endpoint: %[1]s
-
-exporters:
-  %[2]s:
-    endpoints:
-      - ${env:ES_ENDPOINT}
-%[3]s%[4]s    sending_queue:
-      batch:
-        flush_timeout: 1s
-
-service:
-  telemetry:
-    metrics:
-      level: none
-  pipelines:
-    profiles:
-      receivers: [otlp]
-      exporters: [%[2]s]
-`, httpAddr, typ, auth, tlsCfg))
+	cfgPath := pipelineConfig{httpAddr: httpAddr, signal: "profiles", exporter: auth + tlsCfg + flushTimeout("1s")}.write(t)
 	col := startCollector(t, bin, cfgPath, collectorEnv(es.Config), "--feature-gates=service.profilesSupport")
 	col.waitListening(t, httpAddr)
 
@@ -285,19 +215,8 @@ service:
 		time.Sleep(time.Second)
 	}
 	t.Logf("documents per data stream, searchable %s after the receiver answered: %v", time.Since(t0).Round(100*time.Millisecond), got)
-	assert.Equal(t, ignoredBefore, ignoredDocs(t, es), "_ignored is empty")
+	assert.Equal(t, ignoredBefore, ignoredDocs(t, es, otelProfilingStreams...), "_ignored is empty")
 	assert.Equal(t, samples, es.CountQuery(t, serializer.ProfilingEventsOTel, estest.TermQuery("resource.attributes.host.id", "host-"+run)))
 
-	code, err := col.stop(shutdownTimeout)
-	if err != nil {
-		col.dump(t)
-		t.Fatal(err)
-	}
-	if code != 0 || !strings.Contains(col.output(), "Shutdown complete") {
-		col.dump(t)
-		t.Fatalf("collector exit status %d, want 0 and a log line \"Shutdown complete\"", code)
-	}
-	if lines := col.problems(); len(lines) > 0 {
-		t.Logf("the collector logged %d warnings or errors:\n%s", len(lines), strings.Join(lines, "\n"))
-	}
+	col.stopCleanly(t, shutdownTimeout)
 }

@@ -16,9 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/otelcol-es/elasticsearchexporter"
 	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/estest"
-	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/loadgen"
 )
 
 // The forward proxies of scripts/proxy.sh (tinyproxy), between the exporter and the node: one
@@ -198,29 +196,21 @@ func TestCollectorThroughProxy(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tail := tailProxyLog(t, p.log)
-			runID := loadgen.NewRunID()
-			dataset := "proxy_" + runID
-			httpAddr := freeAddr(t)
+			run := newLogsRun(t, "proxy")
 			serverName := ""
 			if strings.Contains(tt.endpoint, "127.1:") {
 				serverName = "localhost"
 			}
-			cfgPath := writeProxyCollectorConfig(t, es.Config, httpAddr, tt.proxyURL, serverName)
+			cfgPath := writeProxyCollectorConfig(t, es.Config, run.httpAddr, tt.proxyURL, serverName)
 			node := es.Config
 			node.Endpoint = tt.endpoint
 			env := append(collectorEnv(node), "HTTPS_PROXY="+tt.httpsProxy, "https_proxy=", "HTTP_PROXY=", "http_proxy=",
 				"NO_PROXY=", "no_proxy=", "ALL_PROXY=", "all_proxy=")
 			col := startCollector(t, bin, cfgPath, env)
-			col.waitListening(t, httpAddr)
+			col.waitListening(t, run.httpAddr)
 
-			res := <-sendLogsOnce(httpAddr, 3, 3, runID, dataset, "proxy-test")
-			require.NoError(t, res.err)
-			index := "logs-" + dataset + ".otel-*"
-			byRun := estest.TermQuery("resource.attributes."+loadgen.RunIDAttribute, runID)
-			require.Eventually(t, func() bool {
-				es.Refresh(t, index)
-				return es.CountQuery(t, index, byRun) == 3
-			}, 60*time.Second, 200*time.Millisecond, "the 3 log records did not reach %s; collector output:\n%s", index, col.output())
+			n := run.sendAndCount(t, es, col, 3, 3, "proxy-test")
+			require.Equal(t, 3, n, "the 3 log records did not reach %s; collector output:\n%s", run.index, col.output())
 			assert.Contains(t, col.output(), "Connected to Elasticsearch")
 
 			code, err := col.stop(30 * time.Second)
@@ -242,7 +232,6 @@ func TestCollectorThroughProxy(t *testing.T) {
 // proxy_url and tls::server_name_override when they are not empty.
 func writeProxyCollectorConfig(t *testing.T, c estest.Config, httpAddr, proxyURL, serverName string) string {
 	t.Helper()
-	typ := elasticsearchexporter.NewFactory().Type().String()
 	auth, _ := exporterAuthYAML(c)
 	var extra strings.Builder
 	if proxyURL != "" {
@@ -257,27 +246,5 @@ func writeProxyCollectorConfig(t *testing.T, c estest.Config, httpAddr, proxyURL
 			extra.WriteString("      server_name_override: " + serverName + "\n")
 		}
 	}
-	return writeCollectorYAML(t, fmt.Sprintf(`receivers:
-  otlp:
-    protocols:
-      http:
-        endpoint: %[1]s
-
-exporters:
-  %[2]s:
-    endpoints:
-      - ${env:ES_ENDPOINT}
-%[3]s%[4]s    sending_queue:
-      batch:
-        flush_timeout: 200ms
-
-service:
-  telemetry:
-    metrics:
-      level: none
-  pipelines:
-    logs:
-      receivers: [otlp]
-      exporters: [%[2]s]
-`, httpAddr, typ, auth, extra.String()))
+	return pipelineConfig{httpAddr: httpAddr, exporter: auth + extra.String() + flushTimeout("200ms")}.write(t)
 }

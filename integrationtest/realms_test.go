@@ -20,7 +20,6 @@ import (
 
 	"github.com/otelcol-es/elasticsearchexporter"
 	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/estest"
-	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/loadgen"
 )
 
 // realmsVar is a variable of the realms node's env (scripts/es.sh with ES_REALMS=1); the test
@@ -142,41 +141,13 @@ func TestRealmsPKICertificateWithoutCN(t *testing.T) {
 // bearertokenauth extension, whose token the collector reads from ES_JWT_TOKEN.
 func jwtCollectorConfig(t *testing.T, httpAddr string) string {
 	t.Helper()
-	typ := elasticsearchexporter.NewFactory().Type().String()
-	return writeCollectorYAML(t, fmt.Sprintf(`extensions:
-  bearertokenauth:
-    token: ${env:ES_JWT_TOKEN}
-
-receivers:
-  otlp:
-    protocols:
-      http:
-        endpoint: %[1]s
-
-exporters:
-  %[2]s:
-    endpoints:
-      - ${env:ES_ENDPOINT}
-    auth:
-      authenticator: bearertokenauth
-    tls:
-      ca_file: ${env:ES_CA_CERT}
-    retry:
-      auth_grace_period: 0s
-    sending_queue:
-      batch:
-        flush_timeout: 1s
-
-service:
-  extensions: [bearertokenauth]
-  telemetry:
-    metrics:
-      level: none
-  pipelines:
-    logs:
-      receivers: [otlp]
-      exporters: [%[2]s]
-`, httpAddr, typ))
+	return pipelineConfig{
+		httpAddr: httpAddr,
+		exporter: "    auth:\n      authenticator: bearertokenauth\n    tls:\n      ca_file: ${env:ES_CA_CERT}\n" +
+			"    retry:\n      auth_grace_period: 0s\n" + flushTimeout("1s"),
+		extension:      "bearertokenauth",
+		extensionLines: "    token: ${env:ES_JWT_TOKEN}\n",
+	}.write(t)
 }
 
 // JWT realm: the collector binary's exporter authenticates with contrib's bearertokenauth
@@ -194,23 +165,11 @@ func TestRealmsJWTThroughBearerTokenAuth(t *testing.T) {
 	assert.Equal(t, realmsVar(t, "ES_JWT_PRINCIPAL"), who["username"])
 
 	const records = 20
-	runID := loadgen.NewRunID()
-	dataset := "jwt_" + runID
-	httpAddr := freeAddr(t)
-	col := startCollector(t, bin, jwtCollectorConfig(t, httpAddr), append(collectorEnv(es.Config), "ES_JWT_TOKEN="+jwt))
-	col.waitListening(t, httpAddr)
-	sent := <-sendLogsOnce(httpAddr, records, records, runID, dataset, "jwt-test")
-	require.NoError(t, sent.err)
-	require.Equal(t, records, sent.res.Logs)
-
-	index := "logs-" + dataset + ".otel-*"
-	var n int
-	require.Eventually(t, func() bool {
-		es.Refresh(t, index)
-		n = es.Count(t, index)
-		return n >= records || col.exited()
-	}, 60*time.Second, time.Second)
-	assert.Equal(t, records, n, "documents in %s", index)
+	run := newLogsRun(t, "jwt")
+	col := startCollector(t, bin, jwtCollectorConfig(t, run.httpAddr), append(collectorEnv(es.Config), "ES_JWT_TOKEN="+jwt))
+	col.waitListening(t, run.httpAddr)
+	n := run.sendAndCount(t, es, col, records, records, "jwt-test")
+	assert.Equal(t, records, n, "documents in %s", run.index)
 	_, err := col.stop(30 * time.Second)
 	require.NoError(t, err)
 	out := col.output()

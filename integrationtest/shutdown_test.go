@@ -10,8 +10,6 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -64,25 +62,20 @@ func TestGracefulShutdownDuringOutageKeepsPersistentQueue(t *testing.T) {
 	viaProxy := es.Config
 	viaProxy.Endpoint, viaProxy.CACert = front.URL, ""
 
-	runID := loadgen.NewRunID()
-	dataset := "shutdown_" + runID
-	index := "logs-" + dataset + ".otel-*"
-	httpAddr, metricsAddr := freeAddr(t), freeAddr(t)
-	storageDir := filepath.Join(t.TempDir(), "queue")
-	require.NoError(t, os.MkdirAll(storageDir, 0o700))
-	cfgPath := writeCrashConfig(t, viaProxy, httpAddr, metricsAddr, storageDir)
+	run := newLogsRun(t, "shutdown")
+	cfgPath := writeCrashConfig(t, viaProxy, run)
 	env := collectorEnv(viaProxy)
 
 	// 1. Send the run during the outage: the receiver acknowledges it, the exporter retries.
 	outage.Store(true)
 	col1 := startCollector(t, bin, cfgPath, env)
-	col1.waitListening(t, httpAddr)
+	col1.waitListening(t, run.httpAddr)
 	gen := loadgen.DefaultConfig()
-	gen.Endpoint = "http://" + httpAddr
+	gen.Endpoint = "http://" + run.httpAddr
 	gen.Logs = records
 	gen.Batch = 200
-	gen.RunID = runID
-	gen.Dataset = dataset
+	gen.RunID = run.runID
+	gen.Dataset = run.dataset
 	gen.Service = "shutdown-test"
 	res, err := loadgen.Run(context.Background(), gen)
 	require.NoError(t, err)
@@ -108,12 +101,11 @@ func TestGracefulShutdownDuringOutageKeepsPersistentQueue(t *testing.T) {
 	// 3. Restart after the outage: the kept batch is indexed, each record once.
 	outage.Store(false)
 	col2 := startCollector(t, bin, cfgPath, env)
-	col2.waitListening(t, httpAddr)
+	col2.waitListening(t, run.httpAddr)
 	require.Eventually(t, func() bool {
-		es.Refresh(t, index)
-		return es.Count(t, index) >= records
+		return run.count(t, es) >= records
 	}, settle, 250*time.Millisecond, "the records kept in the queue are indexed after the restart")
-	seqs := seqCounts(t, es, index)
+	seqs := seqCounts(t, es, run.index)
 	assert.Len(t, seqs, records, "distinct records")
 	for seq, n := range seqs {
 		if !assert.Equal(t, 1, n, "loadgen.seq %d indexed %d times", seq, n) {

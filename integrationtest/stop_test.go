@@ -14,8 +14,6 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -25,7 +23,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/estest"
-	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/loadgen"
 )
 
 // TestGracefulStopWithDocumentRetriesLosesNothing stops the collector gracefully (SIGTERM) in
@@ -68,23 +65,14 @@ func runGracefulStopWithDocumentRetries(t *testing.T, deterministicIDs bool) {
 	viaProxy := es.Config
 	viaProxy.Endpoint, viaProxy.CACert = proxy.URL, ""
 
-	runID := loadgen.NewRunID()
-	dataset := "stop_" + runID
-	index := "logs-" + dataset + ".otel-*"
-	httpAddr, metricsAddr := freeAddr(t), freeAddr(t)
-	storageDir := filepath.Join(t.TempDir(), "queue")
-	require.NoError(t, os.MkdirAll(storageDir, 0o700))
-	cfgPath := writeStopConfig(t, viaProxy, httpAddr, metricsAddr, storageDir, deterministicIDs)
+	run := newLogsRun(t, "stop")
+	cfgPath := writeStopConfig(t, viaProxy, run, deterministicIDs)
 	env := collectorEnv(viaProxy)
-	count := func() int {
-		es.Refresh(t, index)
-		return es.Count(t, index)
-	}
 
 	// 1. Send the run; the collector exports it through the proxy.
 	col1 := startCollector(t, bin, cfgPath, env)
-	col1.waitListening(t, httpAddr)
-	sent := sendLogsOnce(httpAddr, records, batch, runID, dataset, "stop-test")
+	col1.waitListening(t, run.httpAddr)
+	sent := sendLogsOnce(run.httpAddr, records, batch, run.runID, run.dataset, "stop-test")
 
 	// 2. SIGTERM in the middle of the backlog, while documents answered 429 wait for their
 	// retry: some of the run is indexed, not all, and the proxy refused documents whose
@@ -92,7 +80,7 @@ func runGracefulStopWithDocumentRetries(t *testing.T, deterministicIDs bool) {
 	t0 := time.Now()
 	var nAtStop int
 	for {
-		n := count()
+		n := run.count(t, es)
 		if n >= records {
 			t.Fatalf("all %d documents were indexed before the stop; the test needs a slower export", n)
 		}
@@ -123,7 +111,7 @@ func runGracefulStopWithDocumentRetries(t *testing.T, deterministicIDs bool) {
 		t.Logf("the generator stopped at the stop: %v", r.err)
 	}
 	require.Positive(t, acked)
-	nBefore := count()
+	nBefore := run.count(t, es)
 	out := col1.output()
 	handedBack := strings.Count(out, "Handing documents back to the persistent queue")
 	droppedLines := strings.Count(out, "Dropping documents")
@@ -147,56 +135,22 @@ func runGracefulStopWithDocumentRetries(t *testing.T, deterministicIDs bool) {
 
 	// 3. Restart with the same storage; wait until the count stops changing.
 	col2 := startCollector(t, bin, cfgPath, env)
-	col2.waitListening(t, httpAddr)
-	restarted := time.Now()
-	last, lastChange := nBefore, time.Now()
-	for {
-		time.Sleep(250 * time.Millisecond)
-		n := count()
-		if n != last {
-			last, lastChange = n, time.Now()
-		}
-		if n >= acked && time.Since(lastChange) >= settleQuiet {
-			break
-		}
-		if time.Since(lastChange) >= 4*settleQuiet && time.Since(restarted) >= 4*settleQuiet {
-			break // stuck below the acknowledged count; reported below
-		}
-		if col2.exited() {
-			t.Fatalf("the restarted collector exited: %v", col2.err)
-		}
-		if time.Since(restarted) > settle {
-			t.Fatalf("the count was still changing %s after the restart (%d)", settle, n)
-		}
-	}
-	docs := scrapeDocFates(t, metricsAddr)
+	col2.waitListening(t, run.httpAddr)
+	run.waitSettled(t, es, col2, nBefore, acked, settleWait{quiet: settleQuiet, stuck: 4 * settleQuiet, timeout: settle})
+	docs := scrapeDocFates(t, run.metricsAddr)
 
 	// 4. Every acknowledged record is indexed: exactly once with deterministic ids.
-	seqs := seqCounts(t, es, index)
-	var missing, dups []int
-	total := 0
-	for seq, n := range seqs {
-		total += n
-		if n > 1 {
-			dups = append(dups, seq)
-		}
-	}
-	for seq := range acked {
-		if seqs[seq] == 0 {
-			missing = append(missing, seq)
-		}
-	}
+	seqs := seqCounts(t, es, run.index)
+	tally := tallySeqs(seqs, acked)
 	t.Logf("after the restart: %d documents, %d distinct records; %d acknowledged records missing, %d indexed more than once; "+
 		"the restarted collector counted %v; the proxy refused %d documents in all",
-		total, len(seqs), len(missing), len(dups), docs, proxy.refusedTotal())
-	if !assert.Empty(t, missing, "acknowledged records (seq < %d) not indexed after the restart", acked) {
-		t.Logf("first missing: %v", missing[:min(len(missing), 20)])
-	}
+		tally.total, len(seqs), len(tally.missing), len(tally.dups), docs, proxy.refusedTotal())
+	tally.assertNoneMissing(t)
 	if deterministicIDs {
-		assert.Empty(t, dups, "records indexed more than once")
+		assert.Empty(t, tally.dups, "records indexed more than once")
 		assert.Positive(t, docs["duplicate"], "the written part of a handed-back batch comes back 409")
 	} else {
-		t.Logf("without deterministic ids, %d records were stored twice: the written part of the batches handed back", len(dups))
+		t.Logf("without deterministic ids, %d records were stored twice: the written part of the batches handed back", len(tally.dups))
 	}
 	assert.Zero(t, docs["dropped"]+docs["rejected"], "documents dropped or rejected after the restart")
 
@@ -359,12 +313,12 @@ func (p *partialRejectProxy) bulk(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(out.Bytes())
 }
 
-// writeStopConfig writes a collector configuration with a persistent sending queue in dir
+// writeStopConfig writes a collector configuration of run with a persistent sending queue
 // (file_storage), four consumers, document retries a few seconds apart, deterministic ids on or
-// off, and the collector's own metrics served for Prometheus on metricsAddr.
-func writeStopConfig(t *testing.T, c estest.Config, httpAddr, metricsAddr, dir string, deterministicIDs bool) string {
+// off, and the collector's own metrics served for Prometheus.
+func writeStopConfig(t *testing.T, c estest.Config, run logsRun, deterministicIDs bool) string {
 	t.Helper()
-	return writeQueueCollectorConfig(t, c, httpAddr, metricsAddr, dir, "", fmt.Sprintf(`    deterministic_ids:
+	return writeQueueCollectorConfig(t, c, run, "", fmt.Sprintf(`    deterministic_ids:
       enabled: %v
     retry:
       initial_interval: 3s

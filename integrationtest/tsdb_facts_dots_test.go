@@ -173,7 +173,7 @@ func TestTSDBDottedMetricNames(t *testing.T) {
 	assert.Equal(t, 1, s.es.CountQuery(t, index, run))
 	assert.Equal(t, 0, s.es.CountQuery(t, index, map[string]any{"query": map[string]any{"exists": map[string]any{"field": "_ignored"}}}),
 		"no _ignored")
-	hits := searchNumbers(t, s.es, index, run)
+	hits := s.es.SearchNumbers(t, index, run)
 	require.Len(t, hits, 1)
 	assert.Equal(t, map[string]any{
 		"a.": json.Number("0.5"), ".a": json.Number("1.5"), "a..b": json.Number("2.5"), "a. .b": json.Number("3.5"),

@@ -228,18 +228,9 @@ func TestTSDBFactsFieldNames(t *testing.T) {
 	// template, as the ecs mode's metrics@mappings has.
 	t.Run("document root", func(t *testing.T) {
 		name := s.id + "-rootnames"
-		s.es.MustDo(t, http.MethodPut, "/_index_template/"+name, map[string]any{
-			"index_patterns": []string{"metrics-" + name + "-*"},
-			"data_stream":    map[string]any{},
-			"priority":       900,
-			"template": map[string]any{
-				"settings": map[string]any{"number_of_replicas": 0, "number_of_shards": 1},
-				"mappings": map[string]any{"dynamic_templates": []any{
-					map[string]any{"double_metrics": map[string]any{"mapping": map[string]any{"type": "double"}}},
-				}},
-			},
-		})
-		t.Cleanup(func() { _, _, _ = s.es.Do(http.MethodDelete, "/_index_template/"+name, nil) })
+		s.putIndexTemplate(t, name, dataStreamTemplate("metrics-"+name+"-*", map[string]any{"dynamic_templates": []any{
+			map[string]any{"double_metrics": map[string]any{"mapping": map[string]any{"type": "double"}}},
+		}}))
 		index := "metrics-" + name + "-default"
 		cases := []struct {
 			name string
@@ -462,8 +453,7 @@ func (s *suite) tsdbWindowTemplate(t *testing.T, start, end time.Time) {
 	index := body["template"].(map[string]any)["settings"].(map[string]any)["index"].(map[string]any)
 	index["time_series"] = map[string]any{"start_time": start.UTC().Format(time.RFC3339), "end_time": end.UTC().Format(time.RFC3339)}
 	name := s.id + "-window"
-	s.es.MustDo(t, http.MethodPut, "/_index_template/"+name, body)
-	t.Cleanup(func() { _, _, _ = s.es.Do(http.MethodDelete, "/_index_template/"+name, nil) })
+	s.putIndexTemplate(t, name, body)
 }
 
 // TestTSDBFactsOutsideTimeWindow shows the answer of a real node to a document outside the

@@ -203,7 +203,7 @@ func (s *suite) identityPush(t *testing.T, push func(pmetric.Metrics) error, md 
 		out.failures = fmt.Sprint(warns[len(warns)-1].ContextMap()["failures"])
 	}
 	q := map[string]any{"size": 10, "query": map[string]any{"term": map[string]any{"attributes.case": label}}}
-	out.docs = searchNumbers(t, s.es, index, q)
+	out.docs = s.es.SearchNumbers(t, index, q)
 	return out
 }
 

@@ -6,7 +6,6 @@ package integrationtest
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"maps"
 	"math"
 	"net/http"
@@ -242,7 +241,7 @@ func TestTSDBEveryMetricValueIndexed(t *testing.T) {
 	types := fieldTypes(t, s.es, index, "metrics.*")
 	for _, p := range tsdbPoints {
 		t.Run(p.kind, func(t *testing.T) {
-			hits := searchNumbers(t, s.es, index, s.kindQuery(p.kind))
+			hits := s.es.SearchNumbers(t, index, s.kindQuery(p.kind))
 			require.Len(t, hits, 1, "one document of kind %s", p.kind)
 			doc := hits[0]
 			got, err := json.Marshal(doc["metrics"])
@@ -378,7 +377,7 @@ func TestTSDBNonFiniteValues(t *testing.T) {
 	skipped := s.logs.FilterMessageSnippet("NaN or infinite").All()
 	require.Len(t, skipped, 1, "the skipped values are logged once per push, with a metric's name")
 	assert.Contains(t, []any{"sm.nan", "g.inf"}, skipped[0].ContextMap()["metric"])
-	hits := searchNumbers(t, s.es, index, s.kindQuery("histogram_inf"))
+	hits := s.es.SearchNumbers(t, index, s.kindQuery("histogram_inf"))
 	require.Len(t, hits, 1)
 	raw, err := json.Marshal(hits[0])
 	require.NoError(t, err)
@@ -421,12 +420,10 @@ func TestTSDBRepeatedNameCollides(t *testing.T) {
 	assert.Equal(t, int64(1), s.docs(t, "indexed"))
 	assert.Equal(t, int64(1), s.docs(t, "duplicate"), "the later document is a duplicate of the first")
 	assert.Equal(t, int64(1), s.docsWithError(t, "duplicate", "version_conflict_engine_exception"))
-	hits := searchNumbers(t, s.es, index, map[string]any{"query": map[string]any{"term": map[string]any{"attributes.run": s.id}}})
+	hits := s.es.SearchNumbers(t, index, map[string]any{"query": map[string]any{"term": map[string]any{"attributes.run": s.id}}})
 	require.Len(t, hits, 1)
 	assert.Equal(t, map[string]any{"g.repeated": json.Number("1.5")}, hits[0]["metrics"], "the first is kept")
-	warns := s.logs.FilterMessage("Documents not indexed").All()
-	require.NotEmpty(t, warns)
-	failures := fmt.Sprint(warns[len(warns)-1].ContextMap()["failures"])
+	failures := s.lastFailures(t)
 	t.Logf("logged: %s", failures)
 	assert.Contains(t, failures, "1 duplicate (409 version_conflict_engine_exception")
 
@@ -464,9 +461,7 @@ func TestTSDBPointOutsideTimeWindow(t *testing.T) {
 	assert.Equal(t, int64(2), s.docs(t, "rejected"))
 	assert.Equal(t, int64(2), s.docsWithError(t, "rejected", "timestamp_error"), "counted with the error type the node gave")
 	assert.Equal(t, 1, s.es.Count(t, index))
-	warns := s.logs.FilterMessage("Documents not indexed").All()
-	require.NotEmpty(t, warns)
-	failures := fmt.Sprint(warns[len(warns)-1].ContextMap()["failures"])
+	failures := s.lastFailures(t)
 	t.Logf("logged: %s", failures)
 	assert.Contains(t, failures, "2 rejected (400 timestamp_error: the document timestamp [")
 	assert.Contains(t, failures, "is outside of ranges of currently writable indices")

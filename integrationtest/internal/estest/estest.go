@@ -330,6 +330,17 @@ func (c *Client) Refresh(t testing.TB, index string) {
 // default 10). It does not refresh.
 func (c *Client) Search(t testing.TB, index string, query any) []map[string]any {
 	t.Helper()
+	return c.search(t, index, query, false)
+}
+
+// SearchNumbers is [Client.Search] that keeps numbers as written ([json.Number]).
+func (c *Client) SearchNumbers(t testing.TB, index string, query any) []map[string]any {
+	t.Helper()
+	return c.search(t, index, query, true)
+}
+
+func (c *Client) search(t testing.TB, index string, query any, useNumber bool) []map[string]any {
+	t.Helper()
 	resp := c.MustDo(t, http.MethodPost, "/"+url.PathEscape(index)+"/_search?ignore_unavailable=true&allow_no_indices=true", query)
 	var r struct {
 		Hits struct {
@@ -338,7 +349,11 @@ func (c *Client) Search(t testing.TB, index string, query any) []map[string]any 
 			} `json:"hits"`
 		} `json:"hits"`
 	}
-	if err := json.Unmarshal(resp, &r); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(resp))
+	if useNumber {
+		dec.UseNumber()
+	}
+	if err := dec.Decode(&r); err != nil {
 		t.Fatalf("estest: decoding the search answer of %s: %v", index, err)
 	}
 	out := make([]map[string]any, 0, len(r.Hits.Hits))
