@@ -104,7 +104,7 @@ func (e *Encoder) writeKey(k string, plain bool) {
 func plainKey(k string) bool {
 	i := 0
 	for ; i+8 <= len(k); i += 8 {
-		if needsWork(load64(k, i)) {
+		if workMask(load64(k, i)) != 0 {
 			break
 		}
 	}
