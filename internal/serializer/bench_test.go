@@ -180,9 +180,11 @@ func BenchmarkEncodeLogs(b *testing.B) {
 			b.Run("impl=ours", func(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(size)
+				cpu, cpuOK := processCPUTime()
 				for b.Loop() {
 					buf = appendLogs(&e, buf[:0], ld)
 				}
+				reportCPUTime(b, cpu, cpuOK)
 				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 			})
 			b.Run("impl=otlpjson", func(b *testing.B) {
@@ -215,9 +217,11 @@ func BenchmarkEncodeSpans(b *testing.B) {
 			b.Run("impl=ours", func(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(size)
+				cpu, cpuOK := processCPUTime()
 				for b.Loop() {
 					buf = appendTraces(&e, buf[:0], td)
 				}
+				reportCPUTime(b, cpu, cpuOK)
 				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 			})
 			b.Run("impl=otlpjson", func(b *testing.B) {
@@ -721,11 +725,41 @@ func BenchmarkEncodeRealistic(b *testing.B) {
 				buf := encode(&e, nil)
 				b.ReportAllocs()
 				b.SetBytes(int64(len(buf)))
+				cpu, cpuOK := processCPUTime()
 				for b.Loop() {
 					buf = encode(&e, buf[:0])
 				}
+				reportCPUTime(b, cpu, cpuOK)
 				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 			})
 		}
+	}
+}
+
+// BenchmarkAppendString writes single strings of the kinds documents hold: an attribute key,
+// a short ASCII value, a long ASCII line with JSON in it, a stack trace, a realistic body of
+// several KB with some non-ASCII text, and lines all in accented Latin, CJK and emoji.
+func BenchmarkAppendString(b *testing.B) {
+	rnd := rand.New(rand.NewPCG(20261204, 38))
+	for _, tt := range []struct{ name, s string }{
+		{"key", "http.response.status_code"},
+		{"short", "checkout-7d9f8b6c5d-x1"},
+		{"json", realisticLines[1]},
+		{"trace", realisticTrace},
+		{"body", realisticBody(rnd, 0)},
+		{"latin", strings.Repeat(realisticLines[4], 8)},
+		{"cjk", strings.Repeat(realisticLines[5]+realisticLines[6], 4)},
+		{"emoji", strings.Repeat("🚚😀⭐👍✅🙏", 40)},
+	} {
+		b.Run("s="+tt.name, func(b *testing.B) {
+			buf, _ := appendString(nil, tt.s)
+			b.ReportAllocs()
+			b.SetBytes(int64(len(tt.s)))
+			cpu, cpuOK := processCPUTime()
+			for b.Loop() {
+				buf, _ = appendString(buf[:0], tt.s)
+			}
+			reportCPUTime(b, cpu, cpuOK)
+		})
 	}
 }

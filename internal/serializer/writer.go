@@ -96,7 +96,13 @@ func appendEscaped(dst []byte, s string) ([]byte, int) {
 			m := workMask(load64(s, i))
 			if m == 0 {
 				i += 8
-				continue
+				if i+8 > len(s) {
+					continue
+				}
+				if m = workMask(load64(s, i)); m == 0 {
+					i += 8
+					continue
+				}
 			}
 			i += bits.TrailingZeros64(m) >> 3
 		case len(s) >= 8:
@@ -129,6 +135,19 @@ func appendEscaped(dst []byte, s string) ([]byte, int) {
 			continue
 		}
 		for i < len(s) && s[i] >= utf8.RuneSelf {
+			// Two- and three-byte sequences whose second byte may be any continuation byte
+			// (Latin and most other scripts, CJK), checked here; the rest by utf8Len.
+			if c := s[i]; c >= 0xc2 && c < 0xe0 {
+				if i+1 < len(s) && s[i+1]&0xc0 == 0x80 {
+					i += 2
+					continue
+				}
+			} else if c > 0xe0 && c < 0xf0 && c != 0xed {
+				if i+2 < len(s) && s[i+1]&0xc0 == 0x80 && s[i+2]&0xc0 == 0x80 {
+					i += 3
+					continue
+				}
+			}
 			if n := utf8Len(s, i); n > 0 {
 				i += n
 				continue
