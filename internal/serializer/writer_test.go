@@ -593,3 +593,30 @@ func TestWorkMask(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainKey checks plainKey against its definition, printable ASCII without a quote or a
+// backslash, on every piece of escapePieces put at each place of keys of 1 to 24 bytes.
+func TestPlainKey(t *testing.T) {
+	plain := func(k string) bool {
+		for _, c := range []byte(k) {
+			if c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' {
+				return false
+			}
+		}
+		return true
+	}
+	base := strings.Repeat("service.name", 2)
+	for n := range 25 {
+		if got := plainKey(base[:n]); !got {
+			t.Fatalf("plainKey(%q) = false, want true", base[:n])
+		}
+		for _, p := range escapePieces {
+			for at := range n + 1 {
+				k := base[:at] + p + base[at:n]
+				if got, want := plainKey(k), plain(k); got != want {
+					t.Fatalf("plainKey(%q) = %v, want %v", k, got, want)
+				}
+			}
+		}
+	}
+}
