@@ -302,7 +302,7 @@ func wideLogs(n int) plog.Logs {
 		r := sl.LogRecords().AppendEmpty()
 		r.SetTimestamp(pcommon.Timestamp(benchStart + i))
 		a := r.Attributes()
-		for k := range 24 {
+		for k := range 2 * linearMax {
 			a.PutInt("attribute.number."+strconv.Itoa(k), int64(k))
 		}
 		a.PutDouble("ratio", 0.5)
