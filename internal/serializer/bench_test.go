@@ -392,9 +392,11 @@ func BenchmarkEncodeLogsModes(b *testing.B) {
 					buf := appendLogs(&e, nil, data)
 					b.ReportAllocs()
 					b.SetBytes(int64(len(buf)))
+					cpu, cpuOK := processCPUTime()
 					for b.Loop() {
 						buf = appendLogs(&e, buf[:0], data)
 					}
+					reportCPUTime(b, cpu, cpuOK)
 					b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 				})
 			}
@@ -420,9 +422,11 @@ func BenchmarkEncodeSpansModes(b *testing.B) {
 					buf := appendModeTraces(&e, nil, td)
 					b.ReportAllocs()
 					b.SetBytes(int64(len(buf)))
+					cpu, cpuOK := processCPUTime()
 					for b.Loop() {
 						buf = appendModeTraces(&e, buf[:0], td)
 					}
+					reportCPUTime(b, cpu, cpuOK)
 					b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 				})
 			}
