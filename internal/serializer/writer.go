@@ -83,10 +83,11 @@ func appendString(dst []byte, s string) ([]byte, int) {
 }
 
 // appendEscaped appends the escaped contents of s without quotes. Runs of bytes that need no
-// work are copied in one go. The scan looks at eight bytes at a time, and the first byte of a
-// word that needs work (workMask) is the next one looked at: an escape, or a run of multi-byte
-// UTF-8 that is checked sequence by sequence (utf8Len) without leaving the loop. Words that
-// need no work, and valid sequences, are only stepped over.
+// work are copied in one go. The scan looks at words of eight bytes, up to two a turn (the
+// last fewer than eight bytes in the last word of s), and goes straight to the first byte of a
+// word that needs work (workMask): an escape, or a run of multi-byte UTF-8 that is checked
+// sequence by sequence without leaving the loop. Valid sequences are stepped over and copied
+// with the run around them; each byte of an invalid one becomes U+FFFD.
 func appendEscaped(dst []byte, s string) ([]byte, int) {
 	invalid := 0
 	start := 0
