@@ -49,7 +49,9 @@ func (e *Encoder) writeObject(m pcommon.Map, depth int, top bool, extra string) 
 		if top && controlattr.Is(k) {
 			continue
 		}
-		if !utf8.ValidString(k) {
+		// A plain key, as most are, is valid UTF-8 and is written as it is: it is scanned once.
+		plain := plainKey(k)
+		if !plain && !utf8.ValidString(k) {
 			// Keys that differ only in invalid bytes are the same key once repaired.
 			k = repairUTF8(k)
 			e.w.invalidUTF8++
@@ -67,7 +69,7 @@ func (e *Encoder) writeObject(m pcommon.Map, depth int, top bool, extra string) 
 			e.w.byte(',')
 		}
 		first = false
-		e.w.str(k)
+		e.writeKey(k, plain)
 		e.w.byte(':')
 		e.writeValue(v, depth+1)
 	}

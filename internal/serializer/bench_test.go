@@ -5,8 +5,10 @@ package serializer
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -178,9 +180,11 @@ func BenchmarkEncodeLogs(b *testing.B) {
 			b.Run("impl=ours", func(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(size)
+				cpu, cpuOK := processCPUTime()
 				for b.Loop() {
 					buf = appendLogs(&e, buf[:0], ld)
 				}
+				reportCPUTime(b, cpu, cpuOK)
 				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 			})
 			b.Run("impl=otlpjson", func(b *testing.B) {
@@ -213,9 +217,11 @@ func BenchmarkEncodeSpans(b *testing.B) {
 			b.Run("impl=ours", func(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(size)
+				cpu, cpuOK := processCPUTime()
 				for b.Loop() {
 					buf = appendTraces(&e, buf[:0], td)
 				}
+				reportCPUTime(b, cpu, cpuOK)
 				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 			})
 			b.Run("impl=otlpjson", func(b *testing.B) {
@@ -239,22 +245,26 @@ func BenchmarkEncodeSpans(b *testing.B) {
 // of our output next to OTLP JSON's for the same records.
 func TestBenchDocuments(t *testing.T) {
 	ld, td := benchLogs(100), benchTraces(100)
-	otlpLogs, err := (&plog.JSONMarshaler{}).MarshalLogs(ld)
-	if err != nil {
-		t.Fatal(err)
+	realLogs, realTraces := realisticLogs(100), realisticTraces(100)
+	otlpSize := func(b []byte, err error) int {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(b)
 	}
-	otlpTraces, err := (&ptrace.JSONMarshaler{}).MarshalTraces(td)
-	if err != nil {
-		t.Fatal(err)
-	}
+	var lm plog.JSONMarshaler
+	var tm ptrace.JSONMarshaler
 	var e Encoder
 	tests := []struct {
 		name string
 		body []byte
 		otlp int
 	}{
-		{name: "logs", body: appendLogs(&e, nil, ld), otlp: len(otlpLogs)},
-		{name: "spans", body: appendTraces(&e, nil, td), otlp: len(otlpTraces)},
+		{name: "logs", body: appendLogs(&e, nil, ld), otlp: otlpSize(lm.MarshalLogs(ld))},
+		{name: "spans", body: appendTraces(&e, nil, td), otlp: otlpSize(tm.MarshalTraces(td))},
+		{name: "realistic logs", body: appendLogs(&e, nil, realLogs), otlp: otlpSize(lm.MarshalLogs(realLogs))},
+		{name: "realistic spans", body: appendTraces(&e, nil, realTraces), otlp: otlpSize(tm.MarshalTraces(realTraces))},
 	}
 	for _, tt := range tests {
 		size := len(tt.body)
@@ -292,7 +302,7 @@ func wideLogs(n int) plog.Logs {
 		r := sl.LogRecords().AppendEmpty()
 		r.SetTimestamp(pcommon.Timestamp(benchStart + i))
 		a := r.Attributes()
-		for k := range 24 {
+		for k := range 2 * linearMax {
 			a.PutInt("attribute.number."+strconv.Itoa(k), int64(k))
 		}
 		a.PutDouble("ratio", 0.5)
@@ -318,9 +328,12 @@ func wideLogs(n int) plog.Logs {
 // allocates nothing per document.
 func TestEncodeSteadyStateDoesNotAllocate(t *testing.T) {
 	logs, wide, traces := benchLogs(1000), wideLogs(1000), benchTraces(1000)
+	realLogs, realTraces := realisticLogs(1000), realisticTraces(1000)
 	logs.MarkReadOnly()
 	wide.MarkReadOnly()
 	traces.MarkReadOnly()
+	realLogs.MarkReadOnly()
+	realTraces.MarkReadOnly()
 	tests := []struct {
 		name   string
 		encode func(*Encoder, []byte) []byte
@@ -328,6 +341,8 @@ func TestEncodeSteadyStateDoesNotAllocate(t *testing.T) {
 		{name: "1000 logs", encode: func(e *Encoder, dst []byte) []byte { return appendLogs(e, dst, logs) }},
 		{name: "1000 spans with events", encode: func(e *Encoder, dst []byte) []byte { return appendTraces(e, dst, traces) }},
 		{name: "1000 wide logs", encode: func(e *Encoder, dst []byte) []byte { return appendLogs(e, dst, wide) }},
+		{name: "1000 realistic logs", encode: func(e *Encoder, dst []byte) []byte { return appendLogs(e, dst, realLogs) }},
+		{name: "1000 realistic spans", encode: func(e *Encoder, dst []byte) []byte { return appendTraces(e, dst, realTraces) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -377,9 +392,11 @@ func BenchmarkEncodeLogsModes(b *testing.B) {
 					buf := appendLogs(&e, nil, data)
 					b.ReportAllocs()
 					b.SetBytes(int64(len(buf)))
+					cpu, cpuOK := processCPUTime()
 					for b.Loop() {
 						buf = appendLogs(&e, buf[:0], data)
 					}
+					reportCPUTime(b, cpu, cpuOK)
 					b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 				})
 			}
@@ -405,9 +422,11 @@ func BenchmarkEncodeSpansModes(b *testing.B) {
 					buf := appendModeTraces(&e, nil, td)
 					b.ReportAllocs()
 					b.SetBytes(int64(len(buf)))
+					cpu, cpuOK := processCPUTime()
 					for b.Loop() {
 						buf = appendModeTraces(&e, buf[:0], td)
 					}
+					reportCPUTime(b, cpu, cpuOK)
 					b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 				})
 			}
@@ -492,6 +511,259 @@ func BenchmarkEncodeWhileMarking(b *testing.B) {
 				buf = sig.encode(heapEncoder, buf[:0])
 			}
 			b.ReportMetric(1000*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
+}
+
+// realisticLines are the lines that realisticLogs builds its bodies from, in the shapes of
+// production logs: mostly ASCII, with quotes and JSON, accented Latin, CJK and emoji now and
+// then, as users' names, addresses and messages put them into log lines.
+var realisticLines = []string{
+	`2026-11-30T00:00:01.123Z  INFO 1 --- [http-nio-8080-exec-17] c.e.shop.web.OrderController : GET /api/v1/orders/4821337 completed with status 200 in 12.431 ms (user=u-1288123, items=3, total=42.17 EUR)`,
+	`{"level":"info","ts":1764460801.123456,"caller":"server/handler.go:214","msg":"request completed","method":"POST","path":"/api/v2/carts/771234/items","status":201,"duration":0.013271,"request_id":"0b6e1c1d-55a3-4c7f-9a51-3f0c2b9e7d11"}`,
+	`10.42.3.17 - u-48213 [30/Nov/2026:00:00:01 +0000] "GET /api/v1/products/31337?lang=de HTTP/1.1" 200 18231 "https://shop.example.com/" "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36" 0.012 0.011`,
+	`Zahlung für Bestellung Nr. 4821337 fehlgeschlagen: Zeitüberschreitung beim Zahlungsdienstleister (Kunde: Jürgen Müller, Straße: Königsallee 12, Düsseldorf)`,
+	`Échec de la réservation du stock pour l'article « Crème brûlée à la vanille » : quantité demandée supérieure à la quantité disponible (entrepôt Évry)`,
+	`注文 4821337 の支払いに失敗しました。カード会社からの応答がタイムアウトしました（顧客：山田太郎、東京都渋谷区）`,
+	`用户 u-1288123 下单成功，订单号 4821337，金额 ¥328.00，配送地址：上海市浦东新区世纪大道 100 号`,
+	`order 4821337 shipped 🚚 to customer 😀 rating ⭐⭐⭐⭐⭐ "fast delivery, great packaging 👍" — thanks! ✅`,
+	`2026-11-30 00:00:01,123 WARNING [payments.worker] charge declined id=ch_3PqLk2eZvKYlo2C1 amount=4217 currency=eur customer=cus_Q8x7 reason="insufficient_funds"`,
+	`2026-11-30 00:00:01.123 UTC [28131] app@shop LOG:  duration: 31.207 ms  statement: SELECT o.id, o.status, o.total FROM orders o WHERE o.customer_id = $1 ORDER BY o.created_at DESC LIMIT 20`,
+}
+
+// realisticTrace is a Java stack trace as a log body ends with one: tabs, newlines and quotes.
+const realisticTrace = "java.lang.NullPointerException: Cannot invoke \"String.length()\" because \"sku\" is null\n" +
+	"\tat com.example.shop.service.CartService.addItem(CartService.java:217)\n" +
+	"\tat com.example.shop.web.CartController.add(CartController.java:88)\n" +
+	"\tat org.springframework.web.servlet.FrameworkServlet.service(FrameworkServlet.java:885)\n" +
+	"\tat jakarta.servlet.http.HttpServlet.service(HttpServlet.java:658)\n" +
+	"\tat org.apache.catalina.core.ApplicationFilterChain.doFilter(ApplicationFilterChain.java:195)\n" +
+	"\tat org.springframework.web.filter.OncePerRequestFilter.doFilter(OncePerRequestFilter.java:116)\n" +
+	"\tat io.opentelemetry.javaagent.instrumentation.servlet.v5_0.Servlet5Advice.onEnter(Servlet5Advice.java:41)\n" +
+	"\tat org.apache.tomcat.util.threads.ThreadPoolExecutor$Worker.run(ThreadPoolExecutor.java:659)\n" +
+	"\tat java.base/java.lang.Thread.run(Thread.java:1583)\n"
+
+// realisticNames are attribute values with non-ASCII text, as user and place names are.
+var realisticNames = []string{"José Müller", "Zoë Ångström", "Łukasz Żółć", "山田太郎", "王小明", "Ольга Смирнова", "Nguyễn Văn An", "Bob Smith", "François Dupont", "Ærø Ø"}
+
+// realisticBody returns a log body of several KB: lines from realisticLines picked by rnd,
+// and a stack trace for every third record.
+func realisticBody(rnd *rand.Rand, i int) string {
+	var sb strings.Builder
+	for range 8 + rnd.IntN(16) {
+		sb.WriteString(realisticLines[rnd.IntN(len(realisticLines))])
+		sb.WriteByte('\n')
+	}
+	if i%3 == 0 {
+		sb.WriteString(realisticTrace)
+	}
+	return sb.String()
+}
+
+// realisticResource gives r the attributes of a Kubernetes workload, as an operator sets them.
+func realisticResource(r pcommon.Resource, i int) {
+	a := r.Attributes()
+	a.PutStr("service.name", "checkout")
+	a.PutStr("service.version", "2.14.3")
+	a.PutStr("service.namespace", "shop")
+	a.PutStr("deployment.environment.name", "production")
+	a.PutStr("k8s.namespace.name", "shop")
+	a.PutStr("k8s.deployment.name", "checkout")
+	a.PutStr("k8s.pod.name", "checkout-7d9f8b6c5d-x"+strconv.Itoa(i))
+	a.PutStr("k8s.pod.uid", "3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f")
+	a.PutStr("k8s.node.name", "ip-10-0-12-34.eu-west-1.compute.internal")
+	a.PutStr("k8s.container.name", "app")
+	a.PutStr("container.id", "9b2f0e1a7c6d4b3e8f5a2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f")
+	a.PutStr("host.name", "ip-10-0-12-34.eu-west-1.compute.internal")
+	a.PutStr("cloud.provider", "aws")
+	a.PutStr("cloud.region", "eu-west-1")
+}
+
+// realisticLogs returns n log records in the shape of production logs: bodies of several KB
+// with quotes, tabs, newlines and some non-ASCII text (accented Latin, CJK, emoji), and about
+// twenty attributes, a few of them non-ASCII, over two resources.
+func realisticLogs(n int) plog.Logs {
+	rnd := rand.New(rand.NewPCG(20261204, 36))
+	ld := plog.NewLogs()
+	for res := range 2 {
+		rl := ld.ResourceLogs().AppendEmpty()
+		rl.SetSchemaUrl("https://opentelemetry.io/schemas/1.26.0")
+		realisticResource(rl.Resource(), res)
+		sl := rl.ScopeLogs().AppendEmpty()
+		sl.Scope().SetName("org.springframework.boot")
+		recs := sl.LogRecords()
+		for i := res; i < n; i += 2 {
+			r := recs.AppendEmpty()
+			ts := pcommon.Timestamp(benchStart + i*1_000_123)
+			r.SetTimestamp(ts)
+			r.SetObservedTimestamp(ts + 250_000)
+			r.SetSeverityText("INFO")
+			r.SetSeverityNumber(plog.SeverityNumberInfo)
+			r.SetTraceID(benchTraceID(i))
+			r.SetSpanID(benchSpanID(i))
+			a := r.Attributes()
+			a.PutStr("thread.name", "http-nio-8080-exec-"+strconv.Itoa(1+rnd.IntN(200)))
+			a.PutStr("code.namespace", "com.example.shop.web.OrderController")
+			a.PutStr("code.function", "handle")
+			a.PutStr("http.request.method", "POST")
+			a.PutStr("http.route", "/api/v1/orders/{id}/payment")
+			a.PutStr("url.path", "/api/v1/orders/"+strconv.Itoa(100000+rnd.IntN(9_000_000))+"/payment")
+			a.PutStr("url.query", "lang=de&currency=EUR&q=cr%C3%A8me")
+			a.PutInt("http.response.status_code", 200)
+			a.PutStr("user_agent.original", "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0")
+			a.PutStr("client.address", "203.0."+strconv.Itoa(rnd.IntN(256))+"."+strconv.Itoa(1+rnd.IntN(254)))
+			a.PutStr("user.id", "u-"+strconv.Itoa(rnd.IntN(2_000_000)))
+			a.PutStr("user.full_name", realisticNames[rnd.IntN(len(realisticNames))])
+			a.PutStr("app.shipping.city", []string{"Düsseldorf", "Évry", "東京", "São Paulo", "Berlin"}[rnd.IntN(5)])
+			a.PutStr("app.order.note", "please leave at the door — \"ring twice\" 🙏")
+			a.PutStr("app.session.id", "0b6e1c1d-55a3-4c7f-9a51-3f0c2b9e7d11")
+			a.PutInt("app.cart.items", int64(1+rnd.IntN(20)))
+			a.PutDouble("app.cart.total", float64(rnd.IntN(100000))/100)
+			a.PutBool("app.cart.gift", rnd.IntN(4) == 0)
+			a.PutStr("log.file.path", "/var/log/pods/shop_checkout-7d9f8b6c5d-x_3f1c2d4e/app/0.log")
+			a.PutStr("log.iostream", "stdout")
+			if i%3 == 0 {
+				r.SetSeverityText("ERROR")
+				r.SetSeverityNumber(plog.SeverityNumberError)
+				a.PutStr("exception.type", "java.lang.NullPointerException")
+				a.PutStr("exception.message", `Cannot invoke "String.length()" because "sku" is null`)
+			}
+			r.Body().SetStr(realisticBody(rnd, i))
+		}
+	}
+	return ld
+}
+
+// realisticTraces returns n spans in the shape of production traces: about fifteen attributes
+// each, a few of them non-ASCII, database statements, and on every fourth span an exception
+// event with a stack trace.
+func realisticTraces(n int) ptrace.Traces {
+	rnd := rand.New(rand.NewPCG(20261204, 37))
+	td := ptrace.NewTraces()
+	for res := range 2 {
+		rs := td.ResourceSpans().AppendEmpty()
+		rs.SetSchemaUrl("https://opentelemetry.io/schemas/1.26.0")
+		realisticResource(rs.Resource(), res)
+		rs.Resource().Attributes().PutStr("telemetry.sdk.language", "java")
+		ss := rs.ScopeSpans().AppendEmpty()
+		ss.Scope().SetName("io.opentelemetry.spring-webmvc-6.0")
+		ss.Scope().SetVersion("2.10.0")
+		spans := ss.Spans()
+		for i := res; i < n; i += 2 {
+			s := spans.AppendEmpty()
+			start := pcommon.Timestamp(benchStart + i*1_000_123)
+			s.SetStartTimestamp(start)
+			s.SetEndTimestamp(start + pcommon.Timestamp(1_500_000+rnd.IntN(50_000_000)))
+			s.SetTraceID(benchTraceID(i / 4))
+			s.SetSpanID(benchSpanID(i))
+			a := s.Attributes()
+			if i%4 == 0 {
+				s.SetName("POST /api/v1/orders/{id}/payment")
+				s.SetKind(ptrace.SpanKindServer)
+				a.PutStr("http.request.method", "POST")
+				a.PutStr("http.route", "/api/v1/orders/{id}/payment")
+				a.PutStr("url.path", "/api/v1/orders/"+strconv.Itoa(100000+rnd.IntN(9_000_000))+"/payment")
+				a.PutStr("url.scheme", "https")
+				a.PutStr("url.query", "lang=de&currency=EUR&q=cr%C3%A8me")
+				a.PutInt("http.response.status_code", 200)
+				a.PutStr("client.address", "203.0."+strconv.Itoa(rnd.IntN(256))+"."+strconv.Itoa(1+rnd.IntN(254)))
+				a.PutStr("user_agent.original", "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1")
+				a.PutStr("server.address", "checkout.shop.svc.cluster.local")
+				a.PutInt("server.port", 8080)
+				a.PutStr("network.protocol.version", "1.1")
+				a.PutStr("user.full_name", realisticNames[rnd.IntN(len(realisticNames))])
+				a.PutStr("app.shipping.city", []string{"Düsseldorf", "Évry", "東京", "São Paulo", "Berlin"}[rnd.IntN(5)])
+			} else {
+				s.SetParentSpanID(benchSpanID(i - i%4))
+				s.SetName("SELECT shop.orders")
+				s.SetKind(ptrace.SpanKindClient)
+				a.PutStr("db.system.name", "postgresql")
+				a.PutStr("db.namespace", "shop")
+				a.PutStr("db.operation.name", "SELECT")
+				a.PutStr("db.collection.name", "orders")
+				a.PutStr("db.query.text", "SELECT o.id, o.status, o.total, c.full_name FROM orders o JOIN customers c ON c.id = o.customer_id WHERE c.full_name = $1 AND o.note LIKE '%größe%' ORDER BY o.created_at DESC LIMIT 20")
+				a.PutStr("server.address", "postgres-primary.data.svc.cluster.local")
+				a.PutInt("server.port", 5432)
+				a.PutStr("db.client.connection.pool.name", "HikariPool-1")
+				a.PutInt("db.response.returned_rows", int64(rnd.IntN(20)))
+				a.PutStr("code.function.name", "com.example.shop.repository.OrderRepository.findByCustomer")
+				a.PutStr("thread.name", "http-nio-8080-exec-"+strconv.Itoa(1+rnd.IntN(200)))
+			}
+			if i%4 == 3 {
+				s.Status().SetCode(ptrace.StatusCodeError)
+				s.Status().SetMessage("Zeitüberschreitung beim Lesen — \"read timed out\"")
+				ev := s.Events().AppendEmpty()
+				ev.SetTimestamp(start + 500_000)
+				ev.SetName("exception")
+				ev.Attributes().PutStr("exception.type", "java.net.SocketTimeoutException")
+				ev.Attributes().PutStr("exception.message", "Read timed out — 読み取りがタイムアウトしました")
+				ev.Attributes().PutStr("exception.stacktrace", realisticTrace+realisticTrace)
+			}
+		}
+	}
+	return td
+}
+
+// BenchmarkEncodeRealistic writes realisticLogs and realisticTraces: long bodies, many
+// attributes and some non-ASCII text, where escaping and UTF-8 checks take most of the time.
+func BenchmarkEncodeRealistic(b *testing.B) {
+	for _, sig := range []struct {
+		name   string
+		encode func(n int) func(e *Encoder, dst []byte) []byte
+	}{
+		{"logs", func(n int) func(e *Encoder, dst []byte) []byte {
+			ld := realisticLogs(n)
+			ld.MarkReadOnly()
+			return func(e *Encoder, dst []byte) []byte { return appendLogs(e, dst, ld) }
+		}},
+		{"spans", func(n int) func(e *Encoder, dst []byte) []byte {
+			td := realisticTraces(n)
+			td.MarkReadOnly()
+			return func(e *Encoder, dst []byte) []byte { return appendTraces(e, dst, td) }
+		}},
+	} {
+		for _, n := range []int{100, 1000} {
+			encode := sig.encode(n)
+			b.Run("signal="+sig.name+"/records="+strconv.Itoa(n), func(b *testing.B) {
+				var e Encoder
+				buf := encode(&e, nil)
+				b.ReportAllocs()
+				b.SetBytes(int64(len(buf)))
+				cpu, cpuOK := processCPUTime()
+				for b.Loop() {
+					buf = encode(&e, buf[:0])
+				}
+				reportCPUTime(b, cpu, cpuOK)
+				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+			})
+		}
+	}
+}
+
+// BenchmarkAppendString writes single strings of the kinds documents hold: an attribute key,
+// a short ASCII value, a long ASCII line with JSON in it, a stack trace, a realistic body of
+// several KB with some non-ASCII text, and lines all in accented Latin, CJK and emoji.
+func BenchmarkAppendString(b *testing.B) {
+	rnd := rand.New(rand.NewPCG(20261204, 38))
+	for _, tt := range []struct{ name, s string }{
+		{"key", "http.response.status_code"},
+		{"short", "checkout-7d9f8b6c5d-x1"},
+		{"json", realisticLines[1]},
+		{"trace", realisticTrace},
+		{"body", realisticBody(rnd, 0)},
+		{"latin", strings.Repeat(realisticLines[4], 8)},
+		{"cjk", strings.Repeat(realisticLines[5]+realisticLines[6], 4)},
+		{"emoji", strings.Repeat("🚚😀⭐👍✅🙏", 40)},
+	} {
+		b.Run("s="+tt.name, func(b *testing.B) {
+			buf, _ := appendString(nil, tt.s)
+			b.ReportAllocs()
+			b.SetBytes(int64(len(tt.s)))
+			cpu, cpuOK := processCPUTime()
+			for b.Loop() {
+				buf, _ = appendString(buf[:0], tt.s)
+			}
+			reportCPUTime(b, cpu, cpuOK)
 		})
 	}
 }

@@ -100,20 +100,24 @@ func (e *Encoder) writeKey(k string, plain bool) {
 }
 
 // plainKey reports whether k can be written between quotes as it is: printable ASCII without
-// a quote or a backslash.
+// a quote or a backslash. Such a key is valid UTF-8 too. A word with no byte flagged by
+// workMask has no byte that needs work, so a key of eight bytes or more is checked a word at a
+// time, its last word overlapping the one before.
 func plainKey(k string) bool {
-	i := 0
-	for ; i+8 <= len(k); i += 8 {
-		if needsWork(load64(k, i)) {
-			break
+	if len(k) < 8 {
+		for i := range len(k) {
+			if c := k[i]; c >= utf8.RuneSelf || escapeASCII[c] != 0 {
+				return false
+			}
 		}
+		return true
 	}
-	for ; i < len(k); i++ {
-		if c := k[i]; c >= utf8.RuneSelf || escapeASCII[c] != 0 {
+	for i := 0; i+8 < len(k); i += 8 {
+		if workMask(load64(k, i)) != 0 {
 			return false
 		}
 	}
-	return true
+	return workMask(load64(k, len(k)-8)) == 0
 }
 
 func (e *Encoder) writeEntry(en *entry, depth int, nested bool) {

@@ -19,13 +19,19 @@ import (
 )
 
 // FuzzAppendString checks any bytes, invalid UTF-8 included, against encoding/json: both
-// replace each invalid byte by U+FFFD, so the two outputs must decode to the same string.
+// replace each invalid byte by U+FFFD, so the two outputs must decode to the same string. The
+// escaped contents must also be escapeReference's, byte for byte.
 func FuzzAppendString(f *testing.F) {
 	for _, tt := range stringTests {
 		f.Add([]byte(tt.in))
 	}
+	f.Add([]byte(realisticLines[3] + "\n" + realisticLines[5] + "\xff" + realisticLines[7] + realisticTrace))
+	f.Add([]byte(strings.Join(escapePieces, "")))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		got, invalid := appendString(nil, string(in))
+		if want, _ := escapeReference([]byte{'"'}, string(in)); !bytes.Equal(got, append(want, '"')) {
+			t.Fatalf("appendString(%q) = %q, want %q", in, got, want)
+		}
 		if !json.Valid(got) {
 			t.Fatalf("appendString(%q) = %q, not valid JSON", in, got)
 		}

@@ -5,17 +5,35 @@ package serializer // import "github.com/otelcol-es/elasticsearchexporter/intern
 
 import "slices"
 
-// keySet remembers the keys written in one object. Small objects are checked by a linear scan;
-// from linearMax keys on, an index map is used. Both are reused between objects.
+// keySet remembers the keys written in one object. Small objects are checked by a linear scan
+// of the keys' fingerprints, comparing the keys themselves only where the fingerprints match;
+// from linearMax keys on, an index map is used. All are reused between objects.
 type keySet struct {
-	keys  []string
-	index map[string]struct{}
+	keys []string
+	// prints holds the fingerprint of each key of keys, at the same index.
+	prints []uint64
+	index  map[string]struct{}
 }
 
-const linearMax = 16
+const linearMax = 32
+
+// fingerprint returns a word that equal keys share and different keys seldom do: a key of up
+// to seven bytes with its length, a longer one its first and last eight bytes mixed with its
+// length.
+func fingerprint(k string) uint64 {
+	if len(k) < 8 {
+		f := uint64(len(k)) << 56
+		for i := range len(k) {
+			f |= uint64(k[i]) << (8 * i)
+		}
+		return f
+	}
+	return load64(k, 0) ^ (load64(k, len(k)-8)<<29 | load64(k, len(k)-8)>>35) ^ uint64(len(k))<<56
+}
 
 func (s *keySet) reset() {
 	s.keys = s.keys[:0]
+	s.prints = s.prints[:0]
 	if len(s.index) > 0 {
 		clear(s.index)
 	}
@@ -26,6 +44,7 @@ func (s *keySet) remove(k string) {
 	for i, key := range slices.Backward(s.keys) {
 		if key == k {
 			s.keys = slices.Delete(s.keys, i, i+1)
+			s.prints = slices.Delete(s.prints, i, i+1)
 			break
 		}
 	}
@@ -35,10 +54,19 @@ func (s *keySet) remove(k string) {
 // add records k and reports whether it was new.
 func (s *keySet) add(k string) bool {
 	if len(s.keys) < linearMax {
-		if slices.Contains(s.keys, k) {
-			return false
+		f := fingerprint(k)
+		for i, g := range s.prints {
+			if g == f && s.keys[i] == k {
+				return false
+			}
 		}
 		s.keys = append(s.keys, k)
+		s.prints = append(s.prints, f)
+		if len(s.index) > 0 {
+			// Fewer than linearMax keys after removals: the index stays whole for when
+			// there are more again.
+			s.index[k] = struct{}{}
+		}
 		return true
 	}
 	if s.index == nil {
@@ -54,5 +82,6 @@ func (s *keySet) add(k string) bool {
 	}
 	s.index[k] = struct{}{}
 	s.keys = append(s.keys, k)
+	s.prints = append(s.prints, fingerprint(k))
 	return true
 }

@@ -43,6 +43,7 @@ package serializer // import "github.com/otelcol-es/elasticsearchexporter/intern
 import (
 	"encoding/hex"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -82,26 +83,50 @@ func appendString(dst []byte, s string) ([]byte, int) {
 }
 
 // appendEscaped appends the escaped contents of s without quotes. Runs of bytes that need no
-// work are copied in one go; the scan skips eight bytes at a time while none of them is a
-// control character, a quote, a backslash or a non-ASCII byte.
+// work are copied in one go. The scan looks at words of eight bytes, up to two a turn (the
+// last fewer than eight bytes in the last word of s), and goes straight to the first byte of a
+// word that needs work (workMask): an escape, or a run of multi-byte UTF-8 that is checked
+// sequence by sequence without leaving the loop. Valid sequences are stepped over and copied
+// with the run around them; each byte of an invalid one becomes U+FFFD.
 func appendEscaped(dst []byte, s string) ([]byte, int) {
 	invalid := 0
 	start := 0
 	for i := 0; i < len(s); {
-		for i+8 <= len(s) && !needsWork(load64(s, i)) {
-			i += 8
-		}
-		if i >= len(s) {
-			break
+		switch {
+		case i+8 <= len(s):
+			m := workMask(load64(s, i))
+			if m == 0 {
+				i += 8
+				if i+8 > len(s) {
+					continue
+				}
+				if m = workMask(load64(s, i)); m == 0 {
+					i += 8
+					continue
+				}
+			}
+			i += bits.TrailingZeros64(m) >> 3
+		case len(s) >= 8:
+			// Fewer than eight bytes are left: the last word of s, without the bytes before i,
+			// which were looked at already.
+			m := workMask(load64(s, len(s)-8)) >> (8 * (8 - (len(s) - i)))
+			if m == 0 {
+				i = len(s)
+				continue
+			}
+			i += bits.TrailingZeros64(m) >> 3
 		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if escapeASCII[c] == 0 {
+			e := escapeASCII[c]
+			if e == 0 {
+				// A short s, or a byte that workMask flags only through a borrow from a
+				// byte before i.
 				i++
 				continue
 			}
 			dst = append(dst, s[start:i]...)
-			if e := escapeASCII[c]; e == 'u' {
+			if e == 'u' {
 				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 			} else {
 				dst = append(dst, '\\', e)
@@ -110,18 +135,75 @@ func appendEscaped(dst []byte, s string) ([]byte, int) {
 			start = i
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
+		for i < len(s) && s[i] >= utf8.RuneSelf {
+			// Two- and three-byte sequences whose second byte may be any continuation byte
+			// (Latin and most other scripts, CJK), checked here; the rest by utf8Len.
+			if c := s[i]; c >= 0xc2 && c < 0xe0 {
+				if i+1 < len(s) && s[i+1]&0xc0 == 0x80 {
+					i += 2
+					continue
+				}
+			} else if c > 0xe0 && c < 0xf0 && c != 0xed {
+				if i+2 < len(s) && s[i+1]&0xc0 == 0x80 && s[i+2]&0xc0 == 0x80 {
+					i += 3
+					continue
+				}
+			}
+			if n := utf8Len(s, i); n > 0 {
+				i += n
+				continue
+			}
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, "\ufffd"...)
 			invalid++
 			i++
 			start = i
-			continue
 		}
-		i += size
 	}
 	return append(dst, s[start:]...), invalid
+}
+
+// utf8Len returns the length of the valid UTF-8 sequence of two to four bytes that starts at
+// s[i], or 0 when the bytes there are not one: a continuation byte, an overlong form, a
+// surrogate, a code point above U+10FFFF, or a sequence cut short. It accepts exactly what
+// utf8.DecodeRuneInString decodes to more than one byte.
+func utf8Len(s string, i int) int {
+	c := s[i]
+	switch {
+	case c < 0xc2: // continuation bytes, and leads of overlong two-byte forms
+		return 0
+	case c < 0xe0:
+		if i+1 < len(s) && s[i+1]&0xc0 == 0x80 {
+			return 2
+		}
+	case c < 0xf0:
+		if i+2 < len(s) {
+			lo, hi := byte(0x80), byte(0xbf)
+			switch c {
+			case 0xe0:
+				lo = 0xa0 // overlong below U+0800
+			case 0xed:
+				hi = 0x9f // surrogates U+D800 to U+DFFF
+			}
+			if b := s[i+1]; lo <= b && b <= hi && s[i+2]&0xc0 == 0x80 {
+				return 3
+			}
+		}
+	case c < 0xf5:
+		if i+3 < len(s) {
+			lo, hi := byte(0x80), byte(0xbf)
+			switch c {
+			case 0xf0:
+				lo = 0x90 // overlong below U+10000
+			case 0xf4:
+				hi = 0x8f // above U+10FFFF
+			}
+			if b := s[i+1]; lo <= b && b <= hi && s[i+2]&0xc0 == 0x80 && s[i+3]&0xc0 == 0x80 {
+				return 4
+			}
+		}
+	}
+	return 0
 }
 
 // load64 reads the eight bytes of s at i as a little-endian word. The compiler turns the
@@ -137,12 +219,14 @@ const (
 	highs = 0x8080808080808080
 )
 
-// needsWork reports whether any byte of x is below 0x20, a quote, a backslash, or 0x80 and
-// above. The zero-byte test may report a byte next to a real match too, which only sends that
-// word through the byte loop.
-func needsWork(x uint64) bool {
-	hasZero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
-	return (x&highs)|((x-ones*0x20)&^x&highs)|hasZero(x^(ones*'"'))|hasZero(x^(ones*'\\')) != 0
+// workMask returns a word with the high bit set in each byte of x that is below 0x20, a quote,
+// a backslash, or 0x80 and above, or zero when there is none. For an ASCII byte b, b-0x20 has
+// its high bit set when b < 0x20, and (b^'"')-1 when b is a quote; a byte of 0x80 and above
+// is flagged by its own high bit. A subtraction borrows into the next byte only from a byte
+// that is flagged itself, so the lowest flagged byte is always one that needs work; bytes
+// above it may be flagged by a borrow alone.
+func workMask(x uint64) uint64 {
+	return ((x - ones*0x20) | ((x ^ ones*'"') - ones) | ((x ^ ones*'\\') - ones) | x) & highs
 }
 
 // appendFloat appends f as a JSON number by the ES6 rule with a forced ".0" on integral

@@ -5,13 +5,17 @@ package serializer
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // stringTests is shared by TestAppendString and the seeds of FuzzAppendString.
@@ -443,5 +447,176 @@ func TestWriterKeepsGrownThenShortenedAppend(t *testing.T) {
 	w.int(42)
 	if got := string(w.buf); got != `ab"cdefghij"42` {
 		t.Errorf("%q", got)
+	}
+}
+
+// escapeReference is appendEscaped written plainly, one rune at a time through
+// utf8.DecodeRuneInString, with the escapes spelled out: the oracle that appendEscaped must
+// match byte for byte.
+func escapeReference(dst []byte, s string) ([]byte, int) {
+	invalid := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, "\ufffd"...)
+			invalid++
+		case r == '"':
+			dst = append(dst, `\"`...)
+		case r == '\\':
+			dst = append(dst, `\\`...)
+		case r == '\b':
+			dst = append(dst, `\b`...)
+		case r == '\f':
+			dst = append(dst, `\f`...)
+		case r == '\n':
+			dst = append(dst, `\n`...)
+		case r == '\r':
+			dst = append(dst, `\r`...)
+		case r == '\t':
+			dst = append(dst, `\t`...)
+		case r < 0x20:
+			dst = fmt.Appendf(dst, `\u%04x`, r)
+		default:
+			dst = append(dst, s[i:i+size]...)
+		}
+		i += size
+	}
+	return dst, invalid
+}
+
+// checkEscaped compares appendEscaped with escapeReference on s.
+func checkEscaped(t *testing.T, s string) {
+	t.Helper()
+	got, gotInvalid := appendEscaped([]byte("x"), s)
+	want, wantInvalid := escapeReference([]byte("x"), s)
+	if !bytes.Equal(got, want) || gotInvalid != wantInvalid {
+		t.Fatalf("appendEscaped(%q) = %q, %d, want %q, %d", s, got[1:], gotInvalid, want[1:], wantInvalid)
+	}
+}
+
+// escapePieces are the pieces that TestAppendEscapedMatchesReference joins into strings: bytes
+// that need an escape, the edges of the ranges that workMask and utf8Len tell apart, valid
+// sequences of every length, and invalid ones of every kind.
+var escapePieces = []string{
+	"a", "z", " ", "~", "\x7f", "\x00", "\x1f", "\x20", "\x21", "\"", "#", "\\", "[", "]", "\n", "\t", "\r", "\b", "\f",
+	"é", "ß", "ÿ", "\u0080", "\u07ff", "\u0800", "日", "€", "\ud7ff", "\ue000", "\ufffd", "\uffff",
+	"😀", "\U00010000", "\U0010ffff",
+	"\x80", "\xbf", "\xc0", "\xc1", "\xc2", "\xdf", "\xe0", "\xef", "\xf0", "\xf4", "\xf5", "\xff",
+	"\xc0\xaf", "\xe0\x80\x80", "\xe0\x9f\xbf", "\xed\xa0\x80", "\xed\xbf\xbf", "\xf0\x8f\xbf\xbf", "\xf4\x90\x80\x80",
+	"\xe2\x82", "\xf0\x9f\x98", "\xf0\x9f", "\xe6\x97\xa5\xe6", "ab\xc3", "\xc3(", "\xe2(\xa1", "\xf0(\x8c\xbc",
+}
+
+// TestAppendEscapedMatchesReference checks appendEscaped byte for byte against
+// escapeReference on every string of up to two pieces, each behind every offset from 0 to 8 so
+// that it falls on each place of a word and in the tail, and on random strings of many pieces
+// of up to a few hundred bytes.
+func TestAppendEscapedMatchesReference(t *testing.T) {
+	pad := strings.Repeat("p", 8)
+	for _, a := range escapePieces {
+		for _, b := range escapePieces {
+			for off := range 9 {
+				checkEscaped(t, pad[:off]+a+b)
+				checkEscaped(t, pad[:off]+a+pad+b+pad[:off])
+			}
+		}
+	}
+	rnd := rand.New(rand.NewPCG(36, 3))
+	var sb strings.Builder
+	for range 20000 {
+		sb.Reset()
+		for range rnd.IntN(60) {
+			if rnd.IntN(3) == 0 {
+				sb.WriteString(pad[:rnd.IntN(9)])
+			}
+			sb.WriteString(escapePieces[rnd.IntN(len(escapePieces))])
+		}
+		checkEscaped(t, sb.String())
+	}
+}
+
+// TestUTF8Len checks utf8Len against utf8.DecodeRuneInString on every pair of first two
+// bytes, followed by third and fourth bytes at the edges of the continuation range, and on
+// every cut short form of them.
+func TestUTF8Len(t *testing.T) {
+	edges := []byte{0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc2, 0xe0, 0xf0, 0xff}
+	buf := make([]byte, 4)
+	for b0 := 0x80; b0 <= 0xff; b0++ {
+		for b1 := range 0x100 {
+			for _, b2 := range edges {
+				for _, b3 := range edges {
+					buf[0], buf[1], buf[2], buf[3] = byte(b0), byte(b1), b2, b3
+					for n := 1; n <= 4; n++ {
+						s := string(buf[:n])
+						want := 0
+						if r, size := utf8.DecodeRuneInString(s); r != utf8.RuneError || size > 1 {
+							want = size
+						}
+						if got := utf8Len(s, 0); got != want {
+							t.Fatalf("utf8Len(%q, 0) = %d, want %d", s, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestWorkMask checks that workMask flags each byte that needs work, and that its lowest
+// flagged byte is the first that does, for a word of plain bytes with one or two bytes of
+// every value put in.
+func TestWorkMask(t *testing.T) {
+	needs := func(c byte) bool { return c >= utf8.RuneSelf || escapeASCII[c] != 0 }
+	for c := range 0x100 {
+		for d := range 0x100 {
+			for i := range 8 {
+				var w [8]byte
+				copy(w[:], "plainabc")
+				w[i] = byte(c)
+				w[(i+3)%8] = byte(d)
+				m := workMask(binary.LittleEndian.Uint64(w[:]))
+				first := -1
+				for j, b := range w {
+					if needs(b) {
+						if m>>(8*j+7)&1 == 0 {
+							t.Fatalf("workMask(%q) = %#x, misses byte %d", w, m, j)
+						}
+						if first < 0 {
+							first = j
+						}
+					}
+				}
+				if first < 0 && m != 0 || first >= 0 && bits.TrailingZeros64(m)>>3 != first {
+					t.Fatalf("workMask(%q) = %#x, want the lowest flagged byte at %d", w, m, first)
+				}
+			}
+		}
+	}
+}
+
+// TestPlainKey checks plainKey against its definition, printable ASCII without a quote or a
+// backslash, on every piece of escapePieces put at each place of keys of 1 to 24 bytes.
+func TestPlainKey(t *testing.T) {
+	plain := func(k string) bool {
+		for _, c := range []byte(k) {
+			if c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' {
+				return false
+			}
+		}
+		return true
+	}
+	base := strings.Repeat("service.name", 2)
+	for n := range 25 {
+		if got := plainKey(base[:n]); !got {
+			t.Fatalf("plainKey(%q) = false, want true", base[:n])
+		}
+		for _, p := range escapePieces {
+			for at := range n + 1 {
+				k := base[:at] + p + base[at:n]
+				if got, want := plainKey(k), plain(k); got != want {
+					t.Fatalf("plainKey(%q) = %v, want %v", k, got, want)
+				}
+			}
+		}
 	}
 }
