@@ -21,7 +21,7 @@
 // (and x-gzip), deflate (and x-deflate; zlib or raw), snappy (the snappy framing format, read
 // with klauspost's s2 reader, chunks of at most 64 KiB) and identity. Any other encoding
 // (zstd, br, ...) is read as if there were none, as a node reads it (measured on 9.5.4 and
-// 8.19.21, docs/COST.md): compressed bytes are then answered as a node answers them.
+// 8.19.21): compressed bytes are then answered as a node answers them.
 //
 // Bodies it refuses get a node's error answer (400; its fields filtered by filter_path as a
 // node filters them):
