@@ -17,8 +17,11 @@ import (
 // The size of a push is known only once it is encoded, and taking room only then would let
 // every waiting push hold its encoded documents while it waits, so the cap would bound
 // nothing. A push therefore takes room before it encodes, from an estimate: its number of
-// records (log records, spans, data points, profile samples) times the bytes per record of the last push of the
-// same signal. Once encoded, send corrects the room held to the real size; growing never
+// records (log records, spans, data points, profile samples) times the encoded bytes per
+// record of the last push of the same signal, and the request buffer for that many bytes. The
+// same estimate sizes the push's batch buffer before it encodes (push), so that a large push
+// does not grow it by doubling, copying what it encoded at each step. Once encoded, send
+// corrects the room held to the real size; growing never
 // waits, so pushes that underestimated cannot wait for each other. The room is given back when
 // the push returns. A push whose estimate is larger than the whole cap runs alone, so it never
 // waits forever. The bytes held can thus pass the cap by what the pushes under way
@@ -29,8 +32,8 @@ import (
 // error is then not permanent, so nothing is dropped for it.
 
 // initialBytesPerRecord are the estimates before a signal's first push: about one log
-// document, one span or span event document, one data point's share of a metric document,
-// with room for the request buffer.
+// document with its action line, one span or span event document, one data point's share of
+// a metric document, generously.
 var initialBytesPerRecord = [numSignals]int64{
 	Logs:    2 << 10,
 	Metrics: 1 << 10,
@@ -39,10 +42,12 @@ var initialBytesPerRecord = [numSignals]int64{
 	Profiles: 1 << 10,
 }
 
-// admission is the room a push holds in the byte budget.
+// admission is the room a push holds in the byte budget: held, for encoded, the estimated
+// bytes of its documents, and their request buffer.
 type admission struct {
 	signal  Signal
 	records int
+	encoded int64
 	held    int64
 }
 
@@ -54,7 +59,8 @@ func (p *Pipeline) admit(ctx context.Context, signal Signal, records int) (admis
 	if perRecord == 0 {
 		perRecord = initialBytesPerRecord[signal]
 	}
-	a := admission{signal: signal, records: records, held: int64(records) * perRecord}
+	a := admission{signal: signal, records: records, encoded: int64(records) * perRecord}
+	a.held = a.encoded + p.requestBufferBytes(a.encoded)
 	if err := p.budget.Acquire(ctx, a.held); err != nil {
 		p.countWaitGivenUp(ctx, records)
 		return admission{}, err
@@ -62,20 +68,29 @@ func (p *Pipeline) admit(ctx context.Context, signal Signal, records int) (admis
 	return a, nil
 }
 
-// holdInflight makes the room held by the push's admission a match encoded bytes of documents
-// and their request buffer, and learns the signal's bytes per record.
+// holdInflight makes the room held by the push's admission match encoded bytes of documents
+// and their request buffer, and learns the signal's encoded bytes per record.
 func (p *Pipeline) holdInflight(a *admission, encoded int) {
-	need := int64(encoded + p.indexer.RequestBufferBytes(encoded))
+	need := int64(encoded) + p.requestBufferBytes(int64(encoded))
 	switch {
 	case need > a.held:
 		p.budget.Grow(need - a.held)
 	case need < a.held:
 		p.budget.Release(a.held - need)
 	}
-	a.held = need
+	a.encoded, a.held = int64(encoded), need
 	if a.records > 0 {
-		p.estimates[a.signal].Store(max(1, need/int64(a.records)))
+		p.estimates[a.signal].Store(max(1, int64(encoded)/int64(a.records)))
 	}
+}
+
+// requestBufferBytes is the memory of the request buffer that sending n bytes of documents
+// needs; none before Connect.
+func (p *Pipeline) requestBufferBytes(n int64) int64 {
+	if p.indexer == nil {
+		return 0
+	}
+	return int64(p.indexer.RequestBufferBytes(int(n)))
 }
 
 // errorTypeInflightWait is the error.type of records handed back because their push gave up

@@ -5,6 +5,7 @@ package pipeline // import "github.com/otelcol-es/elasticsearchexporter/internal
 
 import (
 	"context"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -180,7 +181,8 @@ func (p *Pipeline) PushProfiles(ctx context.Context, pd pprofile.Profiles) error
 }
 
 // push is the path that every signal's push takes: admission under the in-flight byte cap,
-// a push state from the free list, the mapping modes of the request, the walk of the signal's
+// a push state from the free list with a batch buffer of the estimated size (admission.go),
+// the mapping modes of the request, the walk of the signal's
 // data (which routes, encodes and batches each record), then the send and its accounting.
 func push[T any](ctx context.Context, p *Pipeline, sig Signal, data T, records int, walk func(context.Context, *pushState, T)) error {
 	a, err := p.admit(ctx, sig, records)
@@ -193,6 +195,7 @@ func push[T any](ctx context.Context, p *Pipeline, sig Signal, data T, records i
 		return consumererror.NewPermanent(err)
 	}
 	defer p.putState(st)
+	st.batch.Buf = slices.Grow(st.batch.Buf, int(a.encoded))
 	// The modes live in the push state: the walk is called through a function value, to which
 	// a pointer to a local would escape (an allocation per push).
 	st.modes = p.newModes(ctx, sig)
