@@ -58,7 +58,7 @@ func printReport(w io.Writer, o options, rep report) {
 	var profiled, ceilinged bool
 	for _, r := range es {
 		profiled = profiled || r.Split != nil
-		ceilinged = ceilinged || (r.Split != nil && r.Ceiling != nil && (r.BodyEncoding == "" || r.BodyEncoding == "gzip"))
+		ceilinged = ceilinged || hasCeilingRow(r)
 	}
 	if profiled {
 		printSplit(w, es)
@@ -102,8 +102,8 @@ func printCeiling(w io.Writer, es []result) {
 	fmt.Fprintln(w, "| signal | exporter ns/doc | encode ns/doc | gzip 1 ns/doc | encode + gzip | exporter / (encode + gzip) |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
 	for _, r := range es {
-		if r.Split == nil || r.Ceiling == nil || (r.BodyEncoding != "" && r.BodyEncoding != "gzip") {
-			continue // gzip alone compares with nothing that a run without gzip did
+		if !hasCeilingRow(r) {
+			continue
 		}
 		exp := r.CPUPerMillion * 1e3 * r.Split.share(partExporter)
 		c := r.Ceiling
@@ -247,6 +247,13 @@ func compression(r result) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.1f×", r.RawBytesPerDoc/r.BodyBytesPerDoc)
+}
+
+// hasCeilingRow tells whether run r has a row in the ceiling table: it was profiled, encoding
+// and gzip were measured alone, and it sent gzip (gzip alone compares with nothing that a run
+// without gzip did).
+func hasCeilingRow(r result) bool {
+	return r.Split != nil && r.Ceiling != nil && (r.BodyEncoding == "" || r.BodyEncoding == "gzip")
 }
 
 // encodingsOf names the Content-Encoding of each signal's main Elasticsearch run, e.g. "logs
