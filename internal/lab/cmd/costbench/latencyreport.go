@@ -80,16 +80,10 @@ func printLatencyReport(w io.Writer, o options, rep report) {
 	})
 	fmt.Fprintln(w, "| signal | records/request | added round trip | collector | documents/s | documents per bulk request | collector CPU s/M | Elasticsearch CPU s/M | collector + Elasticsearch s/M | failed requests |")
 	fmt.Fprintln(w, "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|")
-	esPerM := func(r result) float64 { return r.SinkCPU / float64(max(r.Documents, 1)) * 1e6 }
+	esPerM := result.sinkCPUPerMillion
 	for _, k := range order {
 		rs := rows[k]
-		col := func(f func(r result) float64, format string) string {
-			v := make([]float64, 0, len(rs))
-			for _, r := range rs {
-				v = append(v, f(r))
-			}
-			return spread(v, format)
-		}
+		col := func(f func(r result) float64, format string) string { return spread(column(rs, f), format) }
 		delay := "none"
 		if k.delay >= 0 {
 			delay = k.delay.String()

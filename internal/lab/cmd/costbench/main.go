@@ -239,6 +239,21 @@ type result struct {
 	Ceiling *ceiling `json:"ceiling,omitempty"`
 }
 
+// sinkCPUPerMillion is the CPU seconds of the sink (the stand-in, or the real node) per million
+// documents it counted in the window.
+func (r result) sinkCPUPerMillion() float64 {
+	return r.SinkCPU / float64(max(r.Documents, 1)) * 1e6
+}
+
+// column is f of each run, in order: the values of one column of a table over the runs of a row.
+func column(rs []result, f func(result) float64) []float64 {
+	v := make([]float64, 0, len(rs))
+	for _, r := range rs {
+		v = append(v, f(r))
+	}
+	return v
+}
+
 // docs returns the documents of the window: the sink's count, or the records accepted when
 // there is no sink (the debug baseline).
 func (r result) docs() int64 {

@@ -298,7 +298,7 @@ func runRealNode(o options, rep *report, cpus string) error {
 							r.AddedRoundTrip, r.Proxied = rt.delay.String(), true
 						}
 						fmt.Printf("%s/%d, collector %s, %s, round %d: Elasticsearch %.1f CPU s per million documents, %.0f documents per bulk request\n",
-							sig, n, col.Name, where, round+1, r.SinkCPU/float64(max(r.Documents, 1))*1e6, r.DocsPerRequest)
+							sig, n, col.Name, where, round+1, r.sinkCPUPerMillion(), r.DocsPerRequest)
 						rep.Runs = append(rep.Runs, r)
 					}
 					group++

@@ -170,7 +170,7 @@ func printShort(w io.Writer, o options, rep report, es []result) {
 		}
 		sinkPerM := "–"
 		if r.Documents > 0 {
-			sinkPerM = fmt.Sprintf("%.2f", r.SinkCPU/float64(r.Documents)*1e6)
+			sinkPerM = fmt.Sprintf("%.2f", r.sinkCPUPerMillion())
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %d | %s | %.2f | %s | %s | %s | %.0f | %.1f | %s | %s | %.2f |\n", r.Signal, r.Exporter, settings,
 			r.RecordsPerRequest, thousands(r.DocsPerSec), r.CPUPerMillion, ratio, refused(r), arrived(r), r.HWMMiB, r.BodyBytesPerDoc, compression(r), sinkPerM, r.OtherCPUCores)
@@ -369,14 +369,8 @@ func printNodeReport(w io.Writer, o options, rep report) {
 	both := map[rowKey]float64{}
 	for _, k := range order {
 		rs := rows[k]
-		col := func(f func(r result) float64, format string) string {
-			v := make([]float64, 0, len(rs))
-			for _, r := range rs {
-				v = append(v, f(r))
-			}
-			return valueRange(v, format)
-		}
-		esPerM := func(r result) float64 { return r.SinkCPU / float64(max(r.Documents, 1)) * 1e6 }
+		col := func(f func(r result) float64, format string) string { return valueRange(column(rs, f), format) }
+		esPerM := result.sinkCPUPerMillion
 		sum := func(r result) float64 { return r.CPUPerMillion + esPerM(r) }
 		var sums []float64
 		for _, r := range rs {
