@@ -22,7 +22,7 @@ func printLatencyReport(w io.Writer, o options, rep report) {
 		"other processes busy on %.2f CPUs. Layout: %s; the node shares the machine.\n", m.CPUs, m.CPUModel, m.LoadStart[0], m.LoadStart[1], m.LoadStart[2], m.BusyStart, m.Layout)
 	if nd != nil {
 		fmt.Fprintf(w, "Node: Elasticsearch %s at %s, the otel stand-in templates; at rest it used %.2f CPUs (counted in its figures below, not subtracted). "+
-			"Each signal warmed the node for %s first, straight and with the first collector, not counted.\n", nd.Version, nd.Endpoint, nd.IdleCores, nd.Warmup)
+			"Each signal warmed the node for %s first, straight and with the first collector, not counted. %s\n", nd.Version, nd.Endpoint, nd.IdleCores, nd.Warmup, settleSentence())
 	}
 	var cols []string
 	for _, c := range rep.Collectors {

@@ -227,6 +227,9 @@ type result struct {
 	// Proxied says whether it went through one (the delay may be 0s).
 	AddedRoundTrip string `json:"added_round_trip,omitempty"`
 	Proxied        bool   `json:"through_delay_proxy,omitempty"`
+	// NodeSettleSeconds is how long the run waited, before it started, for the node to come back
+	// to rest after the run before it (-es-env).
+	NodeSettleSeconds float64 `json:"node_settle_seconds,omitempty"`
 
 	RSSStartMiB     float64 `json:"rss_start_mib"`
 	RSSEndMiB       float64 `json:"rss_end_mib"`

@@ -284,6 +284,13 @@ func runRealNode(o options, rep *report, cpus string) error {
 							tags = append(tags, rt.delay.String())
 						}
 						sp.tag = strings.Join(tags, "-")
+						// The node merges and refreshes what the last run wrote for a while after
+						// it: wait for that to end, so that this run is not billed for it.
+						settled, settleErr := node.settle(nr.IdleCores)
+						if settleErr != nil {
+							stop()
+							return settleErr
+						}
 						r, _, err := measureRun(o, sp, cpus)
 						stop()
 						where := "straight to the node"
@@ -294,11 +301,12 @@ func runRealNode(o options, rep *report, cpus string) error {
 							return fmt.Errorf("%s at %d records, collector %s, %s, round %d: %w", sig, n, col.Name, where, round+1, err)
 						}
 						r.Round, r.Collector = round+1, col.Name
+						r.NodeSettleSeconds = settled.Seconds()
 						if rt.proxy != nil {
 							r.AddedRoundTrip, r.Proxied = rt.delay.String(), true
 						}
-						fmt.Printf("%s/%d, collector %s, %s, round %d: Elasticsearch %.1f CPU s per million documents, %.0f documents per bulk request\n",
-							sig, n, col.Name, where, round+1, r.sinkCPUPerMillion(), r.DocsPerRequest)
+						fmt.Printf("%s/%d, collector %s, %s, round %d: Elasticsearch %.1f CPU s per million documents, %.0f documents per bulk request (the node settled in %.0f s)\n",
+							sig, n, col.Name, where, round+1, r.sinkCPUPerMillion(), r.DocsPerRequest, settled.Seconds())
 						rep.Runs = append(rep.Runs, r)
 					}
 					group++
@@ -315,6 +323,41 @@ func runRealNode(o options, rep *report, cpus string) error {
 		printNodeReport(os.Stdout, o, *rep)
 	}
 	return nil
+}
+
+// Before each run the node is given up to settleMax to come back within settleMargin CPUs of
+// its CPU at rest, measured over settleSample at a time.
+const (
+	settleMax    = 60 * time.Second
+	settleMargin = 0.05
+	settleSample = time.Second
+)
+
+// settleSentence says in a report what settle does before each run.
+func settleSentence() string {
+	return fmt.Sprintf("Before each run the node came back to within %.2f CPUs of that (waiting up to %s), so that no run is billed for the merges and refreshes of the run before it.",
+		settleMargin, settleMax)
+}
+
+// settle waits until the node's CPU over settleSample is within settleMargin of idle CPUs, or
+// settleMax has passed, and returns how long it waited.
+func (n *esNode) settle(idle float64) (time.Duration, error) {
+	start := time.Now()
+	for time.Since(start) < settleMax {
+		c0, err := processCPU(n.pid)
+		if err != nil {
+			return 0, err
+		}
+		time.Sleep(settleSample)
+		c1, err := processCPU(n.pid)
+		if err != nil {
+			return 0, err
+		}
+		if (c1-c0).Seconds()/settleSample.Seconds() <= idle+settleMargin {
+			break
+		}
+	}
+	return time.Since(start), nil
 }
 
 // nodeCollectors returns -collector (named -collector-name) and the builds of -compare, each

@@ -350,7 +350,7 @@ func printNodeReport(w io.Writer, o options, rep report) {
 	fmt.Fprintf(w, "\n## Results against a real Elasticsearch\n\nMachine: %d CPUs (%s), collector built with %s, GOMAXPROCS=2; load average at start %.2f %.2f %.2f, "+
 		"other processes busy on %.2f CPUs. Layout: %s; the node shares the machine.\n", m.CPUs, m.CPUModel, m.GoVersion, m.LoadStart[0], m.LoadStart[1], m.LoadStart[2], m.BusyStart, m.Layout)
 	fmt.Fprintf(w, "Node: Elasticsearch %s at %s, the otel stand-in templates; at rest it used %.2f CPUs (counted in its figures below, not subtracted). "+
-		"Each signal warmed the node for %s first, not counted.\n", nd.Version, nd.Endpoint, nd.IdleCores, nd.Warmup)
+		"Each signal warmed the node for %s first, not counted. %s\n", nd.Version, nd.Endpoint, nd.IdleCores, nd.Warmup, settleSentence())
 	if rep.ExporterConfig != "" {
 		fmt.Fprintf(w, "Not the defaults: the exporter's settings add `%s`.\n", strings.ReplaceAll(rep.ExporterConfig, "\n", `\n`))
 	}
