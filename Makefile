@@ -157,7 +157,7 @@ COST_ES_REPEATS ?= 3
 COST_ES_FLAGS   ?=
 
 .PHONY: cost-es
-cost-es: build ## What a user pays on a real Elasticsearch (scripts/es.sh start; it stays running): the collector's and the node's CPU per million realistic documents at 1,000, 512 and 50 records per request, COST_ES_REPEATS rounds interleaved, ranges (~12 min)
+cost-es: build ## What a user pays on a real Elasticsearch (scripts/es.sh start; it stays running): the collector's and the node's CPU per million realistic documents at 1,000, 512 and 50 records per request, COST_ES_REPEATS rounds interleaved, each after the node is back at rest, ranges (~20 min)
 	mkdir -p .bin/cost-es
 	cd $(LAB_DIR) && $(GO) build -o $(CURDIR)/.bin/costbench ./cmd/costbench
 	scripts/es.sh start >/dev/null
