@@ -273,6 +273,12 @@ func runRealNode(o options, rep *report, cpus string) error {
 						// Each (size, signal, delay) starts with another collector, so that none is
 						// always measured first.
 						col := collectors[(c+group)%len(collectors)]
+						// The node merges and refreshes what the last run wrote for a while after
+						// it: wait for that to end, so that this run is not billed for it.
+						settled, err := node.settle(nr.IdleCores)
+						if err != nil {
+							return err
+						}
 						sp, stop := spec(sig, n)
 						sp.warmup, sp.window = o.shortWarmup, o.shortWindow
 						sp.collector, sp.conn, sp.sinkURL = col.Path, rt.conn, rt.url
@@ -284,13 +290,6 @@ func runRealNode(o options, rep *report, cpus string) error {
 							tags = append(tags, rt.delay.String())
 						}
 						sp.tag = strings.Join(tags, "-")
-						// The node merges and refreshes what the last run wrote for a while after
-						// it: wait for that to end, so that this run is not billed for it.
-						settled, settleErr := node.settle(nr.IdleCores)
-						if settleErr != nil {
-							stop()
-							return settleErr
-						}
 						r, _, err := measureRun(o, sp, cpus)
 						stop()
 						where := "straight to the node"
