@@ -170,7 +170,7 @@ COST_LATENCY_REPEATS ?= 1
 COST_LATENCY_FLAGS   ?=
 
 .PHONY: cost-latency
-cost-latency: build ## The latency table on a real Elasticsearch (scripts/es.sh start; it stays running): logs at 1,000 and 50 records per request through a proxy adding 0, 5, 20 and 50 ms per bulk request: docs/s, docs per bulk request, collector and node CPU per million (~8 min a round; COST_LATENCY_FLAGS=-compare name=path for another build beside)
+cost-latency: build ## The latency table on a real Elasticsearch (scripts/es.sh start; it stays running): logs at 1,000 and 50 records per request through a proxy adding 0, 5, 20 and 50 ms per bulk request: docs/s, docs per bulk request, collector and node CPU per million (~8 min a round, plus up to a minute per run while the node settles; COST_LATENCY_FLAGS=-compare name=path for another build beside)
 	mkdir -p .bin/cost-latency
 	cd $(LAB_DIR) && $(GO) build -o $(CURDIR)/.bin/costbench ./cmd/costbench
 	scripts/es.sh start >/dev/null

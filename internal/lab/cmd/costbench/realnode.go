@@ -204,13 +204,9 @@ func runRealNode(o options, rep *report, cpus string) error {
 			}
 		}
 	}
-	c0, err := processCPU(node.pid)
-	if err != nil {
+	if nr.IdleCores, err = node.busyCores(5 * time.Second); err != nil {
 		return err
 	}
-	time.Sleep(5 * time.Second)
-	c1, _ := processCPU(node.pid)
-	nr.IdleCores = (c1 - c0).Seconds() / 5
 	rep.Node = nr
 	fmt.Printf("real node: Elasticsearch %s at %s (pid %d), at rest on %.2f CPUs\n", nr.Version, node.endpoint, node.pid, nr.IdleCores)
 
@@ -343,20 +339,29 @@ func settleSentence() string {
 func (n *esNode) settle(idle float64) (time.Duration, error) {
 	start := time.Now()
 	for time.Since(start) < settleMax {
-		c0, err := processCPU(n.pid)
+		cores, err := n.busyCores(settleSample)
 		if err != nil {
 			return 0, err
 		}
-		time.Sleep(settleSample)
-		c1, err := processCPU(n.pid)
-		if err != nil {
-			return 0, err
-		}
-		if (c1-c0).Seconds()/settleSample.Seconds() <= idle+settleMargin {
+		if cores <= idle+settleMargin {
 			break
 		}
 	}
 	return time.Since(start), nil
+}
+
+// busyCores is the node's CPU over the next d, in CPUs.
+func (n *esNode) busyCores(d time.Duration) (float64, error) {
+	c0, err := processCPU(n.pid)
+	if err != nil {
+		return 0, err
+	}
+	time.Sleep(d)
+	c1, err := processCPU(n.pid)
+	if err != nil {
+		return 0, err
+	}
+	return (c1 - c0).Seconds() / d.Seconds(), nil
 }
 
 // nodeCollectors returns -collector (named -collector-name) and the builds of -compare, each
