@@ -1,0 +1,475 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package elasticsearchexporter_test
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/confmaptest"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/otelcol-es/elasticsearchexporter"
+	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
+)
+
+// corpusDir holds real configurations of contrib's elasticsearch exporter, written by others
+// (Elastic's EDOT samples, Helm values and documentation, Elastic Agent's translation of the
+// Beats Elasticsearch output and its tests, contrib's own testdata, README, issues and pull
+// requests), one file each. Each file is the `exporters:` section of the configuration, with
+// only its elasticsearch exporters, under a header:
+//
+//	# Source: <repository> <path> @ <commit>   (or a pull request or issue)
+//	# Changed: <what was replaced to make the file self-contained, or "nothing.">
+//	# Contrib: loads
+//	# Contrib: refuses: <the error contrib gives>
+const corpusDir = "testdata/corpus"
+
+// movingDoc is the page whose table quotes every start-up line about a difference from contrib.
+const movingDoc = "docs/moving-from-contrib.md"
+
+// knownOpenDifference is a difference from contrib that a configuration of the corpus
+// triggers, and that this exporter does not say at startup yet: no line in startup_notes.go,
+// or none quoted in docs/moving-from-contrib.md. applies reports whether the raw exporter
+// section (as the file has it) triggers it.
+type knownOpenDifference struct {
+	name    string
+	reason  string
+	applies func(section map[string]any) bool
+	// line is a part of the start-up line the difference logs that docs/moving-from-contrib.md
+	// does not quote yet, or "" when it logs none.
+	line string
+	// refused is a part of the error with which this exporter refuses a configuration that
+	// contrib loads, or "" when it loads it.
+	refused string
+	// pending: contrib accepts the configuration and this exporter does not load it yet; the
+	// test expects the refusal until the key is supported, and then the load.
+	pending bool
+}
+
+// knownOpenDifferences is the one list of the differences from contrib that the corpus
+// triggers and that log no quoted line yet, each with the reason. TestCorpus logs every file
+// that triggers one, so that none passes silently; when a difference gets its start-up line
+// and its quote in docs/moving-from-contrib.md, its entry goes.
+var knownOpenDifferences = []knownOpenDifference{
+	{
+		name:   "endpoint query string",
+		reason: "the Beats translation writes output `parameters` as a query string on each endpoint; whether and how they reach each bulk request differs from contrib, and no start-up line says so yet",
+		applies: func(s map[string]any) bool {
+			return slices.ContainsFunc(corpusEndpoints(s), func(e string) bool { return strings.Contains(e, "?") })
+		},
+	},
+	{
+		name:   "retry::max_retries: 0 or retry::max_requests: 1",
+		reason: "one attempt only; the retries of a whole request and of documents differ from contrib's, and no start-up line says so yet",
+		applies: func(s map[string]any) bool {
+			return corpusValue(s, "retry", "max_retries") == "0" || corpusValue(s, "retry", "max_requests") == "1"
+		},
+	},
+	{
+		name:   "traces_dynamic_id on span events",
+		reason: "`traces_dynamic_id` gives span event documents an _id differently from contrib, and no start-up line says so yet",
+		applies: func(s map[string]any) bool {
+			return corpusValue(s, "traces_dynamic_id", "enabled") == "true"
+		},
+	},
+	{
+		name:   "sending_queue::num_consumers or max_conns_per_host with flow_control",
+		reason: "bulk requests in flight are capped by `flow_control`, not by the consumers or the connections as in contrib, and no start-up line says so yet",
+		applies: func(s map[string]any) bool {
+			return corpusValue(s, "sending_queue", "num_consumers") != "" || corpusValue(s, "max_conns_per_host") != ""
+		},
+	},
+	{
+		name:   "sending_queue::batch::max_size with the items sizer",
+		reason: "a batch counted in items is also cut into bulk requests by bytes here, and no start-up line says so yet",
+		applies: func(s map[string]any) bool {
+			return corpusValue(s, "sending_queue", "batch", "sizer") == "items" && corpusValue(s, "sending_queue", "batch", "max_size") != ""
+		},
+	},
+	{
+		name:   "retry::retry_on_status with 401 or 403",
+		reason: "401 and 403 are retried for `retry::auth_grace_period` only, not as `retry_on_status` lists them, and no start-up line says so yet",
+		applies: func(s map[string]any) bool {
+			return slices.ContainsFunc(corpusList(s, "retry", "retry_on_status"), func(v string) bool { return v == "401" || v == "403" })
+		},
+	},
+	{
+		name:   "compression: snappy",
+		reason: "snappy is used only once the node is found to decode it (gzip before and instead); contrib refuses snappy; no start-up line says so yet",
+		applies: func(s map[string]any) bool {
+			return corpusValue(s, "compression") == "snappy"
+		},
+	},
+	{
+		name:   "cloudid with a Kibana part",
+		reason: "configuration.md's `cloudid` row: contrib keeps all after the first `$` as the host's first label, this exporter uses the Elasticsearch UUID only; no start-up line says so",
+		applies: func(s map[string]any) bool {
+			return strings.Count(corpusDecodedCloudID(corpusValue(s, "cloudid")), "$") >= 2
+		},
+	},
+	{
+		name: "a deprecated key of contrib",
+		reason: "contrib's deprecated keys (`*_dynamic_index`, `flush`, `num_workers`, `retry::max_requests`) log a warning each, which configuration.md#deprecated-keys " +
+			"lists and docs/moving-from-contrib.md quotes only for a key set with its replacement and for `flush::bytes` with the items sizer",
+		line: " is deprecated",
+		applies: func(s map[string]any) bool {
+			return s["logs_dynamic_index"] != nil || s["metrics_dynamic_index"] != nil || s["traces_dynamic_index"] != nil ||
+				s["flush"] != nil || s["num_workers"] != nil || corpusValue(s, "retry", "max_requests") != ""
+		},
+	},
+	{
+		name: "api_key that is not an API key",
+		reason: "contrib loads any `api_key` and sends it as given, so Elasticsearch answers every request 401; this exporter refuses at load a value that is not an encoded API key, " +
+			"`id:api_key` or the create API key response (configuration.md's `api_key` row), which the \"What is refused\" table of docs/moving-from-contrib.md does not list",
+		refused: "`api_key`: the value is",
+		applies: func(s map[string]any) bool {
+			key := corpusValue(s, "api_key")
+			if key == "" || strings.Contains(key, ":") {
+				return false
+			}
+			decoded, err := base64.StdEncoding.DecodeString(key)
+			return err != nil || !strings.Contains(string(decoded), ":")
+		},
+	},
+	{
+		name:    "mapping::ecs_span_events_to_logs",
+		reason:  "contrib's key since PR #49181 (span events as ECS log documents in the ecs mode); support is being added, and the key is refused until it is merged",
+		pending: true,
+		applies: func(s map[string]any) bool {
+			m, _ := s["mapping"].(map[string]any)
+			_, ok := m["ecs_span_events_to_logs"]
+			return ok
+		},
+	},
+}
+
+// TestCorpus loads each configuration of testdata/corpus as a collector does (confmap,
+// Unmarshal into the factory's default, Validate, then the logs, metrics and traces
+// exporters created with an observed logger) and checks that:
+//   - it loads when contrib loads it, and fails, with the error contrib gives, when contrib
+//     refuses it (the file's header says which);
+//   - every Warn and Info line logged while the exporters are created is one that
+//     docs/moving-from-contrib.md quotes (see quotedLineMatches);
+//   - every difference from contrib that it triggers without such a line is in
+//     knownOpenDifferences, which the test logs for each file.
+func TestCorpus(t *testing.T) {
+	t.Setenv(esclient.EnvURL, "")
+	quotes := movingDocQuotes(t)
+	files, err := filepath.Glob(filepath.Join(corpusDir, "*.yaml"))
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(files), 40, "the corpus holds at least 40 configurations")
+
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".yaml"), func(t *testing.T) {
+			h := readCorpusHeader(t, file)
+			sections := corpusSections(t, file)
+			require.NotEmpty(t, sections, "%s has no elasticsearch exporter", file)
+			for _, s := range sections {
+				var open []knownOpenDifference
+				for _, d := range knownOpenDifferences {
+					if d.applies(s.raw) {
+						open = append(open, d)
+						t.Logf("%s triggers a known open difference, %s: %s", s.id, d.name, d.reason)
+					}
+				}
+				pending := slices.ContainsFunc(open, func(d knownOpenDifference) bool { return d.pending })
+				refusedHere := slices.IndexFunc(open, func(d knownOpenDifference) bool { return d.refused != "" })
+				lines, err := loadAsCollector(t, s)
+				switch {
+				case h.refused:
+					require.Error(t, err, "contrib refuses %s (%s) and this exporter loads it", s.id, h.contrib)
+					assert.Contains(t, err.Error(), h.here, "%s is refused with the error the header gives", s.id)
+				case refusedHere >= 0:
+					require.Error(t, err, "%s: known open difference %q says this exporter refuses it", s.id, open[refusedHere].name)
+					assert.Contains(t, err.Error(), open[refusedHere].refused)
+				case pending && err != nil:
+					t.Logf("%s: pending, refused until its key is supported: %v", s.id, err)
+				default:
+					require.NoError(t, err, "contrib loads %s", s.id)
+				}
+				for _, line := range lines {
+					if slices.ContainsFunc(quotes, func(q string) bool { return quotedLineMatches(line, q) }) {
+						continue
+					}
+					if slices.ContainsFunc(open, func(d knownOpenDifference) bool { return d.line != "" && strings.Contains(line, d.line) }) {
+						t.Logf("%s logs a line that %s does not quote yet (a known open difference): %q", s.id, movingDoc, line)
+						continue
+					}
+					t.Errorf("%s logs a start-up line that %s does not quote: %q", s.id, movingDoc, line)
+				}
+			}
+		})
+	}
+}
+
+// loadAsCollector unmarshals the section into the factory's default configuration, validates
+// it, creates the logs, metrics and traces exporters with an observed logger and shuts them
+// down, and returns the Warn and Info lines logged, in order.
+func loadAsCollector(t *testing.T, s corpusSection) ([]string, error) {
+	t.Helper()
+	f := elasticsearchexporter.NewFactory()
+	cfg := f.CreateDefaultConfig()
+	if err := confmap.NewFromStringMap(s.raw).Unmarshal(cfg); err != nil {
+		return nil, err
+	}
+	if err := confmap.Validate(cfg); err != nil {
+		return nil, err
+	}
+	core, logs := observer.New(zapcore.InfoLevel)
+	set := elasticsearchexporter.TestSettings()
+	set.ID = s.id
+	set.Logger = zap.New(core)
+	ctx := context.Background()
+	var created []component.Component
+	defer func() {
+		for _, c := range created {
+			assert.NoError(t, c.Shutdown(ctx))
+		}
+	}()
+	logsExp, err := f.CreateLogs(ctx, set, cfg)
+	if err != nil {
+		return nil, err
+	}
+	created = append(created, logsExp)
+	metricsExp, err := f.CreateMetrics(ctx, set, cfg)
+	if err != nil {
+		return nil, err
+	}
+	created = append(created, metricsExp)
+	tracesExp, err := f.CreateTraces(ctx, set, cfg)
+	if err != nil {
+		return nil, err
+	}
+	created = append(created, tracesExp)
+	var lines []string
+	for _, e := range logs.All() {
+		lines = append(lines, e.Message)
+	}
+	return lines, nil
+}
+
+// corpusSection is one elasticsearch exporter of a corpus file.
+type corpusSection struct {
+	id  component.ID
+	raw map[string]any
+}
+
+// corpusSections returns the elasticsearch exporters of the file, in the order of their IDs.
+func corpusSections(t *testing.T, file string) []corpusSection {
+	t.Helper()
+	cm, err := confmaptest.LoadConf(file)
+	require.NoError(t, err)
+	exporters, err := cm.Sub("exporters")
+	require.NoError(t, err)
+	var sections []corpusSection
+	for key, v := range exporters.ToStringMap() {
+		var id component.ID
+		require.NoError(t, id.UnmarshalText([]byte(key)), "%s: exporter ID %q", file, key)
+		if id.Type().String() != "elasticsearch" {
+			continue
+		}
+		raw, _ := v.(map[string]any)
+		if raw == nil {
+			raw = map[string]any{}
+		}
+		sections = append(sections, corpusSection{id: id, raw: raw})
+	}
+	slices.SortFunc(sections, func(a, b corpusSection) int { return strings.Compare(a.id.String(), b.id.String()) })
+	return sections
+}
+
+// corpusHeader is what a corpus file's header says.
+type corpusHeader struct {
+	source, changed, contrib string
+	refused                  bool
+	refusal                  string // the error contrib gives, when refused
+	here                     string // a part of the error this exporter gives, when refused
+}
+
+var contribRefuses = regexp.MustCompile(`^refuses[^:]*: (.+)$`)
+
+// readCorpusHeader reads the header of the file and fails the test for a header without a
+// source, without a line saying what was changed, or without contrib's verdict.
+func readCorpusHeader(t *testing.T, file string) corpusHeader {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	require.NoError(t, err)
+	var h corpusHeader
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if !strings.HasPrefix(line, "#") {
+			break
+		}
+		text := strings.TrimSpace(strings.TrimPrefix(line, "#"))
+		switch {
+		case strings.HasPrefix(text, "Source: "):
+			h.source = strings.TrimPrefix(text, "Source: ")
+		case strings.HasPrefix(text, "Changed: "):
+			h.changed = strings.TrimPrefix(text, "Changed: ")
+		case strings.HasPrefix(text, "Contrib: "):
+			h.contrib = strings.TrimPrefix(text, "Contrib: ")
+		case strings.HasPrefix(text, "Here: refuses: "):
+			h.here = strings.TrimPrefix(text, "Here: refuses: ")
+		}
+	}
+	require.NotEmpty(t, h.source, "%s: the header names no source (# Source: repository path @ commit)", file)
+	require.NotEmpty(t, h.changed, "%s: the header does not say what was changed (# Changed: ...)", file)
+	switch m := contribRefuses.FindStringSubmatch(h.contrib); {
+	case h.contrib == "loads":
+	case m != nil:
+		h.refused, h.refusal = true, m[1]
+		require.NotEmpty(t, h.here, "%s: contrib refuses it; the header must say with which error this exporter does (# Here: refuses: <part of the error>)", file)
+	default:
+		t.Fatalf("%s: the header's contrib line must be `# Contrib: loads` or `# Contrib: refuses...: <error>`, got %q", file, h.contrib)
+	}
+	return h
+}
+
+// corpusValue returns the scalar at path in the raw section as text, or "".
+func corpusValue(s map[string]any, path ...string) string {
+	var v any = s
+	for _, k := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return ""
+		}
+		v = m[k]
+	}
+	if v == nil {
+		return ""
+	}
+	return fmt.Sprint(v)
+}
+
+// corpusList returns the list at path in the raw section, each element as text.
+func corpusList(s map[string]any, path ...string) []string {
+	var v any = s
+	for _, k := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	l, _ := v.([]any)
+	var out []string
+	for _, e := range l {
+		out = append(out, fmt.Sprint(e))
+	}
+	return out
+}
+
+// corpusEndpoints returns `endpoint` and the `endpoints` of the raw section.
+func corpusEndpoints(s map[string]any) []string {
+	eps := corpusList(s, "endpoints")
+	if e := corpusValue(s, "endpoint"); e != "" {
+		eps = append(eps, e)
+	}
+	return eps
+}
+
+// corpusDecodedCloudID returns the decoded part of an Elastic Cloud ID, or "".
+func corpusDecodedCloudID(id string) string {
+	if id == "" {
+		return ""
+	}
+	if i := strings.LastIndex(id, ":"); i >= 0 {
+		id = id[i+1:]
+	}
+	b, err := base64.RawStdEncoding.DecodeString(strings.TrimRight(id, "="))
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// quotedLine matches a line quoted in a Markdown table cell: a code span with double
+// backticks, which may hold single ones.
+var quotedLine = regexp.MustCompile("`` (.+?) ``")
+
+// movingDocQuotes returns the start-up lines that docs/moving-from-contrib.md quotes: the code
+// spans of the last cell of each row of a table whose last header starts with "Logged".
+func movingDocQuotes(t *testing.T) []string {
+	t.Helper()
+	var quotes []string
+	logged := false // in a table whose last column is the line logged
+	forMarkdownLines(t, movingDoc, func(_ int, text string) {
+		text = strings.TrimSpace(text)
+		if !strings.HasPrefix(text, "|") {
+			logged = false
+			return
+		}
+		cells := strings.Split(strings.Trim(text, "|"), "|")
+		last := strings.TrimSpace(cells[len(cells)-1])
+		switch {
+		case strings.HasPrefix(last, "Logged"):
+			logged = true
+		case logged:
+			for _, m := range quotedLine.FindAllStringSubmatch(text, -1) {
+				quotes = append(quotes, m[1])
+			}
+		}
+	})
+	require.NotEmpty(t, quotes, "%s quotes no start-up line", movingDoc)
+	return quotes
+}
+
+// Variable parts of a start-up line: a key or value in backticks (or several joined by "/"),
+// and a number, with a unit or not.
+var (
+	lineKeys    = regexp.MustCompile("`[^`]*`(?:/`[^`]*`)*")
+	lineNumbers = regexp.MustCompile(`\d+(?:\.\d+)?(?:ms|s|m|h)?`)
+)
+
+// normalizeStartupLine replaces the variable parts of a start-up line with placeholders.
+func normalizeStartupLine(s string) string {
+	s = strings.ReplaceAll(s, "…", "...")
+	s = lineKeys.ReplaceAllString(s, "K")
+	return lineNumbers.ReplaceAllString(s, "N")
+}
+
+// quotedLineMatches reports whether line is the line that quote shows: the same once keys in
+// backticks and numbers are set aside, but for at most two other words (a mode's or an
+// extension's name). A quote that starts with "..." is a part of a line, found anywhere in it.
+func quotedLineMatches(line, quote string) bool {
+	l, q := normalizeStartupLine(line), normalizeStartupLine(quote)
+	if fragment, ok := strings.CutPrefix(q, "..."); ok {
+		return strings.Contains(l, strings.TrimSuffix(fragment, "..."))
+	}
+	return tokenDistance(strings.Fields(l), strings.Fields(q)) <= 2
+}
+
+// tokenDistance is the Levenshtein distance between two sequences of words.
+func tokenDistance(a, b []string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := range a {
+		cur := make([]int, len(b)+1)
+		cur[0] = i + 1
+		for j := range b {
+			cost := 1
+			if a[i] == b[j] {
+				cost = 0
+			}
+			cur[j+1] = min(prev[j]+cost, prev[j+1]+1, cur[j]+1)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
