@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -38,9 +39,6 @@ import (
 //	# Contrib: loads
 //	# Contrib: refuses: <the error contrib gives>
 const corpusDir = "testdata/corpus"
-
-// movingDoc is the page whose table quotes every start-up line about a difference from contrib.
-const movingDoc = "docs/moving-from-contrib.md"
 
 // knownOpenDifference is a difference from contrib that a configuration of the corpus
 // triggers, and that this exporter does not say at startup yet: no line in startup_notes.go,
@@ -215,6 +213,90 @@ func TestCorpus(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCorpusKeysInConfigurationDoc checks that every key that a configuration of the corpus
+// uses, where contrib loads it, has a row in docs/configuration.md: in a "Key" table, or in
+// the table of deprecated keys. A key inside a section documented as a whole (`tls::ca_file`
+// under `tls`, a header name under `headers`) is covered by the section's row.
+func TestCorpusKeysInConfigurationDoc(t *testing.T) {
+	documented := map[string]bool{}
+	for _, r := range configDocRows(t, configDoc) {
+		documented[r.key] = true
+	}
+	for _, k := range configDocFirstCells(t, configDoc, "Deprecated key") {
+		documented[k] = true
+	}
+	files, err := filepath.Glob(filepath.Join(corpusDir, "*.yaml"))
+	require.NoError(t, err)
+	used := map[string]string{} // key -> the first file that uses it
+	for _, file := range files {
+		if readCorpusHeader(t, file).refused {
+			continue // not contrib's keys
+		}
+		for _, s := range corpusSections(t, file) {
+			if slices.ContainsFunc(knownOpenDifferences, func(d knownOpenDifference) bool { return d.pending && d.applies(s.raw) }) {
+				continue // its key gets its row with its support
+			}
+			for _, k := range corpusKeys(s.raw, "") {
+				if _, ok := used[k]; !ok {
+					used[k] = file
+				}
+			}
+		}
+	}
+	require.NotEmpty(t, used)
+	for _, k := range slices.Sorted(maps.Keys(used)) {
+		covered := false
+		for p := k; p != "" && !covered; {
+			covered = documented[p]
+			i := strings.LastIndex(p, "::")
+			if i < 0 {
+				break
+			}
+			p = p[:i]
+		}
+		if !covered {
+			t.Errorf("%s uses `%s`, which %s has no row for: add one to its \"Key\" table", used[k], k, configDoc)
+		}
+	}
+}
+
+// corpusKeys returns the leaf keys of the raw section, with the collector's "::" separator.
+func corpusKeys(m map[string]any, prefix string) []string {
+	var keys []string
+	for k, v := range m {
+		key := prefix + k
+		if sub, ok := v.(map[string]any); ok && len(sub) > 0 {
+			keys = append(keys, corpusKeys(sub, key+"::")...)
+			continue
+		}
+		keys = append(keys, key)
+	}
+	return keys
+}
+
+// configDocFirstCells returns the keys in backticks of the first cells of the rows of the
+// tables of the Markdown file path whose first header is header.
+func configDocFirstCells(t *testing.T, path, header string) []string {
+	t.Helper()
+	var keys []string
+	in := false
+	forMarkdownLines(t, path, func(_ int, text string) {
+		text = strings.TrimSpace(text)
+		switch {
+		case !strings.HasPrefix(text, "|"):
+			in = false
+		case firstCell(text) == header:
+			in = true
+		case in && !docTableSeparator.MatchString(text):
+			if m := docKeyCell.FindStringSubmatch(firstCell(text)); m != nil {
+				keys = append(keys, m[1])
+			}
+		}
+	})
+	require.NotEmpty(t, keys, "%s has no table whose first header is %q", path, header)
+	return keys
 }
 
 // loadAsCollector unmarshals the section into the factory's default configuration, validates
@@ -395,81 +477,4 @@ func corpusDecodedCloudID(id string) string {
 		return ""
 	}
 	return string(b)
-}
-
-// quotedLine matches a line quoted in a Markdown table cell: a code span with double
-// backticks, which may hold single ones.
-var quotedLine = regexp.MustCompile("`` (.+?) ``")
-
-// movingDocQuotes returns the start-up lines that docs/moving-from-contrib.md quotes: the code
-// spans of the last cell of each row of a table whose last header starts with "Logged".
-func movingDocQuotes(t *testing.T) []string {
-	t.Helper()
-	var quotes []string
-	logged := false // in a table whose last column is the line logged
-	forMarkdownLines(t, movingDoc, func(_ int, text string) {
-		text = strings.TrimSpace(text)
-		if !strings.HasPrefix(text, "|") {
-			logged = false
-			return
-		}
-		cells := strings.Split(strings.Trim(text, "|"), "|")
-		last := strings.TrimSpace(cells[len(cells)-1])
-		switch {
-		case strings.HasPrefix(last, "Logged"):
-			logged = true
-		case logged:
-			for _, m := range quotedLine.FindAllStringSubmatch(text, -1) {
-				quotes = append(quotes, m[1])
-			}
-		}
-	})
-	require.NotEmpty(t, quotes, "%s quotes no start-up line", movingDoc)
-	return quotes
-}
-
-// Variable parts of a start-up line: a key or value in backticks (or several joined by "/"),
-// and a number, with a unit or not.
-var (
-	lineKeys    = regexp.MustCompile("`[^`]*`(?:/`[^`]*`)*")
-	lineNumbers = regexp.MustCompile(`\d+(?:\.\d+)?(?:ms|s|m|h)?`)
-)
-
-// normalizeStartupLine replaces the variable parts of a start-up line with placeholders.
-func normalizeStartupLine(s string) string {
-	s = strings.ReplaceAll(s, "…", "...")
-	s = lineKeys.ReplaceAllString(s, "K")
-	return lineNumbers.ReplaceAllString(s, "N")
-}
-
-// quotedLineMatches reports whether line is the line that quote shows: the same once keys in
-// backticks and numbers are set aside, but for at most two other words (a mode's or an
-// extension's name). A quote that starts with "..." is a part of a line, found anywhere in it.
-func quotedLineMatches(line, quote string) bool {
-	l, q := normalizeStartupLine(line), normalizeStartupLine(quote)
-	if fragment, ok := strings.CutPrefix(q, "..."); ok {
-		return strings.Contains(l, strings.TrimSuffix(fragment, "..."))
-	}
-	return tokenDistance(strings.Fields(l), strings.Fields(q)) <= 2
-}
-
-// tokenDistance is the Levenshtein distance between two sequences of words.
-func tokenDistance(a, b []string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := range a {
-		cur := make([]int, len(b)+1)
-		cur[0] = i + 1
-		for j := range b {
-			cost := 1
-			if a[i] == b[j] {
-				cost = 0
-			}
-			cur[j+1] = min(prev[j]+cost, prev[j+1]+1, cur[j]+1)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
