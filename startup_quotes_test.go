@@ -105,8 +105,11 @@ func TestQuotedLineMatches(t *testing.T) {
 		{"`mapping::mode` is raw and is ignored, as in contrib since v0.145", "`mapping::mode` is ecs and is ignored, as in contrib since v0.145", true},
 		{"`auth::authenticator` (beatsauth/_agent-component/default) and `api_key` are both set", "`auth::authenticator` (bearertokenauth) and `user`/`password` are both set", true},
 		{"x has no profile documents: profiles whose scope attribute y", "...has no profile documents: profiles whose scope attribute...", true},
-		{"`flush::interval` is deprecated; use `sending_queue::batch::flush_timeout` (mapped to sending_queue::batch::flush_timeout: 10s)",
-			"`flush::bytes` is deprecated; use `sending_queue::batch::max_size` (ignored: `sending_queue::batch::sizer` is items, and `flush::bytes` counts bytes; remove `flush::bytes`)", false},
+		{
+			"`flush::interval` is deprecated; use `sending_queue::batch::flush_timeout` (mapped to sending_queue::batch::flush_timeout: 10s)",
+			"`flush::bytes` is deprecated; use `sending_queue::batch::max_size` (ignored: `sending_queue::batch::sizer` is items, and `flush::bytes` counts bytes; remove `flush::bytes`)",
+			false,
+		},
 		{"`timeout` is 0: bulk requests have no deadline, as in contrib", "`api_key` and `user`/`password` are both set: `api_key` is used, as in contrib; remove `user`/`password`", false},
 		{"`mapping::mode` is raw and is not ignored at all, unlike contrib", "`mapping::mode` is ecs and is ignored, as in contrib since v0.145", false},
 	} {
