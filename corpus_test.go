@@ -115,37 +115,6 @@ var knownOpenDifferences = []knownOpenDifference{
 		},
 	},
 	{
-		name:   "cloudid with a Kibana part",
-		reason: "configuration.md's `cloudid` row: contrib keeps all after the first `$` as the host's first label, this exporter uses the Elasticsearch UUID only; no start-up line says so",
-		applies: func(s map[string]any) bool {
-			return strings.Count(corpusDecodedCloudID(corpusValue(s, "cloudid")), "$") >= 2
-		},
-	},
-	{
-		name: "a deprecated key of contrib",
-		reason: "contrib's deprecated keys (`*_dynamic_index`, `flush`, `num_workers`, `retry::max_requests`) log a warning each, which configuration.md#deprecated-keys " +
-			"lists and docs/moving-from-contrib.md quotes only for a key set with its replacement and for `flush::bytes` with the items sizer",
-		line: " is deprecated",
-		applies: func(s map[string]any) bool {
-			return s["logs_dynamic_index"] != nil || s["metrics_dynamic_index"] != nil || s["traces_dynamic_index"] != nil ||
-				s["flush"] != nil || s["num_workers"] != nil || corpusValue(s, "retry", "max_requests") != ""
-		},
-	},
-	{
-		name: "api_key that is not an API key",
-		reason: "contrib loads any `api_key` and sends it as given, so Elasticsearch answers every request 401; this exporter refuses at load a value that is not an encoded API key, " +
-			"`id:api_key` or the create API key response (configuration.md's `api_key` row), which the \"What is refused\" table of docs/moving-from-contrib.md does not list",
-		refused: "`api_key`: the value is",
-		applies: func(s map[string]any) bool {
-			key := corpusValue(s, "api_key")
-			if key == "" || strings.Contains(key, ":") {
-				return false
-			}
-			decoded, err := base64.StdEncoding.DecodeString(key)
-			return err != nil || !strings.Contains(string(decoded), ":")
-		},
-	},
-	{
 		name:    "mapping::ecs_span_events_to_logs",
 		reason:  "contrib's key since PR #49181 (span events as ECS log documents in the ecs mode); support is being added, and the key is refused until it is merged",
 		pending: true,

@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
 	"github.com/otelcol-es/elasticsearchexporter/internal/pipeline"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
@@ -52,6 +53,12 @@ func (c *Config) logContribDifferences(logger *zap.Logger) {
 	}
 	if msg := c.modeIgnoredWarning(); msg != "" {
 		logger.Warn(msg)
+	}
+	if msg := c.apiKeyFormWarning(); msg != "" {
+		logger.Warn(msg)
+	}
+	if msg := c.cloudIDNote(); msg != "" {
+		logger.Info(msg)
 	}
 	if c.LogstashFormat.Enabled {
 		logger.Info("`logstash_format` is enabled: the date in each index name is taken from the document's own timestamp, in UTC. " +
@@ -151,4 +158,32 @@ func (c *Config) modeFallbackWarning(signal pipeline.Signal) string {
 	}
 	return fmt.Sprintf("`mapping::allowed_modes` does not list otel, and %s, its first mode, has no %s documents: %s whose scope attribute elastic.mapping.mode and client metadata X-Elastic-Mapping-Mode name no mode are rejected (%s); "+
 		"add otel to `mapping::allowed_modes`", def, signal.Noun(), signal, pipeline.ErrorTypeUnsupportedMode)
+}
+
+// apiKeyFormWarning returns the warning logged when `api_key` is in none of the forms
+// esclient.EncodeAPIKey reads, or "". Contrib loads such a key and sends it as it is; so does
+// this exporter, and Elasticsearch answers 401 to it unless something between them replaces it.
+func (c *Config) apiKeyFormWarning() string {
+	_, err := esclient.EncodeAPIKey(string(c.Authentication.APIKey))
+	if err == nil {
+		return ""
+	}
+	return fmt.Sprintf("`api_key` is not an Elasticsearch API key in any form the exporter knows (%v): it is sent as it is, "+
+		"as in contrib, and Elasticsearch answers 401 to it unless a proxy between them replaces it", err)
+}
+
+// cloudIDNote returns the Info line logged when `cloudid` has a Kibana part, or "". Contrib keeps
+// all after the first `$` of the decoded Cloud ID as the host's first label, so that its host
+// name, `<es_uuid>$<kibana_uuid>.<host>`, resolves nowhere; this exporter reads it as Beats and
+// Elastic Agent do.
+func (c *Config) cloudIDNote() string {
+	if c.CloudID == "" || !esclient.CloudIDHasKibanaPart(c.CloudID) {
+		return ""
+	}
+	urls, err := c.endpoints().URLs()
+	if err != nil || len(urls) != 1 {
+		return ""
+	}
+	return fmt.Sprintf("`cloudid` is read as Beats and Elastic Agent read it: requests go to %s, the Elasticsearch UUID before the host. "+
+		"Contrib keeps the Kibana part too, in a host name `<es_uuid>$<kibana_uuid>.<host>` that resolves nowhere", urls[0].Redacted())
 }
