@@ -63,6 +63,18 @@ func (c *Config) maxBulkBytes() int {
 	return defaultMaxBulkBytes
 }
 
+// maxBulkDocs is the most documents of one bulk request, shared by pushes or not:
+// sending_queue::batch::max_size when the batch is sized in items (Beats' bulk_max_size, in
+// the configurations Elastic Agent makes), 0 (no cap) otherwise.
+func (c *Config) maxBulkDocs() int {
+	if q := c.QueueBatchConfig.Get(); q != nil {
+		if b := q.Batch.Get(); b != nil && b.Sizer == exporterhelper.RequestSizerTypeItems && b.MaxSize > 0 {
+			return int(b.MaxSize)
+		}
+	}
+	return 0
+}
+
 // maxConcurrentRequests returns the cap on bulk requests in flight: 0 means
 // sending_queue::num_consumers, or defaultMaxConcurrentRequests when the sending queue is off.
 func (c *Config) maxConcurrentRequests() int {

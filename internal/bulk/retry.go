@@ -48,8 +48,10 @@ type RetryConfig struct {
 	// AuthGracePeriod is how long a whole request answered 401 or 403 is
 	// retried, counted from the first such answer after a success, while
 	// credentials are being rotated; then the failure is permanent. 0 makes
-	// it permanent at once. A single document's 401 or 403 is always
-	// permanent. Default: 1m.
+	// it permanent at once. A 401 or 403 that RetryOnStatus lists is retried
+	// as any status it lists, within MaxRetries and whatever the grace period,
+	// as in contrib. A single document's 401 or 403 is permanent unless the
+	// statuses retried for documents list it. Default: 1m.
 	AuthGracePeriod time.Duration `mapstructure:"auth_grace_period"`
 
 	// prevent unkeyed literal initialization
@@ -104,7 +106,8 @@ func (ix *Indexer) retryableRequest(status int, err error) bool {
 		_, tlsSetting := esclient.TLSConfigProblem(err)
 		return !errors.Is(err, context.Canceled) && !tlsSetting
 	case http.StatusUnauthorized, http.StatusForbidden:
-		return ix.authGrace()
+		// Listed in retry_on_status: retried as any status listed there, as in contrib.
+		return slices.Contains(ix.cfg.Retry.RetryOnStatus, status) || ix.authGrace()
 	}
 	return slices.Contains(ix.cfg.Retry.RetryOnStatus, status)
 }
