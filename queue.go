@@ -75,9 +75,15 @@ func (c *Config) maxBulkDocs() int {
 	return 0
 }
 
-// maxConcurrentRequests returns the cap on bulk requests in flight: 0 means
+// maxConcurrentRequests returns the cap on bulk requests in flight: max_conns_per_host when it
+// is set and flow_control::max_concurrent_requests is not (contrib sends as many bulk requests
+// as its connections allow: Elastic Agent sets max_conns_per_host to the Beats output's
+// workers), else flow_control::max_concurrent_requests, whose 0 means
 // sending_queue::num_consumers, or defaultMaxConcurrentRequests when the sending queue is off.
 func (c *Config) maxConcurrentRequests() int {
+	if !c.set.maxConcurrentRequests && c.MaxConnsPerHost > 0 {
+		return c.MaxConnsPerHost
+	}
 	if n := c.FlowControl.MaxConcurrentRequests; n > 0 {
 		return n
 	}

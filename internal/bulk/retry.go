@@ -22,7 +22,8 @@ type RetryConfig struct {
 	Enabled bool `mapstructure:"enabled"`
 
 	// MaxRetries is the number of retries of a push, after the first attempt of
-	// each of its bulk requests, shared by its requests and its dead letters; -1
+	// each of its bulk requests, shared by its requests and its dead letters; 0
+	// retries none (contrib takes 0 as not set, and retries 2 times), -1
 	// retries without limit. Default: 30, which with the default intervals keeps
 	// retrying through an outage of at least 10 minutes (about 16 minutes on
 	// average) before documents are given up.
