@@ -84,8 +84,10 @@ func TestConcurrencyNote(t *testing.T) {
 		},
 		{
 			name: "max_conns_per_host_not_adaptive",
-			raw: map[string]any{"max_conns_per_host": 4,
-				"flow_control": map[string]any{"adaptive_concurrency": map[string]any{"enabled": false}}},
+			raw: map[string]any{
+				"max_conns_per_host": 4,
+				"flow_control":       map[string]any{"adaptive_concurrency": map[string]any{"enabled": false}},
+			},
 			wantMax: 4,
 			want: "`max_conns_per_host` is 4 and `flow_control::max_concurrent_requests` is not set: up to 4 bulk requests are in flight at once, " +
 				"over all the endpoints; contrib lets 4 connections open to each endpoint. Set `flow_control::max_concurrent_requests` to choose another cap",
