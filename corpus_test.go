@@ -5,7 +5,6 @@ package elasticsearchexporter_test
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"maps"
 	"os"
@@ -73,45 +72,10 @@ var knownOpenDifferences = []knownOpenDifference{
 		},
 	},
 	{
-		name:   "retry::max_retries: 0 or retry::max_requests: 1",
-		reason: "one attempt only; the retries of a whole request and of documents differ from contrib's, and no start-up line says so yet",
-		applies: func(s map[string]any) bool {
-			return corpusValue(s, "retry", "max_retries") == "0" || corpusValue(s, "retry", "max_requests") == "1"
-		},
-	},
-	{
 		name:   "traces_dynamic_id on span events",
 		reason: "`traces_dynamic_id` gives span event documents an _id differently from contrib, and no start-up line says so yet",
 		applies: func(s map[string]any) bool {
 			return corpusValue(s, "traces_dynamic_id", "enabled") == "true"
-		},
-	},
-	{
-		name:   "sending_queue::num_consumers or max_conns_per_host with flow_control",
-		reason: "bulk requests in flight are capped by `flow_control`, not by the consumers or the connections as in contrib, and no start-up line says so yet",
-		applies: func(s map[string]any) bool {
-			return corpusValue(s, "sending_queue", "num_consumers") != "" || corpusValue(s, "max_conns_per_host") != ""
-		},
-	},
-	{
-		name:   "sending_queue::batch::max_size with the items sizer",
-		reason: "a batch counted in items is also cut into bulk requests by bytes here, and no start-up line says so yet",
-		applies: func(s map[string]any) bool {
-			return corpusValue(s, "sending_queue", "batch", "sizer") == "items" && corpusValue(s, "sending_queue", "batch", "max_size") != ""
-		},
-	},
-	{
-		name:   "retry::retry_on_status with 401 or 403",
-		reason: "401 and 403 are retried for `retry::auth_grace_period` only, not as `retry_on_status` lists them, and no start-up line says so yet",
-		applies: func(s map[string]any) bool {
-			return slices.ContainsFunc(corpusList(s, "retry", "retry_on_status"), func(v string) bool { return v == "401" || v == "403" })
-		},
-	},
-	{
-		name:   "compression: snappy",
-		reason: "snappy is used only once the node is found to decode it (gzip before and instead); contrib refuses snappy; no start-up line says so yet",
-		applies: func(s map[string]any) bool {
-			return corpusValue(s, "compression") == "snappy"
 		},
 	},
 	{
@@ -431,19 +395,4 @@ func corpusEndpoints(s map[string]any) []string {
 		eps = append(eps, e)
 	}
 	return eps
-}
-
-// corpusDecodedCloudID returns the decoded part of an Elastic Cloud ID, or "".
-func corpusDecodedCloudID(id string) string {
-	if id == "" {
-		return ""
-	}
-	if i := strings.LastIndex(id, ":"); i >= 0 {
-		id = id[i+1:]
-	}
-	b, err := base64.RawStdEncoding.DecodeString(strings.TrimRight(id, "="))
-	if err != nil {
-		return ""
-	}
-	return string(b)
 }

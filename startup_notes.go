@@ -41,8 +41,9 @@ func (c *Config) logDeprecations(logger *zap.Logger) {
 
 // logContribDifferences logs where the configuration means something else than in contrib, or
 // what it means is easy to miss: credentials set twice (a warning each, naming the one used), a
-// timeout of 0 and a mapping::mode that is ignored (a warning each), and, in an Info line, the
-// date of logstash_format index names.
+// timeout of 0, a mapping::mode that is ignored and a retry::max_retries of 0 (a warning each),
+// and, in Info lines, the date of logstash_format index names and the cap on bulk requests in
+// flight when the configuration does not set it.
 func (c *Config) logContribDifferences(logger *zap.Logger) {
 	for _, msg := range c.credentialWarnings() {
 		logger.Warn(msg)
@@ -63,6 +64,12 @@ func (c *Config) logContribDifferences(logger *zap.Logger) {
 	if c.LogstashFormat.Enabled {
 		logger.Info("`logstash_format` is enabled: the date in each index name is taken from the document's own timestamp, in UTC. " +
 			"Contrib takes the collector's clock when it sends, so late or replayed data lands here in the index of its own day, there in the index of the day it is sent")
+	}
+	if msg := c.noRetriesWarning(); msg != "" {
+		logger.Warn(msg)
+	}
+	if msg := c.concurrencyNote(); msg != "" {
+		logger.Info(msg)
 	}
 }
 
@@ -186,4 +193,43 @@ func (c *Config) cloudIDNote() string {
 	}
 	return fmt.Sprintf("`cloudid` is read as Beats and Elastic Agent read it: requests go to %s, the Elasticsearch UUID before the host. "+
 		"Contrib keeps the Kibana part too, in a host name `<es_uuid>$<kibana_uuid>.<host>` that resolves nowhere", urls[0].Redacted())
+}
+
+// noRetriesWarning returns the warning logged when retry::max_retries is 0 with retries on, or
+// "". Contrib takes 0 as not set and retries failed requests and documents up to its default,
+// 2 times (its default configuration has 0, and the exporter code puts 2 in its place, for the
+// requests and for the documents); retry::max_requests: 1 maps to 0 there too.
+func (c *Config) noRetriesWarning() string {
+	if !c.Retry.Enabled || c.Retry.MaxRetries != 0 {
+		return ""
+	}
+	return "`retry::max_retries` is 0: failed bulk requests and documents are not retried. " +
+		"Contrib takes 0 as not set and retries them up to 2 times, its default; " +
+		"set `retry::max_retries: 2` to retry as contrib does, or `retry::enabled: false` to keep no retries without this line"
+}
+
+// concurrencyNote returns the Info line logged when the configuration does not set
+// flow_control::max_concurrent_requests and sets what contrib's concurrency follows: its
+// connections (max_conns_per_host, which is then the cap, see maxConcurrentRequests), or its
+// consumers (sending_queue::num_consumers, above the cap), or "".
+func (c *Config) concurrencyNote() string {
+	if c.set.maxConcurrentRequests {
+		return ""
+	}
+	n := c.maxConcurrentRequests()
+	adaptive := ""
+	if c.FlowControl.AdaptiveConcurrency.Enabled {
+		adaptive = fmt.Sprintf(", the number moving between 1 and %d with the latency of the requests (`flow_control::adaptive_concurrency`)", n)
+	}
+	if c.MaxConnsPerHost > 0 {
+		return fmt.Sprintf("`max_conns_per_host` is %d and `flow_control::max_concurrent_requests` is not set: up to %d bulk requests are in flight at once, "+
+			"over all the endpoints%s; contrib lets %d connections open to each endpoint. "+
+			"Set `flow_control::max_concurrent_requests` to choose another cap", c.MaxConnsPerHost, n, adaptive, c.MaxConnsPerHost)
+	}
+	if q := c.QueueBatchConfig.Get(); c.set.numConsumers && q != nil && q.NumConsumers > n {
+		return fmt.Sprintf("`sending_queue::num_consumers` is %d and `flow_control::max_concurrent_requests` is not set: at most %d bulk requests are in flight at once%s, "+
+			"and pushes that wait for one share the next; contrib sends up to %d at once, one per consumer. "+
+			"Set `flow_control::max_concurrent_requests` (0: `sending_queue::num_consumers`) to allow more", q.NumConsumers, n, adaptive, q.NumConsumers)
+	}
+	return ""
 }
