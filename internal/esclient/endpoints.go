@@ -111,9 +111,9 @@ func parseEndpoint(s string) (*url.URL, error) {
 		return nil, fmt.Errorf("invalid URL %q: %s", RedactURL(s),
 			"the user info holds a character that must be percent-encoded (such as # / ? @ or a space)")
 	}
-	// The transport puts the URL's path in front of each request's (/_bulk): a trailing slash
-	// would make it //_bulk, which Elasticsearch has no handler for. go-elasticsearch, which
-	// contrib builds its client with, trims it too.
+	// The transport puts the URL's path in front of each request's: a trailing slash would
+	// make GET /_nodes/_local of the version check GET //_nodes/_local, which Elasticsearch has
+	// no handler for (9.5.4 answers 400), and a bulk request POST //_bulk.
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = strings.TrimRight(u.RawPath, "/")
 	return u, nil

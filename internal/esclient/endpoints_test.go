@@ -96,8 +96,8 @@ func TestEndpointURLsPrecedence(t *testing.T) {
 }
 
 // A trailing slash is trimmed from the path, which the transport puts in front of each
-// request's own (//_bulk would find no handler), also before a query string; the query string
-// is kept (QueryParams reads it).
+// request's own (//_nodes/_local finds no handler), also before a query string; the query
+// string is kept (QueryParams reads it).
 func TestEndpointTrailingSlash(t *testing.T) {
 	for in, want := range map[string]string{
 		"https://es:9200/":                "https://es:9200",
