@@ -65,13 +65,6 @@ type knownOpenDifference struct {
 // and its quote in docs/moving-from-contrib.md, its entry goes.
 var knownOpenDifferences = []knownOpenDifference{
 	{
-		name:   "endpoint query string",
-		reason: "the Beats translation writes output `parameters` as a query string on each endpoint; whether and how they reach each bulk request differs from contrib, and no start-up line says so yet",
-		applies: func(s map[string]any) bool {
-			return slices.ContainsFunc(corpusEndpoints(s), func(e string) bool { return strings.Contains(e, "?") })
-		},
-	},
-	{
 		name:   "traces_dynamic_id on span events",
 		reason: "`traces_dynamic_id` gives span event documents an _id differently from contrib, and no start-up line says so yet",
 		applies: func(s map[string]any) bool {
@@ -386,13 +379,4 @@ func corpusList(s map[string]any, path ...string) []string {
 		out = append(out, fmt.Sprint(e))
 	}
 	return out
-}
-
-// corpusEndpoints returns `endpoint` and the `endpoints` of the raw section.
-func corpusEndpoints(s map[string]any) []string {
-	eps := corpusList(s, "endpoints")
-	if e := corpusValue(s, "endpoint"); e != "" {
-		eps = append(eps, e)
-	}
-	return eps
 }
