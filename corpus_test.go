@@ -363,20 +363,3 @@ func corpusValue(s map[string]any, path ...string) string {
 	return fmt.Sprint(v)
 }
 
-// corpusList returns the list at path in the raw section, each element as text.
-func corpusList(s map[string]any, path ...string) []string {
-	var v any = s
-	for _, k := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		v = m[k]
-	}
-	l, _ := v.([]any)
-	var out []string
-	for _, e := range l {
-		out = append(out, fmt.Sprint(e))
-	}
-	return out
-}
