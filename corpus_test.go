@@ -362,4 +362,3 @@ func corpusValue(s map[string]any, path ...string) string {
 	}
 	return fmt.Sprint(v)
 }
-
