@@ -105,7 +105,7 @@ func TestConfineAllowedTargets(t *testing.T) {
 			wantSource: "attribute data_stream.dataset on the record and attribute data_stream.namespace on the record",
 		},
 		{
-			name: "dot name allowed by the flag still needs a pattern",
+			name:     "dot name allowed by the flag still needs a pattern",
 			settings: Settings{AllowDotTargets: true, AllowedTargets: []string{".team-a-*"}}, typ: TypeLogs,
 			record: map[string]any{controlattr.Index: ".team-a-x"},
 			want:   index(".team-a-x"),
