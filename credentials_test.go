@@ -205,3 +205,27 @@ func TestCredentialsEverywhereAreNeverShown(t *testing.T) {
 		})
 	}
 }
+
+// With two endpoints, one whose URL has user info and one without, each carries its own
+// credentials, and the start-up line says which.
+func TestUserInfoOnOneEndpointOfTwo(t *testing.T) {
+	apiKey := base64.StdEncoding.EncodeToString([]byte(apiKeyID + ":" + apiKeySecret))
+	withInfo, without := fakees.New(t), fakees.New(t)
+	cfg := newTestConfig("", func(c *Config) {
+		c.Endpoints = []string{strings.Replace(withInfo.URL, "http://", "http://urluser:"+urlPassword+"@", 1), without.URL}
+		c.Authentication.APIKey = configopaque.String(apiKey)
+	})
+	set, logs := observed()
+	exp := newLogsExporter(t, cfg, set)
+	for range 4 {
+		require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(1)))
+	}
+	require.NotNil(t, withInfo.LastRequest())
+	require.NotNil(t, without.LastRequest())
+	assert.Equal(t, "Basic "+base64.StdEncoding.EncodeToString([]byte("urluser:"+urlPassword)), withInfo.LastRequest().Header.Get("Authorization"))
+	assert.Equal(t, "APIKey "+apiKey, without.LastRequest().Header.Get("Authorization"))
+	assert.Equal(t, 1, logs.FilterMessage("the endpoint URL carries user info and `api_key` is set too: "+
+		"each request to the 1 endpoint(s) whose URL has user info carries user \"urluser\" and the URL's password (`Authorization: Basic …`), "+
+		"not `api_key` (which only requests to a node whose URL has no user info, such as one that discovery finds, carry), "+
+		"as in contrib (the elastic-transport client takes a URL's user info first); remove the user info from the URL, or `api_key`").Len())
+}

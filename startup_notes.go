@@ -206,11 +206,11 @@ func (c *Config) userInfoWarning() (bool, string) {
 	if without > 0 {
 		where = fmt.Sprintf("each request to the %d endpoint(s) whose URL has user info", withUser)
 	}
-	others2 := others
+	notSent := others
 	if c.Discovery.OnStart || c.Discovery.Interval > 0 || without > 0 {
-		others2 = others + " (which only requests to a node whose URL has no user info, such as one that discovery finds, carry)"
+		notSent = others + " (which only requests to a node whose URL has no user info, such as one that discovery finds, carry)"
 	}
 	return true, fmt.Sprintf("the endpoint URL carries user info and %s is set too: %s carries %s (`Authorization: Basic …`), "+
 		"not %s, as in contrib (the elastic-transport client takes a URL's user info first); "+
-		"remove the user info from the URL, or %s", others, where, sent, others2, others)
+		"remove the user info from the URL, or %s", others, where, sent, notSent, others)
 }
