@@ -140,7 +140,7 @@ func TestConfineAllowedTargets(t *testing.T) {
 func TestCompilePatterns(t *testing.T) {
 	for _, bad := range [][]string{{""}, {"Logs-*"}, {"logs-*", "a b"}, {"logs/x"}} {
 		_, err := NewRouter(Settings{AllowedTargets: bad})
-		assert.ErrorContains(t, err, "dynamic_routing::allowed_targets", "%q", bad)
+		require.ErrorContains(t, err, "dynamic_routing::allowed_targets", "%q", bad)
 	}
 	tests := []struct {
 		pattern, name string

@@ -696,6 +696,6 @@ func TestMetricsRouteNotAllowed(t *testing.T) {
 	assert.Len(t, docs, 1)
 	assert.Equal(t, 2, rep.rejected[rejectIndex(RejectTargetNotAllowed)])
 	assert.Equal(t, 1, rep.rejected[rejectIndex(RejectInvalidIndexName)])
-	assert.ErrorIs(t, rep.FirstError, errBadIndex)
+	require.ErrorIs(t, rep.FirstError, errBadIndex)
 	assert.Same(t, errNotAllowed, rep.FirstNotAllowed)
 }
