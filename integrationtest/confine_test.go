@@ -47,9 +47,17 @@ var confineLevels = []string{"record", "scope", "resource"}
 // confineRuns are the signals and the modes that write them (profiles are routed to fixed
 // indices, never by attribute).
 var confineRuns = []confineRun{
-	{"logs", "otel", 1}, {"logs", "ecs", 1}, {"logs", "none", 1}, {"logs", "raw", 1}, {"logs", "bodymap", 1},
-	{"traces", "otel", 2}, {"traces", "ecs", 2}, {"traces", "none", 1}, {"traces", "raw", 1},
-	{"metrics", "otel", 1}, {"metrics", "ecs", 1},
+	{"logs", "otel", 1},
+	{"logs", "ecs", 1},
+	{"logs", "none", 1},
+	{"logs", "raw", 1},
+	{"logs", "bodymap", 1},
+	{"traces", "otel", 2},
+	{"traces", "ecs", 2},
+	{"traces", "none", 1},
+	{"traces", "raw", 1},
+	{"metrics", "otel", 1},
+	{"metrics", "ecs", 1},
 }
 
 // TestHostileRoutingAttributesAreConfined sends, for every signal, mapping mode and attribute
@@ -70,7 +78,7 @@ func TestHostileRoutingAttributesAreConfined(t *testing.T) {
 	cfg := s.config()
 	cfg.Telemetry.LogFailedDocsInputRateLimit = 0 // every push's line, so each level's line is seen
 	cfg.DynamicRouting.AllowedTargets = []string{id + "-allowed-*", "*-" + id + ".otel-team-a"}
-	dot := func(signal, mode, level string) []confineCase {
+	dot := func() []confineCase {
 		return []confineCase{
 			{name: "kibana", attrs: map[string]string{"elasticsearch.index": ".kibana_1"}, index: ".kibana_1"},
 			{name: "new dot name", attrs: map[string]string{"elasticsearch.index": ".confine-" + id}, index: ".confine-" + id},
@@ -81,8 +89,8 @@ func TestHostileRoutingAttributesAreConfined(t *testing.T) {
 			},
 		}
 	}
-	confined := func(signal, mode, level string) []confineCase {
-		cases := dot(signal, mode, level)
+	confined := func(signal, mode string) []confineCase {
+		cases := dot()
 		cases = append(cases,
 			confineCase{name: "other team's data stream", attrs: map[string]string{"data_stream.dataset": id, "data_stream.namespace": "team-b"}},
 			confineCase{name: "index outside the list", attrs: map[string]string{"elasticsearch.index": id + "-team-b"}, index: id + "-team-b"},
@@ -112,8 +120,8 @@ func TestHostileRoutingAttributesAreConfined(t *testing.T) {
 	// Without allowed_targets, only dot names are refused.
 	open := s.config()
 	open.Telemetry.LogFailedDocsInputRateLimit = 0
-	openCases := func(signal, mode, level string) []confineCase {
-		cases := dot(signal, mode, level)
+	openCases := func(signal, mode string) []confineCase {
+		cases := dot()
 		if signal != "metrics" {
 			cases = append(cases, confineCase{
 				name: "any other index", allowed: true,
@@ -164,14 +172,14 @@ func TestHostileRoutingAttributesAreConfined(t *testing.T) {
 // runConfineCases sends, for every run and level, one push per case with one record whose
 // level carries the case's attributes, through exporters built from cfg, and checks that each
 // allowed record is in its index. It returns how many documents were refused.
-func runConfineCases(t *testing.T, s *suite, c *elasticsearchexporter.Config, cases func(signal, mode, level string) []confineCase) int64 {
+func runConfineCases(t *testing.T, s *suite, c *elasticsearchexporter.Config, cases func(signal, mode string) []confineCase) int64 {
 	t.Helper()
 	logs, traces, metrics := s.logsExporter(t, c), s.tracesExporter(t, c), s.metricsExporter(t, c)
 	var refused int64
 	allowedDocs := map[string]int{}
 	for _, run := range confineRuns {
 		for _, level := range confineLevels {
-			for _, tc := range cases(run.signal, run.mode, level) {
+			for _, tc := range cases(run.signal, run.mode) {
 				ctx := context.Background()
 				var err error
 				switch run.signal {
