@@ -87,6 +87,13 @@ func compilePatterns(allowed []string) (patterns, error) {
 	return ps, nil
 }
 
+// allowedBefore reports whether name is the Target the Router returned last, which the rules
+// allowed then and, the rules being fixed, allow now: a run of records routed to the same place
+// is matched once.
+func (r *Router) allowedBefore(name []byte) bool {
+	return r.valid && string(name) == r.last.Index
+}
+
 // match reports whether name matches one of the patterns.
 func (ps patterns) match(name []byte) bool {
 	for _, parts := range ps {
@@ -125,7 +132,7 @@ func (r *Router) confineIndex(name []byte, level int) error {
 	switch {
 	case name[0] == '.' && !r.allowDot:
 		return &TargetNotAllowedError{Name: string(name), Source: indexSource(level), Reason: reasonDotTarget}
-	case r.allowed != nil && !r.allowed.match(name):
+	case r.allowed != nil && !r.allowedBefore(name) && !r.allowed.match(name):
 		return &TargetNotAllowedError{Name: string(name), Source: indexSource(level), Reason: reasonNotAllowed}
 	}
 	return nil
@@ -134,7 +141,7 @@ func (r *Router) confineIndex(name []byte, level int) error {
 // confineDataStream checks a data stream name whose dataset and namespace were found on the
 // levels given (-1: not an attribute, but derived from the scope or the default).
 func (r *Router) confineDataStream(name []byte, datasetLevel, namespaceLevel int) error {
-	if r.allowed == nil || r.allowed.match(name) {
+	if r.allowed == nil || r.allowedBefore(name) || r.allowed.match(name) {
 		return nil
 	}
 	var parts []string
