@@ -23,6 +23,9 @@ import (
 func (c *Config) logStartupNotes(logger *zap.Logger) {
 	c.logDeprecations(logger)
 	c.logContribDifferences(logger)
+	if msg := c.dynamicRoutingIgnoredWarning(); msg != "" {
+		logger.Warn(msg)
+	}
 }
 
 // logSignalNotes logs the start-up lines of the pipeline of signal.
@@ -213,4 +216,16 @@ func (c *Config) userInfoWarning() (bool, string) {
 	return true, fmt.Sprintf("the endpoint URL carries user info and %s is set too: %s carries %s (`Authorization: Basic …`), "+
 		"not %s, as in contrib (the elastic-transport client takes a URL's user info first); "+
 		"remove the user info from the URL, or %s", others, where, sent, notSent, others)
+}
+
+// dynamicRoutingIgnoredWarning returns the warning logged when `dynamic_routing` is set but
+// every signal that routes by attribute has a static index, so that no record is routed by its
+// attributes and the keys have no effect, or "".
+func (c *Config) dynamicRoutingIgnoredWarning() string {
+	d := c.DynamicRouting
+	if (!d.AllowDotTargets && len(d.AllowedTargets) == 0) || c.LogsIndex == "" || c.MetricsIndex == "" || c.TracesIndex == "" {
+		return ""
+	}
+	return "`dynamic_routing` is set, but `logs_index`, `metrics_index` and `traces_index` are all set too: every document goes to its static index, " +
+		"never where its attributes ask, so `dynamic_routing` has no effect; remove it"
 }
