@@ -115,6 +115,10 @@ type Config struct {
 	// LogstashFormat appends a date suffix to the index name.
 	LogstashFormat LogstashFormatConfig `mapstructure:"logstash_format"`
 
+	// DynamicRouting confines the targets that records choose through their attributes
+	// (elasticsearch.index, data_stream.*). A key of this exporter's own: contrib has none.
+	DynamicRouting DynamicRoutingConfig `mapstructure:"dynamic_routing"`
+
 	// Mapping lists the mapping modes (document layouts) that records may ask for.
 	Mapping MappingConfig `mapstructure:"mapping"`
 
@@ -266,6 +270,28 @@ type LogstashFormatConfig struct {
 	// those of contrib's formatter whose output can be in an index name; names
 	// are lower-cased. Default: "%Y.%m.%d".
 	DateFormat string `mapstructure:"date_format"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// DynamicRoutingConfig confines where the attributes of a record may route it, so that a sender
+// cannot widen what the configuration allows. A record whose target is refused is rejected
+// alone, counted with error.type target_not_allowed and logged; nothing is sent. A static
+// index (logs_index, metrics_index, traces_index) is the configuration's own choice and is
+// never confined.
+type DynamicRoutingConfig struct {
+	// AllowDotTargets lets the attribute elasticsearch.index name an index that starts with
+	// "." (system and hidden indices, such as .kibana_1). Default: false, such records are
+	// rejected.
+	AllowDotTargets bool `mapstructure:"allow_dot_targets"`
+
+	// AllowedTargets, when not empty, lists patterns ("*" matches any run of characters) that
+	// the name of every record routed without a static index must match, whether
+	// elasticsearch.index, the data_stream.* attributes or the defaults chose it; with
+	// logstash_format, the name before its date. Each pattern must be lower case and hold only
+	// characters an index name may hold, besides "*". Default: empty, every name is allowed.
+	AllowedTargets []string `mapstructure:"allowed_targets"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}

@@ -301,6 +301,7 @@ func TestLoadInvalidConfig(t *testing.T) {
 		{"empty_logstash_date_format", "`logstash_format::date_format` must not be empty"},
 		{"logstash_date_format_colons", `invalid logstash_format date_format "%Y.%m.%d-%T": %T writes the time as 15:04:05, and an index name cannot contain ":"; use %H.%M.%S`},
 		{"logstash_date_format_unknown_verb", `invalid logstash_format date_format "%Y.%G": unsupported verb "%G"`},
+		{"allowed_targets_upper_case", `invalid dynamic_routing::allowed_targets: pattern "Logs-*" must be lower case (only "*" is special)`},
 		{"filter_path_removes_accounting", "`bulk_response_filter_path` entry \"-items.*.error\" would remove items.*.error.type from bulk responses"},
 		{"negative_log_rate_limit", "`telemetry::log_failed_docs_input_rate_limit` must be 0 or more"},
 		{"negative_max_inflight_bytes", "`flow_control::max_inflight_bytes` must be 0 (no cap) or a positive number of bytes, e.g. 67108864 for 64 MiB, got -1"},

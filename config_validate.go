@@ -41,6 +41,7 @@ func (c *Config) Validate() error {
 		c.FlowControl.validate(),
 		c.Discovery.validate(),
 		c.LogstashFormat.validate(),
+		c.DynamicRouting.validate(),
 		c.validateFilterPath(),
 		c.Telemetry.validate(),
 	)
@@ -135,6 +136,12 @@ func (l LogstashFormatConfig) validate() error {
 		return nil
 	}
 	return routing.CheckDateFormat(l.DateFormat)
+}
+
+// validate checks dynamic_routing::allowed_targets (its error names the key).
+func (d DynamicRoutingConfig) validate() error {
+	_, err := routing.NewRouter(routing.Settings{AllowedTargets: d.AllowedTargets})
+	return err
 }
 
 func (m MappingConfig) validate() error {

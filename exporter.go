@@ -87,6 +87,8 @@ func (c *Config) pipelineSettings() pipeline.Settings {
 		LogstashFormat:      c.LogstashFormat.Enabled,
 		PrefixSeparator:     c.LogstashFormat.PrefixSeparator,
 		DateFormat:          c.LogstashFormat.DateFormat,
+		AllowDotTargets:     c.DynamicRouting.AllowDotTargets,
+		AllowedTargets:      c.DynamicRouting.AllowedTargets,
 		AllowedModes:        c.Mapping.AllowedModes,
 		LogsDynamicID:       c.LogsDynamicID.Enabled,
 		LogsDynamicPipeline: c.LogsDynamicPipeline.Enabled,

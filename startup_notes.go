@@ -5,6 +5,7 @@ package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexpo
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 
 	"go.uber.org/zap"
@@ -23,6 +24,9 @@ import (
 func (c *Config) logStartupNotes(logger *zap.Logger) {
 	c.logDeprecations(logger)
 	c.logContribDifferences(logger)
+	if msg := c.dynamicRoutingIgnoredWarning(); msg != "" {
+		logger.Warn(msg)
+	}
 }
 
 // logSignalNotes logs the start-up lines of the pipeline of signal.
@@ -75,10 +79,11 @@ func (c *Config) logContribDifferences(logger *zap.Logger) {
 
 // credentialWarnings returns a warning for each pair of credentials set together, naming what
 // is sent. Contrib accepts them all, silently, and sends requests the same way: the
-// elastic-transport client sets the Authorization header from `api_key`, or else from
-// `user`/`password`; confighttp then sets `headers`, which replaces that header; and an
-// authenticator extension under `auth` handles the request last, with whatever Authorization
-// header it has by then, which it may replace or keep.
+// elastic-transport client sets the Authorization header from the user info of the endpoint
+// URL a request goes to, or else from `api_key`, or else from `user`/`password`; confighttp
+// then sets `headers`, which replaces that header; and an authenticator extension under `auth`
+// handles the request last, with whatever Authorization header it has by then, which it may
+// replace or keep. No line quotes a URL's user info: they name its user, never its password.
 func (c *Config) credentialWarnings() []string {
 	a := c.Authentication
 	basic := a.User != "" || a.Password != ""
@@ -86,7 +91,13 @@ func (c *Config) credentialWarnings() []string {
 
 	// set is what the client sets the Authorization header from, and header how it is sent.
 	set, header := "", ""
+	userInfo, userInfoWarning := c.userInfoWarning()
+	if userInfoWarning != "" {
+		warnings = append(warnings, userInfoWarning)
+	}
 	switch {
+	case userInfo:
+		set, header = "the endpoint URL's user info", "`Authorization: Basic …`"
 	case a.APIKey != "":
 		set, header = "`api_key`", "`Authorization: APIKey …`"
 	case a.User != "" && a.Password != "":
@@ -126,10 +137,10 @@ func (c *Config) credentialWarnings() []string {
 		warnings = append(warnings, fmt.Sprintf("`auth::authenticator` (%s) and %s are both set: %s; remove %s",
 			auth.AuthenticatorID, keys, sent, keys))
 	}
-	if basic && a.APIKey != "" {
+	if basic && a.APIKey != "" && !userInfo {
 		warnings = append(warnings, "`api_key` and `user`/`password` are both set: `api_key` is used, as in contrib; remove `user`/`password`")
 	}
-	if a.APIKey == "" && c.Auth.Get() == nil {
+	if a.APIKey == "" && c.Auth.Get() == nil && !userInfo {
 		// Basic authentication needs both: contrib loads one alone and sends no credentials.
 		switch {
 		case a.User != "" && a.Password == "":
@@ -232,4 +243,70 @@ func (c *Config) concurrencyNote() string {
 			"Set `flow_control::max_concurrent_requests` (0: `sending_queue::num_consumers`) to allow more", q.NumConsumers, n, adaptive, q.NumConsumers)
 	}
 	return ""
+}
+
+// userInfoWarning reports whether an endpoint URL carries user info, and returns the warning
+// when `api_key` or `user`/`password` is set too: the elastic-transport client sends the URL's
+// user and password (`Authorization: Basic`, with an empty password when the URL has none) to
+// that endpoint, and the other credentials only to nodes whose URLs carry none (those that
+// discovery finds). The line names the URL's user, never its password.
+func (c *Config) userInfoWarning() (bool, string) {
+	urls, err := c.endpoints().URLs()
+	if err != nil {
+		return false, ""
+	}
+	var user *url.Userinfo
+	withUser, without := 0, 0
+	for _, u := range urls {
+		if u.User == nil {
+			without++
+			continue
+		}
+		withUser++
+		if user == nil {
+			user = u.User
+		}
+	}
+	if user == nil {
+		return false, ""
+	}
+	a := c.Authentication
+	var others string
+	switch {
+	case a.APIKey != "" && (a.User != "" || a.Password != ""):
+		others = "`api_key` and `user`/`password`"
+	case a.APIKey != "":
+		others = "`api_key`"
+	case a.User != "" || a.Password != "":
+		others = "`user`/`password`"
+	default:
+		return true, ""
+	}
+	sent := fmt.Sprintf("user %q and the URL's password", user.Username())
+	if _, ok := user.Password(); !ok {
+		sent = fmt.Sprintf("user %q with an empty password (the URL has none)", user.Username())
+	}
+	where := "each request"
+	if without > 0 {
+		where = fmt.Sprintf("each request to the %d endpoint(s) whose URL has user info", withUser)
+	}
+	notSent := others
+	if c.Discovery.OnStart || c.Discovery.Interval > 0 || without > 0 {
+		notSent = others + " (which only requests to a node whose URL has no user info, such as one that discovery finds, carry)"
+	}
+	return true, fmt.Sprintf("the endpoint URL carries user info and %s is set too: %s carries %s (`Authorization: Basic …`), "+
+		"not %s, as in contrib (the elastic-transport client takes a URL's user info first); "+
+		"remove the user info from the URL, or %s", others, where, sent, notSent, others)
+}
+
+// dynamicRoutingIgnoredWarning returns the warning logged when `dynamic_routing` is set but
+// every signal that routes by attribute has a static index, so that no record is routed by its
+// attributes and the keys have no effect, or "".
+func (c *Config) dynamicRoutingIgnoredWarning() string {
+	d := c.DynamicRouting
+	if (!d.AllowDotTargets && len(d.AllowedTargets) == 0) || c.LogsIndex == "" || c.MetricsIndex == "" || c.TracesIndex == "" {
+		return ""
+	}
+	return "`dynamic_routing` is set, but `logs_index`, `metrics_index` and `traces_index` are all set too: every document goes to its static index, " +
+		"never where its attributes ask, so `dynamic_routing` has no effect; remove it"
 }

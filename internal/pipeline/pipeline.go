@@ -58,6 +58,9 @@ type Settings struct {
 	LogstashFormat  bool
 	PrefixSeparator string
 	DateFormat      string
+	// AllowDotTargets and AllowedTargets are dynamic_routing's settings (routing.Settings).
+	AllowDotTargets bool
+	AllowedTargets  []string
 	// AllowedModes is mapping::allowed_modes, which Validate has checked.
 	AllowedModes []string
 	// LogsDynamicID, LogsDynamicPipeline, TracesDynamicID and DeterministicIDs are the
@@ -86,6 +89,8 @@ func (s *Settings) Routing(static string) routing.Settings {
 		LogstashFormat:  s.LogstashFormat,
 		PrefixSeparator: s.PrefixSeparator,
 		DateFormat:      s.DateFormat,
+		AllowDotTargets: s.AllowDotTargets,
+		AllowedTargets:  s.AllowedTargets,
 	}
 }
 

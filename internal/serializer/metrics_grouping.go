@@ -78,10 +78,7 @@ func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, r
 		}
 		target, err := e.routePoint(attrs, shape.routes, resIdx, scopeIdx, resAttrs, scope, p.ts, route)
 		if err != nil {
-			m.report.reject(rejectIndex(RejectInvalidIndexName), metric.Name())
-			if m.report.FirstError == nil {
-				m.report.FirstError = err
-			}
+			m.report.rejectRoute(err, metric.Name())
 			continue
 		}
 		var h uint64
