@@ -273,6 +273,14 @@ type MappingConfig struct {
 	// client metadata; it must list at least one. Default: all modes.
 	AllowedModes []string `mapstructure:"allowed_modes"`
 
+	// ECSSpanEventsToLogs, in the ecs mode, writes each span event to the data streams of Elastic
+	// APM, as contrib does with this key: an event named "exception" with the attribute
+	// exception.type or exception.message to logs-apm.error-<namespace>, every other event to
+	// logs-apm.app.<service.name>-<namespace>. Off, span events in the ecs mode are ECS log
+	// documents routed like log records (contrib drops them). No effect in other modes.
+	// Default: false.
+	ECSSpanEventsToLogs bool `mapstructure:"ecs_span_events_to_logs"`
+
 	// prevent unkeyed literal initialization
 	_ struct{}
 }

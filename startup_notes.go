@@ -5,6 +5,7 @@ package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexpo
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.uber.org/zap"
@@ -28,6 +29,9 @@ func (c *Config) logStartupNotes(logger *zap.Logger) {
 func (c *Config) logSignalNotes(logger *zap.Logger, signal pipeline.Signal) {
 	if msg := c.modeFallbackWarning(signal); msg != "" {
 		logger.Warn(msg)
+	}
+	if msg := c.ecsSpanEventsNote(signal); msg != "" {
+		logger.Info(msg)
 	}
 }
 
@@ -151,4 +155,23 @@ func (c *Config) modeFallbackWarning(signal pipeline.Signal) string {
 	}
 	return fmt.Sprintf("`mapping::allowed_modes` does not list otel, and %s, its first mode, has no %s documents: %s whose scope attribute elastic.mapping.mode and client metadata X-Elastic-Mapping-Mode name no mode are rejected (%s); "+
 		"add otel to `mapping::allowed_modes`", def, signal.Noun(), signal, pipeline.ErrorTypeUnsupportedMode)
+}
+
+// ecsSpanEventsNote returns the line logged when the traces pipeline is created with
+// mapping::ecs_span_events_to_logs off and a configuration that names the ecs mode (in
+// `mapping::mode`, or in a `mapping::allowed_modes` of its own), or "". Contrib writes no span
+// events in the ecs mode then; this exporter keeps them, since dropping them would lose data
+// that the user sent.
+func (c *Config) ecsSpanEventsNote(signal pipeline.Signal) string {
+	ecs := serializer.ModeECS.String()
+	if signal != pipeline.Traces || c.Mapping.ECSSpanEventsToLogs || !slices.Contains(c.Mapping.AllowedModes, ecs) {
+		return ""
+	}
+	if c.Mapping.Mode != ecs && slices.Equal(c.Mapping.AllowedModes, serializer.ModeNames()) {
+		return ""
+	}
+	return "`mapping::ecs_span_events_to_logs` is off: span events of the ecs mode are written as ECS log documents routed like log records " +
+		"(logs-generic-default unless data_stream.* or elasticsearch.index say otherwise), where contrib writes none. " +
+		"Set `mapping::ecs_span_events_to_logs: true` to write them to Elastic APM's data streams as contrib then does: " +
+		"exceptions to logs-apm.error-<namespace>, the other events to logs-apm.app.<service>-<namespace>"
 }

@@ -140,6 +140,8 @@ type Router struct {
 	suffix string
 	// typeFromAttribute lets data_stream.type (logs or metrics) choose the type.
 	typeFromAttribute bool
+	// dataset, when set (SetDataset), is the dataset of every data stream name.
+	dataset string
 
 	// scope is the scope set by SetScope and what has been resolved for it; see RouteRecord.
 	scope scopeState
@@ -295,7 +297,9 @@ func (r *Router) Route(typ string, record, scope, resource pcommon.Map, scopeNam
 	datasetStart := len(buf)
 	maxDataset := maxDataStreamPartBytes - len(r.suffix)
 	var found bool
-	if buf, found = appendNamePart(buf, levels, controlattr.DataStreamDataset, true, maxDataset); !found {
+	if r.dataset != "" {
+		buf = appendName(buf, r.dataset, true, maxDataset) // SetDataset
+	} else if buf, found = appendNamePart(buf, levels, controlattr.DataStreamDataset, true, maxDataset); !found {
 		buf = appendName(buf, derivedDataset(scope, scopeName), true, maxDataset)
 	}
 	buf = append(buf, r.suffix...)
