@@ -132,4 +132,3 @@ func TestSpanEventsWithoutDynamicID(t *testing.T) {
 	_, ids, _ := walkedTraces(t, set, spanEventTraces("ecs"))
 	assert.Equal(t, make([]string, 8), ids)
 }
-
