@@ -82,7 +82,7 @@ type Config struct {
 	// `elasticsearch.document_id` as the document _id. Default: off.
 	LogsDynamicID DynamicIDConfig `mapstructure:"logs_dynamic_id"`
 
-	// TracesDynamicID, when enabled, uses the span attribute
+	// TracesDynamicID, when enabled, uses the span or span event attribute
 	// `elasticsearch.document_id` as the document _id. Default: off.
 	TracesDynamicID DynamicIDConfig `mapstructure:"traces_dynamic_id"`
 
