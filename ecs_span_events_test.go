@@ -5,6 +5,10 @@ package elasticsearchexporter
 
 import (
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/pipeline"
 )
 
 // TestGoldenECSSpanEvents pushes testdata/ecs_span_events/traces.json in the ecs mode, with
@@ -23,6 +27,39 @@ func TestGoldenECSSpanEvents(t *testing.T) {
 				t.Fatalf("%d records rejected", rejected)
 			}
 			checkGolden(t, dir+"traces."+name+".ndjson", got)
+		})
+	}
+}
+
+// The start-up line about span events of the ecs mode is logged for the traces pipeline only,
+// with mapping::ecs_span_events_to_logs off, when the configuration names ecs: in
+// mapping::mode, or in a mapping::allowed_modes of its own that lists it.
+func TestECSSpanEventsNote(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		mode    string
+		allowed []string
+		on      bool
+		want    bool
+	}{
+		{name: "default", mode: "otel", allowed: mappingModes},
+		{name: "mapping::mode ecs", mode: "ecs", allowed: mappingModes, want: true},
+		{name: "allowed_modes with ecs", mode: "otel", allowed: []string{"otel", "ecs"}, want: true},
+		{name: "allowed_modes without ecs", mode: "ecs", allowed: []string{"otel", "none"}},
+		{name: "the key on", mode: "ecs", allowed: []string{"ecs"}, on: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := defaultWith(func(c *Config) {
+				c.Mapping.Mode, c.Mapping.AllowedModes, c.Mapping.ECSSpanEventsToLogs = tt.mode, tt.allowed, tt.on
+			})
+			for _, signal := range []pipeline.Signal{pipeline.Logs, pipeline.Metrics, pipeline.Profiles} {
+				assert.Empty(t, cfg.ecsSpanEventsNote(signal), signal)
+			}
+			if !tt.want {
+				assert.Empty(t, cfg.ecsSpanEventsNote(pipeline.Traces))
+				return
+			}
+			assert.Contains(t, cfg.ecsSpanEventsNote(pipeline.Traces), "`mapping::ecs_span_events_to_logs` is off: ")
 		})
 	}
 }
