@@ -63,3 +63,26 @@ func TestECSSpanEventsNote(t *testing.T) {
 		})
 	}
 }
+
+// mapping::ecs_span_events_to_logs with a mapping::allowed_modes that does not list ecs has no
+// effect, and a warning says so.
+func TestECSSpanEventsIgnoredWarning(t *testing.T) {
+	for _, tt := range []struct {
+		allowed []string
+		on      bool
+		want    bool
+	}{
+		{allowed: mappingModes, on: true},
+		{allowed: []string{"otel", "ecs"}, on: true},
+		{allowed: []string{"otel", "none"}, on: true, want: true},
+		{allowed: []string{"otel", "none"}},
+	} {
+		cfg := defaultWith(func(c *Config) { c.Mapping.AllowedModes, c.Mapping.ECSSpanEventsToLogs = tt.allowed, tt.on })
+		if !tt.want {
+			assert.Empty(t, cfg.ecsSpanEventsIgnoredWarning(), "%v %v", tt.allowed, tt.on)
+			continue
+		}
+		assert.Equal(t, "`mapping::ecs_span_events_to_logs` is on, but `mapping::allowed_modes` does not list ecs, the only mode it applies to: it has no effect, as in contrib; "+
+			"add ecs to `mapping::allowed_modes`, or remove `mapping::ecs_span_events_to_logs`", cfg.ecsSpanEventsIgnoredWarning())
+	}
+}

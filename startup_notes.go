@@ -44,8 +44,8 @@ func (c *Config) logDeprecations(logger *zap.Logger) {
 
 // logContribDifferences logs where the configuration means something else than in contrib, or
 // what it means is easy to miss: credentials set twice (a warning each, naming the one used), a
-// timeout of 0 and a mapping::mode that is ignored (a warning each), and, in an Info line, the
-// date of logstash_format index names.
+// timeout of 0, a mapping::mode that is ignored and a mapping::ecs_span_events_to_logs that
+// cannot apply (a warning each), and, in an Info line, the date of logstash_format index names.
 func (c *Config) logContribDifferences(logger *zap.Logger) {
 	for _, msg := range c.credentialWarnings() {
 		logger.Warn(msg)
@@ -55,6 +55,9 @@ func (c *Config) logContribDifferences(logger *zap.Logger) {
 			"holds its push until the connection breaks; set a timeout (the default is 90s)")
 	}
 	if msg := c.modeIgnoredWarning(); msg != "" {
+		logger.Warn(msg)
+	}
+	if msg := c.ecsSpanEventsIgnoredWarning(); msg != "" {
 		logger.Warn(msg)
 	}
 	if c.LogstashFormat.Enabled {
@@ -174,4 +177,15 @@ func (c *Config) ecsSpanEventsNote(signal pipeline.Signal) string {
 		"(logs-generic-default unless data_stream.* or elasticsearch.index say otherwise), where contrib writes none. " +
 		"Set `mapping::ecs_span_events_to_logs: true` to write them to Elastic APM's data streams as contrib then does: " +
 		"exceptions to logs-apm.error-<namespace>, the other events to logs-apm.app.<service>-<namespace>"
+}
+
+// ecsSpanEventsIgnoredWarning returns the warning logged when the exporter is created with
+// mapping::ecs_span_events_to_logs on and a mapping::allowed_modes without ecs, where the key
+// has no effect, or "".
+func (c *Config) ecsSpanEventsIgnoredWarning() string {
+	if !c.Mapping.ECSSpanEventsToLogs || slices.Contains(c.Mapping.AllowedModes, serializer.ModeECS.String()) {
+		return ""
+	}
+	return "`mapping::ecs_span_events_to_logs` is on, but `mapping::allowed_modes` does not list ecs, the only mode it applies to: it has no effect, as in contrib; " +
+		"add ecs to `mapping::allowed_modes`, or remove `mapping::ecs_span_events_to_logs`"
 }
