@@ -121,7 +121,14 @@ func TestContribConfigs(t *testing.T) {
 				c.Mapping.Mode = "ecs"
 			}),
 			warnings: []string{modeIgnored("ecs")},
-			infos:    []string{ecsSpanEventsOff},
+		},
+		{
+			id: "ecs_span_events_off",
+			expected: elasticsearchexporter.DefaultWith(func(c *elasticsearchexporter.Config) {
+				c.Endpoint = es
+				c.Mapping.AllowedModes = []string{"otel", "ecs"}
+			}),
+			infos: []string{ecsSpanEventsOff},
 		},
 		{
 			id: "ecs_span_events_to_logs",
@@ -459,8 +466,9 @@ func TestDocumentIDFromTheRecordOnly(t *testing.T) {
 	assert.Equal(t, []string{"", "", "record-id"}, ids)
 }
 
-// ecsSpanEventsOff is the line logged when the traces pipeline is created with a configuration
-// that names the ecs mode and mapping::ecs_span_events_to_logs off.
+// ecsSpanEventsOff is the line logged when the traces pipeline is created with a
+// mapping::allowed_modes of the configuration's own that lists ecs, and
+// mapping::ecs_span_events_to_logs off.
 const ecsSpanEventsOff = "`mapping::ecs_span_events_to_logs` is off: span events of the ecs mode are written as ECS log documents routed like log records " +
 	"(logs-generic-default unless data_stream.* or elasticsearch.index say otherwise), where contrib writes none. " +
 	"Set `mapping::ecs_span_events_to_logs: true` to write them to Elastic APM's data streams as contrib then does: " +

@@ -32,8 +32,8 @@ func TestGoldenECSSpanEvents(t *testing.T) {
 }
 
 // The start-up line about span events of the ecs mode is logged for the traces pipeline only,
-// with mapping::ecs_span_events_to_logs off, when the configuration names ecs: in
-// mapping::mode, or in a mapping::allowed_modes of its own that lists it.
+// with mapping::ecs_span_events_to_logs off, when a mapping::allowed_modes of the
+// configuration's own lists ecs; the ignored mapping::mode plays no part.
 func TestECSSpanEventsNote(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
@@ -43,7 +43,8 @@ func TestECSSpanEventsNote(t *testing.T) {
 		want    bool
 	}{
 		{name: "default", mode: "otel", allowed: mappingModes},
-		{name: "mapping::mode ecs", mode: "ecs", allowed: mappingModes, want: true},
+		{name: "mapping::mode ecs", mode: "ecs", allowed: mappingModes},
+		{name: "only ecs", mode: "ecs", allowed: []string{"ecs"}, want: true},
 		{name: "allowed_modes with ecs", mode: "otel", allowed: []string{"otel", "ecs"}, want: true},
 		{name: "allowed_modes without ecs", mode: "ecs", allowed: []string{"otel", "none"}},
 		{name: "the key on", mode: "ecs", allowed: []string{"ecs"}, on: true},

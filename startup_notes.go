@@ -161,16 +161,14 @@ func (c *Config) modeFallbackWarning(signal pipeline.Signal) string {
 }
 
 // ecsSpanEventsNote returns the line logged when the traces pipeline is created with
-// mapping::ecs_span_events_to_logs off and a configuration that names the ecs mode (in
-// `mapping::mode`, or in a `mapping::allowed_modes` of its own), or "". Contrib writes no span
-// events in the ecs mode then; this exporter keeps them, since dropping them would lose data
-// that the user sent.
+// mapping::ecs_span_events_to_logs off and a `mapping::allowed_modes` of the configuration's own
+// (not the default, every mode) that lists ecs, or "". Contrib writes no span events in the ecs
+// mode then; this exporter keeps them, since dropping them would lose data that the user sent.
+// The ignored `mapping::mode` plays no part: its own warning says that records are written in
+// otel.
 func (c *Config) ecsSpanEventsNote(signal pipeline.Signal) string {
-	ecs := serializer.ModeECS.String()
-	if signal != pipeline.Traces || c.Mapping.ECSSpanEventsToLogs || !slices.Contains(c.Mapping.AllowedModes, ecs) {
-		return ""
-	}
-	if c.Mapping.Mode != ecs && slices.Equal(c.Mapping.AllowedModes, serializer.ModeNames()) {
+	if signal != pipeline.Traces || c.Mapping.ECSSpanEventsToLogs ||
+		!slices.Contains(c.Mapping.AllowedModes, serializer.ModeECS.String()) || slices.Equal(c.Mapping.AllowedModes, serializer.ModeNames()) {
 		return ""
 	}
 	return "`mapping::ecs_span_events_to_logs` is off: span events of the ecs mode are written as ECS log documents routed like log records " +
