@@ -5,6 +5,10 @@ package elasticsearchexporter
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"testing"
 	"time"
 
@@ -46,6 +50,33 @@ func TestCompressionSnappy(t *testing.T) {
 		require.Eventually(t, func() bool {
 			return logs.FilterMessageSnippet("`compression: snappy` is not possible").Len() == 1
 		}, 10*time.Second, 5*time.Millisecond)
+		require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(3)))
+		assert.Equal(t, "gzip", srv.LastRequest().Header.Get("Content-Encoding"))
+		assert.Len(t, srv.Accepted(), 3)
+	})
+	t.Run("answer that tells nothing", func(t *testing.T) {
+		// A proxy in front of the node answers every snappy bulk request 200 and passes the
+		// rest on: the start-up check cannot tell, bulk requests stay on gzip, and one Warn
+		// line says so.
+		srv := fakees.New(t)
+		target, err := url.Parse(srv.URL)
+		require.NoError(t, err)
+		pass := httputil.NewSingleHostReverseProxy(target)
+		proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Content-Encoding") == "snappy" {
+				_, _ = w.Write([]byte(`{"took":0,"errors":false,"items":[]}`))
+				return
+			}
+			pass.ServeHTTP(w, r)
+		}))
+		t.Cleanup(proxy.Close)
+		set, logs := observed()
+		exp := newLogsExporter(t, newTestConfig(proxy.URL, withSnappy), set)
+		require.Eventually(t, func() bool {
+			return logs.FilterMessageSnippet("`compression: snappy` is not used yet").Len() == 1
+		}, 10*time.Second, 5*time.Millisecond)
+		line := logs.FilterMessageSnippet("`compression: snappy` is not used yet").All()[0]
+		assert.Equal(t, zapcore.WarnLevel, line.Level)
 		require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(3)))
 		assert.Equal(t, "gzip", srv.LastRequest().Header.Get("Content-Encoding"))
 		assert.Len(t, srv.Accepted(), 3)

@@ -175,8 +175,20 @@ type Config struct {
 	// They are logged once, when the component is created.
 	deprecations []string
 
+	// set records the keys, found by Unmarshal, whose meaning depends on whether the
+	// configuration sets them, rather than on their value (see maxConcurrentRequests).
+	set keysSet
+
 	// prevent unkeyed literal initialization
 	_ struct{}
+}
+
+// keysSet tells which keys a configuration sets, where that changes what another key means.
+type keysSet struct {
+	// maxConcurrentRequests: flow_control::max_concurrent_requests.
+	maxConcurrentRequests bool
+	// numConsumers: sending_queue::num_consumers, or its deprecated num_workers.
+	numConsumers bool
 }
 
 // AuthenticationConfig holds the basic and API key authentication shortcuts.

@@ -68,6 +68,10 @@ func (c *Config) Unmarshal(conf *confmap.Conf) error {
 
 	c.deprecations = nil
 	deprecatedErr := c.applyDeprecated(conf, old)
+	c.set = keysSet{
+		maxConcurrentRequests: conf.IsSet("flow_control::max_concurrent_requests"),
+		numConsumers:          conf.IsSet("sending_queue::num_consumers") || (old.NumWorkers != nil && *old.NumWorkers > 0),
+	}
 	err := errors.Join(removedErr, oldDecodeErr, decodeErr, deprecatedErr)
 	if err == nil || oldDecodeErr != nil || decodeErr != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
 	"go.opentelemetry.io/collector/config/configcompression"
 	"go.opentelemetry.io/collector/config/confighttp"
@@ -99,10 +100,13 @@ func (c *Config) validateCATrustedFingerprint() error {
 	return nil
 }
 
-// validate refuses an api_key that is none of the forms esclient.EncodeAPIKey reads.
+// validate refuses an api_key that no request can carry: one with a control character inside
+// (a line break in the middle of a pasted key). A key in none of the forms esclient.EncodeAPIKey
+// reads loads, as in contrib, and is sent as it is, with a start-up line (apiKeyFormWarning).
 func (a *AuthenticationConfig) validate() error {
-	if _, err := esclient.EncodeAPIKey(string(a.APIKey)); err != nil {
-		return fmt.Errorf("`api_key`: %w", err)
+	if strings.IndexFunc(strings.TrimSpace(string(a.APIKey)), unicode.IsControl) >= 0 {
+		return errors.New("`api_key` holds a control character (a line break inside the key?), which no request header can carry; " +
+			esclient.APIKeyForms)
 	}
 	return nil
 }

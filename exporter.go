@@ -147,6 +147,7 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 		CompressionLevel:       level,
 		Snappy:                 e.cfg.Compression == configcompression.TypeSnappy,
 		MaxBulkBytes:           e.cfg.maxBulkBytes(),
+		MaxBulkDocs:            e.cfg.maxBulkDocs(),
 		Pipeline:               e.cfg.Pipeline,
 		IncludeSourceOnError:   include,
 		RequestTimeout:         e.cfg.Timeout,

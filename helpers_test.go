@@ -471,3 +471,12 @@ func faultLogBatch(first, n int, mutate func(int, plog.LogRecord)) plog.Logs {
 	}
 	return ld
 }
+
+// withoutKeysSet returns a copy of c without the record of which keys its configuration sets,
+// to compare a loaded configuration with one built by defaultWith (TestKeysSet tests the
+// record).
+func (c *Config) withoutKeysSet() *Config {
+	cp := *c
+	cp.set = keysSet{}
+	return &cp
+}

@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
 	"github.com/otelcol-es/elasticsearchexporter/internal/pipeline"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
@@ -44,8 +45,10 @@ func (c *Config) logDeprecations(logger *zap.Logger) {
 
 // logContribDifferences logs where the configuration means something else than in contrib, or
 // what it means is easy to miss: credentials set twice (a warning each, naming the one used), a
-// timeout of 0, a mapping::mode that is ignored and a mapping::ecs_span_events_to_logs that
-// cannot apply (a warning each), and, in an Info line, the date of logstash_format index names.
+// timeout of 0, a mapping::mode that is ignored, a mapping::ecs_span_events_to_logs that cannot
+// apply and a retry::max_retries of 0 (a warning each), and, in Info lines, the date of
+// logstash_format index names and the cap on bulk requests in flight when the configuration
+// does not set it.
 func (c *Config) logContribDifferences(logger *zap.Logger) {
 	for _, msg := range c.credentialWarnings() {
 		logger.Warn(msg)
@@ -60,9 +63,21 @@ func (c *Config) logContribDifferences(logger *zap.Logger) {
 	if msg := c.ecsSpanEventsIgnoredWarning(); msg != "" {
 		logger.Warn(msg)
 	}
+	if msg := c.apiKeyFormWarning(); msg != "" {
+		logger.Warn(msg)
+	}
+	if msg := c.cloudIDNote(); msg != "" {
+		logger.Info(msg)
+	}
 	if c.LogstashFormat.Enabled {
 		logger.Info("`logstash_format` is enabled: the date in each index name is taken from the document's own timestamp, in UTC. " +
 			"Contrib takes the collector's clock when it sends, so late or replayed data lands here in the index of its own day, there in the index of the day it is sent")
+	}
+	if msg := c.noRetriesWarning(); msg != "" {
+		logger.Warn(msg)
+	}
+	if msg := c.concurrencyNote(); msg != "" {
+		logger.Info(msg)
 	}
 }
 
@@ -158,6 +173,73 @@ func (c *Config) modeFallbackWarning(signal pipeline.Signal) string {
 	}
 	return fmt.Sprintf("`mapping::allowed_modes` does not list otel, and %s, its first mode, has no %s documents: %s whose scope attribute elastic.mapping.mode and client metadata X-Elastic-Mapping-Mode name no mode are rejected (%s); "+
 		"add otel to `mapping::allowed_modes`", def, signal.Noun(), signal, pipeline.ErrorTypeUnsupportedMode)
+}
+
+// apiKeyFormWarning returns the warning logged when `api_key` is in none of the forms
+// esclient.EncodeAPIKey reads, or "". Contrib loads such a key and sends it as it is; so does
+// this exporter, and Elasticsearch answers 401 to it unless something between them replaces it.
+func (c *Config) apiKeyFormWarning() string {
+	_, err := esclient.EncodeAPIKey(string(c.Authentication.APIKey))
+	if err == nil {
+		return ""
+	}
+	return fmt.Sprintf("`api_key` is not an Elasticsearch API key in any form the exporter knows (%v): it is sent as it is, "+
+		"as in contrib, and Elasticsearch answers 401 to it unless a proxy between them replaces it", err)
+}
+
+// cloudIDNote returns the Info line logged when `cloudid` has a Kibana part, or "". Contrib keeps
+// all after the first `$` of the decoded Cloud ID as the host's first label, so that its host
+// name, `<es_uuid>$<kibana_uuid>.<host>`, resolves nowhere; this exporter reads it as Beats and
+// Elastic Agent do.
+func (c *Config) cloudIDNote() string {
+	if c.CloudID == "" || !esclient.CloudIDHasKibanaPart(c.CloudID) {
+		return ""
+	}
+	urls, err := c.endpoints().URLs()
+	if err != nil || len(urls) != 1 {
+		return ""
+	}
+	return fmt.Sprintf("`cloudid` is read as Beats and Elastic Agent read it: requests go to %s, the Elasticsearch UUID before the host. "+
+		"Contrib keeps the Kibana part too, in a host name `<es_uuid>$<kibana_uuid>.<host>` that resolves nowhere", urls[0].Redacted())
+}
+
+// noRetriesWarning returns the warning logged when retry::max_retries is 0 with retries on, or
+// "". Contrib takes 0 as not set and retries failed requests and documents up to its default,
+// 2 times (its default configuration has 0, and the exporter code puts 2 in its place, for the
+// requests and for the documents); retry::max_requests: 1 maps to 0 there too.
+func (c *Config) noRetriesWarning() string {
+	if !c.Retry.Enabled || c.Retry.MaxRetries != 0 {
+		return ""
+	}
+	return "`retry::max_retries` is 0: failed bulk requests and documents are not retried. " +
+		"Contrib takes 0 as not set and retries them up to 2 times, its default; " +
+		"set `retry::max_retries: 2` to retry as contrib does, or `retry::enabled: false` to keep no retries without this line"
+}
+
+// concurrencyNote returns the Info line logged when the configuration does not set
+// flow_control::max_concurrent_requests and sets what contrib's concurrency follows: its
+// connections (max_conns_per_host, which is then the cap, see maxConcurrentRequests), or its
+// consumers (sending_queue::num_consumers, above the cap), or "".
+func (c *Config) concurrencyNote() string {
+	if c.set.maxConcurrentRequests {
+		return ""
+	}
+	n := c.maxConcurrentRequests()
+	adaptive := ""
+	if c.FlowControl.AdaptiveConcurrency.Enabled {
+		adaptive = fmt.Sprintf(", the number moving between 1 and %d with the latency of the requests (`flow_control::adaptive_concurrency`)", n)
+	}
+	if c.MaxConnsPerHost > 0 {
+		return fmt.Sprintf("`max_conns_per_host` is %d and `flow_control::max_concurrent_requests` is not set: up to %d bulk requests are in flight at once, "+
+			"over all the endpoints%s; contrib lets %d connections open to each endpoint. "+
+			"Set `flow_control::max_concurrent_requests` to choose another cap", c.MaxConnsPerHost, n, adaptive, c.MaxConnsPerHost)
+	}
+	if q := c.QueueBatchConfig.Get(); c.set.numConsumers && q != nil && q.NumConsumers > n {
+		return fmt.Sprintf("`sending_queue::num_consumers` is %d and `flow_control::max_concurrent_requests` is not set: at most %d bulk requests are in flight at once%s, "+
+			"and pushes that wait for one share the next; contrib sends up to %d at once, one per consumer. "+
+			"Set `flow_control::max_concurrent_requests` (0: `sending_queue::num_consumers`) to allow more", q.NumConsumers, n, adaptive, q.NumConsumers)
+	}
+	return ""
 }
 
 // ecsSpanEventsNote returns the line logged when the traces pipeline is created with

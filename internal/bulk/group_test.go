@@ -368,6 +368,52 @@ func TestGroupWithinMaxBulkBytes(t *testing.T) {
 	}
 }
 
+// A request of grouped pushes holds at most MaxBulkDocs documents: the pushes whose documents
+// would go over it wait for the next one, however few bytes they are.
+func TestGroupWithinMaxBulkDocs(t *testing.T) {
+	g := newGroupServer(0)
+	cfg := groupConfig(g)
+	cfg.MaxBulkDocs = 7 // the leader's 3 documents and one push of 4, not two
+	ix, err := New(cfg)
+	require.NoError(t, err)
+	holder := holdSlot(t, ix, g)
+	var outs []<-chan sendOutcome
+	for i := range 3 {
+		outs = append(outs, sendWaiting(context.Background(), t, ix, pushBatch(fmt.Sprint("p", i), 3+i%2), i+1))
+	}
+	g.release(0)
+	require.NoError(t, (<-holder).err)
+	for i, out := range outs {
+		o := <-out
+		require.NoError(t, o.err)
+		assert.Equal(t, Result{Indexed: 3 + i%2}, o.res)
+	}
+	reqs := g.recorded()
+	require.Len(t, reqs, 3)
+	assert.Equal(t, []string{"p0", "p1"}, pushesOf(reqs[1])) // 3 + 4
+	assert.Equal(t, []string{"p2"}, pushesOf(reqs[2]))
+	for i, r := range reqs {
+		assert.LessOrEqual(t, len(r), cfg.MaxBulkDocs, "request %d", i)
+	}
+}
+
+// A push of more than MaxBulkDocs documents is sent in requests of at most MaxBulkDocs.
+func TestMaxBulkDocsCutsAPush(t *testing.T) {
+	g := newGroupServer()
+	cfg := groupConfig(g)
+	cfg.MaxBulkDocs = 4
+	ix, err := New(cfg)
+	require.NoError(t, err)
+	r, err := ix.Send(context.Background(), pushBatch("a", 10))
+	require.NoError(t, err)
+	assert.Equal(t, Result{Indexed: 10}, r)
+	var sizes []int
+	for _, req := range g.recorded() {
+		sizes = append(sizes, len(req))
+	}
+	assert.Equal(t, []int{4, 4, 2}, sizes)
+}
+
 // A waiting push whose context ends before a leader takes its chunk returns, and its
 // documents are not sent.
 func TestGroupCanceledWaiterWithdraws(t *testing.T) {

@@ -34,6 +34,10 @@ type Config struct {
 	// MaxBulkBytes caps the uncompressed NDJSON of one bulk request. A single document larger
 	// than this is sent alone.
 	MaxBulkBytes int
+	// MaxBulkDocs caps the documents of one bulk request, whether it holds one push's
+	// documents or those of several (group.go); 0 means no cap. The exporter sets it from
+	// sending_queue::batch::max_size when the batch is sized in items.
+	MaxBulkDocs int
 	// Pipeline is the default ingest pipeline of every request, empty for none.
 	Pipeline             string
 	IncludeSourceOnError docappender.Value

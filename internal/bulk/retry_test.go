@@ -116,6 +116,7 @@ func TestRetryableRequest(t *testing.T) {
 		status int
 		err    error
 		grace  time.Duration
+		listed []int // added to retry_on_status
 		want   bool
 	}{
 		{name: "429", status: http.StatusTooManyRequests, want: true},
@@ -130,6 +131,9 @@ func TestRetryableRequest(t *testing.T) {
 		{name: "403 without grace", status: http.StatusForbidden},
 		{name: "401 within grace", status: http.StatusUnauthorized, grace: time.Minute, want: true},
 		{name: "403 within grace", status: http.StatusForbidden, grace: time.Minute, want: true},
+		{name: "401 listed, without grace", status: http.StatusUnauthorized, listed: []int{401}, want: true},
+		{name: "403 listed, without grace", status: http.StatusForbidden, listed: []int{403}, want: true},
+		{name: "403 with 401 listed, without grace", status: http.StatusForbidden, listed: []int{401}},
 		{name: "network error", err: errors.New("connection refused"), want: true},
 		{name: "request timeout", err: fmt.Errorf("flush: %w", context.DeadlineExceeded), want: true},
 		{name: "canceled", err: fmt.Errorf("flush: %w", context.Canceled)},
@@ -141,7 +145,7 @@ func TestRetryableRequest(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ix, err := New(Config{Client: okClient(`{}`), Retry: RetryConfig{
-				Enabled: true, RetryOnStatus: []int{429, 502, 503, 504}, AuthGracePeriod: tt.grace,
+				Enabled: true, RetryOnStatus: append([]int{429, 502, 503, 504}, tt.listed...), AuthGracePeriod: tt.grace,
 			}})
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, ix.retryableRequest(tt.status, tt.err))
@@ -150,12 +154,14 @@ func TestRetryableRequest(t *testing.T) {
 }
 
 // Which single documents are retried: with retry_on_document_status unset, those of
-// retry_on_status and any 5xx; with it set, only its statuses. 401 and 403 are always final.
+// retry_on_status and any 5xx; with it set, only its statuses. 401 and 403 are final unless
+// listed.
 func TestRetryableDocument(t *testing.T) {
 	requestStatuses := []int{429, 502, 503, 504}
 	tests := []struct {
 		name     string
 		document []int
+		request  []int // added to retry_on_status
 		status   int
 		want     bool
 	}{
@@ -168,6 +174,8 @@ func TestRetryableDocument(t *testing.T) {
 		{name: "unset: 403", status: 403},
 		{name: "unset: 404", status: 404},
 		{name: "unset: 409", status: 409},
+		{name: "unset: 401 listed in retry_on_status", request: []int{401}, status: 401, want: true},
+		{name: "set: 403 listed", document: []int{403}, status: 403, want: true},
 		{name: "set: listed", document: []int{503}, status: 503, want: true},
 		{name: "set: 429 of retry_on_status no longer", document: []int{503}, status: 429},
 		{name: "set: other 5xx no longer", document: []int{503}, status: 500},
@@ -177,7 +185,7 @@ func TestRetryableDocument(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ix, err := New(Config{Client: okClient(`{}`), Retry: RetryConfig{
-				Enabled: true, RetryOnStatus: requestStatuses, RetryOnDocumentStatus: tt.document,
+				Enabled: true, RetryOnStatus: append(slices.Clone(requestStatuses), tt.request...), RetryOnDocumentStatus: tt.document,
 			}})
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, ix.retryableDocument(tt.status))

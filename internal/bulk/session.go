@@ -167,7 +167,7 @@ func (ix *Indexer) flush(ctx context.Context, s *session, b *Batch, pending []in
 	if ix.room.n.Load() > 0 {
 		size = chunkBytes(b, pending)
 		key := groupKey{gen: s.gen, meta: s.metaSet.Equivalent()}
-		s.followers = ix.room.take(s.followers[:0], key, size, ix.requestLimit())
+		s.followers = ix.room.take(s.followers[:0], key, size, ix.requestLimit(), len(pending), ix.cfg.MaxBulkDocs)
 	}
 	for _, f := range s.followers {
 		size += f.group.bytes

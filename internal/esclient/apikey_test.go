@@ -108,13 +108,15 @@ func TestAPIKeyFormsOnTheWire(t *testing.T) {
 	}
 }
 
-// New refuses a key that is none of the forms, as Validate does before it.
-func TestNewRefusesBadAPIKey(t *testing.T) {
-	cfg := testConfig("https://es-1:9200")
-	cfg.APIKey = "ApiKey " + keyEncoded
-	_, err := New(context.Background(), cfg, componenttest.NewNopHost(), componenttest.NewNopTelemetrySettings(), component.NewDefaultBuildInfo())
-	require.ErrorContains(t, err, "`api_key`: the value starts with `ApiKey `")
-	assert.NotContains(t, err.Error(), keyEncoded)
+// A key in none of the forms is sent as it is (space around it dropped), as contrib sends it:
+// the exporter's start-up line says so.
+func TestAPIKeyInNoFormIsSentAsGiven(t *testing.T) {
+	for _, key := range []string{"AvFsEiPs==", "ApiKey " + keyEncoded, `{"name": "my-api-key"}`} {
+		t.Run(key, func(t *testing.T) {
+			got := authorizationSent(t, func(c *Config) { c.APIKey = key + "\n" }, testHost{})
+			assert.Equal(t, []string{"APIKey " + key}, got)
+		})
+	}
 }
 
 // headers::Authorization beside api_key or user/password: confighttp sets the headers on each

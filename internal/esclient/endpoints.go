@@ -135,6 +135,17 @@ func parseCloudID(id string) (*url.URL, error) {
 	return u, nil
 }
 
+// CloudIDHasKibanaPart reports whether an Elastic Cloud ID that parseCloudID reads holds a part
+// after es_uuid (the Kibana one, which every Cloud ID of Elastic Cloud has), which is not used.
+func CloudIDHasKibanaPart(id string) bool {
+	if _, err := parseCloudID(id); err != nil {
+		return false
+	}
+	encoded := id[strings.LastIndexByte(id, ':')+1:]
+	decoded, _ := decodeBase64(encoded)
+	return strings.Count(decoded, "$") >= 2
+}
+
 // splitCloudPort splits "name:port" at its last ':'; without one, the port is def.
 func splitCloudPort(s, def string) (name, port string) {
 	if i := strings.LastIndexByte(s, ':'); i >= 0 {
