@@ -24,6 +24,8 @@
 //
 // The other mapping modes change two things (see [Router.SetMode]): the dataset carries no .otel
 // suffix, and in mode bodymap the type may come from the attribute data_stream.type.
+// [Router.SetDataset] fixes the dataset instead of looking it up: the span events of the ecs
+// mode bound for Elastic APM's data streams (apm.go).
 //
 // Out of scope: the legacy elasticsearch.index.prefix and elasticsearch.index.suffix attributes,
 // and writing documents. Routing never mutates pdata: instead of setting the
