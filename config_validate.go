@@ -30,9 +30,8 @@ import (
 // would repeat the key that each message already quotes in full. Config.Validate composes them
 // in the order of the YAML reference.
 func (c *Config) Validate() error {
-	_, endpointErr := c.endpoints().URLs()
 	return errors.Join(
-		endpointErr,
+		c.validateEndpoints(),
 		c.Authentication.validate(),
 		validateHTTPClient(&c.ClientConfig),
 		c.validateCATrustedFingerprint(),
@@ -45,6 +44,21 @@ func (c *Config) Validate() error {
 		c.validateFilterPath(),
 		c.Telemetry.validate(),
 	)
+}
+
+// validateEndpoints checks endpoint, endpoints and cloudid (or ELASTICSEARCH_URL), with the
+// query parameters of their URLs, which every bulk request carries. A pipeline parameter
+// beside a different `pipeline` is refused: the request would carry only one of them.
+func (c *Config) validateEndpoints() error {
+	params, err := c.endpoints().QueryParams()
+	if err != nil {
+		return err
+	}
+	if p := params.Get("pipeline"); params.Has("pipeline") && c.Pipeline != "" && p != c.Pipeline {
+		return fmt.Errorf("the endpoint URLs' query parameter pipeline=%s and `pipeline` (%s) name different ingest "+
+			"pipelines for the documents that do not name their own; keep only one of them", p, c.Pipeline)
+	}
+	return nil
 }
 
 // validateFilterPath checks bulk_response_filter_path.

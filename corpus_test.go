@@ -5,7 +5,6 @@ package elasticsearchexporter_test
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -63,15 +62,7 @@ type knownOpenDifference struct {
 // triggers and that log no quoted line yet, each with the reason. TestCorpus logs every file
 // that triggers one, so that none passes silently; when a difference gets its start-up line
 // and its quote in docs/moving-from-contrib.md, its entry goes.
-var knownOpenDifferences = []knownOpenDifference{
-	{
-		name:   "endpoint query string",
-		reason: "the Beats translation writes output `parameters` as a query string on each endpoint; whether and how they reach each bulk request differs from contrib, and no start-up line says so yet",
-		applies: func(s map[string]any) bool {
-			return slices.ContainsFunc(corpusEndpoints(s), func(e string) bool { return strings.Contains(e, "?") })
-		},
-	},
-}
+var knownOpenDifferences = []knownOpenDifference{}
 
 // TestCorpus loads each configuration of testdata/corpus as a collector does (confmap,
 // Unmarshal into the factory's default, Validate, then the logs, metrics and traces
@@ -335,47 +326,4 @@ func readCorpusHeader(t *testing.T, file string) corpusHeader {
 		t.Fatalf("%s: the header's contrib line must be `# Contrib: loads` or `# Contrib: refuses...: <error>`, got %q", file, h.contrib)
 	}
 	return h
-}
-
-// corpusValue returns the scalar at path in the raw section as text, or "".
-func corpusValue(s map[string]any, path ...string) string {
-	var v any = s
-	for _, k := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return ""
-		}
-		v = m[k]
-	}
-	if v == nil {
-		return ""
-	}
-	return fmt.Sprint(v)
-}
-
-// corpusList returns the list at path in the raw section, each element as text.
-func corpusList(s map[string]any, path ...string) []string {
-	var v any = s
-	for _, k := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		v = m[k]
-	}
-	l, _ := v.([]any)
-	var out []string
-	for _, e := range l {
-		out = append(out, fmt.Sprint(e))
-	}
-	return out
-}
-
-// corpusEndpoints returns `endpoint` and the `endpoints` of the raw section.
-func corpusEndpoints(s map[string]any) []string {
-	eps := corpusList(s, "endpoints")
-	if e := corpusValue(s, "endpoint"); e != "" {
-		eps = append(eps, e)
-	}
-	return eps
 }

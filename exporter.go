@@ -140,8 +140,9 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 	if e.cfg.IncludeSourceOnError != nil && *e.cfg.IncludeSourceOnError {
 		include = docappender.True
 	}
-	// Validate has checked it.
+	// Validate has checked them.
 	filterPath, _ := bulk.FilterPath(e.cfg.BulkResponseFilterPath)
+	queryParams, _ := e.cfg.endpoints().QueryParams()
 	e.indexer, err = bulk.New(bulk.Config{
 		Client:                 client,
 		CompressionLevel:       level,
@@ -160,6 +161,7 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 		HandBackOnStop:         e.cfg.persistentQueue(),
 		Budget:                 e.budget,
 		FilterPath:             filterPath,
+		QueryParams:            queryParams,
 		SuppressConflictErrors: e.cfg.SuppressConflictErrors,
 		Concurrency: bulk.ConcurrencyConfig{
 			Max:      e.cfg.maxConcurrentRequests(),

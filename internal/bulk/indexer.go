@@ -6,6 +6,7 @@ package bulk // import "github.com/otelcol-es/elasticsearchexporter/internal/bul
 import (
 	"context"
 	"errors"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -66,6 +67,11 @@ type Config struct {
 	// FilterPath is the filter_path of bulk requests (see FilterPath); empty means
 	// AccountingFilterPath, which docappender sets.
 	FilterPath string
+	// QueryParams are added to the URL of every bulk request: the query parameters of the
+	// endpoints (esclient's Endpoints.QueryParams). The parameters the Indexer sets itself
+	// (filter_path, include_source_on_error, and pipeline when Pipeline is set) replace those of
+	// the same name; the configuration refuses such collisions.
+	QueryParams url.Values
 	// SuppressConflictErrors leaves the documents answered 409 version_conflict_engine_exception
 	// out of the log line about failed documents; they are still counted.
 	SuppressConflictErrors bool

@@ -124,6 +124,7 @@ func (ix *Indexer) newBulkIndexer(s *session) error {
 		Pipeline:             ix.cfg.Pipeline,
 		IncludeSourceOnError: docappender.Value(ix.includeSource.Load()),
 		FilterPath:           ix.cfg.FilterPath, // empty: docappender's DefaultFilterPath, AccountingFilterPath
+		QueryParams:          ix.cfg.QueryParams,
 	})
 	if err != nil {
 		return err
