@@ -82,7 +82,7 @@ type Config struct {
 	// `elasticsearch.document_id` as the document _id. Default: off.
 	LogsDynamicID DynamicIDConfig `mapstructure:"logs_dynamic_id"`
 
-	// TracesDynamicID, when enabled, uses the span attribute
+	// TracesDynamicID, when enabled, uses the span or span event attribute
 	// `elasticsearch.document_id` as the document _id. Default: off.
 	TracesDynamicID DynamicIDConfig `mapstructure:"traces_dynamic_id"`
 
@@ -310,6 +310,14 @@ type MappingConfig struct {
 	// AllowedModes lists the modes a request may select through the scope attribute or the
 	// client metadata; it must list at least one. Default: all modes.
 	AllowedModes []string `mapstructure:"allowed_modes"`
+
+	// ECSSpanEventsToLogs, in the ecs mode, writes each span event to the data streams of Elastic
+	// APM, as contrib does with this key: an event named "exception" with the attribute
+	// exception.type or exception.message to logs-apm.error-<namespace>, every other event to
+	// logs-apm.app.<service.name>-<namespace>. Off, span events in the ecs mode are ECS log
+	// documents routed like log records (contrib drops them). No effect in other modes.
+	// Default: false.
+	ECSSpanEventsToLogs bool `mapstructure:"ecs_span_events_to_logs"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}

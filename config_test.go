@@ -67,7 +67,7 @@ func TestLoadConfig(t *testing.T) {
 				c.Pipeline = "my-pipeline"
 				c.LogstashFormat = LogstashFormatConfig{Enabled: true, PrefixSeparator: "_", DateFormat: "%Y-%m"}
 				// Mode names are canonicalized: lowercase, and "no" means "none".
-				c.Mapping = MappingConfig{Mode: "otel", AllowedModes: []string{"otel", "ecs", "none"}}
+				c.Mapping = MappingConfig{Mode: "otel", AllowedModes: []string{"otel", "ecs", "none"}, ECSSpanEventsToLogs: true}
 				c.Retry = RetryConfig{
 					Enabled:               false,
 					MaxRetries:            5,

@@ -5,7 +5,6 @@ package elasticsearchexporter_test
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -63,25 +62,7 @@ type knownOpenDifference struct {
 // triggers and that log no quoted line yet, each with the reason. TestCorpus logs every file
 // that triggers one, so that none passes silently; when a difference gets its start-up line
 // and its quote in docs/moving-from-contrib.md, its entry goes.
-var knownOpenDifferences = []knownOpenDifference{
-	{
-		name:   "traces_dynamic_id on span events",
-		reason: "`traces_dynamic_id` gives span event documents an _id differently from contrib, and no start-up line says so yet",
-		applies: func(s map[string]any) bool {
-			return corpusValue(s, "traces_dynamic_id", "enabled") == "true"
-		},
-	},
-	{
-		name:    "mapping::ecs_span_events_to_logs",
-		reason:  "contrib's key since PR #49181 (span events as ECS log documents in the ecs mode); support is being added, and the key is refused until it is merged",
-		pending: true,
-		applies: func(s map[string]any) bool {
-			m, _ := s["mapping"].(map[string]any)
-			_, ok := m["ecs_span_events_to_logs"]
-			return ok
-		},
-	},
-}
+var knownOpenDifferences = []knownOpenDifference{}
 
 // TestCorpus loads each configuration of testdata/corpus as a collector does (confmap,
 // Unmarshal into the factory's default, Validate, then the logs, metrics and traces
@@ -345,20 +326,4 @@ func readCorpusHeader(t *testing.T, file string) corpusHeader {
 		t.Fatalf("%s: the header's contrib line must be `# Contrib: loads` or `# Contrib: refuses...: <error>`, got %q", file, h.contrib)
 	}
 	return h
-}
-
-// corpusValue returns the scalar at path in the raw section as text, or "".
-func corpusValue(s map[string]any, path ...string) string {
-	var v any = s
-	for _, k := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return ""
-		}
-		v = m[k]
-	}
-	if v == nil {
-		return ""
-	}
-	return fmt.Sprint(v)
 }

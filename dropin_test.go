@@ -123,6 +123,22 @@ func TestContribConfigs(t *testing.T) {
 			warnings: []string{modeIgnored("ecs")},
 		},
 		{
+			id: "ecs_span_events_off",
+			expected: elasticsearchexporter.DefaultWith(func(c *elasticsearchexporter.Config) {
+				c.Endpoint = es
+				c.Mapping.AllowedModes = []string{"otel", "ecs"}
+			}),
+			infos: []string{ecsSpanEventsOff},
+		},
+		{
+			id: "ecs_span_events_to_logs",
+			expected: elasticsearchexporter.DefaultWith(func(c *elasticsearchexporter.Config) {
+				c.Endpoint = es
+				c.Mapping.AllowedModes = []string{"ecs"}
+				c.Mapping.ECSSpanEventsToLogs = true
+			}),
+		},
+		{
 			id: "mapping_mode_none",
 			expected: elasticsearchexporter.DefaultWith(func(c *elasticsearchexporter.Config) {
 				c.Endpoint = es
@@ -452,6 +468,14 @@ func TestDocumentIDFromTheRecordOnly(t *testing.T) {
 	}
 	assert.Equal(t, []string{"", "", "record-id"}, ids)
 }
+
+// ecsSpanEventsOff is the line logged when the traces pipeline is created with a
+// mapping::allowed_modes of the configuration's own that lists ecs, and
+// mapping::ecs_span_events_to_logs off.
+const ecsSpanEventsOff = "`mapping::ecs_span_events_to_logs` is off: span events of the ecs mode are written as ECS log documents routed like log records " +
+	"(logs-generic-default unless data_stream.* or elasticsearch.index say otherwise), where contrib writes none. " +
+	"Set `mapping::ecs_span_events_to_logs: true` to write them to Elastic APM's data streams as contrib then does: " +
+	"exceptions to logs-apm.error-<namespace>, the other events to logs-apm.app.<service>-<namespace>"
 
 // modeIgnored is the warning logged for a mapping::mode other than otel.
 func modeIgnored(mode string) string {

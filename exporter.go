@@ -94,6 +94,7 @@ func (c *Config) pipelineSettings() pipeline.Settings {
 		LogsDynamicPipeline: c.LogsDynamicPipeline.Enabled,
 		TracesDynamicID:     c.TracesDynamicID.Enabled,
 		DeterministicIDs:    c.DeterministicIDs.Enabled,
+		ECSSpanEventsToLogs: c.Mapping.ECSSpanEventsToLogs,
 		PersistentQueue:     c.persistentQueue(),
 		NumConsumers:        c.numConsumers(),
 		MaxInflightBytes:    c.FlowControl.MaxInflightBytes,

@@ -112,10 +112,19 @@ func TestGoldenModes(t *testing.T) {
 // records rejected before sending.
 func pushGolden(t *testing.T, in, mode string) ([]byte, int64) {
 	t.Helper()
+	return pushGoldenWith(t, in, mode, nil)
+}
+
+// pushGoldenWith is pushGolden with the test configuration changed by configure, when not nil.
+func pushGoldenWith(t *testing.T, in, mode string, configure func(*Config)) ([]byte, int64) {
+	t.Helper()
 	raw, err := os.ReadFile(in)
 	require.NoError(t, err)
 	srv := fakees.New(t)
 	cfg := newTestConfig(srv.URL)
+	if configure != nil {
+		configure(cfg)
+	}
 	set, tel := withTelemetry(t)
 	ctx := context.Background()
 	if mode != "" {

@@ -6,6 +6,7 @@ package elasticsearchexporter // import "github.com/otelcol-es/elasticsearchexpo
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"go.uber.org/zap"
@@ -34,6 +35,9 @@ func (c *Config) logSignalNotes(logger *zap.Logger, signal pipeline.Signal) {
 	if msg := c.modeFallbackWarning(signal); msg != "" {
 		logger.Warn(msg)
 	}
+	if msg := c.ecsSpanEventsNote(signal); msg != "" {
+		logger.Info(msg)
+	}
 }
 
 // logDeprecations logs one warning per deprecated key found by Unmarshal.
@@ -45,9 +49,10 @@ func (c *Config) logDeprecations(logger *zap.Logger) {
 
 // logContribDifferences logs where the configuration means something else than in contrib, or
 // what it means is easy to miss: credentials set twice (a warning each, naming the one used), a
-// timeout of 0, a mapping::mode that is ignored and a retry::max_retries of 0 (a warning each),
-// and, in Info lines, the date of logstash_format index names and the cap on bulk requests in
-// flight when the configuration does not set it.
+// timeout of 0, a mapping::mode that is ignored, a mapping::ecs_span_events_to_logs that cannot
+// apply and a retry::max_retries of 0 (a warning each), and, in Info lines, the date of
+// logstash_format index names and the cap on bulk requests in flight when the configuration
+// does not set it.
 func (c *Config) logContribDifferences(logger *zap.Logger) {
 	for _, msg := range c.credentialWarnings() {
 		logger.Warn(msg)
@@ -57,6 +62,9 @@ func (c *Config) logContribDifferences(logger *zap.Logger) {
 			"holds its push until the connection breaks; set a timeout (the default is 90s)")
 	}
 	if msg := c.modeIgnoredWarning(); msg != "" {
+		logger.Warn(msg)
+	}
+	if msg := c.ecsSpanEventsIgnoredWarning(); msg != "" {
 		logger.Warn(msg)
 	}
 	if msg := c.apiKeyFormWarning(); msg != "" {
@@ -309,4 +317,32 @@ func (c *Config) dynamicRoutingIgnoredWarning() string {
 	}
 	return "`dynamic_routing` is set, but `logs_index`, `metrics_index` and `traces_index` are all set too: every document goes to its static index, " +
 		"never where its attributes ask, so `dynamic_routing` has no effect; remove it"
+}
+
+// ecsSpanEventsNote returns the line logged when the traces pipeline is created with
+// mapping::ecs_span_events_to_logs off and a `mapping::allowed_modes` of the configuration's own
+// (not the default, every mode) that lists ecs, or "". Contrib writes no span events in the ecs
+// mode then; this exporter keeps them, since dropping them would lose data that the user sent.
+// The ignored `mapping::mode` plays no part: its own warning says that records are written in
+// otel.
+func (c *Config) ecsSpanEventsNote(signal pipeline.Signal) string {
+	if signal != pipeline.Traces || c.Mapping.ECSSpanEventsToLogs ||
+		!slices.Contains(c.Mapping.AllowedModes, serializer.ModeECS.String()) || slices.Equal(c.Mapping.AllowedModes, serializer.ModeNames()) {
+		return ""
+	}
+	return "`mapping::ecs_span_events_to_logs` is off: span events of the ecs mode are written as ECS log documents routed like log records " +
+		"(logs-generic-default unless data_stream.* or elasticsearch.index say otherwise), where contrib writes none. " +
+		"Set `mapping::ecs_span_events_to_logs: true` to write them to Elastic APM's data streams as contrib then does: " +
+		"exceptions to logs-apm.error-<namespace>, the other events to logs-apm.app.<service>-<namespace>"
+}
+
+// ecsSpanEventsIgnoredWarning returns the warning logged when the exporter is created with
+// mapping::ecs_span_events_to_logs on and a mapping::allowed_modes without ecs, where the key
+// has no effect, or "".
+func (c *Config) ecsSpanEventsIgnoredWarning() string {
+	if !c.Mapping.ECSSpanEventsToLogs || slices.Contains(c.Mapping.AllowedModes, serializer.ModeECS.String()) {
+		return ""
+	}
+	return "`mapping::ecs_span_events_to_logs` is on, but `mapping::allowed_modes` does not list ecs, the only mode it applies to: it has no effect, as in contrib; " +
+		"add ecs to `mapping::allowed_modes`, or remove `mapping::ecs_span_events_to_logs`"
 }

@@ -66,6 +66,9 @@ type Settings struct {
 	// LogsDynamicID, LogsDynamicPipeline, TracesDynamicID and DeterministicIDs are the
 	// corresponding `enabled` switches.
 	LogsDynamicID, LogsDynamicPipeline, TracesDynamicID, DeterministicIDs bool
+	// ECSSpanEventsToLogs is mapping::ecs_span_events_to_logs: span events of the ecs mode go to
+	// Elastic APM's data streams (spanevents.go).
+	ECSSpanEventsToLogs bool
 	// PersistentQueue tells that the sending queue keeps its batches in a storage extension
 	// (see persistentQueueRule).
 	PersistentQueue bool

@@ -26,6 +26,8 @@
 //
 // The other mapping modes change two things (see [Router.SetMode]): the dataset carries no .otel
 // suffix, and in mode bodymap the type may come from the attribute data_stream.type.
+// [Router.SetDataset] fixes the dataset instead of looking it up: the span events of the ecs
+// mode bound for Elastic APM's data streams (apm.go).
 //
 // Out of scope: the legacy elasticsearch.index.prefix and elasticsearch.index.suffix attributes,
 // and writing documents. Routing never mutates pdata: instead of setting the
@@ -149,6 +151,8 @@ type Router struct {
 	suffix string
 	// typeFromAttribute lets data_stream.type (logs or metrics) choose the type.
 	typeFromAttribute bool
+	// dataset, when set (SetDataset), is the dataset of every data stream name.
+	dataset string
 
 	// scope is the scope set by SetScope and what has been resolved for it; see RouteRecord.
 	scope scopeState
@@ -319,8 +323,11 @@ func (r *Router) Route(typ string, record, scope, resource pcommon.Map, scopeNam
 	buf = append(buf, '-')
 	datasetStart := len(buf)
 	maxDataset := maxDataStreamPartBytes - len(r.suffix)
-	var datasetLevel, namespaceLevel int
-	if buf, datasetLevel = appendNamePart(buf, levels, controlattr.DataStreamDataset, true, maxDataset); datasetLevel < 0 {
+	datasetLevel := -1 // -1: not from an attribute
+	var namespaceLevel int
+	if r.dataset != "" {
+		buf = appendName(buf, r.dataset, true, maxDataset) // SetDataset
+	} else if buf, datasetLevel = appendNamePart(buf, levels, controlattr.DataStreamDataset, true, maxDataset); datasetLevel < 0 {
 		buf = appendName(buf, derivedDataset(scope, scopeName), true, maxDataset)
 	}
 	buf = append(buf, r.suffix...)
