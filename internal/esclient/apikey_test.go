@@ -22,7 +22,7 @@ import (
 // The key of the create API key example in Elasticsearch's reference.
 const (
 	keyID      = "VuaCfGcBCdbkQm-e5aOx"
-	keySecret  = "ui2lp2axTNmsyakw9tvNnw"
+	keySecret  = "ui2lp2axTNmsyakw9tvNnw" //nolint:gosec // the published example of Elasticsearch's reference, not a credential
 	keyEncoded = "VnVhQ2ZHY0JDZGJrUW0tZTVhT3g6dWkybHAyYXhUTm1zeWFrdzl0dk5udw=="
 	// keyResponse is the create API key response, as Kibana's Dev Tools prints it.
 	keyResponse = `{

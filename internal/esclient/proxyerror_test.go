@@ -24,7 +24,7 @@ func connectProxy(t *testing.T, status int) *httptest.Server {
 			w.WriteHeader(status)
 			return
 		}
-		upstream, err := net.Dial("tcp", r.Host)
+		upstream, err := net.Dial("tcp", r.Host) //nolint:gosec // a CONNECT proxy dials the address its client asks for; only the test's client reaches it
 		if err != nil {
 			w.WriteHeader(http.StatusBadGateway)
 			return
@@ -33,26 +33,26 @@ func connectProxy(t *testing.T, status int) *httptest.Server {
 		// may not have been sent yet, and is not sent after it.
 		conn, buf, err := http.NewResponseController(w).Hijack()
 		if err != nil {
-			upstream.Close()
+			_ = upstream.Close()
 			return
 		}
 		if _, err := io.WriteString(conn, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
-			upstream.Close()
-			conn.Close()
+			_ = upstream.Close()
+			_ = conn.Close()
 			return
 		}
 		if n := buf.Reader.Buffered(); n > 0 {
 			// What the client sent right after the CONNECT, already read from the connection.
 			b, _ := buf.Peek(n)
 			if _, err := upstream.Write(b); err != nil {
-				upstream.Close()
-				conn.Close()
+				_ = upstream.Close()
+				_ = conn.Close()
 				return
 			}
 		}
-		go func() { _, _ = io.Copy(upstream, conn); upstream.Close() }()
+		go func() { _, _ = io.Copy(upstream, conn); _ = upstream.Close() }()
 		_, _ = io.Copy(conn, upstream)
-		conn.Close()
+		_ = conn.Close()
 	}))
 	t.Cleanup(srv.Close)
 	return srv

@@ -137,7 +137,7 @@ func (s *Server) dropDecision() (drop, processed bool) {
 // initRand makes the fault generators. s.mu must be held.
 func (s *Server) initRand() {
 	if s.reqRand == nil {
-		seed := uint64(s.Faults.Seed) //nolint:gosec // any bit pattern is a seed
+		seed := uint64(s.Faults.Seed)
 		s.reqRand = rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 		s.itemRand = rand.New(rand.NewPCG(seed, 0xbf58476d1ce4e5b9))
 	}
