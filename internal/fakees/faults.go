@@ -73,6 +73,13 @@ func (s *Server) StartOutage(d time.Duration) {
 	s.Faults.OutageUntil = time.Now().Add(d)
 }
 
+// EndOutage ends an outage now. It is safe to call while requests run.
+func (s *Server) EndOutage() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Faults.OutageUntil = time.Time{}
+}
+
 // InOutage tells whether an outage is going on.
 func (s *Server) InOutage() bool {
 	s.mu.Lock()
