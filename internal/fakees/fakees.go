@@ -79,7 +79,7 @@ type Server struct {
 	conflicts map[string]int
 	// perIndex counts the items accepted, per index.
 	perIndex map[string]int
-	stats     Stats
+	stats    Stats
 	// reqRand and itemRand are the fault generators, made from Faults.Seed on first use.
 	reqRand, itemRand *rand.Rand
 }
