@@ -6,10 +6,7 @@ package pushbench
 import (
 	"bytes"
 	"context"
-	"io"
-	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -30,6 +27,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-es/elasticsearchexporter"
+	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 	"github.com/otelcol-es/elasticsearchexporter/internal/lab/benchdata"
 	"github.com/otelcol-es/elasticsearchexporter/internal/lab/cputime"
 	"github.com/otelcol-es/elasticsearchexporter/internal/profilecache"
@@ -427,16 +425,9 @@ func benchmarkPushOf(b *testing.B, parallel bool, sink func() string, sig benchm
 // bulk requests it sent, uncompressed: action lines and documents, as the server reads them.
 func requestBodies(tb testing.TB, sig benchmarkSignal, data any) [][]byte {
 	tb.Helper()
-	var mu sync.Mutex
-	var bodies [][]byte
-	url := bulkServer(tb, func(w http.ResponseWriter, n int) {
-		_, _ = io.WriteString(w, `{"items":[`+strings.TrimSuffix(strings.Repeat(`{"create":{"_index":"`+sinkIndex+`","status":201}},`, n), ",")+`]}`)
-	}, func(body []byte) {
-		mu.Lock()
-		bodies = append(bodies, body)
-		mu.Unlock()
-	})
-	require.NoError(tb, sig.push(context.Background(), sig.create(tb, url), data))
+	srv := fakees.New(tb)
+	require.NoError(tb, sig.push(context.Background(), sig.create(tb, srv.URL), data))
+	bodies := srv.Bodies()
 	require.NotEmpty(tb, bodies)
 	return bodies
 }

@@ -5,15 +5,10 @@ package pushbench
 
 import (
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 
@@ -89,56 +84,9 @@ func processSink(tb testing.TB) string {
 	return p.URL
 }
 
-// bulkServer starts a server that answers GET / with a version and each bulk request with
-// answer, given the number of documents the request holds. The body is not decoded, unless
-// received functions are given: each bulk request's body is then handed to them uncompressed.
-func bulkServer(tb testing.TB, answer func(w http.ResponseWriter, n int), received ...func(body []byte)) string {
-	tb.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("X-Elastic-Product", "Elasticsearch")
-		if r.URL.Path != "/_bulk" {
-			_, _ = io.WriteString(w, `{"version":{"number":"9.1.0"}}`)
-			return
-		}
-		if len(received) == 0 {
-			_, _ = io.Copy(io.Discard, r.Body)
-		} else {
-			raw, err := fakees.ReadBody(r)
-			if err != nil {
-				http.Error(w, err.Error(), http.StatusBadRequest)
-				return
-			}
-			for _, f := range received {
-				f(raw)
-			}
-		}
-		n, _ := strconv.Atoi(r.Header.Get("X-Elastic-Event-Count"))
-		answer(w, n)
-	}))
-	tb.Cleanup(srv.Close)
-	return srv.URL
-}
-
-// sinkIndex is the index name the sink answers for every item: the backing index of a data
-// stream, as Elasticsearch names it in bulk responses.
-const sinkIndex = bulksink.Index
-
-// bulkSink answers every bulk request with one 201 item per document, as Elasticsearch does
-// with the exporter's filter_path, without decoding the body, in this process: for
-// TestBenchmarkData, which measures nothing.
+// bulkSink is a fake Elasticsearch in this process that answers every document as created:
+// for TestBenchmarkData, which measures nothing.
 func bulkSink(tb testing.TB) string {
 	tb.Helper()
-	var mu sync.Mutex
-	responses := map[int][]byte{}
-	return bulkServer(tb, func(w http.ResponseWriter, n int) {
-		mu.Lock()
-		resp, ok := responses[n]
-		if !ok {
-			resp = []byte(`{"items":[` +
-				strings.TrimSuffix(strings.Repeat(`{"create":{"_index":"`+sinkIndex+`","status":201}},`, n), ",") + `]}`)
-			responses[n] = resp
-		}
-		mu.Unlock()
-		_, _ = w.Write(resp)
-	})
+	return fakees.New(tb).URL
 }
