@@ -8,12 +8,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -402,36 +399,6 @@ func testSpan(tb testing.TB) ptrace.Traces {
 	return td
 }
 
-// bulkServer starts a server that answers GET / with a version and each bulk request with
-// answer, given the number of documents the request holds. The body is not decoded, unless
-// received functions are given: each bulk request's body is then handed to them uncompressed.
-func bulkServer(tb testing.TB, answer func(w http.ResponseWriter, n int), received ...func(body []byte)) string {
-	tb.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("X-Elastic-Product", "Elasticsearch")
-		if r.URL.Path != "/_bulk" {
-			_, _ = io.WriteString(w, `{"version":{"number":"9.1.0"}}`)
-			return
-		}
-		if len(received) == 0 {
-			_, _ = io.Copy(io.Discard, r.Body)
-		} else {
-			raw, err := fakees.ReadBody(r)
-			if err != nil {
-				http.Error(w, err.Error(), http.StatusBadRequest)
-				return
-			}
-			for _, f := range received {
-				f(raw)
-			}
-		}
-		n, _ := strconv.Atoi(r.Header.Get("X-Elastic-Event-Count"))
-		answer(w, n)
-	}))
-	tb.Cleanup(srv.Close)
-	return srv.URL
-}
-
 // faultConfig returns the default configuration, sending queue and batching on, pointed at url,
 // with deterministic ids, several consumers, small batches flushed quickly and short retry
 // waits without a retry limit.
@@ -470,4 +437,15 @@ func faultLogBatch(first, n int, mutate func(int, plog.LogRecord)) plog.Logs {
 		}
 	}
 	return ld
+}
+
+// perSignal sums per-index counts by the signal that begins each index name: logs, metrics or
+// traces.
+func perSignal(perIndex map[string]int) map[string]int {
+	out := map[string]int{}
+	for index, n := range perIndex {
+		signal, _, _ := strings.Cut(index, "-")
+		out[signal] += n
+	}
+	return out
 }
