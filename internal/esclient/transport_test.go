@@ -19,6 +19,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 )
 
 // These tests pin the behavior of elastic-transport-go (v8.8.0) that the exporter relies on
@@ -162,33 +164,14 @@ func TestTransportRoundRobin(t *testing.T) {
 // bulk indexer sends them again, which duplicates them unless they have an _id (a duplicate
 // then comes back 409).
 func TestTransportRequestToDyingNodeIsNotResent(t *testing.T) {
-	var mu sync.Mutex
-	bodies := map[string]int{}
-	handler := func(name string, die bool) http.HandlerFunc {
-		return func(w http.ResponseWriter, r *http.Request) {
-			body, err := io.ReadAll(r.Body)
-			if err != nil || string(body) != `{"create":{}}`+"\n{}\n" {
-				t.Errorf("node %s read %q, %v", name, body, err)
-			}
-			mu.Lock()
-			bodies[name]++
-			mu.Unlock()
-			if die {
-				conn, _, err := http.NewResponseController(w).Hijack()
-				if err == nil {
-					_ = conn.Close()
-				}
-				return
-			}
-			w.Header().Set("X-Elastic-Product", "Elasticsearch")
-			_, _ = io.WriteString(w, `{"items":[]}`)
-		}
-	}
-	servers := map[string]*httptest.Server{}
+	const body = `{"create":{}}` + "\n{}\n"
+	servers := map[string]*fakees.Server{}
 	var urls []string
 	for _, name := range []string{"a", "b", "c"} {
-		srv := httptest.NewServer(handler(name, name == "b"))
-		t.Cleanup(srv.Close)
+		srv := fakees.New(t)
+		if name == "b" {
+			srv.Faults = fakees.Faults{DropConnectionRate: 1} // reads each bulk request, then closes its connection
+		}
 		servers[name] = srv
 		urls = append(urls, srv.URL)
 	}
@@ -198,7 +181,7 @@ func TestTransportRequestToDyingNodeIsNotResent(t *testing.T) {
 
 	post := func() error {
 		req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, "/_bulk",
-			strings.NewReader(`{"create":{}}`+"\n{}\n"))
+			strings.NewReader(body))
 		require.NoError(t, err)
 		resp, err := c.Perform(req)
 		if resp != nil {
@@ -211,7 +194,14 @@ func TestTransportRequestToDyingNodeIsNotResent(t *testing.T) {
 	for range 4 {              // a and c only
 		require.NoError(t, post())
 	}
-	assert.Equal(t, map[string]int{"a": 3, "b": 1, "c": 2}, bodies)
+	received := map[string]int{}
+	for name, srv := range servers {
+		for _, b := range srv.Bodies() {
+			assert.Equal(t, body, string(b), "node %s", name)
+		}
+		received[name] = len(srv.Bodies())
+	}
+	assert.Equal(t, map[string]int{"a": 3, "b": 1, "c": 2}, received)
 
 	down := logs.FilterMessageSnippet("Elasticsearch node does not answer").All()
 	require.Len(t, down, 1)
