@@ -90,7 +90,3 @@ func TestPerformErrorsAreRedacted(t *testing.T) {
 	_, err = New(context.Background(), cfg, testHost{}, componenttest.NewNopTelemetrySettings(), component.NewDefaultBuildInfo())
 	require.EqualError(t, err, "building the HTTP client: parse \"http://proxy:xxxxx@proxy host:3128\": invalid character \" \" in host name")
 }
-
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
