@@ -16,62 +16,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/klauspost/compress/gzip"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
-
-func bulkBody(t *testing.T, docs int, gzipped bool) []byte {
-	t.Helper()
-	var raw bytes.Buffer
-	for i := range docs {
-		raw.WriteString(`{"create":{"_index":"logs-generic.otel-default"}}` + "\n")
-		raw.WriteString(`{"n":` + strconv.Itoa(i) + "}\n")
-	}
-	if !gzipped {
-		return raw.Bytes()
-	}
-	var out bytes.Buffer
-	zw := gzip.NewWriter(&out)
-	_, err := zw.Write(raw.Bytes())
-	require.NoError(t, err)
-	require.NoError(t, zw.Close())
-	return out.Bytes()
-}
-
-func post(t *testing.T, h http.Handler, body []byte, gzipped bool, header string) *httptest.ResponseRecorder {
-	t.Helper()
-	req := httptest.NewRequest(http.MethodPost, "/_bulk", bytes.NewReader(body))
-	if gzipped {
-		req.Header.Set("Content-Encoding", "gzip")
-	}
-	if header != "" {
-		req.Header.Set("X-Elastic-Event-Count", header)
-	}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	return rec
-}
-
-// items decodes a bulk response and checks that every item is a created document.
-func items(t *testing.T, rec *httptest.ResponseRecorder) int {
-	t.Helper()
-	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
-	assert.Equal(t, strconv.Itoa(rec.Body.Len()), rec.Header().Get("Content-Length"))
-	var resp struct {
-		Items []map[string]struct {
-			Index  string `json:"_index"`
-			Status int    `json:"status"`
-		} `json:"items"`
-	}
-	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &resp))
-	for _, it := range resp.Items {
-		assert.Equal(t, 201, it["create"].Status)
-		assert.Equal(t, Index, it["create"].Index)
-	}
-	return len(resp.Items)
-}
 
 func TestCountLines(t *testing.T) {
 	h := NewHandler(CountLines, "")
