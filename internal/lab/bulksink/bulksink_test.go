@@ -61,17 +61,17 @@ func TestCapture(t *testing.T) {
 	defer srv.Close()
 	resp, err := http.Get(srv.URL + CapturePath)
 	require.NoError(t, err)
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
 
 	resp, err = http.Post(srv.URL+CapturePath, "", nil)
 	require.NoError(t, err)
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	assert.Equal(t, 3, items(t, post(t, h, bulkBody(t, 3, true), true, "3")))
 	resp, err = http.Get(srv.URL + CapturePath)
 	require.NoError(t, err)
 	got, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	require.NoError(t, err)
 	assert.Equal(t, bulkBody(t, 3, false), got)
 }
@@ -94,19 +94,19 @@ func TestStartupRequests(t *testing.T) {
 
 // TestProcess runs the sink as a child process (this test binary, see TestMain) and stops it.
 func TestProcess(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd := exec.Command(os.Args[0], "-test.run=^$") //nolint:gosec // the test binary itself, as the sink's child process
 	cmd.Env = append(os.Environ(), "BULKSINK_CHILD=-count=header -stdin")
 	p, err := Start(cmd)
 	require.NoError(t, err)
 	resp, err := http.Post(p.URL+"/_bulk", "application/x-ndjson", bytes.NewReader(bulkBody(t, 2, false)))
 	require.NoError(t, err)
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode, "no X-Elastic-Event-Count: counted by its lines")
 	st, err := http.Get(p.URL + StatsPath)
 	require.NoError(t, err)
 	var stats Stats
 	require.NoError(t, json.NewDecoder(st.Body).Decode(&stats))
-	st.Body.Close()
+	_ = st.Body.Close()
 	assert.Equal(t, int64(2), stats.Documents)
 	require.NoError(t, p.Stop())
 }

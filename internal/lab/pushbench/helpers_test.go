@@ -144,7 +144,7 @@ func capturedBody(tb testing.TB, url string, sig benchmarkSignal, data any) []by
 	tb.Helper()
 	resp, err := http.Post(url+bulksink.CapturePath, "", http.NoBody)
 	require.NoError(tb, err)
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	require.NoError(tb, sig.push(context.Background(), sig.create(tb, url), data))
 	resp, err = http.Get(url + bulksink.CapturePath)
 	require.NoError(tb, err)

@@ -81,7 +81,7 @@ func requestCostOf(b *testing.B, sink string, sig benchmarkSignal, corpus string
 				return err
 			}
 			_, err = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
+			_ = resp.Body.Close()
 			return err
 		})
 	})

@@ -175,7 +175,7 @@ func main() {
 }
 
 func run(o options) error {
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
+	if err := os.MkdirAll(o.out, 0o750); err != nil {
 		return err
 	}
 	var rep report
@@ -282,5 +282,5 @@ func writeResults(o options, rep report) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(o.out, "results.json"), js, 0o644)
+	return os.WriteFile(filepath.Join(o.out, "results.json"), js, 0o600)
 }

@@ -109,7 +109,7 @@ func withCPUs(cpus, name string, args ...string) *exec.Cmd {
 	if cpus == "" {
 		return exec.Command(name, args...)
 	}
-	return exec.Command("taskset", append([]string{"-c", cpus, name}, args...)...)
+	return exec.Command("taskset", append([]string{"-c", cpus, name}, args...)...) //nolint:gosec // the binaries costbench is told to measure, pinned by taskset
 }
 
 // measureRun starts a collector with the exporter of sp, loads it with the bodies of sp for the
@@ -131,7 +131,7 @@ func measureRun(o options, sp runSpec, cpus string) (result, []byte, error) {
 		name += "-" + sp.tag
 	}
 	cfgPath := filepath.Join(o.out, name+".yaml")
-	if err = os.WriteFile(cfgPath, []byte(collectorConfig(p, sp.exporter, sp.sinkURL, sp.conn+strings.ReplaceAll(sp.settings, `\n`, "\n"))), 0o644); err != nil {
+	if err = os.WriteFile(cfgPath, []byte(collectorConfig(p, sp.exporter, sp.sinkURL, sp.conn+strings.ReplaceAll(sp.settings, `\n`, "\n"))), 0o600); err != nil {
 		return r, nil, err
 	}
 	logf, err := os.Create(filepath.Join(o.out, name+".log"))
@@ -371,7 +371,7 @@ func waitListening(port int, exited <-chan error, limit time.Duration) error {
 		}
 		c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), time.Second)
 		if err == nil {
-			c.Close()
+			_ = c.Close()
 			return nil
 		}
 		time.Sleep(100 * time.Millisecond)
