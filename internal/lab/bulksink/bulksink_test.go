@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -114,7 +115,7 @@ func TestProcess(t *testing.T) {
 func TestMain(m *testing.M) {
 	if args := os.Getenv("BULKSINK_CHILD"); args != "" {
 		if err := Main(context.Background(), strings.Fields(args), os.Stdin, os.Stdout); err != nil {
-			os.Stderr.WriteString(err.Error() + "\n")
+			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 		os.Exit(0)
