@@ -38,7 +38,7 @@ var removedKeys = []struct{ key, msg string }{
 //     message, and leaves compression_params::level at 0 for snappy unless it is set (the
 //     default level, 1, is gzip's);
 //   - takes this exporter's own key in the confighttp `tls` section,
-//     tls::ca_trusted_fingerprint, out of it (takeCATrustedFingerprint, in config.go).
+//     tls::ca_trusted_fingerprint, out of it (takeCATrustedFingerprint, below).
 //
 // Unknown keys are refused by the decoding itself. All but the last is about loading
 // configurations written for contrib, hence its place here.

@@ -72,9 +72,11 @@ type Settings struct {
 	// PersistentQueue tells that the sending queue keeps its batches in a storage extension
 	// (see persistentQueueRule).
 	PersistentQueue bool
-	// NumConsumers is how many push states are kept between pushes: how many pushes of a
-	// signal run at once (sending_queue::num_consumers), or the exporter's default of it when
-	// the sending queue is off and pushes run on the callers' goroutines.
+	// NumConsumers is how many push states are kept between pushes, for the pushes of every
+	// signal together: sending_queue::num_consumers, how many pushes of one signal run at once
+	// (each signal has its own queue), or the exporter's default of it when the sending queue
+	// is off and pushes run on the callers' goroutines. The pushes that run beyond it (those of
+	// several signals at once, or of callers without a queue) make states that are not kept.
 	NumConsumers int
 	// MaxInflightBytes is flow_control::max_inflight_bytes; 0: no cap.
 	MaxInflightBytes int64
