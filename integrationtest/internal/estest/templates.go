@@ -14,7 +14,9 @@ import (
 // keyword, body.text as text.
 //
 // The logs one has the index mode and the index sort of the built-in logs-otel@mappings: logsdb,
-// sorted on resource.attributes.host.name ascending, then @timestamp descending. So the suites
+// sorted on resource.attributes.host.name ascending, then @timestamp descending; it maps
+// resource.attributes.host.name, since the archive refuses an index sort on a field that is
+// not mapped when the backing index is created. So the suites
 // and make cost-es index logs as a 9.x cluster does, and read back the synthetic _source that
 // logsdb returns (docs/documents.md says what it changes).
 //
