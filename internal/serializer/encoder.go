@@ -33,11 +33,11 @@ type DataStream struct {
 
 // Reasons an Append method wrote nothing, as Rejection reports them.
 const (
-	// RejectionBodyNotAMap: in bodymap mode, a log record whose body is not a map.
-	RejectionBodyNotAMap = "bodymap_body_not_a_map"
-	// RejectionUnsupported: the mode does not write this kind of document (spans in bodymap
+	// RejectBodyNotAMap: in bodymap mode, a log record whose body is not a map.
+	RejectBodyNotAMap = "bodymap_body_not_a_map"
+	// RejectUnsupported: the mode does not write this kind of document (spans in bodymap
 	// mode; span event documents in none and raw, which write events inside the span).
-	RejectionUnsupported = "unsupported_by_mode"
+	RejectUnsupported = "unsupported_by_mode"
 )
 
 // Encoder writes the documents of every signal (AppendLog, AppendSpan, AppendSpanEvent,
@@ -105,7 +105,7 @@ type Rejection struct {
 }
 
 // Rejection returns the zero Rejection when the last Append wrote its record's documents, or
-// why it wrote nothing (RejectionBodyNotAMap, RejectionUnsupported, the Rejection* of profiles),
+// why it wrote nothing (RejectBodyNotAMap, RejectUnsupported, the RejectProfile* of profiles),
 // for one record, in which case it left the buffer unchanged.
 func (e *Encoder) Rejection() Rejection {
 	if e.rejection == "" {

@@ -350,7 +350,7 @@ func FuzzEncodeLogsModes(f *testing.F) {
 						start := len(buf)
 						buf = e.AppendLog(buf, rec, ds)
 						if m == ModeBodyMap && rec.Body().Type() != pcommon.ValueTypeMap {
-							if len(buf) != start || e.Rejection().Reason != RejectionBodyNotAMap {
+							if len(buf) != start || e.Rejection().Reason != RejectBodyNotAMap {
 								t.Fatalf("bodymap, body %v: wrote %q, Rejection() = %q", rec.Body().Type(), buf[start:], e.Rejection().Reason)
 							}
 							continue
@@ -395,7 +395,7 @@ func FuzzEncodeSpansModes(f *testing.F) {
 						start := len(buf)
 						buf = e.AppendSpan(buf, span, ds)
 						if !m.Supports("traces") {
-							if len(buf) != start || e.Rejection().Reason != RejectionUnsupported {
+							if len(buf) != start || e.Rejection().Reason != RejectUnsupported {
 								t.Fatalf("%v: span wrote %q, Rejection() = %q", m, buf[start:], e.Rejection().Reason)
 							}
 							continue

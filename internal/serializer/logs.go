@@ -208,7 +208,7 @@ func (e *Encoder) addLegacyAttributes(d *flatDoc, attrs pcommon.Map, ds DataStre
 func (e *Encoder) appendLogBodyMap(dst []byte, rec plog.LogRecord) []byte {
 	body := rec.Body()
 	if body.Type() != pcommon.ValueTypeMap {
-		return e.reject(dst, RejectionBodyNotAMap)
+		return e.reject(dst, RejectBodyNotAMap)
 	}
 	e.begin(dst)
 	e.writeObject(body.Map(), 0, false, "")

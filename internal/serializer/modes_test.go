@@ -524,8 +524,8 @@ func TestLegacySpan(t *testing.T) {
 			e := modeEncoder(tt.mode, res, scope)
 			checkDoc(t, e.AppendSpan(nil, span, tracesStream), tt.want)
 			// Events are inline: no separate documents.
-			if got := e.AppendSpanEvent([]byte("x"), span, span.Events().At(0), logsStream); string(got) != "x" || e.Rejection().Reason != RejectionUnsupported {
-				t.Errorf("AppendSpanEvent = %q, Rejection() = %q, want dst unchanged and %q", got, e.Rejection().Reason, RejectionUnsupported)
+			if got := e.AppendSpanEvent([]byte("x"), span, span.Events().At(0), logsStream); string(got) != "x" || e.Rejection().Reason != RejectUnsupported {
+				t.Errorf("AppendSpanEvent = %q, Rejection() = %q, want dst unchanged and %q", got, e.Rejection().Reason, RejectUnsupported)
 			}
 		})
 	}
@@ -586,8 +586,8 @@ func TestBodyMapRejection(t *testing.T) {
 			e := modeEncoder(ModeBodyMap, pcommon.NewResource(), pcommon.NewInstrumentationScope())
 			dst := []byte("kept")
 			got := e.AppendLog(dst, rec, logsStream)
-			if string(got) != "kept" || e.Rejection().Reason != RejectionBodyNotAMap {
-				t.Errorf("AppendLog = %q, Rejection() = %q, want dst unchanged and %q", got, e.Rejection().Reason, RejectionBodyNotAMap)
+			if string(got) != "kept" || e.Rejection().Reason != RejectBodyNotAMap {
+				t.Errorf("AppendLog = %q, Rejection() = %q, want dst unchanged and %q", got, e.Rejection().Reason, RejectBodyNotAMap)
 			}
 			// The next document clears the rejection.
 			rec.Body().SetEmptyMap()
@@ -598,11 +598,11 @@ func TestBodyMapRejection(t *testing.T) {
 	}
 	e := modeEncoder(ModeBodyMap, pcommon.NewResource(), pcommon.NewInstrumentationScope())
 	span := ptrace.NewSpan()
-	if got := e.AppendSpan(nil, span, tracesStream); got != nil || e.Rejection().Reason != RejectionUnsupported {
-		t.Errorf("AppendSpan = %q, Rejection() = %q, want nothing and %q", got, e.Rejection().Reason, RejectionUnsupported)
+	if got := e.AppendSpan(nil, span, tracesStream); got != nil || e.Rejection().Reason != RejectUnsupported {
+		t.Errorf("AppendSpan = %q, Rejection() = %q, want nothing and %q", got, e.Rejection().Reason, RejectUnsupported)
 	}
-	if got := e.AppendSpanEvent(nil, span, ptrace.NewSpanEvent(), logsStream); got != nil || e.Rejection().Reason != RejectionUnsupported {
-		t.Errorf("AppendSpanEvent = %q, Rejection() = %q, want nothing and %q", got, e.Rejection().Reason, RejectionUnsupported)
+	if got := e.AppendSpanEvent(nil, span, ptrace.NewSpanEvent(), logsStream); got != nil || e.Rejection().Reason != RejectUnsupported {
+		t.Errorf("AppendSpanEvent = %q, Rejection() = %q, want nothing and %q", got, e.Rejection().Reason, RejectUnsupported)
 	}
 }
 

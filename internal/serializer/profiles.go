@@ -79,19 +79,19 @@ type ProfilesSeen interface {
 // Rejections of a profile that ValidateProfile finds malformed: the profile alone is
 // rejected, whole, and nothing of it is written.
 const (
-	// RejectionProfileIndex: an index into the dictionary is out of its table's range.
-	RejectionProfileIndex = "invalid_profile_reference"
-	// RejectionProfileEmpty: the profile has no samples, or a sample has no stack.
-	RejectionProfileEmpty = "empty_profile"
-	// RejectionProfileValue: a sample's values do not pair with its timestamps, are negative or
+	// RejectProfileIndex: an index into the dictionary is out of its table's range.
+	RejectProfileIndex = "invalid_profile_reference"
+	// RejectProfileEmpty: the profile has no samples, or a sample has no stack.
+	RejectProfileEmpty = "empty_profile"
+	// RejectProfileValue: a sample's values do not pair with its timestamps, are negative or
 	// add up to more than maxSampleCount, or a line number is outside [0, 2^31-1], which the
 	// stackframes data stream's integer field cannot hold.
-	RejectionProfileValue = "invalid_profile_value"
+	RejectProfileValue = "invalid_profile_value"
 )
 
-// RejectionProfileTooLarge is the ecs mode's rejection of a profile whose samples add up to
+// RejectProfileTooLarge is the ecs mode's rejection of a profile whose samples add up to
 // more than maxECSEvents, each of which would be an event document of its own.
-const RejectionProfileTooLarge = "profile_too_large"
+const RejectProfileTooLarge = "profile_too_large"
 
 // maxSampleCount bounds the samples of one sample entry (of one timestamp, or of the profile's
 // time without timestamps): it is written as events of at most 32767 each, so at most 512.
@@ -103,7 +103,7 @@ const maxSampleCount = 512 * math.MaxInt16
 func ValidateProfile(dict pprofile.ProfilesDictionary, p pprofile.Profile) (string, error) {
 	samples := p.Samples()
 	if samples.Len() == 0 {
-		return RejectionProfileEmpty, errors.New("profile has no samples")
+		return RejectProfileEmpty, errors.New("profile has no samples")
 	}
 	strs := dict.StringTable().Len()
 	attrs := dict.AttributeTable().Len()
@@ -114,64 +114,64 @@ func ValidateProfile(dict pprofile.ProfilesDictionary, p pprofile.Profile) (stri
 		return nil
 	}
 	if err := checkIndices("profile attribute index", p.AttributeIndices(), attrs); err != nil {
-		return RejectionProfileIndex, err
+		return RejectProfileIndex, err
 	}
 	if err := inRange("sample type string index", p.SampleType().TypeStrindex(), max(strs, 1)); err != nil {
-		return RejectionProfileIndex, err
+		return RejectProfileIndex, err
 	}
 	stacks, locs, maps, funcs := dict.StackTable(), dict.LocationTable(), dict.MappingTable(), dict.FunctionTable()
 	for i := range samples.Len() {
 		s := samples.At(i)
 		if err := inRange("sample stack index", s.StackIndex(), stacks.Len()); err != nil {
-			return RejectionProfileIndex, fmt.Errorf("sample %d: %w", i, err)
+			return RejectProfileIndex, fmt.Errorf("sample %d: %w", i, err)
 		}
 		if err := checkIndices("sample attribute index", s.AttributeIndices(), attrs); err != nil {
-			return RejectionProfileIndex, fmt.Errorf("sample %d: %w", i, err)
+			return RejectProfileIndex, fmt.Errorf("sample %d: %w", i, err)
 		}
 		if s.LinkIndex() != 0 {
 			if err := inRange("sample link index", s.LinkIndex(), dict.LinkTable().Len()); err != nil {
-				return RejectionProfileIndex, fmt.Errorf("sample %d: %w", i, err)
+				return RejectProfileIndex, fmt.Errorf("sample %d: %w", i, err)
 			}
 		}
 		if err := checkSampleValues(s); err != nil {
-			return RejectionProfileValue, fmt.Errorf("sample %d: %w", i, err)
+			return RejectProfileValue, fmt.Errorf("sample %d: %w", i, err)
 		}
 		st := stacks.At(int(s.StackIndex()))
 		if st.LocationIndices().Len() == 0 {
-			return RejectionProfileEmpty, fmt.Errorf("sample %d: stack %d has no locations", i, s.StackIndex())
+			return RejectProfileEmpty, fmt.Errorf("sample %d: stack %d has no locations", i, s.StackIndex())
 		}
 		for _, li := range st.LocationIndices().All() {
 			if err := inRange("location index", li, locs.Len()); err != nil {
-				return RejectionProfileIndex, fmt.Errorf("sample %d, stack %d: %w", i, s.StackIndex(), err)
+				return RejectProfileIndex, fmt.Errorf("sample %d, stack %d: %w", i, s.StackIndex(), err)
 			}
 			loc := locs.At(int(li))
 			if loc.MappingIndex() != 0 {
 				if err := inRange("mapping index", loc.MappingIndex(), maps.Len()); err != nil {
-					return RejectionProfileIndex, fmt.Errorf("location %d: %w", li, err)
+					return RejectProfileIndex, fmt.Errorf("location %d: %w", li, err)
 				}
 				m := maps.At(int(loc.MappingIndex()))
 				if err := inRange("mapping filename string index", m.FilenameStrindex(), max(strs, 1)); err != nil {
-					return RejectionProfileIndex, fmt.Errorf("mapping %d: %w", loc.MappingIndex(), err)
+					return RejectProfileIndex, fmt.Errorf("mapping %d: %w", loc.MappingIndex(), err)
 				}
 				if err := checkIndices("mapping attribute index", m.AttributeIndices(), attrs); err != nil {
-					return RejectionProfileIndex, fmt.Errorf("mapping %d: %w", loc.MappingIndex(), err)
+					return RejectProfileIndex, fmt.Errorf("mapping %d: %w", loc.MappingIndex(), err)
 				}
 			}
 			if err := checkIndices("location attribute index", loc.AttributeIndices(), attrs); err != nil {
-				return RejectionProfileIndex, fmt.Errorf("location %d: %w", li, err)
+				return RejectProfileIndex, fmt.Errorf("location %d: %w", li, err)
 			}
 			for k := range loc.Lines().Len() {
 				if n := loc.Lines().At(k).Line(); n < 0 || n > math.MaxInt32 {
-					return RejectionProfileValue, fmt.Errorf("location %d, line %d: line number %d out of range [0, %d]", li, k, n, math.MaxInt32)
+					return RejectProfileValue, fmt.Errorf("location %d, line %d: line number %d out of range [0, %d]", li, k, n, math.MaxInt32)
 				}
 				fi := loc.Lines().At(k).FunctionIndex()
 				if err := inRange("line function index", fi, funcs.Len()); err != nil {
-					return RejectionProfileIndex, fmt.Errorf("location %d, line %d: %w", li, k, err)
+					return RejectProfileIndex, fmt.Errorf("location %d, line %d: %w", li, k, err)
 				}
 				f := funcs.At(int(fi))
 				for _, si := range []int32{f.NameStrindex(), f.SystemNameStrindex(), f.FilenameStrindex()} {
 					if err := inRange("function string index", si, max(strs, 1)); err != nil {
-						return RejectionProfileIndex, fmt.Errorf("function %d: %w", fi, err)
+						return RejectProfileIndex, fmt.Errorf("function %d: %w", fi, err)
 					}
 				}
 			}
@@ -180,7 +180,7 @@ func ValidateProfile(dict pprofile.ProfilesDictionary, p pprofile.Profile) (stri
 	for i := range attrs {
 		kv := dict.AttributeTable().At(i)
 		if err := inRange("attribute key string index", kv.KeyStrindex(), max(strs, 1)); err != nil {
-			return RejectionProfileIndex, fmt.Errorf("attribute %d: %w", i, err)
+			return RejectProfileIndex, fmt.Errorf("attribute %d: %w", i, err)
 		}
 	}
 	return "", nil
@@ -291,11 +291,11 @@ var frameTypes = map[string]byte{
 // hosts from the encoded attributes. In the ecs mode it writes the Universal Profiling
 // indices' documents instead (appendProfileECS). A profile that ValidateProfile rejects writes
 // nothing, and Rejection returns the reason; so does a mode other than otel and ecs
-// (RejectionUnsupported).
+// (RejectUnsupported).
 func (e *Encoder) AppendProfile(buf *[]byte, dict pprofile.ProfilesDictionary, p pprofile.Profile, seen ProfilesSeen, sink ProfilesSink) {
 	e.rejection, e.repair = "", RepairNone
 	if e.mode != ModeOTel && e.mode != ModeECS {
-		e.rejection = RejectionUnsupported
+		e.rejection = RejectUnsupported
 		return
 	}
 	if reason, _ := ValidateProfile(dict, p); reason != "" {

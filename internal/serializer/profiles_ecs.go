@@ -39,7 +39,7 @@ const (
 // maxECSEvents bounds the samples of one profile in the ecs mode: each is an event document
 // of profiling-events-all (Universal Profiling counts event documents, not Stacktrace.count),
 // and about one in four more is a downsampled copy, so one profile writes at most about 82000
-// events, some 27 MB. A profile with more is rejected whole (RejectionProfileTooLarge) rather
+// events, some 27 MB. A profile with more is rejected whole (RejectProfileTooLarge) rather
 // than written in part. The eBPF profiler's profiles (20 samples a second per core, reported
 // every few seconds) stay far below it.
 const maxECSEvents = 1 << 16
@@ -48,15 +48,15 @@ const maxECSEvents = 1 << 16
 // its stack trace, frames, executables and symbolization queue entries that seen has not had,
 // and its events, each also written into the downsampled indices it is drawn for. Universal
 // Profiling holds on-CPU samples only: a profile of another type writes nothing, and
-// Rejection returns RejectionUnsupported; one of more than maxECSEvents samples writes nothing
-// either, and Rejection returns RejectionProfileTooLarge.
+// Rejection returns RejectUnsupported; one of more than maxECSEvents samples writes nothing
+// either, and Rejection returns RejectProfileTooLarge.
 func (e *Encoder) appendProfileECS(buf *[]byte, dict pprofile.ProfilesDictionary, p pprofile.Profile, seen ProfilesSeen, sink ProfilesSink) {
 	if !onCPUProfile(dict, p) {
-		e.rejection = RejectionUnsupported
+		e.rejection = RejectUnsupported
 		return
 	}
 	if profileSampleTotal(p) > maxECSEvents {
-		e.rejection = RejectionProfileTooLarge
+		e.rejection = RejectProfileTooLarge
 		return
 	}
 	st := &e.prof

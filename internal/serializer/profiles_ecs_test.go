@@ -171,7 +171,7 @@ func TestAppendProfileECSOnCPUOnly(t *testing.T) {
 		e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
 		e.AppendProfile(&buf, dict, p, sink, sink)
 		if mode == ModeECS {
-			assert.Equal(t, RejectionUnsupported, e.Rejection().Reason)
+			assert.Equal(t, RejectUnsupported, e.Rejection().Reason)
 			assert.Empty(t, buf)
 		} else {
 			assert.Empty(t, e.Rejection().Reason)
@@ -205,7 +205,7 @@ func TestAppendProfileECSEventBound(t *testing.T) {
 	for _, tc := range []struct {
 		extra  int64
 		reason string
-	}{{0, ""}, {1, RejectionProfileTooLarge}} {
+	}{{0, ""}, {1, RejectProfileTooLarge}} {
 		pd, dict, p := testProfile()
 		// The first sample's two timestamps are one sample each.
 		p.Samples().At(1).Values().SetAt(0, maxECSEvents-2+tc.extra)

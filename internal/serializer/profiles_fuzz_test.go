@@ -62,9 +62,9 @@ func FuzzAppendProfile(f *testing.F) {
 			switch {
 			case mode != ModeECS || reason != "":
 			case !onCPUProfile(dict, p): // a string of the sample or period type was changed
-				reason = RejectionUnsupported
+				reason = RejectUnsupported
 			case eventCount(p) > maxECSEvents:
-				reason = RejectionProfileTooLarge // one event per sample: too many
+				reason = RejectProfileTooLarge // one event per sample: too many
 			}
 			var e Encoder
 			e.SetMode(mode)

@@ -221,44 +221,44 @@ func TestValidateProfileRejections(t *testing.T) {
 	}{
 		{"no samples", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) {
 			p.Samples().RemoveIf(func(pprofile.Sample) bool { return true })
-		}, RejectionProfileEmpty},
-		{"empty stack", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.Samples().At(0).SetStackIndex(0) }, RejectionProfileEmpty},
-		{"stack index", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.Samples().At(0).SetStackIndex(9) }, RejectionProfileIndex},
-		{"negative stack index", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.Samples().At(0).SetStackIndex(-1) }, RejectionProfileIndex},
+		}, RejectProfileEmpty},
+		{"empty stack", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.Samples().At(0).SetStackIndex(0) }, RejectProfileEmpty},
+		{"stack index", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.Samples().At(0).SetStackIndex(9) }, RejectProfileIndex},
+		{"negative stack index", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.Samples().At(0).SetStackIndex(-1) }, RejectProfileIndex},
 		{"sample attribute", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) {
 			p.Samples().At(0).AttributeIndices().Append(99)
-		}, RejectionProfileIndex},
-		{"profile attribute", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.AttributeIndices().Append(-2) }, RejectionProfileIndex},
-		{"link index", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.Samples().At(0).SetLinkIndex(3) }, RejectionProfileIndex},
-		{"sample type string", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.SampleType().SetTypeStrindex(500) }, RejectionProfileIndex},
+		}, RejectProfileIndex},
+		{"profile attribute", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.AttributeIndices().Append(-2) }, RejectProfileIndex},
+		{"link index", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.Samples().At(0).SetLinkIndex(3) }, RejectProfileIndex},
+		{"sample type string", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.SampleType().SetTypeStrindex(500) }, RejectProfileIndex},
 		{"location index", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) {
 			d.StackTable().At(1).LocationIndices().Append(17)
-		}, RejectionProfileIndex},
-		{"mapping index", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) { d.LocationTable().At(1).SetMappingIndex(5) }, RejectionProfileIndex},
+		}, RejectProfileIndex},
+		{"mapping index", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) { d.LocationTable().At(1).SetMappingIndex(5) }, RejectProfileIndex},
 		{"mapping filename", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) {
 			d.MappingTable().At(1).SetFilenameStrindex(300)
-		}, RejectionProfileIndex},
+		}, RejectProfileIndex},
 		{"mapping attribute", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) {
 			d.MappingTable().At(1).AttributeIndices().Append(50)
-		}, RejectionProfileIndex},
+		}, RejectProfileIndex},
 		{"location attribute", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) {
 			d.LocationTable().At(2).AttributeIndices().Append(50)
-		}, RejectionProfileIndex},
+		}, RejectProfileIndex},
 		{"function index", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) {
 			d.LocationTable().At(2).Lines().At(0).SetFunctionIndex(7)
-		}, RejectionProfileIndex},
+		}, RejectProfileIndex},
 		{"function string", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) {
 			d.FunctionTable().At(1).SetSystemNameStrindex(70)
-		}, RejectionProfileIndex},
-		{"attribute key string", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) { d.AttributeTable().At(4).SetKeyStrindex(-1) }, RejectionProfileIndex},
-		{"values unpaired", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.Samples().At(0).Values().Append(1) }, RejectionProfileValue},
-		{"negative value", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.Samples().At(1).Values().SetAt(0, -1) }, RejectionProfileValue},
+		}, RejectProfileIndex},
+		{"attribute key string", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) { d.AttributeTable().At(4).SetKeyStrindex(-1) }, RejectProfileIndex},
+		{"values unpaired", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.Samples().At(0).Values().Append(1) }, RejectProfileValue},
+		{"negative value", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) { p.Samples().At(1).Values().SetAt(0, -1) }, RejectProfileValue},
 		{"values too many", func(_ pprofile.ProfilesDictionary, p pprofile.Profile) {
 			p.Samples().At(1).Values().Append(maxSampleCount)
-		}, RejectionProfileValue},
+		}, RejectProfileValue},
 		{"line number", func(d pprofile.ProfilesDictionary, _ pprofile.Profile) {
 			d.LocationTable().At(2).Lines().At(0).SetLine(1 << 31)
-		}, RejectionProfileValue},
+		}, RejectProfileValue},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -310,6 +310,6 @@ func TestAppendProfileOtherModes(t *testing.T) {
 	sink := &testSink{seen: map[string]bool{}, enc: &e, buf: &buf}
 	e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
 	e.AppendProfile(&buf, dict, p, sink, sink)
-	assert.Equal(t, RejectionUnsupported, e.Rejection().Reason)
+	assert.Equal(t, RejectUnsupported, e.Rejection().Reason)
 	assert.Empty(t, buf)
 }

@@ -18,7 +18,7 @@ func (e *Encoder) AppendSpan(dst []byte, span ptrace.Span, ds DataStream) []byte
 	case ModeNone, ModeRaw:
 		return e.appendSpanLegacy(dst, span, ds)
 	case ModeBodyMap:
-		return e.reject(dst, RejectionUnsupported)
+		return e.reject(dst, RejectUnsupported)
 	}
 	return e.appendSpanOTel(dst, span, ds)
 }
@@ -145,7 +145,7 @@ func (e *Encoder) AppendSpanEvent(dst []byte, span ptrace.Span, ev ptrace.SpanEv
 	case ModeECS:
 		return e.appendSpanEventECS(dst, span, ev, ds, ecsLogRule)
 	}
-	return e.reject(dst, RejectionUnsupported)
+	return e.reject(dst, RejectUnsupported)
 }
 
 func (e *Encoder) appendSpanEventOTel(dst []byte, span ptrace.Span, ev ptrace.SpanEvent, ds DataStream) []byte {

@@ -34,7 +34,7 @@ func IsSpanEventException(ev ptrace.SpanEvent) bool {
 // why.
 func (e *Encoder) AppendSpanEventAPM(dst []byte, span ptrace.Span, ev ptrace.SpanEvent, ds DataStream) []byte {
 	if e.mode != ModeECS {
-		return e.reject(dst, RejectionUnsupported)
+		return e.reject(dst, RejectUnsupported)
 	}
 	rule := ecsLogRule
 	if IsSpanEventException(ev) {

@@ -126,8 +126,8 @@ func TestAppendSpanEventAPMOtherModes(t *testing.T) {
 	ev.Attributes().PutStr("exception.type", "E")
 	for _, m := range []Mode{ModeOTel, ModeNone, ModeRaw, ModeBodyMap} {
 		e := modeEncoder(m, pcommon.NewResource(), pcommon.NewInstrumentationScope())
-		if got := e.AppendSpanEventAPM([]byte("x"), span, ev, apmErrorStream); string(got) != "x" || e.Rejection().Reason != RejectionUnsupported {
-			t.Errorf("%v: AppendSpanEventAPM = %q, Rejection() = %q, want dst unchanged and %q", m, got, e.Rejection().Reason, RejectionUnsupported)
+		if got := e.AppendSpanEventAPM([]byte("x"), span, ev, apmErrorStream); string(got) != "x" || e.Rejection().Reason != RejectUnsupported {
+			t.Errorf("%v: AppendSpanEventAPM = %q, Rejection() = %q, want dst unchanged and %q", m, got, e.Rejection().Reason, RejectUnsupported)
 		}
 	}
 }

@@ -25,9 +25,9 @@
 // told why:
 //
 //   - logs, spans and span events (Encoder.Rejection): in bodymap mode a log record whose body
-//     is not a map (RejectionBodyNotAMap); in bodymap mode a span or span event, and in none and
+//     is not a map (RejectBodyNotAMap); in bodymap mode a span or span event, and in none and
 //     raw mode a span event as a document of its own, since those modes write events inside
-//     the span (RejectionUnsupported);
+//     the span (RejectUnsupported);
 //   - metrics (MetricsReport.Rejections, by reason, per data point): a metric type that is not
 //     known, a metric name that Elasticsearch refuses as a field name where the mode writes it,
 //     an index that cannot be routed, a number without a value, histogram buckets that do not
@@ -36,8 +36,8 @@
 //   - profiles (Encoder.Rejection, the whole profile): a reference out of its dictionary table,
 //     no samples or a sample without a stack, sample values or line numbers out of range
 //     (ValidateProfile); in ecs mode a profile that is not of on-CPU samples
-//     (RejectionUnsupported) or whose samples add up to more than maxECSEvents event documents
-//     (RejectionProfileTooLarge); a mode other than otel and ecs (RejectionUnsupported).
+//     (RejectUnsupported) or whose samples add up to more than maxECSEvents event documents
+//     (RejectProfileTooLarge); a mode other than otel and ecs (RejectUnsupported).
 package serializer // import "github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 
 import (
