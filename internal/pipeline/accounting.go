@@ -13,7 +13,6 @@ import (
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadatakeys"
-	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
 // Every record a push does not send is counted with its fate (rejected, skipped, or retryable
@@ -46,31 +45,25 @@ func (p *Pipeline) recordEncoding(ctx context.Context, st *pushState) {
 }
 
 // recordMetricsReport counts and logs, once per push, the data points and values that the
-// encoder could not write.
-func (p *Pipeline) recordMetricsReport(ctx context.Context, r *serializer.MetricsReport) {
-	for rj := range r.Rejections {
-		p.indexer.RecordUnsent(ctx, bulk.UnsentRejected, rj.Reason, rj.Records)
+// push could not write.
+func (p *Pipeline) recordMetricsReport(ctx context.Context, r *metricsReport) {
+	for _, rj := range r.rejected {
+		p.indexer.RecordUnsent(ctx, bulk.UnsentRejected, rj.reason, rj.points)
 		if suppressed, ok := p.invalidRouteLog.Allow(); ok {
 			fields := []zap.Field{
-				zap.Int("data_points", rj.Records), zap.String("reason", rj.Reason),
-				zap.String("metric", rj.Name), zap.Int("suppressed_log_lines", suppressed),
+				zap.Int("data_points", rj.points), zap.String("reason", rj.reason),
+				zap.String("metric", rj.metric), zap.Int("suppressed_log_lines", suppressed),
 			}
-			switch rj.Reason {
-			case serializer.RejectInvalidIndexName:
-				fields = append(fields, zap.Error(r.FirstError))
-			case serializer.RejectTargetNotAllowed:
-				fields = append(fields, zap.Error(r.FirstNotAllowed))
+			if rj.err != nil {
+				fields = append(fields, zap.Error(rj.err))
 			}
 			p.logger.Warn("Metric data points rejected", fields...)
 		}
 	}
-	if r.NonFinite > 0 {
-		p.indexer.RecordUnsent(ctx, bulk.UnsentSkipped, "non_finite_value", r.NonFinite)
+	if r.nonFinite > 0 {
+		p.indexer.RecordUnsent(ctx, bulk.UnsentSkipped, "non_finite_value", r.nonFinite)
 		p.logger.Warn("Metric values that are NaN or infinite were not written: Elasticsearch cannot store them",
-			zap.Int("values", r.NonFinite), zap.String("metric", r.NonFiniteName))
-	}
-	if r.NoIndex > 0 {
-		p.indexer.RecordUnsent(ctx, bulk.UnsentSkipped, "_noindex", r.NoIndex)
+			zap.Int("values", r.nonFinite), zap.String("metric", r.nonFiniteName))
 	}
 }
 

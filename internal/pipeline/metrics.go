@@ -5,30 +5,170 @@ package pipeline // import "github.com/otelcol-es/elasticsearchexporter/internal
 
 import (
 	"context"
+	"errors"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
+	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
-// walkMetrics encodes and routes the data points of md, grouped into documents by the
-// encoder, once per mapping mode that its scopes use.
+// walkMetrics encodes and routes the data points of md, once per mapping mode that its scopes
+// use, and counts what could not be written.
 func walkMetrics(ctx context.Context, st *pushState, md pmetric.Metrics) {
 	st.metricsByMode(md, func(mode serializer.Mode, md pmetric.Metrics) {
 		st.setMode(mode)
-		report := st.enc.EncodeMetrics(&st.batch.Buf, md, st.routeMetric, st)
-		st.p.recordMetricsReport(ctx, &report)
+		st.encodeMetrics(md)
 	})
+	st.p.recordMetricsReport(ctx, &st.metricsReport)
 }
 
-// AddMetricsDocument is the push's serializer.MetricsSink: it adds a metric document, with its
-// dynamic templates, to the batch.
-func (st *pushState) AddMetricsDocument(start int, index string, ds serializer.DataStream, templates []serializer.DynamicTemplate) {
-	for _, t := range templates {
-		st.batch.AddTemplate(t.Path, t.Template)
+// encodeMetrics walks the resources, scopes, metrics and data points of md, all of the
+// encoder's mode: it skips a point with the _noindex hint, routes each other point and has the
+// encoder add it; the encoder then groups the points (several points in one document, see
+// internal/serializer/metrics_grouping.go), and each of its documents is added to the batch.
+func (st *pushState) encodeMetrics(md pmetric.Metrics) {
+	enc := &st.enc
+	enc.BeginMetrics()
+	rms := md.ResourceMetrics()
+	for i := range rms.Len() {
+		rm := rms.At(i)
+		res := rm.Resource().Attributes()
+		enc.AddMetricsResource(rm)
+		sms := rm.ScopeMetrics()
+		for j := range sms.Len() {
+			sm := sms.At(j)
+			scope := sm.Scope()
+			enc.AddMetricsScope(sm)
+			st.metricRoute = metricRoute{}
+			ms := sm.Metrics()
+			for k := range ms.Len() {
+				metric := ms.At(k)
+				n, rj := enc.AddMetric(metric)
+				if rj.Reason != "" {
+					st.metricsReport.reject(rj.Reason, rj.Records, rj.Name, nil)
+					continue
+				}
+				for pi := range n {
+					p := enc.MetricPoint(pi)
+					if p.NoIndex {
+						st.noIndex++
+						continue
+					}
+					t, err := st.metricRoute.target, st.metricRoute.err
+					if !st.metricRoute.covers(p) {
+						t, err = st.metrics.Route(routing.TypeMetrics, p.Attrs, scope.Attributes(), res, scope.Name(), p.Timestamp)
+						st.metricRoute.keep(p, t, err)
+					}
+					if err != nil {
+						st.metricsReport.unrouted(err, metric.Name())
+						continue
+					}
+					enc.AddMetricPoint(t.Index, dataStream(t))
+				}
+			}
+		}
 	}
-	st.add(start, bulk.Item{Index: index, RequireDataStream: ds.Type != ""})
+	enc.GroupMetrics()
+	for {
+		start := len(st.batch.Buf)
+		var doc *serializer.MetricsDocument
+		var more bool
+		st.batch.Buf, doc, more = enc.AppendMetricsDocument(st.batch.Buf)
+		if !more {
+			return
+		}
+		st.metricsReport.document(doc)
+		if !doc.Written {
+			continue
+		}
+		for _, t := range doc.Templates {
+			st.batch.AddTemplate(t.Path, t.Template)
+		}
+		st.add(start, bulk.Item{Index: doc.Index, RequireDataStream: doc.DataStream.Type != ""})
+	}
+}
+
+// metricRoute is the route of the last data point of the scope being walked that has no
+// routing attribute (serializer.MetricPoint's Routes): the points of the scope with none that
+// share its timestamp take it without routing, so that the points of a metric, and of its
+// scope's other metrics scraped at the same time, are routed once. Routing reads of a data
+// point's attributes only the routing attributes, so the route is the same.
+type metricRoute struct {
+	valid  bool
+	ts     pcommon.Timestamp
+	target routing.Target
+	err    error
+}
+
+// covers reports whether p takes the route kept.
+func (r *metricRoute) covers(p serializer.MetricPoint) bool {
+	return !p.Routes && r.valid && r.ts == p.Timestamp
+}
+
+// keep keeps the route of p for the points that may take it.
+func (r *metricRoute) keep(p serializer.MetricPoint, t routing.Target, err error) {
+	if !p.Routes {
+		*r = metricRoute{valid: true, ts: p.Timestamp, target: t, err: err}
+	}
+}
+
+// metricsReport is what a push could not write of its data points: the points rejected, by
+// reason (error.type), with the name of the first metric and the first error of each, and the
+// NaN and infinite values skipped. accounting.go counts and logs it.
+type metricsReport struct {
+	rejected      []metricRejection // in order of the first rejection of each reason
+	nonFinite     int
+	nonFiniteName string
+}
+
+type metricRejection struct {
+	reason string
+	points int
+	metric string
+	err    error // the routing error of the first, for the routing reasons
+}
+
+// reject counts n data points of metric rejected for reason.
+func (r *metricsReport) reject(reason string, n int, metric string, err error) {
+	for i := range r.rejected {
+		if rj := &r.rejected[i]; rj.reason == reason {
+			rj.points += n
+			return
+		}
+	}
+	r.rejected = append(r.rejected, metricRejection{reason: reason, points: n, metric: metric, err: err})
+}
+
+// unrouted counts a data point of metric that could not be routed: its target is not allowed
+// (routing.ErrorTypeTargetNotAllowed), or not a valid name.
+func (r *metricsReport) unrouted(err error, metric string) {
+	if _, ok := errors.AsType[*routing.TargetNotAllowedError](err); ok {
+		r.reject(routing.ErrorTypeTargetNotAllowed, 1, metric, err)
+		return
+	}
+	r.reject(routing.ErrorTypeInvalidIndexName, 1, metric, err)
+}
+
+// document counts the data points and values that a document of the encoder left out.
+func (r *metricsReport) document(d *serializer.MetricsDocument) {
+	for _, rj := range d.Rejected {
+		r.reject(rj.Reason, rj.Records, rj.Name, nil)
+	}
+	if d.NonFinite > 0 {
+		if r.nonFinite == 0 {
+			r.nonFiniteName = d.NonFiniteName
+		}
+		r.nonFinite += d.NonFinite
+	}
+}
+
+func (r *metricsReport) reset() {
+	clear(r.rejected)
+	r.rejected = r.rejected[:0]
+	r.nonFinite, r.nonFiniteName = 0, ""
 }
 
 // metricsByMode calls encode once per mapping mode that the scopes of md resolve to, with the

@@ -14,8 +14,8 @@ import (
 )
 
 // Routing gives each document its index or data stream (internal/routing). The pipeline, not
-// the router, skips the records that carry the _noindex hint (skipNoIndex), before routing
-// them; the metric encoder does the same for data points (its report's NoIndex).
+// the router, skips the records that carry the _noindex hint, before routing them: log records,
+// spans and span events with skipNoIndex, data points by serializer.MetricPoint's NoIndex.
 
 // newRouters builds a router per kind of document from the routing settings; its errors quote
 // the config keys.
@@ -57,19 +57,7 @@ func (st *pushState) unrouted(err error) {
 		st.reject(routing.ErrorTypeTargetNotAllowed, 1, err)
 		return
 	}
-	st.reject(serializer.RejectInvalidIndexName, 1, err)
-}
-
-// routeMetric resolves the index of a data point; it is the serializer's MetricRouteFunc.
-func (st *pushState) routeMetric(attrs, scope, resource pcommon.Map, scopeName string, ts pcommon.Timestamp) (string, serializer.DataStream, error) {
-	t, err := st.metrics.Route(routing.TypeMetrics, attrs, scope, resource, scopeName, ts)
-	if err != nil {
-		if _, ok := errors.AsType[*routing.TargetNotAllowedError](err); ok {
-			err = &serializer.TargetNotAllowedError{Err: err}
-		}
-		return "", serializer.DataStream{}, err
-	}
-	return t.Index, dataStream(t), nil
+	st.reject(routing.ErrorTypeInvalidIndexName, 1, err)
 }
 
 // dataStream is the data stream of a routing target, which the serializer writes into the

@@ -39,6 +39,12 @@ type pushState struct {
 	// returns an error that says so, permanent unless the rest of the push failed otherwise.
 	modeRejected error
 
+	// metricRoute is the route of the data points without routing attributes of the scope
+	// being walked; metricsReport is what the push could not write of its data points
+	// (metrics.go).
+	metricRoute   metricRoute
+	metricsReport metricsReport
+
 	// profileRefs are the profiling documents this push recorded in the pipeline's cache
 	// (profiles.go).
 	profileRefs []profileRef
@@ -85,6 +91,8 @@ func (p *Pipeline) putState(st *pushState) {
 	clear(st.firstRejection)
 	st.lastDataStream = ""
 	st.noIndex, st.modeRejected = 0, nil
+	st.metricRoute = metricRoute{}
+	st.metricsReport.reset()
 	clear(st.profileRefs)
 	st.profileRefs = st.profileRefs[:0]
 	st.resource = pcommon.Resource{}

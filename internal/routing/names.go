@@ -15,6 +15,10 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/pvalue"
 )
 
+// ErrorTypeInvalidIndexName is the error.type of records that cannot be routed for any reason
+// but the confinement rules' (ErrorTypeTargetNotAllowed): an InvalidIndexNameError above all.
+const ErrorTypeInvalidIndexName = "invalid_index_name"
+
 // InvalidIndexNameError reports a name that Elasticsearch would refuse as an index name. The
 // documents routed to it must be rejected (and counted) instead of sent.
 type InvalidIndexNameError struct {

@@ -498,7 +498,7 @@ func BenchmarkEncodeWhileMarking(b *testing.B) {
 		{"logs", func(e *Encoder, buf []byte) []byte { return appendLogs(e, buf, ld) }},
 		{"spans", func(e *Encoder, buf []byte) []byte { return appendTraces(e, buf, td) }},
 		{"metrics", func(e *Encoder, buf []byte) []byte {
-			e.EncodeMetrics(&buf, md, fixedRoute, &metricsSink)
+			encodeMetricsPush(e, &buf, md, fixedRoute, &metricsSink)
 			return buf
 		}},
 	} {

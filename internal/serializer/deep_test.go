@@ -132,7 +132,7 @@ func TestDeepValuesBounded(t *testing.T) {
 				}
 				var buf []byte
 				sink := &repairSink{e: e, buf: &buf}
-				e.EncodeMetrics(&buf, md, route, sink)
+				encodeMetricsPush(e, &buf, md, route, sink)
 				what := shape.name + ", " + m.String() + " metrics"
 				if len(sink.docs) != 1 {
 					t.Errorf("%s: %d documents, want 1 (the points' attributes are equal)", what, len(sink.docs))

@@ -382,7 +382,7 @@ func TestMapDepthLimitMetrics(t *testing.T) {
 				}
 				sink := &repairSink{e: e}
 				var buf []byte
-				e.EncodeMetrics(&buf, md, route, sink)
+				encodeMetricsPush(e, &buf, md, route, sink)
 				want := RepairNone
 				if n > maxDepth && mode == ModeECS && where == "resource" {
 					want = RepairDepthLimit

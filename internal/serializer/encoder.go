@@ -41,7 +41,7 @@ const (
 )
 
 // Encoder writes the documents of every signal (AppendLog, AppendSpan, AppendSpanEvent,
-// EncodeMetrics, AppendProfile), one resource and scope at a time. It holds the encoded resource
+// AppendMetricsDocument, AppendProfile), one resource and scope at a time. It holds the encoded resource
 // and scope of the records being written, and scratch state that is reused from one document to the next, so
 // that the steady state does not allocate. An Encoder is not safe for concurrent use.
 type Encoder struct {
@@ -91,13 +91,13 @@ func (e *Encoder) SetMode(m Mode) { e.mode = m }
 // Rejection is the serializer's one report, for every signal, of a record it could not write:
 // that record alone is rejected, nothing of it is written, and the rest goes on. Reason is the
 // error.type under which the pipeline counts it; Records is how many records that is (1 for a
-// log record, a span, a span event or a profile; the data points of the metrics rejected for
-// Reason in a push); Name is the name of the first record rejected for Reason, where records
-// have one (metrics), else "". The zero Rejection means nothing was rejected.
+// log record, a span, a span event, a profile or a data point; the data points of a metric
+// that cannot be written at all); Name is the name of the metric, for data points, else "".
+// The zero Rejection means nothing was rejected.
 //
 // Logs, spans, span events and profiles report it per record (Encoder.Rejection, after each
-// Append); metrics, whose data points are grouped into documents across records, report it
-// per reason for the whole push (MetricsReport.Rejections).
+// Append). Metrics, whose data points are grouped into documents, report it per metric
+// (AddMetric) and per data point of each document (MetricsDocument.Rejected).
 type Rejection struct {
 	Reason  string
 	Records int

@@ -16,37 +16,28 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 )
 
-// EncodeMetrics writes the data points of one push as grouped documents, in three steps:
-// collect every point with its route and its group hash, file the points in groups
-// (metrics_grouping.go, with the attribute hashing and equality of metrics_attrs.go), then write
-// each group as one document, or more when a metric name repeats: the otel document
-// (metrics_otel.go) or the ecs one (metrics_ecs.go). The value of each point is written by type
-// (metrics_values.go, metrics_histogram.go, metrics_quantiles.go), and what could not be
-// written is counted in a MetricsReport (metrics_report.go).
+// The data points of a push are written as grouped documents, in three steps. The pipeline
+// walks them: BeginMetrics, then AddMetricsResource, AddMetricsScope and AddMetric for each
+// resource, scope and metric, and for each data point MetricPoint, which tells what routing
+// needs, and AddMetricPoint with the point's target. GroupMetrics then files the points in groups
+// (metrics_grouping.go, with the attribute hashing and equality of metrics_attrs.go), and each
+// AppendMetricsDocument writes the next document of a group (a group is more than one
+// document when a metric name repeats): the otel document (metrics_otel.go) or the ecs one
+// (metrics_ecs.go). The value of each point is written by type (metrics_values.go,
+// metrics_histogram.go, metrics_quantiles.go); what could not be written is reported with the
+// document (metrics_report.go).
 
-// MetricRouteFunc resolves the index of a data point from its attributes, its scope's and its
-// resource's. ds is the zero DataStream for a plain index. Of the data point's attributes it may
-// read only those that name the index or a part of the data stream (elasticsearch.index,
-// data_stream.type, data_stream.dataset, data_stream.namespace): the data points of one scope
-// that have none of them and share a timestamp are routed once, by the first of them.
-type MetricRouteFunc func(attrs, scope, resource pcommon.Map, scopeName string, ts pcommon.Timestamp) (index string, ds DataStream, err error)
-
-// MetricsSink receives each metric document after it is written to the buffer.
-type MetricsSink interface {
-	// AddMetricsDocument records the document written at the end of the buffer from start on.
-	// templates is only valid during the call.
-	AddMetricsDocument(start int, index string, ds DataStream, templates []DynamicTemplate)
-}
-
-// routeMemo is the route of the last data point without routing attributes (see
-// MetricRouteFunc): the data points of the same scope and timestamp that have none either take
-// it without routing.
-type routeMemo struct {
-	valid      bool
-	res, scope int32
-	ts         pcommon.Timestamp
-	target     int32
-	err        error
+// MetricPoint is what routing needs of a data point (see Encoder.MetricPoint).
+type MetricPoint struct {
+	Attrs     pcommon.Map
+	Timestamp pcommon.Timestamp
+	// Routes tells that Attrs hold an attribute that names the index or a part of the data
+	// stream (elasticsearch.index, data_stream.type, data_stream.dataset,
+	// data_stream.namespace): a point without one routes as the other points of its scope at
+	// its timestamp do.
+	Routes bool
+	// NoIndex tells that the point carries the _noindex hint: it is not to be written.
+	NoIndex bool
 }
 
 type metricTarget struct {
@@ -101,39 +92,41 @@ type metricPoint struct {
 	num     uint64 // the int64 or the float64 bits
 }
 
-// metricsState is the reusable scratch state of EncodeMetrics.
+// metricsState is the reusable scratch state of the data points of a push, from BeginMetrics
+// to the last AppendMetricsDocument.
 type metricsState struct {
-	points         []metricPoint
-	metrics        []metricInfo
-	groups         []pointGroup
-	sorted         []pointGroup // sortGroups' other buffer
-	buckets        []int32      // sortGroups' bucket offsets
-	table          []groupSlot  // open addressing, a power of two long, at most half full
-	resources      []envelopeRef
-	scopes         []envelopeRef
-	targets        []metricTarget
-	frags          []byte
-	group, pending []int32
-	order          []int32 // the indices of the points, group after group in the order written
-	rank           []int32 // by group id: the group's place in the order written
-	deferred       []int32
-	names          []string
-	docMetrics     []int32 // the metrics of the document being written, in order; ^metric for its <name>_quantiles
-	lastMetrics    []int32 // the metrics of the last document whose names hash was computed
-	lastNamesHash  uint64
-	lastNamesHex   []byte // lastNamesHash in hexadecimal, as the document writes it
-	tsText         intText
-	startText      intText
-	templates      []DynamicTemplate
-	paths          map[string]metricPathEntry   // by metric name
-	quantileNames  map[string]*quantileNames    // by metric name, otel mode
-	quantilePaths  map[string]map[string]string // metric name -> quantile key -> path, ecs mode
-	bucketValues   bucketValueCache
-	pairs          []histPair // the pairs of the histogram being written
-	nameSet        keySet
-	report         MetricsReport
-	readSum        uint64 // what readAhead read, kept so that its reads are not left out
-	route          routeMemo
+	points        []metricPoint
+	metrics       []metricInfo
+	groups        []pointGroup
+	sorted        []pointGroup // sortGroups' other buffer
+	buckets       []int32      // sortGroups' bucket offsets
+	table         []groupSlot  // open addressing, a power of two long, at most half full
+	resources     []envelopeRef
+	scopes        []envelopeRef
+	targets       []metricTarget
+	frags         []byte
+	pending       []int32 // the points of the group being written not yet in a document
+	order         []int32 // the indices of the points, group after group in the order written
+	rank          []int32 // by group id: the group's place in the order written
+	deferred      []int32
+	names         []string
+	docMetrics    []int32 // the metrics of the document being written, in order; ^metric for its <name>_quantiles
+	lastMetrics   []int32 // the metrics of the last document whose names hash was computed
+	lastNamesHash uint64
+	lastNamesHex  []byte // lastNamesHash in hexadecimal, as the document writes it
+	tsText        intText
+	startText     intText
+	templates     []DynamicTemplate
+	paths         map[string]metricPathEntry   // by metric name
+	quantileNames map[string]*quantileNames    // by metric name, otel mode
+	quantilePaths map[string]map[string]string // metric name -> quantile key -> path, ecs mode
+	bucketValues  bucketValueCache
+	pairs         []histPair // the pairs of the histogram being written
+	nameSet       keySet
+	readSum       uint64          // what readAhead read, kept so that its reads are not left out
+	cur           pointCursor     // the metric and the data point being added
+	doc           MetricsDocument // what the last AppendMetricsDocument did
+	next          int             // the group AppendMetricsDocument writes next
 
 	// ecs mode (metrics_ecs.go).
 	ecsRes   flatDoc   // the converted, flattened entries of every resource, each sorted
@@ -160,46 +153,49 @@ func (s *metricsState) reset() {
 	s.ecsRes.reset()
 	clear(s.ecsPairs)
 	s.ecsPairs = s.ecsPairs[:0]
-	s.report = MetricsReport{}
-	s.route = routeMemo{}
+	s.groups = s.groups[:0]
+	s.pending = s.pending[:0]
+	s.next = 0
+	s.cur = pointCursor{}
 }
 
-// EncodeMetrics writes the documents of md to *buf in the encoder's mode (otel or ecs), calling
-// sink for each, and reports the data points it could not write. Documents come out grouped
-// (see metrics_grouping.go, and metrics_ecs_grouping.go for the ecs mode), ordered by group
-// hash, then by first appearance.
-func (e *Encoder) EncodeMetrics(buf *[]byte, md pmetric.Metrics, route MetricRouteFunc, sink MetricsSink) MetricsReport {
-	m := &e.metrics
-	m.reset()
-	e.flatMaps = true
-	defer func() { e.flatMaps = false }()
+// BeginMetrics starts the data points of a push (of its scopes of one mapping mode), written in
+// the encoder's mode (otel or ecs).
+func (e *Encoder) BeginMetrics() {
+	e.metrics.reset()
+}
 
-	rms := md.ResourceMetrics()
-	for i := range rms.Len() {
-		rm := rms.At(i)
-		res := rm.Resource()
-		resIdx := int32(len(m.resources))
-		if e.mode == ModeECS {
-			m.resources = append(m.resources, m.ecsResource(res.Attributes()))
-		} else {
-			m.resources = append(m.resources, e.encodeMetricEnvelope(rm.SchemaUrl(), "", "", res.Attributes(), res.DroppedAttributesCount()))
-		}
-		sms := rm.ScopeMetrics()
-		for j := range sms.Len() {
-			sm := sms.At(j)
-			scope := sm.Scope()
-			scopeIdx := int32(len(m.scopes))
-			if e.mode == ModeECS {
-				m.scopes = append(m.scopes, envelopeRef{}) // the scope is neither written nor grouped on
-			} else {
-				m.scopes = append(m.scopes, e.encodeMetricEnvelope(sm.SchemaUrl(), scope.Name(), scope.Version(), scope.Attributes(), scope.DroppedAttributesCount()))
-			}
-			metrics := sm.Metrics()
-			for k := range metrics.Len() {
-				e.collectPoints(metrics.At(k), resIdx, scopeIdx, res.Attributes(), scope, route)
-			}
-		}
+// AddMetricsResource encodes the resource of the scopes and metrics added next.
+func (e *Encoder) AddMetricsResource(rm pmetric.ResourceMetrics) {
+	m := &e.metrics
+	res := rm.Resource()
+	e.flatMaps = true
+	if e.mode == ModeECS {
+		m.resources = append(m.resources, m.ecsResource(res.Attributes()))
+	} else {
+		m.resources = append(m.resources, e.encodeMetricEnvelope(rm.SchemaUrl(), "", "", res.Attributes(), res.DroppedAttributesCount()))
 	}
+	e.flatMaps = false
+}
+
+// AddMetricsScope encodes the scope of the metrics added next.
+func (e *Encoder) AddMetricsScope(sm pmetric.ScopeMetrics) {
+	m := &e.metrics
+	if e.mode == ModeECS {
+		m.scopes = append(m.scopes, envelopeRef{}) // the scope is neither written nor grouped on
+		return
+	}
+	scope := sm.Scope()
+	e.flatMaps = true
+	m.scopes = append(m.scopes, e.encodeMetricEnvelope(sm.SchemaUrl(), scope.Name(), scope.Version(), scope.Attributes(), scope.DroppedAttributesCount()))
+	e.flatMaps = false
+}
+
+// GroupMetrics files the data points added in groups, each group a document or more, and
+// orders the groups (see metrics_grouping.go, and metrics_ecs_grouping.go for the ecs mode):
+// by group hash, then by first appearance.
+func (e *Encoder) GroupMetrics() {
+	m := &e.metrics
 	e.groupPoints()
 	m.sortGroups()
 	// A counting sort lays out the points of each group in the order of the groups, each
@@ -217,15 +213,50 @@ func (e *Encoder) EncodeMetrics(buf *[]byte, md pmetric.Metrics, route MetricRou
 		m.order[g.first] = int32(i)
 		g.first++
 	}
-	for gi, g := range m.groups {
-		if gi+1 < len(m.groups) {
-			next := m.groups[gi+1]
+	m.next = 0
+	m.pending = m.pending[:0]
+}
+
+// AppendMetricsDocument appends the next document of the grouped data points to dst and
+// reports what it did; it returns false when every document was written.
+// A document whose values were all refused or skipped is not appended (Written is false).
+func (e *Encoder) AppendMetricsDocument(dst []byte) ([]byte, *MetricsDocument, bool) {
+	m := &e.metrics
+	if len(m.pending) == 0 {
+		if m.next == len(m.groups) {
+			return dst, nil, false
+		}
+		g := m.groups[m.next]
+		m.next++
+		if m.next < len(m.groups) {
+			next := m.groups[m.next]
 			m.readAhead(m.order[next.first-next.count : next.first])
 		}
-		m.group = m.order[g.first-g.count : g.first]
-		e.writeGroup(buf, sink)
+		m.pending = append(m.pending, m.order[g.first-g.count:g.first]...)
 	}
-	return m.report
+	clear(m.doc.Rejected)
+	m.doc = MetricsDocument{Rejected: m.doc.Rejected[:0]}
+	m.deferred = m.deferred[:0]
+	m.names = m.names[:0]
+	m.docMetrics = m.docMetrics[:0]
+	m.nameSet.reset()
+	m.templates = m.templates[:0]
+	e.flatMaps = true
+	if e.mode == ModeECS {
+		dst = e.writeECSMetricsDocument(dst)
+	} else {
+		dst = e.writeOTelMetricsDocument(dst)
+	}
+	e.flatMaps = false
+	m.pending = append(m.pending[:0], m.deferred...)
+	return dst, &m.doc, true
+}
+
+// written records the document just written for the target of its leader.
+func (s *metricsState) written(target *metricTarget) {
+	s.doc.Index, s.doc.DataStream = target.index, target.ds
+	s.doc.Templates = s.templates
+	s.doc.Written = true
 }
 
 // sortGroups orders the groups by hash, then by first appearance. The hashes are uniform, so a
@@ -317,10 +348,11 @@ func metricName(metric pmetric.Metric) string {
 	return repairUTF8(metric.Name())
 }
 
-// dropMetricsDocument gives back the buffer as it was before the document begun at start.
-func (e *Encoder) dropMetricsDocument(buf *[]byte, start int) {
-	*buf = e.w.buf[:start]
+// dropMetricsDocument returns the buffer as it was before the document begun at start.
+func (e *Encoder) dropMetricsDocument(start int) []byte {
+	buf := e.w.buf[:start]
 	e.w.buf = nil
+	return buf
 }
 
 // validMetricName reports whether Elasticsearch indexes name as a field name where mode writes

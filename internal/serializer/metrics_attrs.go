@@ -28,7 +28,7 @@ type attrShape struct {
 func grouped(k string) bool { return !controlattr.Is(k) }
 
 // routingKey reports whether routing reads the attribute k of a data point: the index, or a
-// part of the data stream's name (see MetricRouteFunc).
+// part of the data stream's name (see MetricPoint's Routes).
 func routingKey(k string) bool {
 	switch k {
 	case controlattr.Index, controlattr.DataStreamType, controlattr.DataStreamDataset, controlattr.DataStreamNamespace:

@@ -105,7 +105,7 @@ func BenchmarkEncodeMetrics(b *testing.B) {
 			var e Encoder
 			var sink countingSink
 			var buf []byte
-			e.EncodeMetrics(&buf, md, fixedRoute, &sink)
+			encodeMetricsPush(&e, &buf, md, fixedRoute, &sink)
 			size := int64(len(buf))
 			b.Run("impl=ours", func(b *testing.B) {
 				b.ReportAllocs()
@@ -113,7 +113,7 @@ func BenchmarkEncodeMetrics(b *testing.B) {
 				cpu, cpuOK := processCPUTime()
 				for b.Loop() {
 					buf = buf[:0]
-					e.EncodeMetrics(&buf, md, fixedRoute, &sink)
+					encodeMetricsPush(&e, &buf, md, fixedRoute, &sink)
 				}
 				reportCPUTime(b, cpu, cpuOK)
 				b.ReportMetric(float64(points)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
@@ -123,13 +123,13 @@ func BenchmarkEncodeMetrics(b *testing.B) {
 				var ecs Encoder
 				ecs.SetMode(ModeECS)
 				var ecsBuf []byte
-				ecs.EncodeMetrics(&ecsBuf, md, fixedRoute, &sink)
+				encodeMetricsPush(&ecs, &ecsBuf, md, fixedRoute, &sink)
 				b.ReportAllocs()
 				b.SetBytes(int64(len(ecsBuf)))
 				cpu, cpuOK := processCPUTime()
 				for b.Loop() {
 					ecsBuf = ecsBuf[:0]
-					ecs.EncodeMetrics(&ecsBuf, md, fixedRoute, &sink)
+					encodeMetricsPush(&ecs, &ecsBuf, md, fixedRoute, &sink)
 				}
 				reportCPUTime(b, cpu, cpuOK)
 				b.ReportMetric(float64(points)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
@@ -166,13 +166,13 @@ func BenchmarkEncodeMetricsEveryType(b *testing.B) {
 			e.SetMode(mode)
 			var sink countingSink
 			var buf []byte
-			e.EncodeMetrics(&buf, md, fixedRoute, &sink)
+			encodeMetricsPush(&e, &buf, md, fixedRoute, &sink)
 			b.ReportAllocs()
 			b.SetBytes(int64(len(buf)))
 			cpu, cpuOK := processCPUTime()
 			for b.Loop() {
 				buf = buf[:0]
-				e.EncodeMetrics(&buf, md, fixedRoute, &sink)
+				encodeMetricsPush(&e, &buf, md, fixedRoute, &sink)
 			}
 			reportCPUTime(b, cpu, cpuOK)
 		})
@@ -252,13 +252,13 @@ func BenchmarkEncodeMetricsSeries(b *testing.B) {
 				e.SetMode(mode)
 				var sink countingSink
 				var buf []byte
-				e.EncodeMetrics(&buf, md, fixedRoute, &sink)
+				encodeMetricsPush(&e, &buf, md, fixedRoute, &sink)
 				b.ReportAllocs()
 				b.SetBytes(int64(len(buf)))
 				cpu, cpuOK := processCPUTime()
 				for b.Loop() {
 					buf = buf[:0]
-					e.EncodeMetrics(&buf, md, fixedRoute, &sink)
+					encodeMetricsPush(&e, &buf, md, fixedRoute, &sink)
 				}
 				reportCPUTime(b, cpu, cpuOK)
 				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
@@ -274,7 +274,7 @@ func TestSeriesMetrics(t *testing.T) {
 		e.SetMode(mode)
 		var sink countingSink
 		var buf []byte
-		rep := e.EncodeMetrics(&buf, seriesMetrics(100), fixedRoute, &sink)
+		rep := encodeMetricsPush(&e, &buf, seriesMetrics(100), fixedRoute, &sink)
 		if sink.docs != 100 || rep != (MetricsReport{}) {
 			t.Errorf("mode %s: %d documents, report %+v; want 100 documents and an empty report", mode, sink.docs, rep)
 		}

@@ -34,7 +34,7 @@ type ecsTemplate struct {
 	kept           bool // the metric's entry survived normalization
 }
 
-// ecsResource flattens and converts a resource's attributes once per call of EncodeMetrics:
+// ecsResource flattens and converts a resource's attributes once per AddMetricsResource:
 // its sorted entries for the documents and its converted top-level attributes for grouping.
 func (s *metricsState) ecsResource(attrs pcommon.Map) envelopeRef {
 	d := &s.ecsRes
@@ -75,13 +75,13 @@ func ecsTemplateName(tpl string) string {
 // writeECSMetricsDocument writes the ecs document of the points in e.metrics.pending whose
 // names are free, deferring the others. The values are written first, into a scratch buffer
 // each entry views, since the entries are then sorted with the document's other fields.
-func (e *Encoder) writeECSMetricsDocument(buf *[]byte, sink MetricsSink) {
+func (e *Encoder) writeECSMetricsDocument(buf []byte) []byte {
 	m := &e.metrics
 	leader := &m.points[m.pending[0]]
 	target := m.targets[leader.target]
 	res := &m.resources[leader.res]
 
-	e.begin(*buf)
+	e.begin(buf)
 	start := len(e.w.buf)
 	d := e.flatDocAt(0)
 	d.layer(layerRecord)
@@ -125,8 +125,7 @@ func (e *Encoder) writeECSMetricsDocument(buf *[]byte, sink MetricsSink) {
 		}
 	}
 	if len(m.ecsTpls) == 0 {
-		e.dropMetricsDocument(buf, start) // every value of the group was skipped
-		return
+		return e.dropMetricsDocument(start) // every value of the group was skipped
 	}
 	d.layer(layerFields)
 	d.addDataStream(target.ds)
@@ -147,18 +146,17 @@ func (e *Encoder) writeECSMetricsDocument(buf *[]byte, sink MetricsSink) {
 	if len(m.templates) < len(m.ecsTpls) {
 		for _, t := range m.ecsTpls {
 			if !t.kept {
-				m.report.reject(rejectIndex(RejectFieldTaken), t.name)
+				m.rejectPoint(RejectFieldTaken, t.name)
 			}
 		}
 		if len(m.templates) == 0 {
-			e.dropMetricsDocument(buf, start)
-			return
+			return e.dropMetricsDocument(start)
 		}
 	}
 	e.writeDedot(e.merged, 0)
 	if res.repaired {
 		e.w.invalidUTF8++
 	}
-	*buf = e.done()
-	sink.AddMetricsDocument(start, target.index, target.ds, m.templates)
+	m.written(&target)
+	return e.done()
 }

@@ -42,7 +42,7 @@ func encodeECS(t *testing.T, md pmetric.Metrics) ([]metricDoc, MetricsReport) {
 	e.SetMode(ModeECS)
 	var buf []byte
 	sink := &recordingSink{buf: &buf, t: t}
-	rep := e.EncodeMetrics(&buf, md, ecsRoute, sink)
+	rep := encodeMetricsPush(&e, &buf, md, ecsRoute, sink)
 	require.Len(t, buf, sink.end, "the buffer holds more than the documents")
 	for _, d := range sink.docs {
 		checkDocument(t, d.raw)

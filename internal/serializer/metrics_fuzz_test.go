@@ -74,7 +74,7 @@ func FuzzEncodeMetrics(f *testing.F) {
 		for _, e := range []*Encoder{&otel, &ecs} {
 			var buf []byte
 			sink := &fuzzSink{buf: &buf}
-			e.EncodeMetrics(&buf, md, fixedRoute, sink)
+			encodeMetricsPush(e, &buf, md, fixedRoute, sink)
 			if !bytes.Equal(bytes.Join(sink.docs, nil), buf) {
 				t.Fatalf("%s: the buffer holds more than the documents: %q", e.mode, buf)
 			}

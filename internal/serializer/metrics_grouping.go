@@ -34,7 +34,30 @@ type groupSlot struct {
 	group int32
 }
 
-func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, resAttrs pcommon.Map, scope pcommon.InstrumentationScope, route MetricRouteFunc) {
+// pointCursor is the metric AddMetric took and the data point MetricPoint read last, with what
+// grouping needs of them.
+type pointCursor struct {
+	points     pointSlice
+	metric     int32 // index into metricsState.metrics
+	res, scope int32
+	base       uint64 // the hash of the resource and the scope
+	unitHash   uint64
+	// prefix is mix(base, the hash of target prefixTarget), for the last target.
+	prefixTarget int32
+	prefix       uint64
+	// The data point read last.
+	idx   int32
+	view  pointView
+	hash  uint64 // of its attributes
+	shape attrShape
+	hints hintSet
+}
+
+// AddMetric takes a metric of the scope added last and returns its number of data points,
+// each to be read with MetricPoint and added with AddMetricPoint. A metric that cannot be
+// written has no point to add: the Rejection says why, for its n data points (for a type the
+// serializer does not know, the metric).
+func (e *Encoder) AddMetric(metric pmetric.Metric) (int, Rejection) {
 	m := &e.metrics
 	var n int
 	// A metric type that pdata adds must be written or rejected here on purpose.
@@ -51,84 +74,70 @@ func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, r
 	case pmetric.MetricTypeSummary:
 		n = metric.Summary().DataPoints().Len()
 	default:
-		m.report.reject(rejectIndex(RejectUnsupportedType), metric.Name())
-		return
+		return 0, Rejection{Reason: RejectUnsupportedType, Records: 1, Name: metric.Name()}
 	}
 	name := metricName(metric)
 	if !validMetricName(name, e.mode) {
-		m.report.rejectN(rejectIndex(RejectInvalidMetricName), name, n)
-		return
+		if n == 0 {
+			return 0, Rejection{}
+		}
+		return 0, Rejection{Reason: RejectInvalidMetricName, Records: n, Name: name}
 	}
-	unitHash := xxhash.Sum64String(metric.Unit())
-	base := mix(m.resources[resIdx].hash, m.scopes[scopeIdx].hash)
-	mi := int32(len(m.metrics))
+	res, scope := int32(len(m.resources)-1), int32(len(m.scopes)-1)
 	info := metricInfo{metric: metric, name: name, unit: metric.Unit(), typ: metric.Type()}
 	if info.typ == pmetric.MetricTypeSum {
 		sum := metric.Sum()
 		info.counter = sum.IsMonotonic() && sum.AggregationTemporality() == pmetric.AggregationTemporalityCumulative
 	}
 	m.metrics = append(m.metrics, info)
-	points := metricPoints(metric)
-	prefixTarget, prefix := int32(-1), uint64(0) // mix(base, the target's hash), for the last target
-	for i := range n {
-		p := points.at(i)
-		attrs := p.attrs
-		ah, shape, pointHints := hashPointAttrs(attrs, e.mode != ModeECS)
-		if pointHints&hasNoIndex != 0 {
-			m.report.NoIndex++
-			continue
-		}
-		target, err := e.routePoint(attrs, shape.routes, resIdx, scopeIdx, resAttrs, scope, p.ts, route)
-		if err != nil {
-			m.report.rejectRoute(err, metric.Name())
-			continue
-		}
-		var h uint64
-		var ts, start int64
-		if e.mode == ModeECS {
-			// The ECS grouping: the index, the time and the resource and data point attributes
-			// merged; not the scope, the unit or the start time.
-			ts = int64(p.ts)
-			h = mix(m.targets[target].hash, uint64(ts))
-			h = mix(h, m.ecsMergedHash(&m.resources[resIdx], attrs, ah, shape))
-		} else {
-			ts, start = int64(uint64(p.ts)/1e6), int64(uint64(p.start)/1e6)
-			if target != prefixTarget {
-				prefixTarget, prefix = target, mix(base, m.targets[target].hash)
-			}
-			h = mix(prefix, ah)
-			h = mix(h, unitHash)
-			h = mix(h, uint64(ts))
-			h = mix(h, uint64(start))
-		}
-		m.points = append(m.points, metricPoint{
-			metric: mi, attrs: attrs, idx: int32(i), res: resIdx, scope: scopeIdx, target: target,
-			hash: h, ts: ts, start: start, shape: shape, hints: pointHints, hasStart: e.mode != ModeECS && p.start != 0,
-			numType: p.numType, num: p.num,
-		})
+	m.cur = pointCursor{
+		points: metricPoints(metric), metric: int32(len(m.metrics) - 1), res: res, scope: scope,
+		base: mix(m.resources[res].hash, m.scopes[scope].hash), unitHash: xxhash.Sum64String(metric.Unit()),
+		prefixTarget: -1,
 	}
+	return n, Rejection{}
 }
 
-// routePoint returns the target of a data point, of attributes attrs (routes tells whether they
-// hold a routing attribute) in scope scopeIdx of resource resIdx, at time ts. A point without
-// routing attributes takes the route of the last such point when the scope and the time are the
-// same (see MetricRouteFunc), so that the points of a metric, and of its scope's other metrics
-// scraped at the same time, are routed once.
-func (e *Encoder) routePoint(attrs pcommon.Map, routes bool, resIdx, scopeIdx int32, resAttrs pcommon.Map, scope pcommon.InstrumentationScope, ts pcommon.Timestamp, route MetricRouteFunc) (int32, error) {
+// MetricPoint reads data point i of the metric AddMetric took last and returns what routing
+// needs of it; AddMetricPoint then adds it.
+func (e *Encoder) MetricPoint(i int) MetricPoint {
+	c := &e.metrics.cur
+	c.idx = int32(i)
+	c.view = c.points.at(i)
+	c.hash, c.shape, c.hints = hashPointAttrs(c.view.attrs, e.mode != ModeECS)
+	return MetricPoint{Attrs: c.view.attrs, Timestamp: c.view.ts, Routes: c.shape.routes, NoIndex: c.hints&hasNoIndex != 0}
+}
+
+// AddMetricPoint adds the data point MetricPoint read last, bound for index (ds is the zero
+// DataStream for a plain index).
+func (e *Encoder) AddMetricPoint(index string, ds DataStream) {
 	m := &e.metrics
-	memo := &m.route
-	if !routes && memo.valid && memo.res == resIdx && memo.scope == scopeIdx && memo.ts == ts {
-		return memo.target, memo.err
+	c := &m.cur
+	p := &c.view
+	target := e.metricTarget(index, ds)
+	var h uint64
+	var ts, start int64
+	if e.mode == ModeECS {
+		// The ECS grouping: the index, the time and the resource and data point attributes
+		// merged; not the scope, the unit or the start time.
+		ts = int64(p.ts)
+		h = mix(m.targets[target].hash, uint64(ts))
+		h = mix(h, m.ecsMergedHash(&m.resources[c.res], p.attrs, c.hash, c.shape))
+	} else {
+		ts, start = int64(uint64(p.ts)/1e6), int64(uint64(p.start)/1e6)
+		if target != c.prefixTarget {
+			c.prefixTarget, c.prefix = target, mix(c.base, m.targets[target].hash)
+		}
+		h = mix(c.prefix, c.hash)
+		h = mix(h, c.unitHash)
+		h = mix(h, uint64(ts))
+		h = mix(h, uint64(start))
 	}
-	target := int32(-1)
-	index, ds, err := route(attrs, scope.Attributes(), resAttrs, scope.Name(), ts)
-	if err == nil {
-		target = e.metricTarget(index, ds)
-	}
-	if !routes {
-		*memo = routeMemo{valid: true, res: resIdx, scope: scopeIdx, ts: ts, target: target, err: err}
-	}
-	return target, err
+	m.points = append(m.points, metricPoint{
+		metric: c.metric, attrs: p.attrs, idx: c.idx, res: c.res, scope: c.scope, target: target,
+		hash: h, ts: ts, start: start, shape: c.shape, hints: c.hints, hasStart: e.mode != ModeECS && p.start != 0,
+		numType: p.numType, num: p.num,
+	})
 }
 
 func (e *Encoder) metricTarget(index string, ds DataStream) int32 {
@@ -288,27 +297,6 @@ func (e *Encoder) samePointGroup(a, b *metricPoint) bool {
 		return false
 	}
 	return equalPointAttrs(a.attrs, b.attrs, a.shape, b.shape, true)
-}
-
-// writeGroup writes the points in e.metrics.group as one document, or as several when two
-// points share a metric name: a later point with a name already written goes to the next
-// document instead of being lost.
-func (e *Encoder) writeGroup(buf *[]byte, sink MetricsSink) {
-	m := &e.metrics
-	m.pending = append(m.pending[:0], m.group...)
-	for len(m.pending) > 0 {
-		m.deferred = m.deferred[:0]
-		m.names = m.names[:0]
-		m.docMetrics = m.docMetrics[:0]
-		m.nameSet.reset()
-		m.templates = m.templates[:0]
-		if e.mode == ModeECS {
-			e.writeECSMetricsDocument(buf, sink)
-		} else {
-			e.writeOTelMetricsDocument(buf, sink)
-		}
-		m.pending = append(m.pending[:0], m.deferred...)
-	}
 }
 
 // takeName claims the name of point pi for the document being written, and reports whether it

@@ -5,7 +5,6 @@ package serializer
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -531,7 +530,7 @@ func TestGroupingScalesLinearly(t *testing.T) {
 					buf = buf[:0]
 					runtime.GC()
 					start := time.Now()
-					e.EncodeMetrics(&buf, md, fixedRoute, &sink)
+					encodeMetricsPush(&e, &buf, md, fixedRoute, &sink)
 					best = min(best, time.Since(start))
 					require.Equal(t, 1, sink.docs)
 				}
@@ -549,91 +548,6 @@ func TestGroupingScalesLinearly(t *testing.T) {
 			t.Errorf("8 times as many %s took %v as long; linear work takes about 8 times", tt.name, ratios)
 		})
 	}
-}
-
-// TestMetricsRouteOncePerScopeAndTime: the data points of a scope without routing attributes
-// that share a timestamp are routed once, and still land where routing each would send them;
-// a point with a routing attribute, another timestamp or another scope is routed on its own.
-func TestMetricsRouteOncePerScopeAndTime(t *testing.T) {
-	md := pmetric.NewMetrics()
-	rm := md.ResourceMetrics().AppendEmpty()
-	rm.Resource().Attributes().PutStr("data_stream.dataset", "res")
-	sm := rm.ScopeMetrics().AppendEmpty()
-	for _, name := range []string{"a", "b"} {
-		dps := sm.Metrics().AppendEmpty()
-		dps.SetName(name)
-		points := dps.SetEmptyGauge().DataPoints()
-		for i := range 3 {
-			dp := points.AppendEmpty()
-			dp.SetTimestamp(ts0)
-			dp.SetIntValue(1)
-			dp.Attributes().PutInt("cpu", int64(i))
-		}
-	}
-	// Two points that route apart: a routing attribute, and a later time.
-	late := sm.Metrics().AppendEmpty()
-	late.SetName("c")
-	own := late.SetEmptyGauge().DataPoints().AppendEmpty()
-	own.SetTimestamp(ts0)
-	own.SetIntValue(1)
-	own.Attributes().PutStr("data_stream.dataset", "own")
-	later := late.Gauge().DataPoints().AppendEmpty()
-	later.SetTimestamp(ts0 + 1)
-	later.SetIntValue(1)
-	// A second scope, whose own dataset routes its points elsewhere.
-	sm2 := rm.ScopeMetrics().AppendEmpty()
-	sm2.Scope().Attributes().PutStr("data_stream.dataset", "scope")
-	other := sm2.Metrics().AppendEmpty()
-	other.SetName("d")
-	dp := other.SetEmptyGauge().DataPoints().AppendEmpty()
-	dp.SetTimestamp(ts0)
-	dp.SetIntValue(1)
-
-	calls := 0
-	counting := func(attrs, scope, resource pcommon.Map, scopeName string, ts pcommon.Timestamp) (string, DataStream, error) {
-		calls++
-		return testRoute(attrs, scope, resource, scopeName, ts)
-	}
-	docs, rep := encodeMetricsWith(t, new(Encoder), md, counting)
-	require.Equal(t, MetricsReport{}, rep)
-	// The six points of a and b once, the routing attribute, the later time, the other scope.
-	assert.Equal(t, 4, calls)
-	byIndex := map[string]int{}
-	for _, d := range docs {
-		byIndex[d.index]++
-	}
-	assert.Equal(t, map[string]int{
-		"metrics-res.otel-default":   4, // cpu 0, 1, 2 at ts0 (a and b together), and the later point
-		"metrics-own.otel-default":   1,
-		"metrics-scope.otel-default": 1,
-	}, byIndex)
-}
-
-// TestMetricsRouteErrorOncePerScopeAndTime: a scope whose routing fails rejects each of its
-// data points, routed once, with the error of the first.
-func TestMetricsRouteErrorOncePerScopeAndTime(t *testing.T) {
-	md := pmetric.NewMetrics()
-	sm := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty()
-	sm.Scope().Attributes().PutStr("elasticsearch.index", "BAD")
-	m := sm.Metrics().AppendEmpty()
-	m.SetName("a")
-	points := m.SetEmptyGauge().DataPoints()
-	for i := range 3 {
-		dp := points.AppendEmpty()
-		dp.SetTimestamp(ts0)
-		dp.SetIntValue(1)
-		dp.Attributes().PutInt("cpu", int64(i))
-	}
-	calls := 0
-	counting := func(attrs, scope, resource pcommon.Map, scopeName string, ts pcommon.Timestamp) (string, DataStream, error) {
-		calls++
-		return testRoute(attrs, scope, resource, scopeName, ts)
-	}
-	docs, rep := encodeMetricsWith(t, new(Encoder), md, counting)
-	assert.Empty(t, docs)
-	assert.Equal(t, 1, calls)
-	assert.Equal(t, 3, rep.rejected[rejectIndex(RejectInvalidIndexName)])
-	assert.ErrorIs(t, rep.FirstError, errBadIndex)
 }
 
 // TestSortGroups: sortGroups orders groups as a comparison sort by hash, then by first
@@ -669,33 +583,4 @@ func TestSortGroups(t *testing.T) {
 			})
 		}
 	}
-}
-
-// TestMetricsRouteNotAllowed: a route refused with a *TargetNotAllowedError rejects the data
-// points with RejectTargetNotAllowed, not RejectInvalidIndexName, keeping its error apart.
-func TestMetricsRouteNotAllowed(t *testing.T) {
-	errNotAllowed := &TargetNotAllowedError{Err: errors.New(`target ".kibana_1" is not allowed`)}
-	md := pmetric.NewMetrics()
-	sm := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty()
-	m := sm.Metrics().AppendEmpty()
-	m.SetName("a")
-	points := m.SetEmptyGauge().DataPoints()
-	for _, index := range []string{".kibana_1", "BAD", "ok", ".kibana_1"} {
-		dp := points.AppendEmpty()
-		dp.SetTimestamp(ts0)
-		dp.SetIntValue(1)
-		dp.Attributes().PutStr("elasticsearch.index", index)
-	}
-	route := func(attrs, scope, resource pcommon.Map, scopeName string, ts pcommon.Timestamp) (string, DataStream, error) {
-		if v, _ := attrs.Get("elasticsearch.index"); v.Str() == ".kibana_1" {
-			return "", DataStream{}, errNotAllowed
-		}
-		return testRoute(attrs, scope, resource, scopeName, ts)
-	}
-	docs, rep := encodeMetricsWith(t, new(Encoder), md, route)
-	assert.Len(t, docs, 1)
-	assert.Equal(t, 2, rep.rejected[rejectIndex(RejectTargetNotAllowed)])
-	assert.Equal(t, 1, rep.rejected[rejectIndex(RejectInvalidIndexName)])
-	require.ErrorIs(t, rep.FirstError, errBadIndex)
-	assert.Same(t, errNotAllowed, rep.FirstNotAllowed)
 }

@@ -27,12 +27,12 @@ func (e *Encoder) encodeMetricEnvelope(schemaURL, name, version string, attrs pc
 
 // writeOTelMetricsDocument writes the otel document of the points in e.metrics.pending whose
 // names are free, deferring the others.
-func (e *Encoder) writeOTelMetricsDocument(buf *[]byte, sink MetricsSink) {
+func (e *Encoder) writeOTelMetricsDocument(buf []byte) []byte {
 	m := &e.metrics
 	leader := &m.points[m.pending[0]]
 	target := &m.targets[leader.target]
 
-	e.begin(*buf)
+	e.begin(buf)
 	start := len(e.w.buf)
 	e.w.raw(`{"@timestamp":`)
 	e.w.bytes(m.tsText.of(leader.ts))
@@ -121,8 +121,7 @@ func (e *Encoder) writeOTelMetricsDocument(buf *[]byte, sink MetricsSink) {
 	}
 	e.w.byte('}')
 	if len(m.names) == 0 {
-		e.dropMetricsDocument(buf, start) // every value of the group was skipped
-		return
+		return e.dropMetricsDocument(start) // every value of the group was skipped
 	}
 	if docCount > 0 {
 		e.w.raw(`,"_doc_count":`)
@@ -135,8 +134,8 @@ func (e *Encoder) writeOTelMetricsDocument(buf *[]byte, sink MetricsSink) {
 	if res.repaired || scope.repaired {
 		e.w.invalidUTF8++
 	}
-	*buf = e.finish()
-	sink.AddMetricsDocument(start, target.index, target.ds, m.templates)
+	m.written(target)
+	return e.finish()
 }
 
 // encodeDataStream encodes the data_stream member of t's documents into the fragment arena, as

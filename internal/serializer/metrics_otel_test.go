@@ -192,7 +192,7 @@ func TestMetricsDataStreamWrittenPerDocument(t *testing.T) {
 	var e Encoder
 	var buf []byte
 	sink := &repairSink{e: &e, buf: &buf}
-	e.EncodeMetrics(&buf, md, route, sink)
+	encodeMetricsPush(&e, &buf, md, route, sink)
 	assert.Equal(t, []Repair{RepairInvalidUTF8, RepairInvalidUTF8, RepairInvalidUTF8}, sink.repairs)
 	require.Len(t, sink.docs, 3)
 	for _, doc := range sink.docs {

@@ -73,7 +73,7 @@ func (e *Encoder) writeQuantiles(qs pmetric.SummaryDataPointValueAtQuantileSlice
 	first := true
 	for _, qv := range qs.All() {
 		if !finite(qv.Value()) || !finite(qv.Quantile()) {
-			m.report.nonFinite(name)
+			m.nonFinite(name)
 			continue
 		}
 		mark := len(e.w.buf)
@@ -99,7 +99,7 @@ func (e *Encoder) writeQuantiles(qs pmetric.SummaryDataPointValueAtQuantileSlice
 // countNonFiniteQuantiles counts the quantiles of a summary point that has none to write.
 func (s *metricsState) countNonFiniteQuantiles(qs pmetric.SummaryDataPointValueAtQuantileSlice, name string) {
 	for range qs.Len() {
-		s.report.nonFinite(name)
+		s.nonFinite(name)
 	}
 }
 
@@ -113,7 +113,7 @@ func (e *Encoder) addECSQuantiles(d *flatDoc, p *metricPoint, name string) {
 	for j := range qs.Len() {
 		q := qs.At(j)
 		if !finite(q.Value()) || !finite(q.Quantile()) {
-			m.report.nonFinite(name)
+			m.nonFinite(name)
 			continue
 		}
 		mark := len(m.values)

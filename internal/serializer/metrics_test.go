@@ -112,7 +112,7 @@ func encodeMetricsWith(t testing.TB, e *Encoder, md pmetric.Metrics, route Metri
 	t.Helper()
 	var buf []byte
 	sink := &recordingSink{buf: &buf, t: t}
-	rep := e.EncodeMetrics(&buf, md, route, sink)
+	rep := encodeMetricsPush(e, &buf, md, route, sink)
 	if len(buf) != sink.end {
 		t.Errorf("the buffer holds %d bytes after the last document: %q", len(buf)-sink.end, buf[sink.end:])
 	}
@@ -408,11 +408,11 @@ func TestEncodeMetricsSteadyStateDoesNotAllocate(t *testing.T) {
 				e.SetMode(mode)
 				var sink countingSink
 				buf := make([]byte, 0, 1<<20)
-				e.EncodeMetrics(&buf, tt.md, fixedRoute, &sink)
+				encodeMetricsPush(&e, &buf, tt.md, fixedRoute, &sink)
 				require.Positive(t, sink.docs)
 				allocs := testing.AllocsPerRun(20, func() {
 					buf = buf[:0]
-					e.EncodeMetrics(&buf, tt.md, fixedRoute, &sink)
+					encodeMetricsPush(&e, &buf, tt.md, fixedRoute, &sink)
 				})
 				if allocs != 0 {
 					t.Errorf("EncodeMetrics in mode %s allocates %v times per run, want 0", mode, allocs)

@@ -10,10 +10,11 @@ import (
 )
 
 // writeMetricValue writes the value of one data point and returns its dynamic template, or
-// "" when the value is skipped, counted in the report (the caller then removes what was
-// written), and the point's document count with whether it carries the _doc_count hint.
+// "" when the value is refused or skipped, as the document's MetricsDocument records (the
+// caller then removes what was written), and the point's document count with whether it
+// carries the _doc_count hint.
 func (e *Encoder) writeMetricValue(p *metricPoint, info *metricInfo) (tpl string, count uint64, hinted bool) {
-	rep := &e.metrics.report
+	m := &e.metrics
 	i := int(p.idx)
 	name := info.name
 	switch info.typ {
@@ -30,7 +31,7 @@ func (e *Encoder) writeMetricValue(p *metricPoint, info *metricInfo) (tpl string
 		case pmetric.NumberDataPointValueTypeDouble:
 			v := math.Float64frombits(p.num)
 			if !finite(v) {
-				rep.nonFinite(name)
+				m.nonFinite(name)
 				return "", 0, false
 			}
 			e.w.float(v)
@@ -39,33 +40,33 @@ func (e *Encoder) writeMetricValue(p *metricPoint, info *metricInfo) (tpl string
 			}
 			return "gauge_double", 1, hinted
 		}
-		rep.reject(rejectIndex(RejectNoValue), name)
+		m.rejectPoint(RejectNoValue, name)
 		return "", 0, false
 	case pmetric.MetricTypeHistogram:
 		dp := info.metric.Histogram().DataPoints().At(i)
 		hinted = p.hints&hasDocCount != 0
 		bounds, counts := dp.ExplicitBounds(), dp.BucketCounts()
 		if counts.Len() > 0 && counts.Len() != bounds.Len()+1 {
-			rep.reject(rejectIndex(RejectBucketMismatch), name)
+			m.rejectPoint(RejectBucketMismatch, name)
 			return "", 0, false
 		}
 		if p.hints&hasAggregateMetricDouble != 0 {
 			if !increasingBounds(bounds) {
-				rep.reject(rejectIndex(RejectBoundsNotIncreasing), name)
+				m.rejectPoint(RejectBoundsNotIncreasing, name)
 				return "", 0, false
 			}
 			if !e.writeSumCount(dp.Sum(), dp.Count()) {
-				rep.nonFinite(name)
+				m.nonFinite(name)
 				return "", 0, false
 			}
 			return "summary", dp.Count(), hinted
 		}
 		switch e.writeHistogram(dp, p.hints&hasHistogramRaw != 0) {
 		case histogramBadBounds:
-			rep.reject(rejectIndex(RejectBoundsNotIncreasing), name)
+			m.rejectPoint(RejectBoundsNotIncreasing, name)
 			return "", 0, false
 		case histogramNonFinite:
-			rep.nonFinite(name)
+			m.nonFinite(name)
 			return "", 0, false
 		}
 		return "histogram", dp.Count(), hinted
@@ -73,12 +74,12 @@ func (e *Encoder) writeMetricValue(p *metricPoint, info *metricInfo) (tpl string
 		dp := info.metric.ExponentialHistogram().DataPoints().At(i)
 		hinted = p.hints&hasDocCount != 0
 		if s := dp.Scale(); s < -10 || s > 20 {
-			rep.reject(rejectIndex(RejectScaleOutOfRange), name)
+			m.rejectPoint(RejectScaleOutOfRange, name)
 			return "", 0, false
 		}
 		if p.hints&hasAggregateMetricDouble != 0 {
 			if !e.writeSumCount(dp.Sum(), dp.Count()) {
-				rep.nonFinite(name)
+				m.nonFinite(name)
 				return "", 0, false
 			}
 			return "summary", dp.Count(), hinted
@@ -89,7 +90,7 @@ func (e *Encoder) writeMetricValue(p *metricPoint, info *metricInfo) (tpl string
 		dp := info.metric.Summary().DataPoints().At(i)
 		hinted = p.hints&hasDocCount != 0
 		if !e.writeSumCount(dp.Sum(), dp.Count()) {
-			rep.nonFinite(name)
+			m.nonFinite(name)
 			return "", 0, false
 		}
 		return "summary", dp.Count(), hinted

@@ -19,8 +19,8 @@
 //
 // Content is repaired rather than refused, and each repair is reported (Repair): invalid UTF-8
 // replaced, a negative span duration clamped, a map or slice nested too deep written as a JSON
-// string. NaN and infinite metric values, and data points with a _noindex hint, are skipped and
-// counted (MetricsReport); log records and spans with one are left out before they get here.
+// string. NaN and infinite metric values are skipped and counted (MetricsDocument.NonFinite);
+// records and data points with a _noindex hint are left out before they get here.
 // What no document of the mode can hold is rejected alone: it writes nothing, and the caller is
 // told why:
 //
@@ -28,9 +28,9 @@
 //     is not a map (RejectBodyNotAMap); in bodymap mode a span or span event, and in none and
 //     raw mode a span event as a document of its own, since those modes write events inside
 //     the span (RejectUnsupported);
-//   - metrics (MetricsReport.Rejections, by reason, per data point): a metric type that is not
-//     known, a metric name that Elasticsearch refuses as a field name where the mode writes it,
-//     an index that cannot be routed, a number without a value, histogram buckets that do not
+//   - metrics (AddMetric for the data points of a metric, MetricsDocument.Rejected for each
+//     data point of a document): a metric type that is not known, a metric name that
+//     Elasticsearch refuses as a field name where the mode writes it, a number without a value, histogram buckets that do not
 //     match the bounds or bounds that do not increase, an exponential histogram scale out of
 //     range, and in ecs mode a metric name that is a field the document already holds (Reject*);
 //   - profiles (Encoder.Rejection, the whole profile): a reference out of its dictionary table,

@@ -12,47 +12,65 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
-// docSink collects the metric documents the exporter's encoder writes.
-type docSink struct {
-	buf       *[]byte
+// encoded is the metric documents the exporter's encoder writes, with their templates.
+type encoded struct {
 	docs      []map[string]any
 	templates []map[string]string
 }
 
-func (s *docSink) AddMetricsDocument(start int, _ string, _ serializer.DataStream, templates []serializer.DynamicTemplate) {
-	var doc map[string]any
-	if err := json.Unmarshal((*s.buf)[start:], &doc); err != nil {
-		panic(err)
-	}
-	s.docs = append(s.docs, doc)
-	tpl := map[string]string{}
-	for _, t := range templates {
-		tpl[t.Path] = t.Template
-	}
-	s.templates = append(s.templates, tpl)
-}
+var metricsStream = serializer.DataStream{Type: "metrics", Dataset: "generic.otel", Namespace: "default"}
 
-func route(pcommon.Map, pcommon.Map, pcommon.Map, string, pcommon.Timestamp) (string, serializer.DataStream, error) {
-	return "metrics-generic.otel-default", serializer.DataStream{Type: "metrics", Dataset: "generic.otel", Namespace: "default"}, nil
-}
-
-// encode returns the documents that the exporter's encoder makes of md in one push.
-func encode(md pmetric.Metrics) *docSink {
+// encode returns the documents that the exporter's encoder makes of md in one push, each data
+// point bound for one data stream, as the pipeline has the encoder write them
+// (internal/pipeline/metrics.go).
+func encode(md pmetric.Metrics) *encoded {
 	var enc serializer.Encoder
-	var buf []byte
-	s := &docSink{buf: &buf}
-	rep := enc.EncodeMetrics(&buf, md, route, s)
-	if rep != (serializer.MetricsReport{}) {
-		panic("data points not written")
+	s := &encoded{}
+	enc.BeginMetrics()
+	for _, rm := range md.ResourceMetrics().All() {
+		enc.AddMetricsResource(rm)
+		for _, sm := range rm.ScopeMetrics().All() {
+			enc.AddMetricsScope(sm)
+			for _, m := range sm.Metrics().All() {
+				n, rj := enc.AddMetric(m)
+				if rj.Reason != "" {
+					panic("data points not written: " + rj.Reason)
+				}
+				for i := range n {
+					if enc.MetricPoint(i).NoIndex {
+						panic("data point with the _noindex hint")
+					}
+					enc.AddMetricPoint("metrics-generic.otel-default", metricsStream)
+				}
+			}
+		}
 	}
-	return s
+	enc.GroupMetrics()
+	for {
+		d, out, more := enc.AppendMetricsDocument(nil)
+		if !more {
+			return s
+		}
+		if len(out.Rejected) > 0 || out.NonFinite > 0 || !out.Written {
+			panic("data points not written")
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(d, &doc); err != nil {
+			panic(err)
+		}
+		s.docs = append(s.docs, doc)
+		tpl := map[string]string{}
+		for _, t := range out.Templates {
+			tpl[t.Path] = t.Template
+		}
+		s.templates = append(s.templates, tpl)
+	}
 }
 
 // TestMetricDocuments sends runs to a fake receiver and encodes each request as the exporter

@@ -11,7 +11,6 @@ import (
 	kgzip "github.com/klauspost/compress/gzip"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -56,23 +55,15 @@ func bulkBody(t *testing.T, data any) ([]byte, int) {
 			}
 		}
 	case pmetric.Metrics:
-		var out []byte
-		sink := &metricDocs{}
-		e.EncodeMetrics(&out, d, func(pcommon.Map, pcommon.Map, pcommon.Map, string, pcommon.Timestamp) (string, serializer.DataStream, error) {
-			return "metrics-generic.otel-default", serializer.DataStream{Type: "metrics", Dataset: "generic", Namespace: "default"}, nil
-		}, sink)
-		sink.starts = append(sink.starts, len(out))
-		for i := range len(sink.starts) - 1 {
-			appendDoc("metrics-generic.otel-default", out[sink.starts[i]:sink.starts[i+1]])
+		var starts []int
+		out, _ := AppendMetrics(&e, nil, d, "metrics-generic.otel-default", serializer.DataStream{Type: "metrics", Dataset: "generic", Namespace: "default"},
+			func(start int, _ []serializer.DynamicTemplate) { starts = append(starts, start) })
+		starts = append(starts, len(out))
+		for i := range len(starts) - 1 {
+			appendDoc("metrics-generic.otel-default", out[starts[i]:starts[i+1]])
 		}
 	}
 	return buf, docs
-}
-
-type metricDocs struct{ starts []int }
-
-func (m *metricDocs) AddMetricsDocument(start int, _ string, _ serializer.DataStream, _ []serializer.DynamicTemplate) {
-	m.starts = append(m.starts, start)
 }
 
 func gzipLen(t *testing.T, b []byte, level int) int {

@@ -123,7 +123,7 @@ var benchmarkSignals = []benchmarkSignal{
 			}).ConsumeMetrics(ctx, data.(pmetric.Metrics))
 		},
 		encode: func(e *serializer.Encoder, buf []byte, data any) []byte {
-			e.EncodeMetrics(&buf, data.(pmetric.Metrics), benchmarkMetricRoute, discardMetricsSink{})
+			buf, _ = benchdata.AppendMetrics(e, buf, data.(pmetric.Metrics), benchmarkMetricIndex, benchmarkMetricStream, nil)
 			return buf
 		},
 		otlpJSON: func(data any) ([]byte, error) {

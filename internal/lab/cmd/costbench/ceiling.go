@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/gzip"
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -125,18 +124,9 @@ func encoder(corpus, signal string, n int) (func(), error) {
 		}, nil
 	case "metrics":
 		md := data.(pmetric.Metrics)
-		route := func(pcommon.Map, pcommon.Map, pcommon.Map, string, pcommon.Timestamp) (string, serializer.DataStream, error) {
-			return "metrics-generic.otel-default", metricStream, nil
-		}
 		return func() {
-			buf = buf[:0]
-			e.EncodeMetrics(&buf, md, route, discardMetrics{})
+			buf, _ = benchdata.AppendMetrics(&e, buf[:0], md, "metrics-generic.otel-default", metricStream, nil)
 		}, nil
 	}
 	return nil, fmt.Errorf("unknown signal %q", signal)
-}
-
-type discardMetrics struct{}
-
-func (discardMetrics) AddMetricsDocument(int, string, serializer.DataStream, []serializer.DynamicTemplate) {
 }
