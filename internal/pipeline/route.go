@@ -51,13 +51,27 @@ func (st *pushState) skipNoIndex(keys routing.RecordKeys, attrs pcommon.Map) boo
 }
 
 // unrouted counts a record that could not be routed: its target is not allowed
-// (routing.ErrorTypeTargetNotAllowed), or not a valid name.
-func (st *pushState) unrouted(err error) {
-	if _, ok := errors.AsType[*routing.TargetNotAllowedError](err); ok {
+// (routing.ErrorTypeTargetNotAllowed), or not a valid name. When the target is not allowed and
+// dead letters are on, it counts nothing and returns the refusal instead: the caller encodes the
+// record's document (with no data stream) and hands it to refuse, and the bulk indexer counts
+// it and writes its dead letter.
+func (st *pushState) unrouted(err error) *routing.TargetNotAllowedError {
+	if refused, ok := errors.AsType[*routing.TargetNotAllowedError](err); ok {
+		if st.p.indexer.DeadLetters() {
+			return refused
+		}
 		st.reject(routing.ErrorTypeTargetNotAllowed, 1, err)
-		return
+		return nil
 	}
 	st.reject(serializer.RejectInvalidIndexName, 1, err)
+	return nil
+}
+
+// refuse records the document just encoded at st.batch.Buf[start:] for a record whose target
+// was refused (see unrouted): the bulk indexer never sends it, and dead-letters it, naming the
+// refused target.
+func (st *pushState) refuse(start int, refused *routing.TargetNotAllowedError) {
+	st.batch.Refuse(start, refused.Name, routing.ErrorTypeTargetNotAllowed, refused.Error())
 }
 
 // routeMetric resolves the index of a data point; it is the serializer's MetricRouteFunc.
