@@ -68,7 +68,7 @@ var confineRuns = []confineRun{
 // ones exactly where they asked; each refusal is counted as target_not_allowed and logged with
 // the attribute and its level. A second exporter without allowed_targets shows the default:
 // dot names refused, every other name written as before; it has dead_letter on, and its
-// refused log records, spans and span events are in the dead-letter index, naming their target.
+// refused documents are in the dead-letter index, naming their target.
 func TestHostileRoutingAttributesAreConfined(t *testing.T) {
 	s := newSuite(t)
 	id := s.id
@@ -116,10 +116,10 @@ func TestHostileRoutingAttributesAreConfined(t *testing.T) {
 		}
 		return cases
 	}
-	refusedConfined, _ := runConfineCases(t, s, cfg, confined)
+	refusedConfined := runConfineCases(t, s, cfg, confined)
 
 	// Without allowed_targets, only dot names are refused; with dead_letter on, the refused
-	// log records, spans and span events are dead-lettered (metric data points are rejected).
+	// documents are dead-lettered.
 	open := s.config()
 	open.Telemetry.LogFailedDocsInputRateLimit = 0
 	deadLetters := id + "-dead-letters"
@@ -136,15 +136,14 @@ func TestHostileRoutingAttributesAreConfined(t *testing.T) {
 		}
 		return cases
 	}
-	refusedOpen, refusedOpenPoints := runConfineCases(t, s, open, openCases)
+	refusedOpen := runConfineCases(t, s, open, openCases)
 
 	// The refusals: counted, and logged with the attribute's level.
-	assert.Equal(t, refusedConfined+refusedOpenPoints, s.docsWithError(t, "rejected", "target_not_allowed"))
-	deadLettered := refusedOpen - refusedOpenPoints
-	assert.Equal(t, deadLettered, s.docsWithError(t, "dead_lettered", ""))
+	assert.Equal(t, refusedConfined, s.docsWithError(t, "rejected", "target_not_allowed"))
+	assert.Equal(t, refusedOpen, s.docsWithError(t, "dead_lettered", ""))
 	s.es.Refresh(t, deadLetters)
 	letters := s.es.Search(t, deadLetters, map[string]any{"size": 1000})
-	require.Len(t, letters, int(deadLettered), "one dead letter per refused document")
+	require.Len(t, letters, int(refusedOpen), "one dead letter per refused document")
 	dotNames := []string{".kibana_1", ".confine-" + id, ".ds-logs-" + id + ".otel-team-b-2026.12.06-000001"}
 	for _, l := range letters {
 		assert.Contains(t, dotNames, l["index"], "the dead letter names the refused target")
@@ -189,11 +188,11 @@ func TestHostileRoutingAttributesAreConfined(t *testing.T) {
 
 // runConfineCases sends, for every run and level, one push per case with one record whose
 // level carries the case's attributes, through exporters built from cfg, and checks that each
-// allowed record is in its index. It returns how many documents were refused, and how many of
-// them were metric data points.
-func runConfineCases(t *testing.T, s *suite, c *elasticsearchexporter.Config, cases func(signal, mode string) []confineCase) (refused, points int64) {
+// allowed record is in its index. It returns how many documents were refused.
+func runConfineCases(t *testing.T, s *suite, c *elasticsearchexporter.Config, cases func(signal, mode string) []confineCase) int64 {
 	t.Helper()
 	logs, traces, metrics := s.logsExporter(t, c), s.tracesExporter(t, c), s.metricsExporter(t, c)
+	var refused int64
 	allowedDocs := map[string]int{}
 	for _, run := range confineRuns {
 		for _, level := range confineLevels {
@@ -218,9 +217,6 @@ func runConfineCases(t *testing.T, s *suite, c *elasticsearchexporter.Config, ca
 					}
 				} else {
 					refused += int64(run.perRecord)
-					if run.signal == "metrics" {
-						points += int64(run.perRecord)
-					}
 				}
 			}
 		}
@@ -229,7 +225,7 @@ func runConfineCases(t *testing.T, s *suite, c *elasticsearchexporter.Config, ca
 		s.es.Refresh(t, index)
 		assert.Equal(t, n, s.es.CountQuery(t, index, map[string]any{"query": map[string]any{"match_all": map[string]any{}}}), index)
 	}
-	return refused, points
+	return refused
 }
 
 // confineAttrs returns the attributes map of level among record, scope and resource.

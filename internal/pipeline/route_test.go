@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
@@ -20,7 +21,8 @@ import (
 // on, still encoded and handed to the batch as a refused document (never one of its items),
 // and not counted by the pipeline: the bulk indexer counts it and writes its dead letter.
 // With dead letters off, it is rejected and counted by the pipeline, and nothing is encoded.
-// This holds for log records, spans and span events.
+// This holds for log records, spans, span events and metric data points (whose documents the
+// encoder groups as any other).
 func TestRefusedTargetHandedToDeadLetters(t *testing.T) {
 	logs := plog.NewLogs()
 	recs := logs.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords()
@@ -41,6 +43,16 @@ func TestRefusedTargetHandedToDeadLetters(t *testing.T) {
 	refusedSpan.SetName("refused span")
 	refusedSpan.Attributes().PutStr("elasticsearch.index", ".tasks")
 
+	metrics := pmetric.NewMetrics()
+	points := metrics.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics().AppendEmpty()
+	points.SetName("requests")
+	gauge := points.SetEmptyGauge().DataPoints()
+	gauge.AppendEmpty().SetIntValue(1)
+	refusedPoint := gauge.AppendEmpty()
+	refusedPoint.SetIntValue(2)
+	refusedPoint.Attributes().PutStr("which", "refused point")
+	refusedPoint.Attributes().PutStr("elasticsearch.index", ".kibana_1")
+
 	for _, tt := range []struct {
 		name     string
 		signal   Signal
@@ -51,6 +63,8 @@ func TestRefusedTargetHandedToDeadLetters(t *testing.T) {
 	}{
 		{"logs", Logs, func(st *pushState) { walkLogs(t.Context(), st, logs) }, 1, 1, []string{"refused log"}},
 		{"traces", Traces, func(st *pushState) { walkTraces(t.Context(), st, traces) }, 2, 2, []string{"refused event", "refused span"}},
+		// The encoder reports a metric data point rejected before sending, not the pipeline.
+		{"metrics", Metrics, func(st *pushState) { walkMetrics(t.Context(), st, metrics) }, 1, 1, []string{"refused point"}},
 	} {
 		for _, deadLetters := range []bool{true, false} {
 			name := tt.name + "/dead letters off"
@@ -64,10 +78,13 @@ func TestRefusedTargetHandedToDeadLetters(t *testing.T) {
 				for i := range st.batch.Len() {
 					assert.NotContains(t, string(st.batch.Document(i)), "refused", "a refused document is not an item")
 					assert.NotEqual(t, '.', st.batch.Item(i).Index[0])
+					assert.NotContains(t, st.batch.Item(i).Index, refusedPrefix)
 				}
 				if !deadLetters {
 					assert.Zero(t, st.batch.Refused())
-					assert.Equal(t, map[string]int{routing.ErrorTypeTargetNotAllowed: tt.refused}, st.rejected)
+					if tt.signal != Metrics {
+						assert.Equal(t, map[string]int{routing.ErrorTypeTargetNotAllowed: tt.refused}, st.rejected)
+					}
 					assert.False(t, bytes.Contains(st.batch.Buf, []byte("refused")), "nothing encoded for a rejected record")
 					return
 				}
