@@ -113,4 +113,8 @@ func TestRequestBufferBytes(t *testing.T) {
 	ix = &Indexer{cfg: Config{MaxBulkBytes: 5 << 20}}
 	ix.sizes.observe(100, 1000)
 	assert.Equal(t, (5<<20)/10+bodyPiece, ix.RequestBufferBytes(10<<20), "a piece is at most bodyPiece")
+	ix = &Indexer{cfg: Config{MaxBulkBytes: 1000, CompressionLevel: 1}}
+	ix.sizes.observe(100, 1000)
+	assert.Equal(t, 100+1000+compressorBytes, ix.RequestBufferBytes(5000), "with gzip, the compressor's state")
+	assert.Zero(t, ix.RequestBufferBytes(0), "no request, no compressor")
 }

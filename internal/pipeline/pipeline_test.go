@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
@@ -38,8 +39,10 @@ func TestNewRefusesBadRouting(t *testing.T) {
 }
 
 // A push is admitted for its records times the encoded bytes per record of the signal's last
-// push (with the request buffer for them; none before Connect), and that estimate is what
-// sizes its batch buffer; before the first push of a signal, the initial estimate is used.
+// push, with the headroom of its batch buffer and its documents' metadata (and the request
+// buffer for them; none before Connect), and that estimate is what sizes its batch; before the
+// first push of a signal, the initial estimate is used. Once encoded, the push holds what its
+// batch retains, as allocated.
 func TestAdmissionEstimatesFromEncodedBytes(t *testing.T) {
 	p := newTestPipeline(t, testSettings())
 	ctx := t.Context()
@@ -47,11 +50,11 @@ func TestAdmissionEstimatesFromEncodedBytes(t *testing.T) {
 	a, err := p.admit(ctx, Logs, 100)
 	require.NoError(t, err)
 	assert.Equal(t, 100*initialBytesPerRecord[Logs], a.encoded)
-	assert.Equal(t, a.encoded, a.held)
+	assert.Equal(t, a.encoded+a.encoded/batchHeadroom+100*bulk.ItemBytes, a.held)
 
-	p.holdInflight(&a, 50_000) // the push encoded 500 bytes per record
+	p.holdInflight(&a, 50_000, 60_000) // the push encoded 500 bytes per record, in 60,000 bytes of batch
 	assert.Equal(t, int64(50_000), a.encoded)
-	assert.Equal(t, int64(50_000), a.held)
+	assert.Equal(t, int64(60_000), a.held)
 	p.budget.Release(a.held)
 
 	b, err := p.admit(ctx, Logs, 300)
@@ -63,4 +66,19 @@ func TestAdmissionEstimatesFromEncodedBytes(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 10*initialBytesPerRecord[Traces], c.encoded, "each signal has its own estimate")
 	p.budget.Release(c.held)
+}
+
+// The batches kept between pushes are counted in the in-flight cap from the start: an eighth of
+// it is held before any push.
+func TestStateRetentionIsCounted(t *testing.T) {
+	set := testSettings()
+	set.MaxInflightBytes = 64 << 20
+	budget := bulk.NewByteBudget(set.MaxInflightBytes)
+	_, err := New(set, budget, nil, nil)
+	require.NoError(t, err)
+	assert.Equal(t, int64(8<<20), budget.Held())
+	assert.Equal(t, int64(8<<20), stateRetention(set))
+
+	set.MaxInflightBytes = 0
+	assert.Equal(t, int64(16<<20), stateRetention(set), "no cap: a fixed bound")
 }
