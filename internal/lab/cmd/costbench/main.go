@@ -15,11 +15,13 @@
 // over the window; bytes sent per document. Then it takes a CPU profile of the collector
 // through the pprof extension (in a window of its own, so that profiling does not touch the
 // figures) and splits it into the exporter, exporterhelper's queue and batching, the receiver
-// and pipeline, and the rest. A second collector with the debug exporter (verbosity basic)
+// and pipeline, and the rest. The report holds each run's peak RSS against the memory model
+// of docs/delivery.md (memmodel.go). A second collector with the debug exporter (verbosity basic)
 // behind the same sending_queue settings gives the baseline of memory; with the collector
 // stopped, it measures encoding and gzip level 1 alone for the same documents. Then, in shorter
 // runs of their own collectors (-short-warmup, -short-window), the Elasticsearch exporter at the
-// other sizes of request (-sizes, 50 and 512 records), and the reference: core's otlphttp
+// other sizes of request (-sizes, 50 and 512 records), each with its debug-exporter baseline of
+// memory, and the reference: core's otlphttp
 // exporter at its defaults (protobuf, gzip, its queue of 1,000 requests that refuses when full),
 // then with sending_queue::block_on_overflow, at the first run's size, to the OTLP sink
 // (cmd/otlpsink), which answers success and counts log records, spans and data points. Every run
@@ -230,6 +232,13 @@ type result struct {
 	// NodeSettleSeconds is how long the run waited, before it started, for the node to come back
 	// to rest after the run before it (-es-env).
 	NodeSettleSeconds float64 `json:"node_settle_seconds,omitempty"`
+
+	// RSSIdleMiB is the collector's RSS once started, before the load; RequestBytes the OTLP
+	// bytes of one request and PdataPerByte the heap bytes of its pdata per OTLP byte: the
+	// inputs of the memory model (memmodel.go).
+	RSSIdleMiB   float64 `json:"rss_idle_mib"`
+	RequestBytes int64   `json:"request_otlp_bytes"`
+	PdataPerByte float64 `json:"pdata_heap_bytes_per_otlp_byte"`
 
 	RSSStartMiB     float64 `json:"rss_start_mib"`
 	RSSEndMiB       float64 `json:"rss_end_mib"`
@@ -549,6 +558,11 @@ func measureSignal(o options, signal string, sinks map[string]string, collectorC
 			return nil, serr
 		}
 		short = append(short, runSpec{signal: signal, exporter: exporterES, settings: o.exporterConfig, records: size, bodies: sb, sinkURL: sinks[exporterES], sink: httpSink(sinks[exporterES])})
+		if o.baseline > 0 {
+			// The baseline of memory at this size too: what the queue holds grows with the size
+			// of the requests.
+			short = append(short, runSpec{signal: signal, exporter: exporterDebug, records: size, bodies: sb})
+		}
 		addReference(size, sb)
 	}
 	for _, sp := range short {
@@ -637,6 +651,15 @@ func measureRun(o options, sp runSpec, cpus string) (result, []byte, error) {
 	}
 	if err = waitListening(p.otlp, exited, 60*time.Second); err != nil {
 		return r, nil, fmt.Errorf("collector (%s): %w; see %s", label, err, logf.Name())
+	}
+	if idle, _, merr := memory(pid); merr == nil {
+		r.RSSIdleMiB = float64(idle) / (1 << 20)
+	}
+	if len(sp.bodies) > 0 {
+		r.RequestBytes = int64(len(sp.bodies[0]))
+		if r.PdataPerByte, err = pdataPerByte(sp.signal, sp.bodies[0]); err != nil {
+			return r, nil, err
+		}
 	}
 	var sink0 sinkCounters
 	if sp.sink != nil {
