@@ -54,15 +54,27 @@ type admission struct {
 }
 
 // batchHeadroom is the share of its estimate (1/batchHeadroom) that a push's batch buffer is
-// given beyond it: a push a little larger than the last of its signal fits without growing
-// its buffer, which would copy it and hold the old and the new array until the next garbage
-// collection.
-const batchHeadroom = 8
+// given beyond it when the buffer must be allocated: a push a little larger than the last of
+// its signal fits without growing its buffer, which would copy it and hold the old and the new
+// array until the next garbage collection, and a buffer kept between pushes is reused by the
+// next push of about the same size (growBatch).
+const batchHeadroom = 4
 
 // batchBytes is what a push of records whose documents take encoded bytes holds in its batch:
 // the buffer with its headroom, and the metadata of one document per record.
 func batchBytes(encoded int64, records int) int64 {
 	return encoded + encoded/batchHeadroom + int64(records)*bulk.ItemBytes
+}
+
+// growBatch sizes the batch of a push of records whose documents are estimated to take encoded
+// bytes: a buffer kept from an earlier push is used as it is when it holds the estimate with
+// half the headroom, and replaced by one with the whole headroom otherwise.
+func growBatch(b *bulk.Batch, encoded int64, records int) {
+	n := 0
+	if int64(cap(b.Buf)) < encoded+encoded/(2*batchHeadroom) {
+		n = int(encoded + encoded/batchHeadroom)
+	}
+	b.Grow(n, records)
 }
 
 // admit takes room for records of signal, from the estimate; the caller gives a.held back

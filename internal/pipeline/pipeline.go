@@ -198,7 +198,7 @@ func push[T any](ctx context.Context, p *Pipeline, sig Signal, data T, records i
 		return consumererror.NewPermanent(err)
 	}
 	defer p.putState(st)
-	st.batch.Grow(int(a.encoded+a.encoded/batchHeadroom), records)
+	growBatch(&st.batch, a.encoded, records)
 	// The modes live in the push state: the walk is called through a function value, to which
 	// a pointer to a local would escape (an allocation per push).
 	st.modes = p.newModes(ctx, sig)

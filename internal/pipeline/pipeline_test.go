@@ -82,3 +82,20 @@ func TestStateRetentionIsCounted(t *testing.T) {
 	set.MaxInflightBytes = 0
 	assert.Equal(t, int64(16<<20), stateRetention(set), "no cap: a fixed bound")
 }
+
+// A push's batch buffer is allocated with the whole headroom over its estimate, and a buffer
+// kept from an earlier push is reused while it holds the estimate with half of it.
+func TestGrowBatchReusesWithinHeadroom(t *testing.T) {
+	var b bulk.Batch
+	growBatch(&b, 1000, 10)
+	assert.GreaterOrEqual(t, cap(b.Buf), 1250, "the estimate and a quarter")
+	assert.Less(t, cap(b.Buf), 1500)
+	kept := &b.Buf[:1][0]
+
+	growBatch(&b, 1100, 10) // 1,100 and an eighth fit in 1,250
+	assert.Same(t, kept, &b.Buf[:1][0], "the buffer is reused")
+
+	growBatch(&b, 1200, 10) // 1,200 and an eighth do not
+	assert.NotSame(t, kept, &b.Buf[:1][0], "a larger buffer replaces it")
+	assert.GreaterOrEqual(t, cap(b.Buf), 1500)
+}
