@@ -21,8 +21,13 @@ import (
 //   - the queue and the pushes under way: the requests that fit in queueSize bytes of OTLP, in
 //     pdata;
 //   - the exporter's pushes (the Elasticsearch exporter only): flow_control::max_inflight_bytes;
+//   - its idle bulk sessions (the Elasticsearch exporter only): one per consumer at most, each
+//     with its compressor (compressorBytes) and its largest compressed request;
 //   - Go's heap headroom: with GOGC=100 and no GOMEMLIMIT, the heap grows to twice what is live;
 //   - the collector at rest (its RSS once started, before the load).
+
+// compressorBytes is the state of one session's gzip writer (internal/bulk's compressorBytes).
+const compressorBytes = 1 << 20
 
 // modelRSS returns the model's peak RSS in MiB of run r with conns connections.
 func modelRSS(r result, conns int) float64 {
@@ -34,6 +39,11 @@ func modelRSS(r result, conns int) float64 {
 	live := float64(conns)*req*(1+r.PdataPerByte) + queued*r.PdataPerByte
 	if r.Exporter == exporterES {
 		live += inflightCap
+		compressed := float64(batchMaxSize)
+		if r.RawBytesPerDoc > 0 {
+			compressed *= r.BodyBytesPerDoc / r.RawBytesPerDoc
+		}
+		live += queueNumConsumers * (compressorBytes + compressed)
 	}
 	return r.RSSIdleMiB + 2*live/(1<<20)
 }
