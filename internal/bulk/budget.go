@@ -43,6 +43,11 @@ func (b *ByteBudget) Grow(n int64) { b.g.grow(n) }
 // Release gives back n bytes.
 func (b *ByteBudget) Release(n int64) { b.g.release(n) }
 
+// Reserve takes n bytes out of the capacity for good, for memory that the cap counts but no
+// push holds (the batches kept between pushes). A push larger than what is left still runs
+// alone once no other push holds room.
+func (b *ByteBudget) Reserve(n int64) { b.g.reserve(n) }
+
 // Held returns the bytes held now.
 func (b *ByteBudget) Held() int64 { return b.g.held() }
 

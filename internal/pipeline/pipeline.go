@@ -141,7 +141,7 @@ func New(set Settings, budget *bulk.ByteBudget, tel *metadata.TelemetryBuilder, 
 	p.allowedModes, p.defaultMode = parseModes(set.AllowedModes)
 	if set.MaxInflightBytes > 0 && budget != nil {
 		// The batches kept between pushes are counted in the cap for good (see newStateList).
-		budget.Grow(stateRetention(set))
+		budget.Reserve(stateRetention(set))
 	}
 	if _, err := p.newPushState(); err != nil {
 		return nil, err

@@ -4,7 +4,9 @@
 package pipeline
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -69,15 +71,23 @@ func TestAdmissionEstimatesFromEncodedBytes(t *testing.T) {
 }
 
 // The batches kept between pushes are counted in the in-flight cap from the start: an eighth of
-// it is held before any push.
+// it is taken out of what pushes may hold, and a push larger than the rest still runs alone.
 func TestStateRetentionIsCounted(t *testing.T) {
 	set := testSettings()
 	set.MaxInflightBytes = 64 << 20
 	budget := bulk.NewByteBudget(set.MaxInflightBytes)
 	_, err := New(set, budget, nil, nil)
 	require.NoError(t, err)
-	assert.Equal(t, int64(8<<20), budget.Held())
 	assert.Equal(t, int64(8<<20), stateRetention(set))
+	assert.Zero(t, budget.Held())
+
+	require.NoError(t, budget.Acquire(t.Context(), 56<<20))
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+	defer cancel()
+	require.Error(t, budget.Acquire(ctx, 1), "56 MiB of 64 are left to pushes")
+	budget.Release(56 << 20)
+	require.NoError(t, budget.Acquire(t.Context(), 100<<20), "a push larger than the cap runs alone")
+	budget.Release(100 << 20)
 
 	set.MaxInflightBytes = 0
 	assert.Equal(t, int64(16<<20), stateRetention(set), "no cap: a fixed bound")

@@ -101,8 +101,8 @@ func newStateList(set Settings) *freelist.List[*pushState] {
 }
 
 // stateRetention is the most batch memory kept between pushes: an eighth of
-// flow_control::max_inflight_bytes, which the pipeline takes from the cap for good when it
-// is built, so that what is kept idle is counted too; 16 MiB when the cap is off.
+// flow_control::max_inflight_bytes, which the pipeline takes out of the cap for good when it
+// is built (bulk.ByteBudget.Reserve), so that what is kept idle is counted too; 16 MiB when the cap is off.
 func stateRetention(set Settings) int64 {
 	if set.MaxInflightBytes <= 0 {
 		return 16 << 20
