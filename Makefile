@@ -35,6 +35,7 @@ FUZZ_TARGETS := \
 	./internal/serializer:FuzzEncodeMetrics \
 	./internal/routing:FuzzRouteDataStream \
 	./internal/routing:FuzzRouteRecord \
+	./internal/routing:FuzzRouteConfined \
 	./internal/bulk:FuzzCompactBulkResponse \
 	./internal/esclient:FuzzSnappyNotDecoded
 FUZZTIME ?= 10s

@@ -5,21 +5,19 @@ package elasticsearchexporter
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/config/configcompression"
 	"go.uber.org/zap/zapcore"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 )
-
-func withSnappy(cfg *Config) {
-	cfg.Compression = configcompression.TypeSnappy
-	cfg.CompressionParams.Level = 0
-}
 
 // compression: snappy, end to end against the fake: once the start-up check has found that
 // the node decodes snappy, bulk requests are snappy; before, and when it does not (a proxy
@@ -46,6 +44,33 @@ func TestCompressionSnappy(t *testing.T) {
 		require.Eventually(t, func() bool {
 			return logs.FilterMessageSnippet("`compression: snappy` is not possible").Len() == 1
 		}, 10*time.Second, 5*time.Millisecond)
+		require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(3)))
+		assert.Equal(t, "gzip", srv.LastRequest().Header.Get("Content-Encoding"))
+		assert.Len(t, srv.Accepted(), 3)
+	})
+	t.Run("answer that tells nothing", func(t *testing.T) {
+		// A proxy in front of the node answers every snappy bulk request 200 and passes the
+		// rest on: the start-up check cannot tell, bulk requests stay on gzip, and one Warn
+		// line says so.
+		srv := fakees.New(t)
+		target, err := url.Parse(srv.URL)
+		require.NoError(t, err)
+		pass := httputil.NewSingleHostReverseProxy(target)
+		proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Content-Encoding") == "snappy" {
+				_, _ = w.Write([]byte(`{"took":0,"errors":false,"items":[]}`))
+				return
+			}
+			pass.ServeHTTP(w, r)
+		}))
+		t.Cleanup(proxy.Close)
+		set, logs := observed()
+		exp := newLogsExporter(t, newTestConfig(proxy.URL, withSnappy), set)
+		require.Eventually(t, func() bool {
+			return logs.FilterMessageSnippet("`compression: snappy` is not used yet").Len() == 1
+		}, 10*time.Second, 5*time.Millisecond)
+		line := logs.FilterMessageSnippet("`compression: snappy` is not used yet").All()[0]
+		assert.Equal(t, zapcore.WarnLevel, line.Level)
 		require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(3)))
 		assert.Equal(t, "gzip", srv.LastRequest().Header.Get("Content-Encoding"))
 		assert.Len(t, srv.Accepted(), 3)

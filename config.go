@@ -82,7 +82,7 @@ type Config struct {
 	// `elasticsearch.document_id` as the document _id. Default: off.
 	LogsDynamicID DynamicIDConfig `mapstructure:"logs_dynamic_id"`
 
-	// TracesDynamicID, when enabled, uses the span attribute
+	// TracesDynamicID, when enabled, uses the span or span event attribute
 	// `elasticsearch.document_id` as the document _id. Default: off.
 	TracesDynamicID DynamicIDConfig `mapstructure:"traces_dynamic_id"`
 
@@ -114,6 +114,10 @@ type Config struct {
 
 	// LogstashFormat appends a date suffix to the index name.
 	LogstashFormat LogstashFormatConfig `mapstructure:"logstash_format"`
+
+	// DynamicRouting confines the targets that records choose through their attributes
+	// (elasticsearch.index, data_stream.*). A key of this exporter's own: contrib has none.
+	DynamicRouting DynamicRoutingConfig `mapstructure:"dynamic_routing"`
 
 	// Mapping lists the mapping modes (document layouts) that records may ask for.
 	Mapping MappingConfig `mapstructure:"mapping"`
@@ -176,8 +180,20 @@ type Config struct {
 	// They are logged once, when the component is created.
 	deprecations []string
 
+	// set records the keys, found by Unmarshal, whose meaning depends on whether the
+	// configuration sets them, rather than on their value (see maxConcurrentRequests).
+	set keysSet
+
 	// prevent unkeyed literal initialization
 	_ struct{}
+}
+
+// keysSet tells which keys a configuration sets, where that changes what another key means.
+type keysSet struct {
+	// maxConcurrentRequests: flow_control::max_concurrent_requests.
+	maxConcurrentRequests bool
+	// numConsumers: sending_queue::num_consumers, or its deprecated num_workers.
+	numConsumers bool
 }
 
 // AuthenticationConfig holds the basic and API key authentication shortcuts.
@@ -260,6 +276,28 @@ type LogstashFormatConfig struct {
 	_ struct{}
 }
 
+// DynamicRoutingConfig confines where the attributes of a record may route it, so that a sender
+// cannot widen what the configuration allows. A record whose target is refused is rejected
+// alone, counted with error.type target_not_allowed and logged; nothing is sent. A static
+// index (logs_index, metrics_index, traces_index) is the configuration's own choice and is
+// never confined.
+type DynamicRoutingConfig struct {
+	// AllowDotTargets lets the attribute elasticsearch.index name an index that starts with
+	// "." (system and hidden indices, such as .kibana_1). Default: false, such records are
+	// rejected.
+	AllowDotTargets bool `mapstructure:"allow_dot_targets"`
+
+	// AllowedTargets, when not empty, lists patterns ("*" matches any run of characters) that
+	// the name of every record routed without a static index must match, whether
+	// elasticsearch.index, the data_stream.* attributes or the defaults chose it; with
+	// logstash_format, the name before its date. Each pattern must be lower case and hold only
+	// characters an index name may hold, besides "*". Default: empty, every name is allowed.
+	AllowedTargets []string `mapstructure:"allowed_targets"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
 // MappingConfig holds the mapping mode settings. The mode of each record is chosen by the
 // scope attribute elastic.mapping.mode, else the client metadata X-Elastic-Mapping-Mode, else
 // it is otel (or, when AllowedModes does not list otel, the first mode it lists), as in contrib.
@@ -273,6 +311,14 @@ type MappingConfig struct {
 	// AllowedModes lists the modes a request may select through the scope attribute or the
 	// client metadata; it must list at least one. Default: all modes.
 	AllowedModes []string `mapstructure:"allowed_modes"`
+
+	// ECSSpanEventsToLogs, in the ecs mode, writes each span event to the data streams of Elastic
+	// APM, as contrib does with this key: an event named "exception" with the attribute
+	// exception.type or exception.message to logs-apm.error-<namespace>, every other event to
+	// logs-apm.app.<service.name>-<namespace>. Off, span events in the ecs mode are ECS log
+	// documents routed like log records (contrib drops them). No effect in other modes.
+	// Default: false.
+	ECSSpanEventsToLogs bool `mapstructure:"ecs_span_events_to_logs"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}

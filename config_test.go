@@ -4,8 +4,10 @@
 package elasticsearchexporter
 
 import (
+	"encoding/base64"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,7 +67,7 @@ func TestLoadConfig(t *testing.T) {
 				c.Pipeline = "my-pipeline"
 				c.LogstashFormat = LogstashFormatConfig{Enabled: true, PrefixSeparator: "_", DateFormat: "%Y-%m"}
 				// Mode names are canonicalized: lowercase, and "no" means "none".
-				c.Mapping = MappingConfig{Mode: "otel", AllowedModes: []string{"otel", "ecs", "none"}}
+				c.Mapping = MappingConfig{Mode: "otel", AllowedModes: []string{"otel", "ecs", "none"}, ECSSpanEventsToLogs: true}
 				c.Retry = RetryConfig{
 					Enabled:               false,
 					MaxRetries:            5,
@@ -237,7 +239,7 @@ func TestLoadConfig(t *testing.T) {
 
 			cfg, err := loadConfig(t, "config.yaml", tt.id)
 			require.NoError(t, err)
-			assert.Equal(t, tt.expected, cfg)
+			assert.Equal(t, tt.expected, cfg.withoutKeysSet())
 			require.NoError(t, confmap.Validate(cfg))
 
 			urls, err := cfg.endpoints().URLs()
@@ -267,10 +269,8 @@ func TestLoadInvalidConfig(t *testing.T) {
 		{"no_host", "`endpoint`: URL \"http://\" has no host"},
 		{"empty_endpoints_entry", "`endpoints`[1]: empty URL"},
 		{"cloudid_not_base64", "`cloudid`: invalid Cloud ID: the part after the last ':' is not base64"},
-		{"api_key_scheme_prefix", "`api_key`: the value starts with `ApiKey `: give the key without it, the exporter adds it; " +
+		{"api_key_line_break", "`api_key` holds a control character (a line break inside the key?), which no request header can carry; " +
 			"expected the `encoded` value of the create API key response (base64 of `id:api_key`), `id:api_key`, or that whole JSON response"},
-		{"api_key_base64_without_colon", "`api_key`: the value is base64, but it does not decode to `id:api_key` as an encoded API key does"},
-		{"api_key_json_without_fields", "`api_key`: the JSON has no `encoded`, and no `id` and `api_key`"},
 		{"cloudid_no_uuid", "`cloudid`: invalid Cloud ID: decoded value \"bar.cloud.es.io\" is not host$es_uuid$kibana_uuid"},
 
 		{"ca_trusted_fingerprint_short", "`tls::ca_trusted_fingerprint` must be the SHA-256 fingerprint of a CA certificate: " +
@@ -312,6 +312,7 @@ func TestLoadInvalidConfig(t *testing.T) {
 		{"empty_logstash_date_format", "`logstash_format::date_format` must not be empty"},
 		{"logstash_date_format_colons", `invalid logstash_format date_format "%Y.%m.%d-%T": %T writes the time as 15:04:05, and an index name cannot contain ":"; use %H.%M.%S`},
 		{"logstash_date_format_unknown_verb", `invalid logstash_format date_format "%Y.%G": unsupported verb "%G"`},
+		{"allowed_targets_upper_case", `invalid dynamic_routing::allowed_targets: pattern "Logs-*" must be lower case (only "*" is special)`},
 		{"filter_path_removes_accounting", "`bulk_response_filter_path` entry \"-items.*.error\" would remove items.*.error.type from bulk responses"},
 		{"negative_log_rate_limit", "`telemetry::log_failed_docs_input_rate_limit` must be 0 or more"},
 		{"negative_max_inflight_bytes", "`flow_control::max_inflight_bytes` must be 0 (no cap) or a positive number of bytes, e.g. 67108864 for 64 MiB, got -1"},
@@ -434,4 +435,40 @@ func TestCredentialWarnings(t *testing.T) {
 			assert.Equal(t, tt.want, cfg.credentialWarnings())
 		})
 	}
+}
+
+// An api_key in none of the forms loads, as in contrib (whose own testdata has one), and is
+// sent as it is (internal/esclient's TestAPIKeyInNoFormIsSentAsGiven), with a warning that says
+// why Elasticsearch will answer 401 and never quotes the key.
+func TestAPIKeyInNoFormLoadsWithAWarning(t *testing.T) {
+	for id, why := range map[string]string{
+		"api_key_scheme_prefix":        "the value starts with `ApiKey `: give the key without it, the exporter adds it",
+		"api_key_base64_without_colon": "the value is base64, but it does not decode to `id:api_key` as an encoded API key does",
+		"api_key_json_without_fields":  "the JSON has no `encoded`, and no `id` and `api_key`",
+	} {
+		t.Run(id, func(t *testing.T) {
+			cfg, err := loadConfig(t, "api_key_forms.yaml", id)
+			require.NoError(t, err)
+			require.NoError(t, confmap.Validate(cfg))
+			msg := cfg.apiKeyFormWarning()
+			assert.True(t, strings.HasPrefix(msg, "`api_key` is not an Elasticsearch API key in any form the exporter knows ("+why), msg)
+			assert.True(t, strings.HasSuffix(msg, "): it is sent as it is, as in contrib, and Elasticsearch answers 401 to it unless a proxy between them replaces it"), msg)
+			assert.NotContains(t, msg, string(cfg.Authentication.APIKey))
+		})
+	}
+	assert.Empty(t, defaultWith().apiKeyFormWarning())
+}
+
+// A Cloud ID with a Kibana part, as every Elastic Cloud ID has, logs where requests go: contrib
+// would send them to a host name that resolves nowhere.
+func TestCloudIDNote(t *testing.T) {
+	withKibana := base64.StdEncoding.EncodeToString([]byte("bar.cloud.es.io$abc123$def456"))
+	cfg := defaultWith()
+	cfg.CloudID = "foo:" + withKibana
+	assert.Equal(t, "`cloudid` is read as Beats and Elastic Agent read it: requests go to https://abc123.bar.cloud.es.io, the Elasticsearch UUID before the host. "+
+		"Contrib keeps the Kibana part too, in a host name `<es_uuid>$<kibana_uuid>.<host>` that resolves nowhere", cfg.cloudIDNote())
+
+	cfg.CloudID = "foo:" + base64.StdEncoding.EncodeToString([]byte("bar.cloud.es.io$abc123"))
+	assert.Empty(t, cfg.cloudIDNote(), "without a Kibana part, contrib resolves the same host")
+	assert.Empty(t, defaultWith().cloudIDNote())
 }

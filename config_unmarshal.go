@@ -38,7 +38,7 @@ var removedKeys = []struct{ key, msg string }{
 //     message, and leaves compression_params::level at 0 for snappy unless it is set (the
 //     default level, 1, is gzip's);
 //   - takes this exporter's own key in the confighttp `tls` section,
-//     tls::ca_trusted_fingerprint, out of it (takeCATrustedFingerprint, in config.go).
+//     tls::ca_trusted_fingerprint, out of it (takeCATrustedFingerprint, below).
 //
 // Unknown keys are refused by the decoding itself. All but the last is about loading
 // configurations written for contrib, hence its place here.
@@ -70,6 +70,10 @@ func (c *Config) Unmarshal(conf *confmap.Conf) error {
 
 	c.deprecations = nil
 	deprecatedErr := c.applyDeprecated(conf, old)
+	c.set = keysSet{
+		maxConcurrentRequests: conf.IsSet("flow_control::max_concurrent_requests"),
+		numConsumers:          conf.IsSet("sending_queue::num_consumers") || (old.NumWorkers != nil && *old.NumWorkers > 0),
+	}
 	err := errors.Join(removedErr, oldDecodeErr, decodeErr, deprecatedErr)
 	if err == nil || oldDecodeErr != nil || decodeErr != nil {
 		return err

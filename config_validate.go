@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
 	"go.opentelemetry.io/collector/config/configcompression"
 	"go.opentelemetry.io/collector/config/confighttp"
@@ -29,9 +30,8 @@ import (
 // would repeat the key that each message already quotes in full. Config.Validate composes them
 // in the order of the YAML reference.
 func (c *Config) Validate() error {
-	_, endpointErr := c.endpoints().URLs()
 	return errors.Join(
-		endpointErr,
+		c.validateEndpoints(),
 		c.Authentication.validate(),
 		validateHTTPClient(&c.ClientConfig),
 		c.validateCATrustedFingerprint(),
@@ -41,9 +41,25 @@ func (c *Config) Validate() error {
 		c.FlowControl.validate(),
 		c.Discovery.validate(),
 		c.LogstashFormat.validate(),
+		c.DynamicRouting.validate(),
 		c.validateFilterPath(),
 		c.Telemetry.validate(),
 	)
+}
+
+// validateEndpoints checks endpoint, endpoints and cloudid (or ELASTICSEARCH_URL), with the
+// query parameters of their URLs, which every bulk request carries. A pipeline parameter
+// beside a different `pipeline` is refused: the request would carry only one of them.
+func (c *Config) validateEndpoints() error {
+	params, err := c.endpoints().QueryParams()
+	if err != nil {
+		return err
+	}
+	if p := params.Get("pipeline"); params.Has("pipeline") && c.Pipeline != "" && p != c.Pipeline {
+		return fmt.Errorf("the endpoint URLs' query parameter pipeline=%s and `pipeline` (%s) name different ingest "+
+			"pipelines for the documents that do not name their own; keep only one of them", p, c.Pipeline)
+	}
+	return nil
 }
 
 // validateFilterPath checks bulk_response_filter_path.
@@ -99,10 +115,13 @@ func (c *Config) validateCATrustedFingerprint() error {
 	return nil
 }
 
-// validate refuses an api_key that is none of the forms esclient.EncodeAPIKey reads.
+// validate refuses an api_key that no request can carry: one with a control character inside
+// (a line break in the middle of a pasted key). A key in none of the forms esclient.EncodeAPIKey
+// reads loads, as in contrib, and is sent as it is, with a start-up line (apiKeyFormWarning).
 func (a *AuthenticationConfig) validate() error {
-	if _, err := esclient.EncodeAPIKey(string(a.APIKey)); err != nil {
-		return fmt.Errorf("`api_key`: %w", err)
+	if strings.IndexFunc(strings.TrimSpace(string(a.APIKey)), unicode.IsControl) >= 0 {
+		return errors.New("`api_key` holds a control character (a line break inside the key?), which no request header can carry; " +
+			esclient.APIKeyForms)
 	}
 	return nil
 }
@@ -117,6 +136,12 @@ func (l LogstashFormatConfig) validate() error {
 		return nil
 	}
 	return routing.CheckDateFormat(l.DateFormat)
+}
+
+// validate checks dynamic_routing::allowed_targets (its error names the key).
+func (d DynamicRoutingConfig) validate() error {
+	_, err := routing.NewRouter(routing.Settings{AllowedTargets: d.AllowedTargets})
+	return err
 }
 
 func (m MappingConfig) validate() error {

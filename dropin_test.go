@@ -6,9 +6,6 @@ package elasticsearchexporter_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -123,6 +120,22 @@ func TestContribConfigs(t *testing.T) {
 			warnings: []string{modeIgnored("ecs")},
 		},
 		{
+			id: "ecs_span_events_off",
+			expected: elasticsearchexporter.DefaultWith(func(c *elasticsearchexporter.Config) {
+				c.Endpoint = es
+				c.Mapping.AllowedModes = []string{"otel", "ecs"}
+			}),
+			infos: []string{ecsSpanEventsOff},
+		},
+		{
+			id: "ecs_span_events_to_logs",
+			expected: elasticsearchexporter.DefaultWith(func(c *elasticsearchexporter.Config) {
+				c.Endpoint = es
+				c.Mapping.AllowedModes = []string{"ecs"}
+				c.Mapping.ECSSpanEventsToLogs = true
+			}),
+		},
+		{
 			id: "mapping_mode_none",
 			expected: elasticsearchexporter.DefaultWith(func(c *elasticsearchexporter.Config) {
 				c.Endpoint = es
@@ -230,6 +243,9 @@ func TestContribConfigs(t *testing.T) {
 				c.SuppressConflictErrors = true
 				c.BulkResponseFilterPath = "errors,items.*.error,items.*.status,items.*.failure_store"
 			}),
+			infos: []string{"`max_conns_per_host` is 4 and `flow_control::max_concurrent_requests` is not set: up to 4 bulk requests are in flight at once, " +
+				"over all the endpoints, the number moving between 1 and 4 with the latency of the requests (`flow_control::adaptive_concurrency`); " +
+				"contrib lets 4 connections open to each endpoint. Set `flow_control::max_concurrent_requests` to choose another cap"},
 		},
 	}
 
@@ -250,7 +266,7 @@ func TestContribConfigs(t *testing.T) {
 		t.Run(tt.id, func(t *testing.T) {
 			cfg, err := elasticsearchexporter.LoadConfig(t, "contrib.yaml", tt.id)
 			require.NoError(t, err)
-			assert.Equal(t, tt.expected, cfg)
+			assert.Equal(t, tt.expected, elasticsearchexporter.WithoutKeysSet(cfg))
 			require.NoError(t, confmap.Validate(cfg))
 
 			srv := fakees.New(t)
@@ -315,22 +331,13 @@ func TestContribZeroTimeoutOnTheWire(t *testing.T) {
 	}{{0, 3}, {100 * time.Millisecond, 0}} {
 		t.Run(tt.timeout.String(), func(t *testing.T) {
 			srv := fakees.New(t)
-			target, err := url.Parse(srv.URL)
-			require.NoError(t, err)
-			proxy := httputil.NewSingleHostReverseProxy(target)
-			slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.URL.Path == "/_bulk" {
-					time.Sleep(300 * time.Millisecond)
-				}
-				proxy.ServeHTTP(w, r)
-			}))
-			t.Cleanup(slow.Close)
-			cfg := elasticsearchexporter.NewTestConfig(slow.URL)
+			srv.Faults.SlowResponse = 300 * time.Millisecond
+			cfg := elasticsearchexporter.NewTestConfig(srv.URL)
 			cfg.Timeout = tt.timeout
 			cfg.Retry.MaxRetries = 1
 			require.NoError(t, confmap.Validate(cfg))
 			exp := elasticsearchexporter.NewLogsExporter(t, cfg, elasticsearchexporter.TestSettings())
-			err = exp.ConsumeLogs(context.Background(), elasticsearchexporter.TestLogs(3))
+			err := exp.ConsumeLogs(context.Background(), elasticsearchexporter.TestLogs(3))
 			if tt.stored > 0 {
 				require.NoError(t, err)
 			} else {
@@ -450,6 +457,14 @@ func TestDocumentIDFromTheRecordOnly(t *testing.T) {
 	}
 	assert.Equal(t, []string{"", "", "record-id"}, ids)
 }
+
+// ecsSpanEventsOff is the line logged when the traces pipeline is created with a
+// mapping::allowed_modes of the configuration's own that lists ecs, and
+// mapping::ecs_span_events_to_logs off.
+const ecsSpanEventsOff = "`mapping::ecs_span_events_to_logs` is off: span events of the ecs mode are written as ECS log documents routed like log records " +
+	"(logs-generic-default unless data_stream.* or elasticsearch.index say otherwise), where contrib writes none. " +
+	"Set `mapping::ecs_span_events_to_logs: true` to write them to Elastic APM's data streams as contrib then does: " +
+	"exceptions to logs-apm.error-<namespace>, the other events to logs-apm.app.<service>-<namespace>"
 
 // modeIgnored is the warning logged for a mapping::mode other than otel.
 func modeIgnored(mode string) string {

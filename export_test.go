@@ -19,7 +19,6 @@ var (
 	Decode          = decode
 	Fate            = fate
 	Outcome         = outcome
-	BulkServer      = bulkServer
 	StartAllSignals = startAllSignals
 	FaultLogBatch   = faultLogBatch
 )
@@ -30,3 +29,8 @@ const CATrustedFingerprintKey = caTrustedFingerprintKey
 // DeprecationsOf is the deprecated keys' warnings that Unmarshal keeps in cfg (unexported: a user
 // never sets them), for the drop-in suite that compares whole loaded configurations.
 func DeprecationsOf(cfg *Config) *[]string { return &cfg.deprecations }
+
+// WithoutKeysSet returns a copy of cfg without the record of which keys its configuration sets
+// (unexported: a user never sets it), for the drop-in suite that compares whole loaded
+// configurations with DefaultWith; TestKeysSet tests the record.
+func WithoutKeysSet(cfg *Config) *Config { return cfg.withoutKeysSet() }

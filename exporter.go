@@ -87,11 +87,14 @@ func (c *Config) pipelineSettings() pipeline.Settings {
 		LogstashFormat:      c.LogstashFormat.Enabled,
 		PrefixSeparator:     c.LogstashFormat.PrefixSeparator,
 		DateFormat:          c.LogstashFormat.DateFormat,
+		AllowDotTargets:     c.DynamicRouting.AllowDotTargets,
+		AllowedTargets:      c.DynamicRouting.AllowedTargets,
 		AllowedModes:        c.Mapping.AllowedModes,
 		LogsDynamicID:       c.LogsDynamicID.Enabled,
 		LogsDynamicPipeline: c.LogsDynamicPipeline.Enabled,
 		TracesDynamicID:     c.TracesDynamicID.Enabled,
 		DeterministicIDs:    c.DeterministicIDs.Enabled,
+		ECSSpanEventsToLogs: c.Mapping.ECSSpanEventsToLogs,
 		PersistentQueue:     c.persistentQueue(),
 		NumConsumers:        c.numConsumers(),
 		MaxInflightBytes:    c.FlowControl.MaxInflightBytes,
@@ -139,13 +142,15 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 	if e.cfg.IncludeSourceOnError != nil && *e.cfg.IncludeSourceOnError {
 		include = docappender.True
 	}
-	// Validate has checked it.
+	// Validate has checked them.
 	filterPath, _ := bulk.FilterPath(e.cfg.BulkResponseFilterPath)
+	queryParams, _ := e.cfg.endpoints().QueryParams()
 	e.indexer, err = bulk.New(bulk.Config{
 		Client:                 client,
 		CompressionLevel:       level,
 		Snappy:                 e.cfg.Compression == configcompression.TypeSnappy,
 		MaxBulkBytes:           e.cfg.maxBulkBytes(),
+		MaxBulkDocs:            e.cfg.maxBulkDocs(),
 		Pipeline:               e.cfg.Pipeline,
 		IncludeSourceOnError:   include,
 		RequestTimeout:         e.cfg.Timeout,
@@ -158,6 +163,7 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 		HandBackOnStop:         e.cfg.persistentQueue(),
 		Budget:                 e.budget,
 		FilterPath:             filterPath,
+		QueryParams:            queryParams,
 		SuppressConflictErrors: e.cfg.SuppressConflictErrors,
 		Concurrency: bulk.ConcurrencyConfig{
 			Max:      e.cfg.maxConcurrentRequests(),

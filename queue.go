@@ -63,9 +63,27 @@ func (c *Config) maxBulkBytes() int {
 	return defaultMaxBulkBytes
 }
 
-// maxConcurrentRequests returns the cap on bulk requests in flight: 0 means
+// maxBulkDocs is the most documents of one bulk request, shared by pushes or not:
+// sending_queue::batch::max_size when the batch is sized in items (Beats' bulk_max_size, in
+// the configurations Elastic Agent makes), 0 (no cap) otherwise.
+func (c *Config) maxBulkDocs() int {
+	if q := c.QueueBatchConfig.Get(); q != nil {
+		if b := q.Batch.Get(); b != nil && b.Sizer == exporterhelper.RequestSizerTypeItems && b.MaxSize > 0 {
+			return int(b.MaxSize)
+		}
+	}
+	return 0
+}
+
+// maxConcurrentRequests returns the cap on bulk requests in flight: max_conns_per_host when it
+// is set and flow_control::max_concurrent_requests is not (contrib sends as many bulk requests
+// as its connections allow: Elastic Agent sets max_conns_per_host to the Beats output's
+// workers), else flow_control::max_concurrent_requests, whose 0 means
 // sending_queue::num_consumers, or defaultMaxConcurrentRequests when the sending queue is off.
 func (c *Config) maxConcurrentRequests() int {
+	if !c.set.maxConcurrentRequests && c.MaxConnsPerHost > 0 {
+		return c.MaxConnsPerHost
+	}
 	if n := c.FlowControl.MaxConcurrentRequests; n > 0 {
 		return n
 	}

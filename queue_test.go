@@ -67,6 +67,41 @@ func TestMaxBulkBytes(t *testing.T) {
 	}
 }
 
+// sending_queue::batch::max_size caps the documents of every bulk request when the batch is
+// sized in items (Beats' bulk_max_size); other sizers leave them uncapped.
+func TestMaxBulkDocs(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(*Config)
+		want int
+	}{
+		{"default_bytes", func(*Config) {}, 0},
+		{"items_sizer", func(c *Config) {
+			batchOf(c).Sizer = exporterhelper.RequestSizerTypeItems
+			batchOf(c).MaxSize = 1600
+		}, 1600},
+		{"items_no_max_size", func(c *Config) {
+			batchOf(c).Sizer = exporterhelper.RequestSizerTypeItems
+			batchOf(c).MaxSize = 0
+		}, 0},
+		{"requests_sizer", func(c *Config) {
+			batchOf(c).Sizer = exporterhelper.RequestSizerTypeRequests
+			batchOf(c).MaxSize = 3
+		}, 0},
+		{"batch_disabled", func(c *Config) {
+			queueOf(c).Batch = configoptional.None[exporterhelper.BatchConfig]()
+		}, 0},
+		{"queue_disabled", func(c *Config) {
+			c.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
+		}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, defaultWith(tt.edit).maxBulkDocs())
+		})
+	}
+}
+
 func TestMaxConcurrentRequests(t *testing.T) {
 	tests := []struct {
 		name string
@@ -87,6 +122,13 @@ func TestMaxConcurrentRequests(t *testing.T) {
 			c.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
 			c.FlowControl.MaxConcurrentRequests = 0
 		}, defaultMaxConcurrentRequests},
+		{"max_conns_per_host", func(c *Config) { c.MaxConnsPerHost = 60 }, 60},
+		{"max_conns_per_host_below", func(c *Config) { c.MaxConnsPerHost = 4 }, 4},
+		{"max_conns_per_host_with_the_cap_set", func(c *Config) {
+			c.MaxConnsPerHost = 60
+			c.FlowControl.MaxConcurrentRequests = 3
+			c.set.maxConcurrentRequests = true
+		}, 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -210,16 +210,3 @@ func TestDeadLetterDocuments(t *testing.T) {
 		})
 	}
 }
-
-// letter returns the dead letter expected for doc, meant for batchOf's index.
-func letter(doc string, status int, errorType, reason string) fakees.DeadLetter {
-	var d fakees.DeadLetter
-	d.Document, d.Index, d.HTTP.Response.StatusCode = doc, "logs-a", status
-	d.Error.Type, d.Error.Reason = errorType, reason
-	return d
-}
-
-// isDeadLetters tells whether r sends dead letters.
-func isDeadLetters(r capturedRequest) bool {
-	return strings.Contains(r.lines[0], `"_index":"dlq"`)
-}

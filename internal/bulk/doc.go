@@ -6,8 +6,8 @@
 //
 // The documents of one push are encoded once into a Batch: one buffer plus the offsets and
 // metadata of each document. The Indexer cuts the batch into bulk requests of at most
-// MaxBulkBytes of uncompressed NDJSON, sends them one after the other, and classifies each
-// item of each response. Retries resend bytes from the batch, never re-encode, and resend only
+// MaxBulkBytes of uncompressed NDJSON and at most MaxBulkDocs documents, sends them one after
+// the other, and classifies each item of each response. Retries resend bytes from the batch, never re-encode, and resend only
 // the documents that have no final outcome yet. docappender's own document retries are off
 // (MaxDocumentRetries 0) because its item positions refer to its last flush, not to the batch.
 //
@@ -21,7 +21,8 @@
 // At Stop the waits end and no retry starts. The wait for a request slot comes on top.
 //
 // Pushes that wait for a request slot share the next bulk request, one chunk each (group
-// commit, see group.go); each classifies and retries only its own documents.
+// commit, see group.go), within the same MaxBulkBytes and MaxBulkDocs; each classifies and
+// retries only its own documents.
 //
 // Which file holds which concern is listed in docs/architecture.md.
 package bulk // import "github.com/otelcol-es/elasticsearchexporter/internal/bulk"

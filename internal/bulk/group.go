@@ -19,9 +19,9 @@ import (
 // that must wait puts its chunk (the documents of its batch the attempt sends) in the
 // waiting room, under its partition, and waits for a slot. Whichever push holds a slot for an
 // attempt, having added its own chunk, takes the chunks waiting in its partition, in the order
-// they came, while the request stays within requestLimit, and sends them all in its request:
-// it leads the request. A push whose chunk was taken stops waiting for a slot (one granted
-// meanwhile is given back) and waits for the leader to hand it the outcome of the request:
+// they came, while the request stays within requestLimit and MaxBulkDocs, and sends them all in
+// its request: it leads the request. A push whose chunk was taken stops waiting for a slot (one
+// granted meanwhile is given back) and waits for the leader to hand it the outcome of the request:
 // its status, Retry-After and error, and the items of the response that answer its chunk,
 // numbered from 0 in its own session's compactResponse (handOver). From there each push goes
 // on as if it had sent its chunk alone: it classifies its own documents, retries only its own
@@ -105,8 +105,9 @@ func (w *waitingRoom) leave(s *session) bool {
 }
 
 // take appends to followers the chunks waiting under key, in arrival order, while size plus
-// their bytes stays within limit, and marks them taken.
-func (w *waitingRoom) take(followers []*session, key groupKey, size, limit int) []*session {
+// their bytes stays within limit and docs plus their documents within maxDocs (0: no cap),
+// and marks them taken.
+func (w *waitingRoom) take(followers []*session, key groupKey, size, limit, docs, maxDocs int) []*session {
 	if w.n.Load() == 0 {
 		return followers
 	}
@@ -115,10 +116,12 @@ func (w *waitingRoom) take(followers []*session, key groupKey, size, limit int) 
 	q := w.waiting[key]
 	n := 0
 	for ; n < len(q); n++ {
-		if size+q[n].group.bytes > limit {
+		g := &q[n].group
+		if size+g.bytes > limit || (maxDocs > 0 && docs+len(g.pending) > maxDocs) {
 			break
 		}
-		size += q[n].group.bytes
+		size += g.bytes
+		docs += len(g.pending)
 	}
 	if n == 0 {
 		return followers

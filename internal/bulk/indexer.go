@@ -6,6 +6,7 @@ package bulk // import "github.com/otelcol-es/elasticsearchexporter/internal/bul
 import (
 	"context"
 	"errors"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,6 +35,10 @@ type Config struct {
 	// MaxBulkBytes caps the uncompressed NDJSON of one bulk request. A single document larger
 	// than this is sent alone.
 	MaxBulkBytes int
+	// MaxBulkDocs caps the documents of one bulk request, whether it holds one push's
+	// documents or those of several (group.go); 0 means no cap. The exporter sets it from
+	// sending_queue::batch::max_size when the batch is sized in items.
+	MaxBulkDocs int
 	// Pipeline is the default ingest pipeline of every request, empty for none.
 	Pipeline             string
 	IncludeSourceOnError docappender.Value
@@ -62,6 +67,11 @@ type Config struct {
 	// FilterPath is the filter_path of bulk requests (see FilterPath); empty means
 	// AccountingFilterPath, which docappender sets.
 	FilterPath string
+	// QueryParams are added to the URL of every bulk request: the query parameters of the
+	// endpoints (esclient's Endpoints.QueryParams). The parameters the Indexer sets itself
+	// (filter_path, include_source_on_error, and pipeline when Pipeline is set) replace those of
+	// the same name; the configuration refuses such collisions.
+	QueryParams url.Values
 	// SuppressConflictErrors leaves the documents answered 409 version_conflict_engine_exception
 	// out of the log line about failed documents; they are still counted.
 	SuppressConflictErrors bool

@@ -22,7 +22,8 @@ type RetryConfig struct {
 	Enabled bool `mapstructure:"enabled"`
 
 	// MaxRetries is the number of retries of a push, after the first attempt of
-	// each of its bulk requests, shared by its requests and its dead letters; -1
+	// each of its bulk requests, shared by its requests and its dead letters; 0
+	// retries none (contrib takes 0 as not set, and retries 2 times), -1
 	// retries without limit. Default: 30, which with the default intervals keeps
 	// retrying through an outage of at least 10 minutes (about 16 minutes on
 	// average) before documents are given up.
@@ -48,8 +49,10 @@ type RetryConfig struct {
 	// AuthGracePeriod is how long a whole request answered 401 or 403 is
 	// retried, counted from the first such answer after a success, while
 	// credentials are being rotated; then the failure is permanent. 0 makes
-	// it permanent at once. A single document's 401 or 403 is always
-	// permanent. Default: 1m.
+	// it permanent at once. A 401 or 403 that RetryOnStatus lists is retried
+	// as any status it lists, within MaxRetries and whatever the grace period,
+	// as in contrib. A single document's 401 or 403 is permanent unless the
+	// statuses retried for documents list it. Default: 1m.
 	AuthGracePeriod time.Duration `mapstructure:"auth_grace_period"`
 
 	// prevent unkeyed literal initialization
@@ -104,7 +107,8 @@ func (ix *Indexer) retryableRequest(status int, err error) bool {
 		_, tlsSetting := esclient.TLSConfigProblem(err)
 		return !errors.Is(err, context.Canceled) && !tlsSetting
 	case http.StatusUnauthorized, http.StatusForbidden:
-		return ix.authGrace()
+		// Listed in retry_on_status: retried as any status listed there, as in contrib.
+		return slices.Contains(ix.cfg.Retry.RetryOnStatus, status) || ix.authGrace()
 	}
 	return slices.Contains(ix.cfg.Retry.RetryOnStatus, status)
 }
@@ -186,7 +190,7 @@ func (r *RetryConfig) interval(attempt int) time.Duration {
 // retry together.
 func jitter(d time.Duration) time.Duration {
 	half := d / 2
-	return half + rand.N(half+1) //nolint:gosec // jitter needs no cryptographic randomness
+	return half + rand.N(half+1)
 }
 
 // waitUnless waits for d; it returns ctx's error when ctx ends first, and errStopped when stop

@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -116,6 +115,7 @@ func TestRetryableRequest(t *testing.T) {
 		status int
 		err    error
 		grace  time.Duration
+		listed []int // added to retry_on_status
 		want   bool
 	}{
 		{name: "429", status: http.StatusTooManyRequests, want: true},
@@ -130,6 +130,9 @@ func TestRetryableRequest(t *testing.T) {
 		{name: "403 without grace", status: http.StatusForbidden},
 		{name: "401 within grace", status: http.StatusUnauthorized, grace: time.Minute, want: true},
 		{name: "403 within grace", status: http.StatusForbidden, grace: time.Minute, want: true},
+		{name: "401 listed, without grace", status: http.StatusUnauthorized, listed: []int{401}, want: true},
+		{name: "403 listed, without grace", status: http.StatusForbidden, listed: []int{403}, want: true},
+		{name: "403 with 401 listed, without grace", status: http.StatusForbidden, listed: []int{401}},
 		{name: "network error", err: errors.New("connection refused"), want: true},
 		{name: "request timeout", err: fmt.Errorf("flush: %w", context.DeadlineExceeded), want: true},
 		{name: "canceled", err: fmt.Errorf("flush: %w", context.Canceled)},
@@ -141,7 +144,7 @@ func TestRetryableRequest(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ix, err := New(Config{Client: okClient(`{}`), Retry: RetryConfig{
-				Enabled: true, RetryOnStatus: []int{429, 502, 503, 504}, AuthGracePeriod: tt.grace,
+				Enabled: true, RetryOnStatus: append([]int{429, 502, 503, 504}, tt.listed...), AuthGracePeriod: tt.grace,
 			}})
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, ix.retryableRequest(tt.status, tt.err))
@@ -150,12 +153,14 @@ func TestRetryableRequest(t *testing.T) {
 }
 
 // Which single documents are retried: with retry_on_document_status unset, those of
-// retry_on_status and any 5xx; with it set, only its statuses. 401 and 403 are always final.
+// retry_on_status and any 5xx; with it set, only its statuses. 401 and 403 are final unless
+// listed.
 func TestRetryableDocument(t *testing.T) {
 	requestStatuses := []int{429, 502, 503, 504}
 	tests := []struct {
 		name     string
 		document []int
+		request  []int // added to retry_on_status
 		status   int
 		want     bool
 	}{
@@ -168,6 +173,8 @@ func TestRetryableDocument(t *testing.T) {
 		{name: "unset: 403", status: 403},
 		{name: "unset: 404", status: 404},
 		{name: "unset: 409", status: 409},
+		{name: "unset: 401 listed in retry_on_status", request: []int{401}, status: 401, want: true},
+		{name: "set: 403 listed", document: []int{403}, status: 403, want: true},
 		{name: "set: listed", document: []int{503}, status: 503, want: true},
 		{name: "set: 429 of retry_on_status no longer", document: []int{503}, status: 429},
 		{name: "set: other 5xx no longer", document: []int{503}, status: 500},
@@ -177,7 +184,7 @@ func TestRetryableDocument(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ix, err := New(Config{Client: okClient(`{}`), Retry: RetryConfig{
-				Enabled: true, RetryOnStatus: requestStatuses, RetryOnDocumentStatus: tt.document,
+				Enabled: true, RetryOnStatus: append(slices.Clone(requestStatuses), tt.request...), RetryOnDocumentStatus: tt.document,
 			}})
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, ix.retryableDocument(tt.status))
@@ -295,42 +302,6 @@ func TestRetryWaitsForRetryAfter(t *testing.T) {
 	assert.Equal(t, Result{Indexed: 1}, res)
 	assert.Equal(t, 2, requests)
 	assert.GreaterOrEqual(t, time.Since(start), time.Second, "the retry waited for Retry-After, not the 1ms backoff")
-}
-
-// bodyCountingClient answers each bulk request according to how many times the same body was
-// sent: fail(n) for its n-th sending (from 1), 201 for each document when fail returns 0.
-type bodyCountingClient struct {
-	mu    sync.Mutex
-	seen  map[string]int
-	total int
-	fail  func(body string, n int) int
-}
-
-func (c *bodyCountingClient) Perform(req *http.Request) (*http.Response, error) {
-	raw, err := io.ReadAll(req.Body)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	if c.seen == nil {
-		c.seen = map[string]int{}
-	}
-	c.seen[string(raw)]++
-	c.total++
-	n := c.seen[string(raw)]
-	c.mu.Unlock()
-	if st := c.fail(string(raw), n); st != 0 {
-		return answerStatus(st)
-	}
-	docs := strings.Count(string(raw), "\n") / 2
-	return answerItems(slices.Repeat([]string{itemCreated}, docs)...)
-}
-
-// retries returns the requests that repeated an earlier one.
-func (c *bodyCountingClient) retries() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.total - len(c.seen)
 }
 
 // The retry budget is the push's: its requests and its dead letters make

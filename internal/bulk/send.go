@@ -87,15 +87,15 @@ func (ix *Indexer) Send(ctx context.Context, b *Batch) (Result, error) {
 }
 
 // sendAll sends the documents of b in bulk requests of at most MaxBulkBytes, or less after a
-// 413 (see requestLimit).
+// 413 (see requestLimit), and of at most MaxBulkDocs documents.
 func (ix *Indexer) sendAll(ctx context.Context, s *session, b *Batch) error {
-	limit := ix.requestLimit()
+	limit, maxDocs := ix.requestLimit(), ix.cfg.MaxBulkDocs
 	for next := 0; next < b.Len(); {
 		s.chunk = s.chunk[:0]
 		size := 0
 		for next < b.Len() {
 			n := itemBytes(b, next)
-			if len(s.chunk) > 0 && size+n > limit {
+			if len(s.chunk) > 0 && (size+n > limit || len(s.chunk) == maxDocs) {
 				break
 			}
 			s.chunk = append(s.chunk, next)

@@ -124,6 +124,7 @@ func (ix *Indexer) newBulkIndexer(s *session) error {
 		Pipeline:             ix.cfg.Pipeline,
 		IncludeSourceOnError: docappender.Value(ix.includeSource.Load()),
 		FilterPath:           ix.cfg.FilterPath, // empty: docappender's DefaultFilterPath, AccountingFilterPath
+		QueryParams:          ix.cfg.QueryParams,
 	})
 	if err != nil {
 		return err
@@ -167,7 +168,7 @@ func (ix *Indexer) flush(ctx context.Context, s *session, b *Batch, pending []in
 	if ix.room.n.Load() > 0 {
 		size = chunkBytes(b, pending)
 		key := groupKey{gen: s.gen, meta: s.metaSet.Equivalent()}
-		s.followers = ix.room.take(s.followers[:0], key, size, ix.requestLimit())
+		s.followers = ix.room.take(s.followers[:0], key, size, ix.requestLimit(), len(pending), ix.cfg.MaxBulkDocs)
 	}
 	for _, f := range s.followers {
 		size += f.group.bytes

@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -111,7 +112,9 @@ func New(ctx context.Context, cfg Config, host component.Host, set component.Tel
 	}
 	apiKey, err := EncodeAPIKey(cfg.APIKey)
 	if err != nil {
-		return nil, fmt.Errorf("`api_key`: %w", err)
+		// A key in none of the forms is sent as it is, as contrib sends it; the exporter's
+		// start-up line says so.
+		apiKey = strings.TrimSpace(cfg.APIKey)
 	}
 	warnInsecure(cfg, urls, set.Logger)
 	// The bulk indexer compresses request bodies itself; the HTTP client must not do it again.

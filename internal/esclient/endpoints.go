@@ -31,6 +31,13 @@ type Endpoints struct {
 // CloudID, or else from the comma-separated EnvURL environment variable. Its errors quote the
 // config key (or the variable) they are about.
 func (e Endpoints) URLs() ([]*url.URL, error) {
+	urls, _, err := e.resolve()
+	return urls, err
+}
+
+// resolve returns the URLs of URLs, and for each the name of the setting that gave it, as the
+// errors quote it: `endpoint`, `endpoints`[i], `cloudid` or ELASTICSEARCH_URL[i].
+func (e Endpoints) resolve() (urls []*url.URL, keys []string, err error) {
 	var set []string
 	if e.Endpoint != "" {
 		set = append(set, "`endpoint`")
@@ -42,43 +49,46 @@ func (e Endpoints) URLs() ([]*url.URL, error) {
 		set = append(set, "`cloudid`")
 	}
 	if len(set) > 1 {
-		return nil, fmt.Errorf("%s are set together; set only one of `endpoint`, `endpoints` and `cloudid`", strings.Join(set, " and "))
+		return nil, nil, fmt.Errorf("%s are set together; set only one of `endpoint`, `endpoints` and `cloudid`", strings.Join(set, " and "))
 	}
 
 	switch {
 	case e.Endpoint != "":
 		u, err := parseEndpoint(e.Endpoint)
 		if err != nil {
-			return nil, fmt.Errorf("`endpoint`: %w", err)
+			return nil, nil, fmt.Errorf("`endpoint`: %w", err)
 		}
-		return []*url.URL{u}, nil
+		return []*url.URL{u}, []string{"`endpoint`"}, nil
 	case len(e.Endpoints) > 0:
 		return parseEndpointList("`endpoints`", e.Endpoints)
 	case e.CloudID != "":
 		u, err := parseCloudID(e.CloudID)
 		if err != nil {
-			return nil, fmt.Errorf("`cloudid`: %w", err)
+			return nil, nil, fmt.Errorf("`cloudid`: %w", err)
 		}
-		return []*url.URL{u}, nil
+		return []*url.URL{u}, []string{"`cloudid`"}, nil
 	}
 
 	env := os.Getenv(EnvURL)
 	if strings.TrimSpace(env) == "" {
-		return nil, fmt.Errorf("no Elasticsearch endpoint: set `endpoint`, `endpoints` or `cloudid`, or the %s environment variable", EnvURL)
+		return nil, nil, fmt.Errorf("no Elasticsearch endpoint: set `endpoint`, `endpoints` or `cloudid`, or the %s environment variable", EnvURL)
 	}
 	return parseEndpointList(EnvURL, strings.Split(env, ","))
 }
 
-func parseEndpointList(key string, list []string) ([]*url.URL, error) {
+func parseEndpointList(key string, list []string) ([]*url.URL, []string, error) {
 	urls := make([]*url.URL, 0, len(list))
+	keys := make([]string, 0, len(list))
 	for i, s := range list {
+		name := fmt.Sprintf("%s[%d]", key, i)
 		u, err := parseEndpoint(strings.TrimSpace(s))
 		if err != nil {
-			return nil, fmt.Errorf("%s[%d]: %w", key, i, err)
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
 		}
 		urls = append(urls, u)
+		keys = append(keys, name)
 	}
-	return urls, nil
+	return urls, keys, nil
 }
 
 func parseEndpoint(s string) (*url.URL, error) {
@@ -101,6 +111,11 @@ func parseEndpoint(s string) (*url.URL, error) {
 		return nil, fmt.Errorf("invalid URL %q: %s", RedactURL(s),
 			"the user info holds a character that must be percent-encoded (such as # / ? @ or a space)")
 	}
+	// The transport puts the URL's path in front of each request's: a trailing slash would
+	// make GET /_nodes/_local of the version check GET //_nodes/_local, which Elasticsearch has
+	// no handler for (9.5.4 answers 400), and a bulk request POST //_bulk.
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = strings.TrimRight(u.RawPath, "/")
 	return u, nil
 }
 
@@ -133,6 +148,17 @@ func parseCloudID(id string) (*url.URL, error) {
 		return nil, fmt.Errorf("invalid Cloud ID: decoded value %q does not form a URL https://<es_uuid>.<host>[:port]", decoded)
 	}
 	return u, nil
+}
+
+// CloudIDHasKibanaPart reports whether an Elastic Cloud ID that parseCloudID reads holds a part
+// after es_uuid (the Kibana one, which every Cloud ID of Elastic Cloud has), which is not used.
+func CloudIDHasKibanaPart(id string) bool {
+	if _, err := parseCloudID(id); err != nil {
+		return false
+	}
+	encoded := id[strings.LastIndexByte(id, ':')+1:]
+	decoded, _ := decodeBase64(encoded)
+	return strings.Count(decoded, "$") >= 2
 }
 
 // splitCloudPort splits "name:port" at its last ':'; without one, the port is def.

@@ -94,3 +94,21 @@ func TestEndpointURLsPrecedence(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []*url.URL{{Scheme: "https", Host: "configured:9200"}}, urls)
 }
+
+// A trailing slash is trimmed from the path, which the transport puts in front of each
+// request's own (//_nodes/_local finds no handler), also before a query string; the query
+// string is kept (QueryParams reads it).
+func TestEndpointTrailingSlash(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://es:9200/":                "https://es:9200",
+		"https://es:9200/?routing=abc":    "https://es:9200?routing=abc",
+		"https://es:9200/prefix/":         "https://es:9200/prefix",
+		"https://es:9200/a%2Fb/?x=1":      "https://es:9200/a%2Fb?x=1",
+		"https://es:9200/prefix?x=1":      "https://es:9200/prefix?x=1",
+		"https://u:p@es:9200//?refresh=1": "https://u:p@es:9200?refresh=1",
+	} {
+		urls, err := Endpoints{Endpoint: in}.URLs()
+		require.NoError(t, err, in)
+		assert.Equal(t, want, urls[0].String(), in)
+	}
+}

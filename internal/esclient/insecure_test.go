@@ -31,6 +31,24 @@ func TestInsecureSettingsAreWarned(t *testing.T) {
 			name: "password in the URL over http", edit: func(c *Config) { c.Endpoints.Endpoint = "http://elastic:pw@es-1:9200" },
 			want: []string{"the endpoint URL's user info is sent over plain http:// to http://elastic:xxxxx@es-1:9200"},
 		},
+		{
+			name: "api_key and user/password over http: only api_key is sent",
+			edit: func(c *Config) { c.APIKey, c.User, c.Password = "id:key", "elastic", "pw" },
+			want: []string{"`api_key` is sent over plain http:// to http://es-1:9200:"},
+		},
+		{
+			name: "user info and api_key over http: only the user info is sent",
+			edit: func(c *Config) { c.Endpoints.Endpoint, c.APIKey = "http://elastic:pw@es-1:9200", "id:key" },
+			want: []string{"the endpoint URL's user info is sent over plain http://"},
+		},
+		{
+			name: "Authorization header replaces api_key",
+			edit: func(c *Config) {
+				c.APIKey = "id:key"
+				c.HTTP.Headers = configopaque.MapList{{Name: "Authorization", Value: "Bearer t"}}
+			},
+			want: []string{"`headers::Authorization` is sent over plain http://"},
+		},
 		{name: "Authorization header over http", edit: func(c *Config) {
 			c.HTTP.Headers = configopaque.MapList{{Name: "authorization", Value: "Bearer t"}}
 		}, want: []string{"`headers::authorization` is sent over plain http://"}},

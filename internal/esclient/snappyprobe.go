@@ -32,6 +32,15 @@ const snappyProbeWarning = "`compression: snappy` is not possible: the start-up 
 	"was not decoded (by a node, or a proxy or load balancer in front of it, that does not pass Content-Encoding: " +
 	"snappy on); bulk requests are sent with gzip (level 1). Set `compression: gzip` to silence this"
 
+// snappyProbeUnknownWarning is the line of the first answer to the snappy probe that tells
+// nothing: a proxy that answers for the node (200 to any bulk request, for one), or no answer.
+// Elasticsearch answers the probe 400 either way.
+const snappyProbeUnknownWarning = "`compression: snappy` is not used yet: the start-up check's snappy-encoded bulk request " +
+	"got an answer that does not tell whether Elasticsearch decodes snappy (Elasticsearch answers it 400, decoded or not; " +
+	"this answer may come from a proxy or load balancer in front of it); bulk requests are sent with gzip (level 1) " +
+	"and the check is asked again after 30s, then less often, up to every 10m, until it tells. " +
+	"Make what is in front of Elasticsearch pass bulk requests on, or set `compression: gzip` to silence this"
+
 // probeAnswer is what an answer to the snappy probe says.
 type probeAnswer int
 
@@ -48,11 +57,12 @@ const (
 // x_content_parse_exception on line 1 (measured on 8.19.21 and 9.5.4). Nothing is written, and
 // the request needs no privilege: Elasticsearch validates a bulk request before it authorizes
 // it (a user without any index privilege gets the same answers). An answer that says nothing
-// of the encoding (none, 401, 403, 408, 429, 5xx) is asked again after 30 seconds, doubling up to
-// 10 minutes, until ctx ends; bulk requests are sent with gzip meanwhile. It reports whether
-// the node decodes snappy, and warns once when it does not.
+// of the encoding (none, a 2xx or 3xx of a proxy, 401, 403, 408, 429, 5xx) is asked again after
+// 30 seconds, doubling up to 10 minutes, until ctx ends; bulk requests are sent with gzip
+// meanwhile, and the first such answer is a warning (the later ones are at Debug). It reports
+// whether the node decodes snappy, and warns once when it does not.
 func (c *Client) ProbeSnappy(ctx context.Context) bool {
-	for retry := firstVersionRetry; ; retry = nextVersionRetry(retry) {
+	for retry, first := firstVersionRetry, true; ; retry, first = nextVersionRetry(retry), false {
 		var answer probeAnswer
 		var status int
 		var detail string
@@ -72,8 +82,12 @@ func (c *Client) ProbeSnappy(ctx context.Context) bool {
 			c.logger.Warn(snappyProbeWarning, zap.Int("status", status), zap.String("answer", detail))
 			return false
 		}
-		c.logger.Debug("The snappy check got no answer that tells; bulk requests are sent with gzip until it does",
-			zap.Int("status", status), zap.String("answer", detail))
+		if first {
+			c.logger.Warn(snappyProbeUnknownWarning, zap.Int("status", status), zap.String("answer", detail))
+		} else {
+			c.logger.Debug("The snappy check got no answer that tells; bulk requests are sent with gzip until it does",
+				zap.Int("status", status), zap.String("answer", detail))
+		}
 		if wait(ctx, retry) != nil {
 			return false
 		}

@@ -9,11 +9,14 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/s2"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 )
@@ -107,6 +110,26 @@ func TestProbeSnappy(t *testing.T) {
 		require.Len(t, warns, 1)
 		assert.Equal(t, int64(400), warns[0].ContextMap()["status"])
 		assert.Equal(t, "x_content_parse_exception", warns[0].ContextMap()["answer"])
+	})
+	t.Run("an answer that tells nothing", func(t *testing.T) {
+		// A proxy that answers 200 to any bulk request: the first answer is a warning, and the
+		// check is asked again (after 30s, past the end of this test's context).
+		var calls atomic.Int32
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			calls.Add(1)
+			_, _ = w.Write([]byte(`{"took":0,"errors":false,"items":[]}`))
+		}))
+		t.Cleanup(srv.Close)
+		c, logs := newTestClient(t, testConfig(srv.URL))
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		assert.False(t, c.ProbeSnappy(ctx))
+		assert.Equal(t, int32(1), calls.Load())
+		warns := logs.FilterMessage(snappyProbeUnknownWarning).All()
+		require.Len(t, warns, 1)
+		assert.Equal(t, zapcore.WarnLevel, warns[0].Level)
+		assert.Equal(t, int64(200), warns[0].ContextMap()["status"])
+		assert.Zero(t, logs.FilterMessage(snappyProbeWarning).Len(), "not the line of a node that does not decode snappy")
 	})
 	t.Run("ends with its context", func(t *testing.T) {
 		calls := 0

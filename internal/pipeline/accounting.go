@@ -55,8 +55,11 @@ func (p *Pipeline) recordMetricsReport(ctx context.Context, r *serializer.Metric
 				zap.Int("data_points", rj.Records), zap.String("reason", rj.Reason),
 				zap.String("metric", rj.Name), zap.Int("suppressed_log_lines", suppressed),
 			}
-			if rj.Reason == serializer.RejectInvalidIndexName {
+			switch rj.Reason {
+			case serializer.RejectInvalidIndexName:
 				fields = append(fields, zap.Error(r.FirstError))
+			case serializer.RejectTargetNotAllowed:
+				fields = append(fields, zap.Error(r.FirstNotAllowed))
 			}
 			p.logger.Warn("Metric data points rejected", fields...)
 		}

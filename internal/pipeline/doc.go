@@ -15,7 +15,8 @@
 //     from an estimate before encoding and corrected to the encoded size before sending;
 //   - mode.go: the mapping mode of each scope (scope attribute, client metadata, default);
 //   - walk.go: the push's scratch state and the set-up of each scope; then the walk of each
-//     signal over its resources, scopes and records: logs.go, traces.go, metrics.go,
+//     signal over its resources, scopes and records: logs.go, traces.go (with spanevents.go,
+//     the routers of span events bound for Elastic APM's data streams), metrics.go,
 //     profiles.go;
 //   - route.go: the index or data stream of each record, and the _noindex skip;
 //   - encode.go: the serializer's use (it appends documents to the batch, repairs, rejects a

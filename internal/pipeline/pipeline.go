@@ -57,17 +57,25 @@ type Settings struct {
 	LogstashFormat  bool
 	PrefixSeparator string
 	DateFormat      string
+	// AllowDotTargets and AllowedTargets are dynamic_routing's settings (routing.Settings).
+	AllowDotTargets bool
+	AllowedTargets  []string
 	// AllowedModes is mapping::allowed_modes, which Validate has checked.
 	AllowedModes []string
 	// LogsDynamicID, LogsDynamicPipeline, TracesDynamicID and DeterministicIDs are the
 	// corresponding `enabled` switches.
 	LogsDynamicID, LogsDynamicPipeline, TracesDynamicID, DeterministicIDs bool
+	// ECSSpanEventsToLogs is mapping::ecs_span_events_to_logs: span events of the ecs mode go to
+	// Elastic APM's data streams (spanevents.go).
+	ECSSpanEventsToLogs bool
 	// PersistentQueue tells that the sending queue keeps its batches in a storage extension
 	// (see persistentQueueRule).
 	PersistentQueue bool
-	// NumConsumers is how many push states are kept between pushes: how many pushes of a
-	// signal run at once (sending_queue::num_consumers), or the exporter's default of it when
-	// the sending queue is off and pushes run on the callers' goroutines.
+	// NumConsumers is how many push states are kept between pushes, for the pushes of every
+	// signal together: sending_queue::num_consumers, how many pushes of one signal run at once
+	// (each signal has its own queue), or the exporter's default of it when the sending queue
+	// is off and pushes run on the callers' goroutines. The pushes that run beyond it (those of
+	// several signals at once, or of callers without a queue) make states that are not kept.
 	NumConsumers int
 	// MaxInflightBytes is flow_control::max_inflight_bytes; 0: no cap.
 	MaxInflightBytes int64
@@ -85,6 +93,8 @@ func (s *Settings) Routing(static string) routing.Settings {
 		LogstashFormat:  s.LogstashFormat,
 		PrefixSeparator: s.PrefixSeparator,
 		DateFormat:      s.DateFormat,
+		AllowDotTargets: s.AllowDotTargets,
+		AllowedTargets:  s.AllowedTargets,
 	}
 }
 

@@ -4,6 +4,7 @@
 package pipeline // import "github.com/otelcol-es/elasticsearchexporter/internal/pipeline"
 
 import (
+	"errors"
 	"fmt"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -49,13 +50,23 @@ func (st *pushState) skipNoIndex(keys routing.RecordKeys, attrs pcommon.Map) boo
 	return true
 }
 
-// unrouted counts a record that could not be routed.
-func (st *pushState) unrouted(err error) { st.reject("invalid_index_name", 1, err) }
+// unrouted counts a record that could not be routed: its target is not allowed
+// (routing.ErrorTypeTargetNotAllowed), or not a valid name.
+func (st *pushState) unrouted(err error) {
+	if _, ok := errors.AsType[*routing.TargetNotAllowedError](err); ok {
+		st.reject(routing.ErrorTypeTargetNotAllowed, 1, err)
+		return
+	}
+	st.reject(serializer.RejectInvalidIndexName, 1, err)
+}
 
 // routeMetric resolves the index of a data point; it is the serializer's MetricRouteFunc.
 func (st *pushState) routeMetric(attrs, scope, resource pcommon.Map, scopeName string, ts pcommon.Timestamp) (string, serializer.DataStream, error) {
 	t, err := st.metrics.Route(routing.TypeMetrics, attrs, scope, resource, scopeName, ts)
 	if err != nil {
+		if _, ok := errors.AsType[*routing.TargetNotAllowedError](err); ok {
+			err = &serializer.TargetNotAllowedError{Err: err}
+		}
 		return "", serializer.DataStream{}, err
 	}
 	return t.Index, dataStream(t), nil

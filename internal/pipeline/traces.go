@@ -28,6 +28,9 @@ func walkTraces(_ context.Context, st *pushState, td ptrace.Traces) {
 			}
 			st.traces.SetScope(routing.TypeTraces, scope.Attributes(), res.Attributes(), scope.Name())
 			st.events.SetScope(routing.TypeLogs, scope.Attributes(), res.Attributes(), scope.Name())
+			if st.apm.on(st.mode) {
+				st.apm.setScope(scope, res.Attributes())
+			}
 			for k := range spans.Len() {
 				st.appendSpan(spans.At(k))
 			}
@@ -45,7 +48,8 @@ func spanDocuments(spans ptrace.SpanSlice) int {
 }
 
 // appendSpan adds a span and then each of its events to the batch; the routers are set to the
-// span's scope.
+// span's scope. With traces_dynamic_id, a span event's _id is its own elasticsearch.document_id,
+// as in contrib.
 func (st *pushState) appendSpan(span ptrace.Span) {
 	if keys := routing.ScanRecord(span.Attributes()); !st.skipNoIndex(keys, span.Attributes()) {
 		st.appendSpanDocument(span, keys)
@@ -53,6 +57,8 @@ func (st *pushState) appendSpan(span ptrace.Span) {
 	if !st.mode.SeparateSpanEvents() {
 		return // the span's document holds its events
 	}
+	apm := st.apm.on(st.mode)
+	router := st.events
 	events := span.Events()
 	for i := range events.Len() {
 		ev := events.At(i)
@@ -60,17 +66,28 @@ func (st *pushState) appendSpan(span ptrace.Span) {
 		if st.skipNoIndex(keys, ev.Attributes()) {
 			continue
 		}
-		t, err := st.events.RouteRecord(keys, ev.Attributes(), ev.Timestamp())
+		if apm {
+			router = st.apm.router(ev)
+		}
+		t, err := router.RouteRecord(keys, ev.Attributes(), ev.Timestamp())
 		if err != nil {
 			st.unrouted(err)
 			continue
 		}
 		start := len(st.batch.Buf)
-		st.batch.Buf = st.enc.AppendSpanEvent(st.batch.Buf, span, ev, dataStream(t))
+		if apm {
+			st.batch.Buf = st.enc.AppendSpanEventAPM(st.batch.Buf, span, ev, dataStream(t))
+		} else {
+			st.batch.Buf = st.enc.AppendSpanEvent(st.batch.Buf, span, ev, dataStream(t))
+		}
 		if st.rejectedByEncoder(start) {
 			continue
 		}
-		st.addRecord(start, bulk.Item{Index: t.Index, RequireDataStream: t.DataStream})
+		it := bulk.Item{Index: t.Index, RequireDataStream: t.DataStream}
+		if st.p.set.TracesDynamicID {
+			it.DocumentID = router.DocumentID(keys, ev.Attributes())
+		}
+		st.addRecord(start, it)
 	}
 }
 

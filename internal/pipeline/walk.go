@@ -26,6 +26,7 @@ type pushState struct {
 	enc                  serializer.Encoder
 	logs, traces, events *routing.Router
 	metrics              *routing.Router
+	apm                  apmRouters // span events of the ecs mode for Elastic APM (spanevents.go)
 	batch                bulk.Batch
 	repairs              map[serializer.Repair]int
 	lastDataStream       string // the data stream last handed to the template check
@@ -59,6 +60,9 @@ func (p *Pipeline) newPushState() (*pushState, error) {
 	var err error
 	st.logs, st.traces, st.events, st.metrics, err = newRouters(&p.set)
 	if err != nil {
+		return nil, err
+	}
+	if st.apm, err = newAPMRouters(&p.set); err != nil {
 		return nil, err
 	}
 	return st, nil

@@ -12,18 +12,22 @@
 //     record (log record, data point, span or span event), then its scope, then its resource. It
 //     wins over data_stream.* at every level, even a data_stream.* attribute on the record when
 //     elasticsearch.index is only on the resource. The value is used verbatim, so a value that
-//     Elasticsearch cannot accept as an index name is an error, never sent.
+//     Elasticsearch cannot accept as an index name is an error, never sent, and so is a name
+//     that starts with "." unless the configuration allows it (confine.go).
 //  3. The data stream <type>-<dataset>.otel-<namespace>. The type is the signal's (span events
 //     are logs); data_stream.type is ignored. The dataset and the namespace are each looked up on
 //     their own, record, then scope, then resource. When no level has a dataset, it is derived
 //     from the scope (see [Router.Route]), else it is "generic". The namespace defaults to
 //     "default". Both are sanitized the way Elasticsearch requires.
 //
-// When logstash_format is enabled, the date of the record's timestamp is appended to whichever
-// name was chosen.
+// When the configuration lists allowed targets, the name chosen by 2 or 3 must match one of
+// them (confine.go). When logstash_format is enabled, the date of the record's timestamp is
+// appended to whichever name was chosen.
 //
 // The other mapping modes change two things (see [Router.SetMode]): the dataset carries no .otel
 // suffix, and in mode bodymap the type may come from the attribute data_stream.type.
+// [Router.SetDataset] fixes the dataset instead of looking it up: the span events of the ecs
+// mode bound for Elastic APM's data streams (apm.go).
 //
 // Out of scope: the legacy elasticsearch.index.prefix and elasticsearch.index.suffix attributes,
 // and writing documents. Routing never mutates pdata: instead of setting the
@@ -83,6 +87,13 @@ type Settings struct {
 	// DateFormat is logstash_format.date_format, a strftime pattern. Empty means
 	// DefaultDateFormat. See [NewRouter] for the supported verbs.
 	DateFormat string
+	// AllowDotTargets is dynamic_routing::allow_dot_targets: elasticsearch.index may name an
+	// index that starts with "." (see confine.go). False refuses such names.
+	AllowDotTargets bool
+	// AllowedTargets is dynamic_routing::allowed_targets: when not empty, patterns ("*" matches
+	// any run of characters) that every name routed without a static index must match, before
+	// the logstash_format date; it is checked by [NewRouter].
+	AllowedTargets []string
 }
 
 // Pattern is an index pattern covering every name that documents of type typ are routed to
@@ -140,6 +151,8 @@ type Router struct {
 	suffix string
 	// typeFromAttribute lets data_stream.type (logs or metrics) choose the type.
 	typeFromAttribute bool
+	// dataset, when set (SetDataset), is the dataset of every data stream name.
+	dataset string
 
 	// scope is the scope set by SetScope and what has been resolved for it; see RouteRecord.
 	scope scopeState
@@ -147,6 +160,11 @@ type Router struct {
 	empty pcommon.Map
 	// datePeriod is how long, in nanoseconds, the date format's output stays the same.
 	datePeriod uint64
+
+	// allowDot and allowed are the confinement rules (confine.go); allowed is nil when every
+	// name is allowed.
+	allowDot bool
+	allowed  patterns
 }
 
 // SetMode sets how the data stream name is built for the mapping mode of the documents routed
@@ -191,6 +209,7 @@ func NewRouter(s Settings) (*Router, error) {
 		buf:       make([]byte, 0, maxIndexBytes),
 		suffix:    DatasetSuffix,
 		empty:     pcommon.NewMap(),
+		allowDot:  s.AllowDotTargets,
 	}
 	if r.separator == "" {
 		r.separator = DefaultPrefixSeparator
@@ -204,6 +223,9 @@ func NewRouter(s Settings) (*Router, error) {
 		return nil, err
 	}
 	r.datePeriod = datePeriod(r.date)
+	if r.allowed, err = compilePatterns(s.AllowedTargets); err != nil {
+		return nil, fmt.Errorf("invalid dynamic_routing::allowed_targets: %w", err)
+	}
 	if err := checkLiteral(r.separator); err != nil {
 		return nil, fmt.Errorf("invalid logstash_format prefix_separator %q: %w", r.separator, err)
 	}
@@ -255,7 +277,10 @@ func NewRouter(s Settings) (*Router, error) {
 //
 // An error is returned, and nothing should be sent, when typ is unknown, when
 // elasticsearch.index holds a value that Elasticsearch cannot accept as an index name (an
-// [*InvalidIndexNameError]), or when the final name is longer than 255 bytes.
+// [*InvalidIndexNameError]), when the name is one the configuration does not allow (a
+// [*TargetNotAllowedError], see confine.go: a name from elasticsearch.index that starts with
+// ".", or a name that matches no pattern of Settings.AllowedTargets), or when the final name
+// is longer than 255 bytes.
 //
 // When the result equals the previous call's, the very same Target (same strings) is returned
 // and nothing is allocated; otherwise the new name costs one allocation.
@@ -274,7 +299,7 @@ func (r *Router) Route(typ string, record, scope, resource pcommon.Map, scopeNam
 		return r.plainIndex(buf, ts)
 	}
 
-	for _, m := range levels {
+	for level, m := range levels {
 		v, ok := m.Get(controlattr.Index)
 		if !ok {
 			continue
@@ -283,6 +308,10 @@ func (r *Router) Route(typ string, record, scope, resource pcommon.Map, scopeNam
 		if reason := indexNameProblemBytes(buf); reason != "" {
 			r.buf = buf[:0]
 			return Target{}, &InvalidIndexNameError{Name: string(buf), Source: "attribute " + controlattr.Index, Reason: reason}
+		}
+		if err := r.confineIndex(buf, level); err != nil {
+			r.buf = buf[:0]
+			return Target{}, err
 		}
 		return r.plainIndex(buf, ts)
 	}
@@ -294,16 +323,23 @@ func (r *Router) Route(typ string, record, scope, resource pcommon.Map, scopeNam
 	buf = append(buf, '-')
 	datasetStart := len(buf)
 	maxDataset := maxDataStreamPartBytes - len(r.suffix)
-	var found bool
-	if buf, found = appendNamePart(buf, levels, controlattr.DataStreamDataset, true, maxDataset); !found {
+	datasetLevel := -1 // -1: not from an attribute
+	var namespaceLevel int
+	if r.dataset != "" {
+		buf = appendName(buf, r.dataset, true, maxDataset) // SetDataset
+	} else if buf, datasetLevel = appendNamePart(buf, levels, controlattr.DataStreamDataset, true, maxDataset); datasetLevel < 0 {
 		buf = appendName(buf, derivedDataset(scope, scopeName), true, maxDataset)
 	}
 	buf = append(buf, r.suffix...)
 	datasetEnd := len(buf)
 	buf = append(buf, '-')
 	namespaceStart := len(buf)
-	if buf, found = appendNamePart(buf, levels, controlattr.DataStreamNamespace, false, maxDataStreamPartBytes); !found {
+	if buf, namespaceLevel = appendNamePart(buf, levels, controlattr.DataStreamNamespace, false, maxDataStreamPartBytes); namespaceLevel < 0 {
 		buf = append(buf, DefaultNamespace...)
+	}
+	if err := r.confineDataStream(buf, datasetLevel, namespaceLevel); err != nil {
+		r.buf = buf[:0]
+		return Target{}, err
 	}
 
 	if r.logstash {
@@ -367,9 +403,9 @@ func (r *Router) plainIndex(buf []byte, ts pcommon.Timestamp) (Target, error) {
 }
 
 // appendNamePart appends the sanitized value of the first level whose attribute key is present
-// and not empty. It reports whether one was found.
-func appendNamePart(dst []byte, levels [3]pcommon.Map, key string, replaceDash bool, limit int) ([]byte, bool) {
-	for _, m := range levels {
+// and not empty. It returns that level's index in levels, or -1 when none has one.
+func appendNamePart(dst []byte, levels [3]pcommon.Map, key string, replaceDash bool, limit int) ([]byte, int) {
+	for level, m := range levels {
 		v, ok := m.Get(key)
 		if !ok {
 			continue
@@ -377,10 +413,10 @@ func appendNamePart(dst []byte, levels [3]pcommon.Map, key string, replaceDash b
 		n := len(dst)
 		dst = appendSanitizedValue(dst, v, replaceDash, limit)
 		if len(dst) > n {
-			return dst, true
+			return dst, level
 		}
 	}
-	return dst, false
+	return dst, -1
 }
 
 // Scope-derived datasets.

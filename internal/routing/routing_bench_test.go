@@ -22,6 +22,7 @@ func BenchmarkRoute(b *testing.B) {
 		controlattr.DataStreamDataset: "Checkout-Service", controlattr.DataStreamNamespace: "prod",
 	})
 	other := attrs(b, map[string]any{controlattr.DataStreamDataset: "other"})
+	allowed := []string{"logs-*.otel-team-a", "metrics-*.otel-*", "logs-other.otel-*", "logs-*-prod"}
 	const receiverScope = "github.com/open-telemetry/opentelemetry-collector-contrib/receiver/hostmetricsreceiver/internal/scraper/cpuscraper"
 
 	benchmarks := []struct {
@@ -39,6 +40,9 @@ func BenchmarkRoute(b *testing.B) {
 		{name: "logstash", settings: Settings{LogstashFormat: true}, records: []pcommon.Map{record}, resource: resource},
 		// Alternating targets defeat the one-entry cache: each call builds a new name.
 		{name: "alternating_targets", records: []pcommon.Map{record, other}, resource: resource},
+		// The confinement rules on the routed name: four patterns, the last one matching.
+		{name: "allowed_targets", settings: Settings{AllowedTargets: allowed}, records: []pcommon.Map{record}, resource: resource},
+		{name: "allowed_targets_alternating", settings: Settings{AllowedTargets: allowed}, records: []pcommon.Map{record, other}, resource: resource},
 	}
 	for _, bm := range benchmarks {
 		b.Run(bm.name, func(b *testing.B) {

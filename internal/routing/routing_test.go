@@ -539,7 +539,8 @@ func TestRouteInvalidIndexAttribute(t *testing.T) {
 
 func TestRouteValidIndexAttribute(t *testing.T) {
 	runRouteCases(t, []routeCase{
-		{name: "hidden index", record: map[string]any{controlattr.Index: ".hidden"}, want: index(".hidden")},
+		{name: "hidden index, dot targets allowed", settings: Settings{AllowDotTargets: true}, record: map[string]any{controlattr.Index: ".hidden"}, want: index(".hidden")},
+		{name: "hidden index", record: map[string]any{controlattr.Index: ".hidden"}, wantErr: `target ".hidden" from attribute elasticsearch.index on the record is not allowed`},
 		{name: "dots inside", record: map[string]any{controlattr.Index: "a..b"}, want: index("a..b")},
 		{name: "lower-case Unicode", record: map[string]any{controlattr.Index: "logs-äbc"}, want: index("logs-äbc")},
 		{name: "255 bytes", record: map[string]any{controlattr.Index: strings.Repeat("a", 255)}, want: index(strings.Repeat("a", 255))},

@@ -767,3 +767,59 @@ func BenchmarkAppendString(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEncodeSpanEventsECS writes 1,000 span events of the ecs mode, every other one an
+// exception, as log documents routed like log records (AppendSpanEvent) and as documents for
+// Elastic APM's data streams (AppendSpanEventAPM, mapping::ecs_span_events_to_logs), which
+// leave error.grouping_name out of exceptions.
+func BenchmarkEncodeSpanEventsECS(b *testing.B) {
+	span := ptrace.NewSpan()
+	span.SetTraceID(testTraceID)
+	span.SetSpanID(testSpanID)
+	for i := range 1000 {
+		ev := span.Events().AppendEmpty()
+		ev.SetTimestamp(pcommon.Timestamp(1_700_000_000_000_000_000 + i))
+		if i%2 == 0 {
+			ev.SetName("exception")
+			ev.Attributes().PutStr("exception.type", "PaymentError")
+			ev.Attributes().PutStr("exception.message", "card declined "+strconv.Itoa(i))
+			ev.Attributes().PutStr("error.grouping_name", "card declined")
+			continue
+		}
+		ev.SetName("cache.miss")
+		ev.Attributes().PutStr("cache.key", "order:"+strconv.Itoa(i))
+		ev.Attributes().PutInt("cache.ttl_seconds", 300)
+	}
+	res := pcommon.NewResource()
+	res.Attributes().PutStr("service.name", "checkout")
+	res.Attributes().PutStr("telemetry.sdk.language", "go")
+	for _, tt := range []struct {
+		name   string
+		append func(*Encoder, []byte, ptrace.SpanEvent) []byte
+	}{
+		{"routed_like_logs", func(e *Encoder, dst []byte, ev ptrace.SpanEvent) []byte {
+			return e.AppendSpanEvent(dst, span, ev, logsStream)
+		}},
+		{"apm", func(e *Encoder, dst []byte, ev ptrace.SpanEvent) []byte {
+			return e.AppendSpanEventAPM(dst, span, ev, apmErrorStream)
+		}},
+	} {
+		b.Run(tt.name, func(b *testing.B) {
+			e := modeEncoder(ModeECS, res, pcommon.NewInstrumentationScope())
+			write := func(dst []byte) []byte {
+				for _, ev := range span.Events().All() {
+					dst = append(tt.append(e, dst, ev), '\n')
+				}
+				return dst
+			}
+			buf := write(nil)
+			b.ReportAllocs()
+			b.SetBytes(int64(len(buf)))
+			cpu, cpuOK := processCPUTime()
+			for b.Loop() {
+				buf = write(buf[:0])
+			}
+			reportCPUTime(b, cpu, cpuOK)
+		})
+	}
+}

@@ -131,9 +131,14 @@ func (e *Encoder) appendLogECS(dst []byte, rec plog.LogRecord, ds DataStream) []
 // beginECSLog starts an ECS log document, of a log record or of a span event, with the fields
 // the two share.
 func (e *Encoder) beginECSLog(dst []byte, attrs pcommon.Map, ds DataStream, ts pcommon.Timestamp, traceID, spanID []byte) *flatDoc {
+	return e.beginECSLogRule(dst, attrs, ecsLogRule, ds, ts, traceID, spanID)
+}
+
+// beginECSLogRule is beginECSLog with the record's attributes converted by rule.
+func (e *Encoder) beginECSLogRule(dst []byte, attrs pcommon.Map, rule func(string) (string, ecsRule), ds DataStream, ts pcommon.Timestamp, traceID, spanID []byte) *flatDoc {
 	d := e.beginFlat(dst)
 	d.layer(layerRecord)
-	d.addECS(attrs, ecsLogRule)
+	d.addECS(attrs, rule)
 	d.layer(layerFields)
 	e.addECSFields(d, ds, true)
 	d.addTime("@timestamp", ts)

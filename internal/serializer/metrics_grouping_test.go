@@ -5,6 +5,7 @@ package serializer
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -668,4 +669,33 @@ func TestSortGroups(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestMetricsRouteNotAllowed: a route refused with a *TargetNotAllowedError rejects the data
+// points with RejectTargetNotAllowed, not RejectInvalidIndexName, keeping its error apart.
+func TestMetricsRouteNotAllowed(t *testing.T) {
+	errNotAllowed := &TargetNotAllowedError{Err: errors.New(`target ".kibana_1" is not allowed`)}
+	md := pmetric.NewMetrics()
+	sm := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty()
+	m := sm.Metrics().AppendEmpty()
+	m.SetName("a")
+	points := m.SetEmptyGauge().DataPoints()
+	for _, index := range []string{".kibana_1", "BAD", "ok", ".kibana_1"} {
+		dp := points.AppendEmpty()
+		dp.SetTimestamp(ts0)
+		dp.SetIntValue(1)
+		dp.Attributes().PutStr("elasticsearch.index", index)
+	}
+	route := func(attrs, scope, resource pcommon.Map, scopeName string, ts pcommon.Timestamp) (string, DataStream, error) {
+		if v, _ := attrs.Get("elasticsearch.index"); v.Str() == ".kibana_1" {
+			return "", DataStream{}, errNotAllowed
+		}
+		return testRoute(attrs, scope, resource, scopeName, ts)
+	}
+	docs, rep := encodeMetricsWith(t, new(Encoder), md, route)
+	assert.Len(t, docs, 1)
+	assert.Equal(t, 2, rep.rejected[rejectIndex(RejectTargetNotAllowed)])
+	assert.Equal(t, 1, rep.rejected[rejectIndex(RejectInvalidIndexName)])
+	require.ErrorIs(t, rep.FirstError, errBadIndex)
+	assert.Same(t, errNotAllowed, rep.FirstNotAllowed)
 }

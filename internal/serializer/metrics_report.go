@@ -3,7 +3,10 @@
 
 package serializer // import "github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 
-import "slices"
+import (
+	"errors"
+	"slices"
+)
 
 // Reasons a data point is not written, reported in MetricsReport.
 const (
@@ -23,13 +26,25 @@ const (
 	// at the ecs mode's document root also a leading or trailing dot, consecutive dots and a
 	// whitespace-only part.
 	RejectInvalidMetricName = "invalid_metric_name"
-	numRejectReasons        = 8
+	// RejectTargetNotAllowed: a data point whose route the MetricRouteFunc refused with a
+	// [*TargetNotAllowedError]: its attributes chose a target the configuration does not allow.
+	RejectTargetNotAllowed = "target_not_allowed"
+	numRejectReasons       = 9
 )
 
 var rejectReasons = [numRejectReasons]string{
 	RejectNoValue, RejectBucketMismatch, RejectScaleOutOfRange, RejectUnsupportedType, RejectInvalidIndexName,
-	RejectFieldTaken, RejectBoundsNotIncreasing, RejectInvalidMetricName,
+	RejectFieldTaken, RejectBoundsNotIncreasing, RejectInvalidMetricName, RejectTargetNotAllowed,
 }
+
+// TargetNotAllowedError marks an error of a MetricRouteFunc that refuses the target a data
+// point's attributes chose because the configuration does not allow it, not because the name is
+// invalid: the data point is rejected with RejectTargetNotAllowed instead of
+// RejectInvalidIndexName.
+type TargetNotAllowedError struct{ Err error }
+
+func (e *TargetNotAllowedError) Error() string { return e.Err.Error() }
+func (e *TargetNotAllowedError) Unwrap() error { return e.Err }
 
 // MetricsReport tells what EncodeMetrics could not write.
 type MetricsReport struct {
@@ -45,8 +60,9 @@ type MetricsReport struct {
 	NonFiniteName string
 	// NoIndex counts data points skipped for their _noindex hint.
 	NoIndex int
-	// FirstError is the first routing error.
-	FirstError error
+	// FirstError is the first routing error of the data points rejected with
+	// RejectInvalidIndexName, FirstNotAllowed that of RejectTargetNotAllowed.
+	FirstError, FirstNotAllowed error
 }
 
 // Rejections yields, in the order of the Reject* reasons, a Rejection for each reason some
@@ -84,4 +100,19 @@ func (r *MetricsReport) nonFinite(name string) {
 		r.NonFiniteName = name
 	}
 	r.NonFinite++
+}
+
+// rejectRoute counts a data point of the metric name whose route failed with err.
+func (r *MetricsReport) rejectRoute(err error, name string) {
+	if _, ok := errors.AsType[*TargetNotAllowedError](err); ok {
+		r.reject(rejectIndex(RejectTargetNotAllowed), name)
+		if r.FirstNotAllowed == nil {
+			r.FirstNotAllowed = err
+		}
+		return
+	}
+	r.reject(rejectIndex(RejectInvalidIndexName), name)
+	if r.FirstError == nil {
+		r.FirstError = err
+	}
 }

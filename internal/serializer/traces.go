@@ -143,7 +143,7 @@ func (e *Encoder) AppendSpanEvent(dst []byte, span ptrace.Span, ev ptrace.SpanEv
 	case ModeOTel:
 		return e.appendSpanEventOTel(dst, span, ev, ds)
 	case ModeECS:
-		return e.appendSpanEventECS(dst, span, ev, ds)
+		return e.appendSpanEventECS(dst, span, ev, ds, ecsLogRule)
 	}
 	return e.reject(dst, RejectionUnsupported)
 }
@@ -271,11 +271,11 @@ func (e *Encoder) writeECSLinks() {
 }
 
 // appendSpanEventECS writes a span event as an ECS log document: the converted resource, scope
-// and event attributes, the data stream, the agent, @timestamp (the event's time), the span's
-// ids and event.action (the event's name).
-func (e *Encoder) appendSpanEventECS(dst []byte, span ptrace.Span, ev ptrace.SpanEvent, ds DataStream) []byte {
+// and event attributes (the event's by rule), the data stream, the agent, @timestamp (the
+// event's time), the span's ids and event.action (the event's name).
+func (e *Encoder) appendSpanEventECS(dst []byte, span ptrace.Span, ev ptrace.SpanEvent, ds DataStream, rule func(string) (string, ecsRule)) []byte {
 	traceID, spanID := span.TraceID(), span.SpanID()
-	d := e.beginECSLog(dst, ev.Attributes(), ds, ev.Timestamp(), traceID[:], spanID[:])
+	d := e.beginECSLogRule(dst, ev.Attributes(), rule, ds, ev.Timestamp(), traceID[:], spanID[:])
 	d.addStr("event.action", ev.Name())
 	return e.endFlat(d)
 }

@@ -102,7 +102,7 @@ func (c *Cluster) Endpoints() []string {
 // standard output; it fails the test with the script's output when it fails.
 func (c *Cluster) Script(t testing.TB, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(c.script, args...)
+	cmd := exec.Command(c.script, args...) //nolint:gosec // the repository's scripts/es.sh, with the test's arguments
 	cmd.Env = os.Environ()
 	if c.StateDir != "" {
 		cmd.Env = append(cmd.Env, "ES_STATE_DIR="+c.StateDir)
