@@ -17,6 +17,7 @@ import (
 
 	"github.com/otelcol-es/elasticsearchexporter"
 	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
+	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 )
 
 // TestMalformedBulkResponses checks that answers a real Elasticsearch would not give become
@@ -66,9 +67,13 @@ func TestMalformedBulkResponses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			url := elasticsearchexporter.BulkServer(t, tt.answer)
+			srv := fakees.New(t)
+			srv.Answer = func(w http.ResponseWriter, items []fakees.Item) bool {
+				tt.answer(w, len(items))
+				return true
+			}
 			set, tel := elasticsearchexporter.WithTelemetry(t)
-			cfg := elasticsearchexporter.NewTestConfig(url)
+			cfg := elasticsearchexporter.NewTestConfig(srv.URL)
 			cfg.Retry.MaxRetries = 2
 			exp := elasticsearchexporter.NewLogsExporter(t, cfg, set)
 			err := exp.ConsumeLogs(context.Background(), elasticsearchexporter.TestLogs(3))

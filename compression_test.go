@@ -14,16 +14,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/config/configcompression"
 	"go.uber.org/zap/zapcore"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 )
-
-func withSnappy(cfg *Config) {
-	cfg.Compression = configcompression.TypeSnappy
-	cfg.CompressionParams.Level = 0
-}
 
 // compression: snappy, end to end against the fake: once the start-up check has found that
 // the node decodes snappy, bulk requests are snappy; before, and when it does not (a proxy

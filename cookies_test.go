@@ -39,7 +39,7 @@ func TestCookiesComeBack(t *testing.T) {
 					first := len(seen) == 1
 					mu.Unlock()
 					if first {
-						http.SetCookie(w, &http.Cookie{Name: "lb", Value: "node-2", Path: "/"})
+						http.SetCookie(w, &http.Cookie{Name: "lb", Value: "node-2", Path: "/"}) //nolint:gosec // a Secure cookie would not come back over the test's plain HTTP
 					}
 				}
 				proxy.ServeHTTP(w, r)

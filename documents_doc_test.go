@@ -4,6 +4,7 @@
 package elasticsearchexporter_test
 
 import (
+	"io/fs"
 	"os"
 	"regexp"
 	"strconv"
@@ -42,7 +43,7 @@ func TestDocumentsExamples(t *testing.T) {
 		require.NoError(t, convErr)
 		lines, ok := files[file]
 		if !ok {
-			raw, readErr := os.ReadFile(file)
+			raw, readErr := fs.ReadFile(os.DirFS("."), file) // a path the page names, inside the repository
 			require.NoError(t, readErr, "the golden file of an example")
 			lines = strings.Split(string(raw), "\n")
 			files[file] = lines

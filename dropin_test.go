@@ -6,9 +6,6 @@ package elasticsearchexporter_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -236,6 +233,7 @@ func TestContribConfigs(t *testing.T) {
 				c.Retry.RetryOnDocumentStatus = []int{429, 500, 502, 503, 504}
 				q := c.QueueBatchConfig.Get()
 				q.NumConsumers, q.QueueSize, q.WaitForResult = 8, 3200, true
+				q.Sizer = exporterhelper.RequestSizerTypeRequests // queue_size without a sizer, as in contrib
 				b := c.QueueBatchConfig.Get().Batch.Get()
 				b.Sizer = exporterhelper.RequestSizerTypeItems
 				b.MinSize, b.MaxSize = 1600, 1600
@@ -333,22 +331,13 @@ func TestContribZeroTimeoutOnTheWire(t *testing.T) {
 	}{{0, 3}, {100 * time.Millisecond, 0}} {
 		t.Run(tt.timeout.String(), func(t *testing.T) {
 			srv := fakees.New(t)
-			target, err := url.Parse(srv.URL)
-			require.NoError(t, err)
-			proxy := httputil.NewSingleHostReverseProxy(target)
-			slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.URL.Path == "/_bulk" {
-					time.Sleep(300 * time.Millisecond)
-				}
-				proxy.ServeHTTP(w, r)
-			}))
-			t.Cleanup(slow.Close)
-			cfg := elasticsearchexporter.NewTestConfig(slow.URL)
+			srv.Faults.SlowResponse = 300 * time.Millisecond
+			cfg := elasticsearchexporter.NewTestConfig(srv.URL)
 			cfg.Timeout = tt.timeout
 			cfg.Retry.MaxRetries = 1
 			require.NoError(t, confmap.Validate(cfg))
 			exp := elasticsearchexporter.NewLogsExporter(t, cfg, elasticsearchexporter.TestSettings())
-			err = exp.ConsumeLogs(context.Background(), elasticsearchexporter.TestLogs(3))
+			err := exp.ConsumeLogs(context.Background(), elasticsearchexporter.TestLogs(3))
 			if tt.stored > 0 {
 				require.NoError(t, err)
 			} else {

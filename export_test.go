@@ -19,7 +19,6 @@ var (
 	Decode          = decode
 	Fate            = fate
 	Outcome         = outcome
-	BulkServer      = bulkServer
 	StartAllSignals = startAllSignals
 	FaultLogBatch   = faultLogBatch
 )

@@ -497,11 +497,6 @@ func TestExportSucceedsOnceServerComesUp(t *testing.T) {
 	assert.Equal(t, 1, logs.FilterMessageSnippet("version check failed").Len(), "the warning is logged once")
 }
 
-// logsPusher adapts a push function to ConsumeLogs.
-type logsPusher func(context.Context, plog.Logs) error
-
-func (p logsPusher) ConsumeLogs(ctx context.Context, ld plog.Logs) error { return p(ctx, ld) }
-
 func TestTooLargeRequestIsSplit(t *testing.T) {
 	srv := fakees.New(t)
 	srv.OnRequest = func(_ *http.Request, items []fakees.Item) int {
@@ -731,8 +726,6 @@ func TestDeadLetterIndex(t *testing.T) {
 		})
 	}
 }
-
-func letter0(items []fakees.Item) []byte { return items[0].Document }
 
 func TestDeadLetterFailureFailsThePush(t *testing.T) {
 	srv := fakees.New(t)

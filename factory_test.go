@@ -15,14 +15,11 @@ import (
 	"go.opentelemetry.io/collector/config/configcompression"
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/config/configoptional"
-	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
-	"go.opentelemetry.io/collector/exporter/exportertest"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
-	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
 )
 
 func TestFactoryType(t *testing.T) {
@@ -48,9 +45,9 @@ func TestCreateDefaultConfig(t *testing.T) {
 	batch.MaxSize = 5_000_000
 	batch.FlushTimeout = 10 * time.Second
 	queue := exporterhelper.NewDefaultQueueConfig()
-	queue.Sizer = exporterhelper.RequestSizerTypeRequests
+	queue.Sizer = exporterhelper.RequestSizerTypeBytes
 	queue.NumConsumers = 32
-	queue.QueueSize = 32
+	queue.QueueSize = 20 << 20
 	queue.BlockOnOverflow = true
 	queue.Batch = configoptional.Some(batch)
 
@@ -82,19 +79,6 @@ func TestCreateDefaultConfig(t *testing.T) {
 	assert.Equal(t, want, cfg)
 	// Keep-alive stays on: a zero confighttp.ClientConfig would turn it off.
 	assert.True(t, cfg.(*Config).Keepalive.HasValue())
-}
-
-func settingsFor(name string) exporter.Settings {
-	set := exportertest.NewNopSettings(metadata.Type)
-	set.ID = component.NewIDWithName(metadata.Type, name)
-	return set
-}
-
-// sharedFor returns the shared exporter registered for id and cfg, or nil.
-func sharedFor(id component.ID, cfg *Config) *sharedExporter {
-	sharedExporters.mu.Lock()
-	defer sharedExporters.mu.Unlock()
-	return sharedExporters.entries[sharedKey{id: id, cfg: cfg}]
 }
 
 func TestCreateExporters(t *testing.T) {

@@ -5,7 +5,6 @@ package elasticsearchexporter
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -14,15 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/pdata/plog"
-	"go.opentelemetry.io/collector/pdata/pmetric"
-	"go.opentelemetry.io/collector/pdata/pprofile"
-	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
-	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
@@ -104,93 +96,4 @@ func TestGoldenModes(t *testing.T) {
 	if !bytes.Equal(want, doc.Bytes()) {
 		t.Errorf("%s is out of date: run go test -run TestGoldenModes -update and review the diff", modeSamplesDoc)
 	}
-}
-
-// pushGolden pushes the OTLP JSON input in through the factory-built exporter (in the given
-// mapping mode, chosen by the request's client metadata X-Elastic-Mapping-Mode; the default
-// when empty) to a fake Elasticsearch and returns the bulk bodies it received and the number of
-// records rejected before sending.
-func pushGolden(t *testing.T, in, mode string) ([]byte, int64) {
-	t.Helper()
-	return pushGoldenWith(t, in, mode, nil)
-}
-
-// pushGoldenWith is pushGolden with the test configuration changed by configure, when not nil.
-func pushGoldenWith(t *testing.T, in, mode string, configure func(*Config)) ([]byte, int64) {
-	t.Helper()
-	raw, err := os.ReadFile(in)
-	require.NoError(t, err)
-	srv := fakees.New(t)
-	cfg := newTestConfig(srv.URL)
-	if configure != nil {
-		configure(cfg)
-	}
-	set, tel := withTelemetry(t)
-	ctx := context.Background()
-	if mode != "" {
-		ctx = withMode(ctx, mode)
-	}
-	switch {
-	case bytes.Contains(raw, []byte(`"resourceLogs"`)):
-		ld, unmarshalErr := (&plog.JSONUnmarshaler{}).UnmarshalLogs(raw)
-		require.NoError(t, unmarshalErr)
-		require.NoError(t, newLogsExporter(t, cfg, set).ConsumeLogs(ctx, ld))
-	case bytes.Contains(raw, []byte(`"resourceSpans"`)):
-		td, unmarshalErr := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(raw)
-		require.NoError(t, unmarshalErr)
-		require.NoError(t, newTracesExporter(t, cfg, set).ConsumeTraces(ctx, td))
-	case bytes.Contains(raw, []byte(`"resourceMetrics"`)):
-		md, unmarshalErr := (&pmetric.JSONUnmarshaler{}).UnmarshalMetrics(raw)
-		require.NoError(t, unmarshalErr)
-		exp, createErr := NewFactory().CreateMetrics(ctx, set, cfg)
-		require.NoError(t, createErr)
-		startExporter(t, exp)
-		require.NoError(t, exp.ConsumeMetrics(ctx, md))
-	case bytes.Contains(raw, []byte(`"resourceProfiles"`)):
-		pd, unmarshalErr := (&pprofile.JSONUnmarshaler{}).UnmarshalProfiles(raw)
-		require.NoError(t, unmarshalErr)
-		require.NoError(t, newProfilesExporter(t, cfg, set).ConsumeProfiles(ctx, pd))
-	default:
-		t.Fatalf("%s holds no resourceLogs, resourceSpans, resourceMetrics or resourceProfiles", in)
-	}
-	return bytes.Join(srv.Bodies(), nil), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate", fate("rejected"))
-}
-
-// checkGolden compares got with the expected file, after rewriting it with -update (never the
-// hand-written ones).
-func checkGolden(t *testing.T, wantFile string, got []byte) {
-	t.Helper()
-	if *update && !strings.Contains(wantFile, "/handwritten/") {
-		require.NoError(t, os.WriteFile(wantFile, got, 0o600))
-	}
-	want, err := os.ReadFile(wantFile)
-	require.NoError(t, err, "run go test -update to write %s", wantFile)
-	compareBulk(t, want, got)
-}
-
-// compareBulk compares two NDJSON bulk bodies: action lines as decoded JSON, source lines byte
-// for byte, with a decoded diff on mismatch.
-func compareBulk(t *testing.T, want, got []byte) {
-	t.Helper()
-	wantLines := splitLines(want)
-	gotLines := splitLines(got)
-	require.Len(t, gotLines, len(wantLines), "line count; got:\n%s", got)
-	for i := range wantLines {
-		if i%2 == 0 {
-			assert.Equal(t, decode(t, wantLines[i]), decode(t, gotLines[i]), "action line %d", i+1)
-			continue
-		}
-		if !bytes.Equal(wantLines[i], gotLines[i]) {
-			assert.Equal(t, decode(t, wantLines[i]), decode(t, gotLines[i]), "document line %d differs in content", i+1)
-			assert.Equal(t, string(wantLines[i]), string(gotLines[i]), "document line %d differs in bytes", i+1)
-		}
-	}
-}
-
-func splitLines(b []byte) [][]byte {
-	var out [][]byte
-	for line := range bytes.SplitSeq(bytes.TrimRight(b, "\n"), []byte("\n")) {
-		out = append(out, line)
-	}
-	return out
 }

@@ -8,12 +8,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -24,6 +22,7 @@ import (
 	"go.opentelemetry.io/collector/client"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/config/configcompression"
 	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/confmap/confmaptest"
@@ -34,6 +33,7 @@ import (
 	"go.opentelemetry.io/collector/extension/xextension/storage"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/pprofile"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
@@ -41,6 +41,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
 )
@@ -402,36 +403,6 @@ func testSpan(tb testing.TB) ptrace.Traces {
 	return td
 }
 
-// bulkServer starts a server that answers GET / with a version and each bulk request with
-// answer, given the number of documents the request holds. The body is not decoded, unless
-// received functions are given: each bulk request's body is then handed to them uncompressed.
-func bulkServer(tb testing.TB, answer func(w http.ResponseWriter, n int), received ...func(body []byte)) string {
-	tb.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("X-Elastic-Product", "Elasticsearch")
-		if r.URL.Path != "/_bulk" {
-			_, _ = io.WriteString(w, `{"version":{"number":"9.1.0"}}`)
-			return
-		}
-		if len(received) == 0 {
-			_, _ = io.Copy(io.Discard, r.Body)
-		} else {
-			raw, err := fakees.ReadBody(r)
-			if err != nil {
-				http.Error(w, err.Error(), http.StatusBadRequest)
-				return
-			}
-			for _, f := range received {
-				f(raw)
-			}
-		}
-		n, _ := strconv.Atoi(r.Header.Get("X-Elastic-Event-Count"))
-		answer(w, n)
-	}))
-	tb.Cleanup(srv.Close)
-	return srv.URL
-}
-
 // faultConfig returns the default configuration, sending queue and batching on, pointed at url,
 // with deterministic ids, several consumers, small batches flushed quickly and short retry
 // waits without a retry limit.
@@ -479,4 +450,260 @@ func (c *Config) withoutKeysSet() *Config {
 	cp := *c
 	cp.set = keysSet{}
 	return &cp
+}
+
+// perSignal sums per-index counts by the signal that begins each index name: logs, metrics or
+// traces.
+func perSignal(perIndex map[string]int) map[string]int {
+	out := map[string]int{}
+	for index, n := range perIndex {
+		signal, _, _ := strings.Cut(index, "-")
+		out[signal] += n
+	}
+	return out
+}
+
+func withSnappy(cfg *Config) {
+	cfg.Compression = configcompression.TypeSnappy
+	cfg.CompressionParams.Level = 0
+}
+
+// logsPusher adapts a push function to ConsumeLogs.
+type logsPusher func(context.Context, plog.Logs) error
+
+func (p logsPusher) ConsumeLogs(ctx context.Context, ld plog.Logs) error { return p(ctx, ld) }
+
+func letter0(items []fakees.Item) []byte { return items[0].Document }
+
+func settingsFor(name string) exporter.Settings {
+	set := exportertest.NewNopSettings(metadata.Type)
+	set.ID = component.NewIDWithName(metadata.Type, name)
+	return set
+}
+
+// sharedFor returns the shared exporter registered for id and cfg, or nil.
+func sharedFor(id component.ID, cfg *Config) *sharedExporter {
+	sharedExporters.mu.Lock()
+	defer sharedExporters.mu.Unlock()
+	return sharedExporters.entries[sharedKey{id: id, cfg: cfg}]
+}
+
+// pushGolden pushes the OTLP JSON input in through the factory-built exporter (in the given
+// mapping mode, chosen by the request's client metadata X-Elastic-Mapping-Mode; the default
+// when empty) to a fake Elasticsearch and returns the bulk bodies it received and the number of
+// records rejected before sending.
+func pushGolden(t *testing.T, in, mode string) ([]byte, int64) {
+	t.Helper()
+	return pushGoldenWith(t, in, mode, nil)
+}
+
+// pushGoldenWith is pushGolden with the test configuration changed by configure, when not nil.
+func pushGoldenWith(t *testing.T, in, mode string, configure func(*Config)) ([]byte, int64) {
+	t.Helper()
+	raw, err := os.ReadFile(in)
+	require.NoError(t, err)
+	srv := fakees.New(t)
+	cfg := newTestConfig(srv.URL)
+	if configure != nil {
+		configure(cfg)
+	}
+	set, tel := withTelemetry(t)
+	ctx := context.Background()
+	if mode != "" {
+		ctx = withMode(ctx, mode)
+	}
+	switch {
+	case bytes.Contains(raw, []byte(`"resourceLogs"`)):
+		ld, unmarshalErr := (&plog.JSONUnmarshaler{}).UnmarshalLogs(raw)
+		require.NoError(t, unmarshalErr)
+		require.NoError(t, newLogsExporter(t, cfg, set).ConsumeLogs(ctx, ld))
+	case bytes.Contains(raw, []byte(`"resourceSpans"`)):
+		td, unmarshalErr := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(raw)
+		require.NoError(t, unmarshalErr)
+		require.NoError(t, newTracesExporter(t, cfg, set).ConsumeTraces(ctx, td))
+	case bytes.Contains(raw, []byte(`"resourceMetrics"`)):
+		md, unmarshalErr := (&pmetric.JSONUnmarshaler{}).UnmarshalMetrics(raw)
+		require.NoError(t, unmarshalErr)
+		exp, createErr := NewFactory().CreateMetrics(ctx, set, cfg)
+		require.NoError(t, createErr)
+		startExporter(t, exp)
+		require.NoError(t, exp.ConsumeMetrics(ctx, md))
+	case bytes.Contains(raw, []byte(`"resourceProfiles"`)):
+		pd, unmarshalErr := (&pprofile.JSONUnmarshaler{}).UnmarshalProfiles(raw)
+		require.NoError(t, unmarshalErr)
+		require.NoError(t, newProfilesExporter(t, cfg, set).ConsumeProfiles(ctx, pd))
+	default:
+		t.Fatalf("%s holds no resourceLogs, resourceSpans, resourceMetrics or resourceProfiles", in)
+	}
+	return bytes.Join(srv.Bodies(), nil), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate", fate("rejected"))
+}
+
+// checkGolden compares got with the expected file, after rewriting it with -update (never the
+// hand-written ones).
+func checkGolden(t *testing.T, wantFile string, got []byte) {
+	t.Helper()
+	if *update && !strings.Contains(wantFile, "/handwritten/") {
+		require.NoError(t, os.WriteFile(wantFile, got, 0o600))
+	}
+	want, err := os.ReadFile(wantFile)
+	require.NoError(t, err, "run go test -update to write %s", wantFile)
+	compareBulk(t, want, got)
+}
+
+// compareBulk compares two NDJSON bulk bodies: action lines as decoded JSON, source lines byte
+// for byte, with a decoded diff on mismatch.
+func compareBulk(t *testing.T, want, got []byte) {
+	t.Helper()
+	wantLines := splitLines(want)
+	gotLines := splitLines(got)
+	require.Len(t, gotLines, len(wantLines), "line count; got:\n%s", got)
+	for i := range wantLines {
+		if i%2 == 0 {
+			assert.Equal(t, decode(t, wantLines[i]), decode(t, gotLines[i]), "action line %d", i+1)
+			continue
+		}
+		if !bytes.Equal(wantLines[i], gotLines[i]) {
+			assert.Equal(t, decode(t, wantLines[i]), decode(t, gotLines[i]), "document line %d differs in content", i+1)
+			assert.Equal(t, string(wantLines[i]), string(gotLines[i]), "document line %d differs in bytes", i+1)
+		}
+	}
+}
+
+func splitLines(b []byte) [][]byte {
+	var out [][]byte
+	for line := range bytes.SplitSeq(bytes.TrimRight(b, "\n"), []byte("\n")) {
+		out = append(out, line)
+	}
+	return out
+}
+
+// injectingCore stands for the collector's core that adds the component's attributes,
+// the signal among them, to every line.
+type injectingCore struct {
+	zapcore.Core
+	attrs []string
+}
+
+func (c injectingCore) DropInjectedAttributes(dropped ...string) zapcore.Core {
+	var keep []string
+	for _, a := range c.attrs {
+		if !slices.Contains(dropped, a) {
+			keep = append(keep, a)
+		}
+	}
+	return injectingCore{c.Core, keep}
+}
+
+func (c injectingCore) Check(ent zapcore.Entry, ce *zapcore.CheckedEntry) *zapcore.CheckedEntry {
+	if c.Enabled(ent.Level) {
+		return ce.AddCore(ent, c)
+	}
+	return ce
+}
+
+func (c injectingCore) Write(ent zapcore.Entry, fields []zapcore.Field) error {
+	for _, a := range c.attrs {
+		fields = append(fields, zap.String(a, "x"))
+	}
+	return c.Core.Write(ent, fields)
+}
+
+// testMetricsScopes returns n scopes named s0, s1, ..., two per resource, each with one gauge of
+// two points at different times.
+func testMetricsScopes(n int) pmetric.Metrics {
+	md := pmetric.NewMetrics()
+	var rm pmetric.ResourceMetrics
+	for i := range n {
+		if i%2 == 0 {
+			rm = md.ResourceMetrics().AppendEmpty()
+			rm.Resource().Attributes().PutInt("r", int64(i/2))
+		}
+		sm := rm.ScopeMetrics().AppendEmpty()
+		sm.Scope().SetName("s" + string(rune('0'+i)))
+		g := sm.Metrics().AppendEmpty()
+		g.SetName("g")
+		g.SetEmptyGauge()
+		for k := range 2 {
+			dp := g.Gauge().DataPoints().AppendEmpty()
+			dp.SetTimestamp(pcommon.Timestamp(1_700_000_000_000_000_000 + k*1_000_000_000))
+			dp.SetIntValue(int64(k))
+		}
+	}
+	return md
+}
+
+// ecsMetrics returns two scopes of one resource, each with one metric of the same time and
+// attributes; a non-empty mode is the second scope's elastic.mapping.mode attribute.
+func ecsMetrics(mode string) pmetric.Metrics {
+	md := pmetric.NewMetrics()
+	rm := md.ResourceMetrics().AppendEmpty()
+	rm.Resource().Attributes().PutStr("service.name", "svc")
+	rm.Resource().Attributes().PutStr("host.name", "h")
+	g := rm.ScopeMetrics().AppendEmpty().Metrics().AppendEmpty()
+	g.SetName("system.cpu.utilization")
+	dp := g.SetEmptyGauge().DataPoints().AppendEmpty()
+	dp.SetTimestamp(1_700_000_000_000_000_000)
+	dp.SetDoubleValue(0.5)
+	dp.Attributes().PutStr("state", "user")
+	sm := rm.ScopeMetrics().AppendEmpty()
+	if mode != "" {
+		sm.Scope().Attributes().PutStr("elastic.mapping.mode", mode)
+	}
+	s := sm.Metrics().AppendEmpty()
+	s.SetName("http.requests")
+	s.SetEmptySum().SetIsMonotonic(true)
+	s.Sum().SetAggregationTemporality(pmetric.AggregationTemporalityCumulative)
+	sdp := s.Sum().DataPoints().AppendEmpty()
+	sdp.SetTimestamp(1_700_000_000_000_000_000)
+	sdp.SetIntValue(3)
+	sdp.Attributes().PutStr("state", "user")
+	return md
+}
+
+// splitDownsampled returns the counts of countByIndex without the downsampled event indices,
+// and the documents of those, which must each be one of the events of profiling-events-all.
+func splitDownsampled(t *testing.T, items []fakees.Item) (counts map[string]int, downsampled int) {
+	t.Helper()
+	all := map[string]bool{}
+	for _, it := range items {
+		if it.Index() == "profiling-events-all" {
+			all[string(it.Document)] = true
+		}
+	}
+	counts = countByIndex(items)
+	for index, n := range counts {
+		if strings.HasPrefix(index, "profiling-events-5pow") {
+			downsampled += n
+			delete(counts, index)
+		}
+	}
+	for _, it := range items {
+		if strings.HasPrefix(it.Index(), "profiling-events-5pow") {
+			assert.True(t, all[string(it.Document)], "a downsampled event is one of all events: %s", it.Document)
+		}
+	}
+	return counts, downsampled
+}
+
+// errorField returns the error of a log entry, "" for none.
+func errorField(e observer.LoggedEntry) string {
+	if s, ok := e.ContextMap()["error"].(string); ok {
+		return s
+	}
+	return ""
+}
+
+// queuedLogs starts a logs exporter with the default sending queue (in memory, batching) whose
+// batches are flushed after flush, pointed at srv, and hands it 50 log records.
+func queuedLogs(t *testing.T, srv *fakees.Server, flush time.Duration) (exporter.Logs, *componenttest.Telemetry) {
+	t.Helper()
+	set, tel := withTelemetry(t)
+	cfg := defaultWith()
+	cfg.Endpoints = []string{srv.URL}
+	cfg.QueueBatchConfig.Get().Batch.Get().FlushTimeout = flush
+	exp, err := NewFactory().CreateLogs(context.Background(), set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
+	require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(50)))
+	return exp, tel
 }

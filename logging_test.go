@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -48,37 +47,6 @@ func TestHandBackLogCore(t *testing.T) {
 	quiet, quietLogs := observer.New(zapcore.WarnLevel)
 	zap.New(handBackLogCore{quiet}).Error(exportFailedDropping, zap.Error(handedBack))
 	assert.Zero(t, quietLogs.Len(), "at Info, the line follows the logger's level")
-}
-
-// injectingCore stands for the collector's core that adds the component's attributes,
-// the signal among them, to every line.
-type injectingCore struct {
-	zapcore.Core
-	attrs []string
-}
-
-func (c injectingCore) DropInjectedAttributes(dropped ...string) zapcore.Core {
-	var keep []string
-	for _, a := range c.attrs {
-		if !slices.Contains(dropped, a) {
-			keep = append(keep, a)
-		}
-	}
-	return injectingCore{c.Core, keep}
-}
-
-func (c injectingCore) Check(ent zapcore.Entry, ce *zapcore.CheckedEntry) *zapcore.CheckedEntry {
-	if c.Enabled(ent.Level) {
-		return ce.AddCore(ent, c)
-	}
-	return ce
-}
-
-func (c injectingCore) Write(ent zapcore.Entry, fields []zapcore.Field) error {
-	for _, a := range c.attrs {
-		fields = append(fields, zap.String(a, "x"))
-	}
-	return c.Core.Write(ent, fields)
 }
 
 func TestSharedExporterLogsWithoutSignal(t *testing.T) {

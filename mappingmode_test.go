@@ -12,8 +12,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/consumer/consumererror"
-	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
 	"go.uber.org/zap"
@@ -217,30 +215,6 @@ func TestMetricsScopeWithUnusableModeIsRejectedAlone(t *testing.T) {
 	assert.NotContains(t, joined, `"name":"s2"`)
 }
 
-// testMetricsScopes returns n scopes named s0, s1, ..., two per resource, each with one gauge of
-// two points at different times.
-func testMetricsScopes(n int) pmetric.Metrics {
-	md := pmetric.NewMetrics()
-	var rm pmetric.ResourceMetrics
-	for i := range n {
-		if i%2 == 0 {
-			rm = md.ResourceMetrics().AppendEmpty()
-			rm.Resource().Attributes().PutInt("r", int64(i/2))
-		}
-		sm := rm.ScopeMetrics().AppendEmpty()
-		sm.Scope().SetName("s" + string(rune('0'+i)))
-		g := sm.Metrics().AppendEmpty()
-		g.SetName("g")
-		g.SetEmptyGauge()
-		for k := range 2 {
-			dp := g.Gauge().DataPoints().AppendEmpty()
-			dp.SetTimestamp(pcommon.Timestamp(1_700_000_000_000_000_000 + k*1_000_000_000))
-			dp.SetIntValue(int64(k))
-		}
-	}
-	return md
-}
-
 func TestModeChosenPerRequestAndScope(t *testing.T) {
 	srv := fakees.New(t)
 	set, tel := withTelemetry(t)
@@ -344,34 +318,6 @@ func TestModeSurvivesBatchingAndPersistentQueue(t *testing.T) {
 			assert.Contains(t, doc, `"body":{"text":"record a"}`, "request %d: otel", request)
 		}
 	}
-}
-
-// ecsMetrics returns two scopes of one resource, each with one metric of the same time and
-// attributes; a non-empty mode is the second scope's elastic.mapping.mode attribute.
-func ecsMetrics(mode string) pmetric.Metrics {
-	md := pmetric.NewMetrics()
-	rm := md.ResourceMetrics().AppendEmpty()
-	rm.Resource().Attributes().PutStr("service.name", "svc")
-	rm.Resource().Attributes().PutStr("host.name", "h")
-	g := rm.ScopeMetrics().AppendEmpty().Metrics().AppendEmpty()
-	g.SetName("system.cpu.utilization")
-	dp := g.SetEmptyGauge().DataPoints().AppendEmpty()
-	dp.SetTimestamp(1_700_000_000_000_000_000)
-	dp.SetDoubleValue(0.5)
-	dp.Attributes().PutStr("state", "user")
-	sm := rm.ScopeMetrics().AppendEmpty()
-	if mode != "" {
-		sm.Scope().Attributes().PutStr("elastic.mapping.mode", mode)
-	}
-	s := sm.Metrics().AppendEmpty()
-	s.SetName("http.requests")
-	s.SetEmptySum().SetIsMonotonic(true)
-	s.Sum().SetAggregationTemporality(pmetric.AggregationTemporalityCumulative)
-	sdp := s.Sum().DataPoints().AppendEmpty()
-	sdp.SetTimestamp(1_700_000_000_000_000_000)
-	sdp.SetIntValue(3)
-	sdp.Attributes().PutStr("state", "user")
-	return md
 }
 
 func TestMetricsInTheECSMode(t *testing.T) {

@@ -9,18 +9,10 @@
 package elasticsearchexporter
 
 import (
-	"bufio"
-	"bytes"
-	"compress/gzip"
 	"context"
 	"fmt"
-	"io"
-	"maps"
-	"net/http"
-	"net/http/httptest"
 	"runtime"
 	"runtime/metrics"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -36,6 +28,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
+	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 )
 
 const (
@@ -52,91 +45,6 @@ const (
 	// memRecordsPerPush is the size of each ConsumeX call of the load.
 	memRecordsPerPush = 500
 )
-
-// countingES is a minimal Elasticsearch stand-in that counts the documents it accepts per index
-// prefix without keeping them, and answers 503 to everything while down.
-type countingES struct {
-	*httptest.Server
-	down atomic.Bool
-	mu   sync.Mutex
-	docs map[string]int // per index prefix: logs, metrics, traces
-}
-
-func newCountingES(t *testing.T) *countingES {
-	t.Helper()
-	s := &countingES{docs: map[string]int{}}
-	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(s.Close)
-	return s
-}
-
-func (s *countingES) serve(w http.ResponseWriter, r *http.Request) {
-	if s.down.Load() {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.WriteHeader(http.StatusServiceUnavailable)
-		fmt.Fprint(w, `{"error":{"type":"cluster_block_exception","reason":"down"},"status":503}`)
-		return
-	}
-	w.Header().Set("X-Elastic-Product", "Elasticsearch")
-	w.Header().Set("Content-Type", "application/json")
-	switch {
-	case r.Method == http.MethodGet && r.URL.Path == "/":
-		fmt.Fprint(w, `{"cluster_name":"stub","version":{"number":"9.1.0"}}`)
-	case r.URL.Path == "/_bulk":
-		s.bulk(w, r)
-	default:
-		fmt.Fprint(w, `{"template":{"mappings":{"_data_stream_timestamp":{"enabled":true}}}}`)
-	}
-}
-
-func (s *countingES) bulk(w http.ResponseWriter, r *http.Request) {
-	var body io.Reader = r.Body
-	if r.Header.Get("Content-Encoding") == "gzip" {
-		gz, err := gzip.NewReader(r.Body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		body = gz
-	}
-	var out bytes.Buffer
-	out.WriteString(`{"errors":false,"items":[`)
-	counts := map[string]int{}
-	sc := bufio.NewScanner(body)
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	n := 0
-	for sc.Scan() {
-		action := sc.Text()
-		if !sc.Scan() {
-			break
-		}
-		_, after, _ := strings.Cut(action, `"_index":"`)
-		prefix, _, _ := strings.Cut(after, "-")
-		counts[prefix]++
-		if n > 0 {
-			out.WriteByte(',')
-		}
-		out.WriteString(`{"create":{"status":201}}`)
-		n++
-	}
-	if err := sc.Err(); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	out.WriteString(`]}`)
-	s.mu.Lock()
-	for k, v := range counts {
-		s.docs[k] += v
-	}
-	s.mu.Unlock()
-	_, _ = w.Write(out.Bytes())
-}
-
-func (s *countingES) counts() map[string]int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return maps.Clone(s.docs)
-}
 
 // heapBytes returns the bytes of live heap objects after a full collection.
 func heapBytes() uint64 {
@@ -236,7 +144,10 @@ func pdataSize(build func(seq int) (any, int)) float64 {
 // under what the queues (their pdata in memory) and the in-flight byte cap allow, plus a
 // margin; then the server comes back and every document is delivered.
 func TestMemoryBound(t *testing.T) {
-	srv := newCountingES(t)
+	// The server keeps only the counts of what it accepts, so that its memory is not counted
+	// as the exporter's.
+	srv := fakees.New(t)
+	srv.KeepNothing = true
 
 	// The in-memory size of the load's pdata per OTLP byte, which is what the queues count,
 	// per signal.
@@ -297,7 +208,7 @@ func TestMemoryBound(t *testing.T) {
 	limit := baseline + uint64(queued) + memInflightBytes + memMargin
 
 	// The load: each signal pushes as fast as the pipeline takes it.
-	srv.down.Store(true)
+	srv.StartOutage(time.Hour)
 	stop := make(chan struct{})
 	var sent [3]atomic.Int64 // logs, metrics, traces records accepted by ConsumeX
 	var wg sync.WaitGroup
@@ -331,16 +242,16 @@ func TestMemoryBound(t *testing.T) {
 		peakHeld = max(peakHeld, exp.budget.Held())
 	}
 	inflight := countertest.Sum(t, tel, "otelcol.elasticsearch.inflight.bytes")
-	srv.down.Store(false)
+	srv.EndOutage()
 	close(stop)
 	wg.Wait()
 
 	want := map[string]int{"logs": int(sent[0].Load()), "metrics": int(sent[1].Load()), "traces": int(sent[2].Load())}
 	require.Eventually(t, func() bool {
-		got := srv.counts()
+		got := perSignal(srv.AcceptedPerIndex())
 		return got["logs"] == want["logs"] && got["metrics"] == want["metrics"] && got["traces"] == want["traces"]
 	}, 2*time.Minute, 50*time.Millisecond, "every document is delivered after the outage")
-	assert.Equal(t, want, srv.counts(), "nothing is stored twice")
+	assert.Equal(t, want, perSignal(srv.AcceptedPerIndex()), "nothing is stored twice")
 	t.Logf("delivered %s after the outage", time.Since(began)-memOutage)
 	shutOnce.Do(shutdown)
 

@@ -36,31 +36,6 @@ var profileDocsFirstECS = map[string]int{
 	"profiling-sq-executables": 2,
 }
 
-// splitDownsampled returns the counts of countByIndex without the downsampled event indices,
-// and the documents of those, which must each be one of the events of profiling-events-all.
-func splitDownsampled(t *testing.T, items []fakees.Item) (counts map[string]int, downsampled int) {
-	t.Helper()
-	all := map[string]bool{}
-	for _, it := range items {
-		if it.Index() == "profiling-events-all" {
-			all[string(it.Document)] = true
-		}
-	}
-	counts = countByIndex(items)
-	for index, n := range counts {
-		if strings.HasPrefix(index, "profiling-events-5pow") {
-			downsampled += n
-			delete(counts, index)
-		}
-	}
-	for _, it := range items {
-		if strings.HasPrefix(it.Index(), "profiling-events-5pow") {
-			assert.True(t, all[string(it.Document)], "a downsampled event is one of all events: %s", it.Document)
-		}
-	}
-	return counts, downsampled
-}
-
 // In the ecs mode a profiles pipeline writes the Universal Profiling indices, with create and
 // without require_data_stream; the content-addressed documents once: a second push of the same
 // profile writes only its events, and draws the same downsampled events again.
@@ -160,12 +135,4 @@ func TestProfilesECSRejectedAlone(t *testing.T) {
 			assert.True(t, logged, "the rejection is logged with its reason: %v", logs.All())
 		})
 	}
-}
-
-// errorField returns the error of a log entry, "" for none.
-func errorField(e observer.LoggedEntry) string {
-	if s, ok := e.ContextMap()["error"].(string); ok {
-		return s
-	}
-	return ""
 }

@@ -10,8 +10,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/component/componenttest"
-	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
 	"go.uber.org/zap"
@@ -21,21 +19,6 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 )
-
-// queuedLogs starts a logs exporter with the default sending queue (in memory, batching) whose
-// batches are flushed after flush, pointed at srv, and hands it 50 log records.
-func queuedLogs(t *testing.T, srv *fakees.Server, flush time.Duration) (exporter.Logs, *componenttest.Telemetry) {
-	t.Helper()
-	set, tel := withTelemetry(t)
-	cfg := defaultWith()
-	cfg.Endpoints = []string{srv.URL}
-	cfg.QueueBatchConfig.Get().Batch.Get().FlushTimeout = flush
-	exp, err := NewFactory().CreateLogs(context.Background(), set, cfg)
-	require.NoError(t, err)
-	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
-	require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(50)))
-	return exp, tel
-}
 
 // A graceful shutdown with a healthy server loses nothing: the records still in the sending
 // queue's batcher are sent once while the queue drains.

@@ -301,7 +301,7 @@ func field(doc map[string]any, path ...string) any {
 func collectorBinary(t *testing.T) string {
 	t.Helper()
 	if p := os.Getenv("OTELCOL_BIN"); p != "" {
-		if _, err := os.Stat(p); err != nil {
+		if _, err := os.Stat(p); err != nil { //nolint:gosec // the binary the test is told to run
 			t.Fatalf("OTELCOL_BIN=%s: %v", p, err)
 		}
 		return p
@@ -515,7 +515,7 @@ type collector struct {
 func startCollector(t *testing.T, bin, cfgPath string, env []string, args ...string) *collector {
 	t.Helper()
 	c := &collector{out: &syncBuffer{}, done: make(chan struct{})}
-	c.cmd = exec.Command(bin, append([]string{"--config=" + cfgPath}, args...)...)
+	c.cmd = exec.Command(bin, append([]string{"--config=" + cfgPath}, args...)...) //nolint:gosec // running the collector under test is the point
 	c.cmd.Env = env
 	c.cmd.Stdout = c.out
 	c.cmd.Stderr = c.out
@@ -569,7 +569,7 @@ func (c *collector) waitListening(t *testing.T, addr string) {
 	for {
 		conn, err := net.DialTimeout("tcp", addr, time.Second)
 		if err == nil {
-			conn.Close()
+			_ = conn.Close() // a probe: the address answered
 			return
 		}
 		if c.exited() {

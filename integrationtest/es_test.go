@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -336,7 +337,10 @@ func TestLogsRoundTrip(t *testing.T) {
 	docs := s.search(t, index, s.id)
 	require.Len(t, docs, 3)
 	d := docs[1]
-	assert.Equal(t, "1700000001123.456789", d["@timestamp"], "date_nanos keeps the nanoseconds")
+	// The logsdb index returns a synthetic _source: @timestamp is written as an epoch string and
+	// read back in the format of the date_nanos field, to the nanosecond.
+	assert.Equal(t, "2023-11-14T22:13:21.123456789Z", d["@timestamp"], "date_nanos keeps the nanoseconds")
+	assert.Equal(t, "2023-11-14T22:13:21.200Z", d["observed_timestamp"])
 	assert.Equal(t, "WARN", d["severity_text"])
 	assert.EqualValues(t, 13, d["severity_number"])
 	assert.Equal(t, "payment 1 declined <card> & \"retry\"", get(d, "body.text"))
@@ -401,7 +405,7 @@ func TestSpansAndSpanEventsRoundTrip(t *testing.T) {
 	assert.Equal(t, "exception", get(e, "attributes.event.name"))
 	assert.Equal(t, "IOError", get(e, "attributes.exception.type"))
 	assert.Equal(t, "bb01020304050607", e["span_id"])
-	assert.Equal(t, "1700000000100.0", e["@timestamp"])
+	assert.Equal(t, "2023-11-14T22:13:20.100Z", e["@timestamp"], "synthetic _source of the logsdb index: the date_nanos format")
 }
 
 func TestRoutingCreatesDataStreams(t *testing.T) {
@@ -461,7 +465,10 @@ func TestMappingConflictRejectsOnlyThatDocument(t *testing.T) {
 	// The first push maps attributes.i as a number.
 	require.NoError(t, exp.ConsumeLogs(context.Background(), s.logsData(1)))
 	ld := s.logsData(3)
-	ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(1).Attributes().PutStr("i", "not a number")
+	recs := ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords()
+	recs.At(1).Attributes().PutStr("i", "not a number")
+	// A date_nanos field holds nothing after 2262-04-11; @timestamp is never ignored.
+	recs.At(2).SetTimestamp(pcommon.Timestamp(math.MaxUint64))
 	require.NoError(t, exp.ConsumeLogs(context.Background(), ld), "a document rejected for good does not fail the push")
 
 	index := "logs-" + s.id + ".otel-default"
@@ -472,7 +479,15 @@ func TestMappingConflictRejectsOnlyThatDocument(t *testing.T) {
 	assert.Contains(t, failures, "400")
 	assert.Contains(t, failures, "document_parsing_exception")
 	assert.Contains(t, failures, index)
-	assert.Contains(t, failures, "failed to parse", "include_source_on_error=false brings the reason back")
+	assert.Contains(t, failures, "failed to parse field [@timestamp]", "include_source_on_error=false brings the reason back")
+
+	// The logsdb mode makes ignore_malformed true by default (logs@settings sets it for every
+	// logs data stream of 9.x): a value the field's type cannot take does not reject the
+	// document. It is stored, its field is named in _ignored, and _source keeps the value.
+	assert.Equal(t, 1, ignoredDocs(t, s.es, index), "documents with a field in _ignored")
+	ignored := s.es.Search(t, index, estest.TermQuery("_ignored", "attributes.i"))
+	require.Len(t, ignored, 1, "the document with the string attributes.i")
+	assert.Equal(t, "not a number", get(ignored[0], "attributes.i"))
 }
 
 func TestWrongPasswordSaysSo(t *testing.T) {

@@ -195,7 +195,7 @@ func TestCollectorProfilesOTel(t *testing.T) {
 	resp, err := http.Post("http://"+httpAddr+"/v1development/profiles", "application/x-protobuf", bytes.NewReader(body))
 	require.NoError(t, err)
 	answer, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	require.NoError(t, resp.Body.Close())
 	require.Equal(t, http.StatusOK, resp.StatusCode, "the receiver answered %s", answer)
 
 	want := map[string]int{serializer.ProfilingEventsOTel: samples}

@@ -248,7 +248,7 @@ func (p *partialRejectProxy) bulk(w http.ResponseWriter, r *http.Request) {
 
 	var items []json.RawMessage
 	if forward.Len() > 0 {
-		req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, p.es.Endpoint+r.URL.Path+"?"+r.URL.RawQuery, &forward)
+		req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, p.es.Endpoint+r.URL.Path+"?"+r.URL.RawQuery, &forward) //nolint:gosec // a proxy in front of the test node forwards to it
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
@@ -257,7 +257,7 @@ func (p *partialRejectProxy) bulk(w http.ResponseWriter, r *http.Request) {
 		if a := r.Header.Get("Authorization"); a != "" {
 			req.Header.Set("Authorization", a)
 		}
-		resp, err := p.es.HTTP.Do(req)
+		resp, err := p.es.HTTP.Do(req) //nolint:gosec // to the test node, whose address the test holds
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadGateway)
 			return

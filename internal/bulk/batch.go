@@ -6,6 +6,7 @@ package bulk // import "github.com/otelcol-es/elasticsearchexporter/internal/bul
 import (
 	"encoding/base64"
 	"encoding/binary"
+	"slices"
 	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
@@ -54,12 +55,22 @@ func (b *Batch) Reset() {
 	b.refused = b.refused[:0]
 }
 
-// Retained returns the bytes of memory the batch keeps after Reset: its buffer, items, dynamic
-// templates and refused documents.
+// Retained returns the bytes of memory the batch holds, and keeps after Reset: its buffer,
+// items, dynamic templates and refused documents.
 func (b *Batch) Retained() int64 {
-	return int64(cap(b.Buf)) + int64(cap(b.items))*int64(unsafe.Sizeof(Item{})) +
+	return int64(cap(b.Buf)) + int64(cap(b.items))*ItemBytes +
 		int64(cap(b.templates))*int64(unsafe.Sizeof(serializer.DynamicTemplate{})) +
 		int64(cap(b.refused))*int64(unsafe.Sizeof(refusedDoc{}))
+}
+
+// ItemBytes is the memory of one document's metadata in a Batch, beside its bytes.
+const ItemBytes = int64(unsafe.Sizeof(Item{}))
+
+// Grow makes room for n more bytes of documents and items more documents, so that a batch of
+// a known size is not grown by copying it as it is written.
+func (b *Batch) Grow(n, items int) {
+	b.Buf = slices.Grow(b.Buf, n)
+	b.items = slices.Grow(b.items, items)
 }
 
 // AddTemplate records a dynamic template of the next item added.

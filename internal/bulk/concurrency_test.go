@@ -6,86 +6,13 @@ package bulk
 import (
 	"context"
 	"net/http"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/elastic/go-docappender/v2"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/otel/metric"
-	"go.opentelemetry.io/otel/metric/noop"
 )
-
-// fakeClock is a clock that moves only when told.
-type fakeClock struct{ t time.Time }
-
-func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
-
-// lastGauge keeps the last value recorded to it.
-type lastGauge struct {
-	noop.Int64Gauge
-	v atomic.Int64
-}
-
-func (g *lastGauge) Record(_ context.Context, v int64, _ ...metric.RecordOption) { g.v.Store(v) }
-
-// testLimiter is a limiter on a fake clock, whose limit is read from its gauge.
-type testLimiter struct {
-	*concurrencyLimiter
-	clock *fakeClock
-	gauge *lastGauge
-	// fill is the size of the requests released, over the request size limit: full ones
-	// unless a test says otherwise.
-	fill *float64
-}
-
-// release releases at the clock's time a request of *l.fill.
-func (l testLimiter) release(rtt time.Duration, backpressure, sample bool) {
-	l.concurrencyLimiter.release(l.clock.t, rtt, *l.fill, backpressure, sample)
-}
-
-// Limit returns the limit last recorded to the gauge.
-func (l testLimiter) Limit() int { return int(l.gauge.v.Load()) }
-
-func newTestLimiter(maxRequests int, adaptive bool) (testLimiter, *fakeClock) {
-	clock := &fakeClock{t: time.Unix(1_700_000_000, 0)}
-	gauge := &lastGauge{}
-	l := newConcurrencyLimiter(ConcurrencyConfig{Max: maxRequests, Adaptive: adaptive}, gauge, clock.t)
-	fill := 1.0
-	return testLimiter{l, clock, gauge, &fill}, clock
-}
-
-// round sends n requests at once that each take rtt (the clock moves by rtt), and ends them
-// with the given back-pressure. With n equal to the limit, the limit is reached.
-func round(t *testing.T, l testLimiter, clock *fakeClock, n int, rtt time.Duration, backpressure bool) {
-	t.Helper()
-	for range n {
-		require.NoError(t, l.acquire(context.Background()))
-	}
-	clock.advance(rtt)
-	for range n {
-		l.release(rtt, backpressure, !backpressure)
-	}
-}
-
-// full runs a round at the current limit.
-func full(t *testing.T, l testLimiter, clock *fakeClock, rtt time.Duration, backpressure bool) int {
-	t.Helper()
-	round(t, l, clock, l.Limit(), rtt, backpressure)
-	return l.Limit()
-}
-
-// rampUp runs healthy rounds of full requests at the limit until the limit is max.
-func rampUp(t *testing.T, l testLimiter, clock *fakeClock, rtt time.Duration, maxRequests int) {
-	t.Helper()
-	for range 2 * maxRequests {
-		if full(t, l, clock, rtt, false) == maxRequests {
-			break
-		}
-	}
-	require.Equal(t, maxRequests, l.Limit())
-}
 
 func TestLimiterStartsLowAndGrowsWithLargeRequests(t *testing.T) {
 	l, clock := newTestLimiter(10, true)
@@ -313,7 +240,3 @@ func TestRequestBackpressure(t *testing.T) {
 		})
 	}
 }
-
-type testNetError struct{}
-
-func (*testNetError) Error() string { return "connection refused" }

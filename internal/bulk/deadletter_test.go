@@ -212,19 +212,6 @@ func TestDeadLetterDocuments(t *testing.T) {
 	}
 }
 
-// letter returns the dead letter expected for doc, meant for batchOf's index.
-func letter(doc string, status int, errorType, reason string) fakees.DeadLetter {
-	var d fakees.DeadLetter
-	d.Document, d.Index, d.HTTP.Response.StatusCode = doc, "logs-a", status
-	d.Error.Type, d.Error.Reason = errorType, reason
-	return d
-}
-
-// isDeadLetters tells whether r sends dead letters.
-func isDeadLetters(r capturedRequest) bool {
-	return strings.Contains(r.lines[0], `"_index":"dlq"`)
-}
-
 // A document the pipeline refused (Batch.Refuse) is never sent: it is rejected for good at
 // once, counted in docs.processed as failed_client with its error type and no status, and,
 // with dead letters on, its dead letter names the index its record chose, status 0 and the

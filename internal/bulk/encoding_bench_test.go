@@ -6,12 +6,8 @@ package bulk
 import (
 	"bytes"
 	"context"
-	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
@@ -23,13 +19,6 @@ import (
 // bodies, random ids and addresses, Kubernetes resources), 300 logs and 200 spans, written
 // once and kept here so that this package needs nothing of the lab.
 var realisticCorpora = []string{"logs", "spans"}
-
-func readCorpus(tb testing.TB, name string) (body []byte, docs int) {
-	tb.Helper()
-	body, err := os.ReadFile(filepath.Join("testdata", "realistic-"+name+".ndjson"))
-	require.NoError(tb, err)
-	return body, bytes.Count(body, []byte("\n")) / 2
-}
 
 // BenchmarkBodyEncoding measures the compression of a realistic bulk body alone, per document:
 // gzip at level 1 (as docappender writes it, klauspost's gzip), snappy (the session's client,
@@ -110,17 +99,4 @@ func BenchmarkSendEncoding(b *testing.B) {
 			})
 		}
 	}
-}
-
-// sizeStub is stubClient that records the size of the last body sent.
-type sizeStub struct {
-	stubClient
-	last atomic.Int64
-}
-
-func (c *sizeStub) Perform(req *http.Request) (*http.Response, error) {
-	n, _ := io.Copy(io.Discard, req.Body)
-	c.last.Store(n)
-	req.Body = http.NoBody
-	return c.stubClient.Perform(req)
 }

@@ -7,76 +7,13 @@ import (
 	"context"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
-	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
-	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 )
-
-// snappyNode answers bulk requests as Elasticsearch does, decoding gzip and snappy bodies,
-// and records the Content-Encoding of each; with drop set it reads a snappy body as if the
-// header were not there, as a node behind a proxy that drops it does.
-type snappyNode struct {
-	t         *testing.T
-	mu        sync.Mutex
-	drop      bool
-	encodings []string
-	lengths   []int64
-	docs      int
-}
-
-func (n *snappyNode) Perform(req *http.Request) (*http.Response, error) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	enc := req.Header.Get("Content-Encoding")
-	n.encodings = append(n.encodings, enc)
-	require.Equal(n.t, req.ContentLength, lengthOf(n.t, req), "Content-Length is the encoded body's")
-	n.lengths = append(n.lengths, req.ContentLength)
-	if n.drop && enc == "snappy" {
-		return stubStatus(http.StatusBadRequest, `{"error":{"root_cause":[{"type":"x_content_parse_exception","reason":"[1:1] Unrecognized token"}],`+
-			`"type":"x_content_parse_exception","reason":"[1:1] Unrecognized token 'sNaPpY'"},"status":400}`)(req)
-	}
-	raw, err := fakees.ReadBody(req)
-	require.NoError(n.t, err)
-	lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
-	items := make([]string, len(lines)/2)
-	for i := range items {
-		items[i] = itemCreated
-	}
-	n.docs += len(items)
-	return answerItems(items...)
-}
-
-// lengthOf reads what GetBody gives, the body as sent, and returns its length.
-func lengthOf(t *testing.T, req *http.Request) int64 {
-	t.Helper()
-	body, err := req.GetBody()
-	require.NoError(t, err)
-	var n int64
-	buf := make([]byte, 4096)
-	for {
-		k, err := body.Read(buf)
-		n += int64(k)
-		if err != nil {
-			return n
-		}
-	}
-}
-
-func newSnappyIndexer(t *testing.T, node *snappyNode) (*Indexer, *observer.ObservedLogs) {
-	t.Helper()
-	core, logs := observer.New(zapcore.WarnLevel)
-	ix, err := New(Config{Client: node, CompressionLevel: 1, Snappy: true, MaxBulkBytes: 1 << 20, Logger: zap.New(core)})
-	require.NoError(t, err)
-	return ix, logs
-}
 
 // Until the start-up check says the node decodes snappy, bodies are gzip; then snappy. The
 // bytes flushed are those sent, the request buffer counts the uncompressed request.

@@ -90,8 +90,6 @@ func TestFilterPathOnTheWire(t *testing.T) {
 	}
 }
 
-func answerBody(body string) (*http.Response, error) { return okClient(body)(nil) }
-
 // suppress_conflict_errors leaves the version conflicts out of the log line; they are still
 // counted as duplicates, and other failures are still logged.
 func TestSuppressConflictErrors(t *testing.T) {

@@ -10,177 +10,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/client"
-	"go.opentelemetry.io/collector/component/componenttest"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
-	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 )
-
-// groupServer records the documents of each bulk request and answers each document with
-// answer(doc), 201 when answer is nil or says "". The requests numbered in hold wait, once
-// they have arrived (arrived receives their number), until release(n) lets them go.
-type groupServer struct {
-	answer  func(doc string) string
-	status  func(request int) int // 0: answer each document
-	arrived chan int
-
-	mu       sync.Mutex
-	requests [][]string // documents, by request
-	bytes    []int
-	hold     map[int]chan struct{}
-}
-
-func newGroupServer(hold ...int) *groupServer {
-	g := &groupServer{arrived: make(chan int, 100), hold: map[int]chan struct{}{}}
-	for _, n := range hold {
-		g.hold[n] = make(chan struct{})
-	}
-	return g
-}
-
-func (g *groupServer) Perform(req *http.Request) (*http.Response, error) {
-	raw, err := fakees.ReadBody(req)
-	if err != nil {
-		return nil, err
-	}
-	lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
-	var docs []string
-	for i := 1; i < len(lines); i += 2 {
-		docs = append(docs, lines[i])
-	}
-	g.mu.Lock()
-	n := len(g.requests)
-	g.requests = append(g.requests, docs)
-	g.bytes = append(g.bytes, len(raw))
-	held := g.hold[n]
-	g.mu.Unlock()
-	g.arrived <- n
-	if held != nil {
-		select {
-		case <-held:
-		case <-req.Context().Done():
-			return nil, req.Context().Err()
-		}
-	}
-	if g.status != nil {
-		if st := g.status(n); st != 0 {
-			return answerStatus(st)
-		}
-	}
-	items := make([]string, len(docs))
-	for i, d := range docs {
-		items[i] = itemCreated
-		if g.answer != nil {
-			if a := g.answer(d); a != "" {
-				items[i] = a
-			}
-		}
-	}
-	return answerItems(items...)
-}
-
-// release lets request n go.
-func (g *groupServer) release(n int) { close(g.hold[n]) }
-
-// waitArrived waits until request n has arrived.
-func (g *groupServer) waitArrived(t *testing.T, n int) {
-	t.Helper()
-	for {
-		select {
-		case got := <-g.arrived:
-			if got == n {
-				return
-			}
-		case <-time.After(30 * time.Second):
-			t.Fatalf("request %d did not arrive", n)
-		}
-	}
-}
-
-func (g *groupServer) recorded() [][]string {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return append([][]string(nil), g.requests...)
-}
-
-// pushBatch returns a batch of n documents {"p":"<push>","n":<i>}.
-func pushBatch(push string, n int) *Batch {
-	docs := make([]string, n)
-	for i := range docs {
-		docs[i] = fmt.Sprintf(`{"p":%q,"n":%d}`, push, i)
-	}
-	return batchOf(docs...)
-}
-
-type sendOutcome struct {
-	res Result
-	err error
-}
-
-// sendAsync runs Send in a goroutine and returns the channel of its outcome.
-func sendAsync(ctx context.Context, ix *Indexer, b *Batch) <-chan sendOutcome {
-	out := make(chan sendOutcome, 1)
-	go func() {
-		r, err := ix.Send(ctx, b)
-		out <- sendOutcome{r, err}
-	}()
-	return out
-}
-
-// waitWaiting waits until n chunks wait in the room and for a request slot.
-func waitWaiting(t *testing.T, ix *Indexer, n int) {
-	t.Helper()
-	require.Eventually(t, func() bool {
-		return int(ix.room.n.Load()) == n && ix.requests.g.waiting() == n
-	}, 30*time.Second, time.Millisecond, "%d pushes waiting", n)
-}
-
-// sendWaiting starts Send of b with ctx, as sendAsync, and waits until n pushes wait in the
-// room (see waitWaiting): b's among them.
-func sendWaiting(ctx context.Context, t *testing.T, ix *Indexer, b *Batch, n int) <-chan sendOutcome {
-	t.Helper()
-	out := sendAsync(ctx, ix, b)
-	waitWaiting(t, ix, n)
-	return out
-}
-
-// holdSlot starts a push of one document whose request the server holds (request 0), and
-// returns its outcome once the server has it.
-func holdSlot(t *testing.T, ix *Indexer, g *groupServer) <-chan sendOutcome {
-	t.Helper()
-	out := sendAsync(context.Background(), ix, pushBatch("holder", 1))
-	g.waitArrived(t, 0)
-	return out
-}
-
-func groupConfig(c *groupServer) Config {
-	return Config{
-		Client: c, MaxBulkBytes: 1 << 20, Concurrency: ConcurrencyConfig{Max: 1},
-		Retry: RetryConfig{
-			Enabled: true, MaxRetries: 2, InitialInterval: time.Millisecond, MaxInterval: time.Millisecond,
-			RetryOnStatus: []int{http.StatusServiceUnavailable}, RetryOnDocumentStatus: []int{http.StatusTooManyRequests},
-		},
-	}
-}
-
-// pushesOf returns the pushes whose documents a request holds, in order of first appearance.
-func pushesOf(docs []string) []string {
-	var pushes []string
-	for _, d := range docs {
-		p := d[strings.Index(d, `"p":"`)+5:]
-		p = p[:strings.IndexByte(p, '"')]
-		if len(pushes) == 0 || pushes[len(pushes)-1] != p {
-			pushes = append(pushes, p)
-		}
-	}
-	return pushes
-}
 
 // A push that finds a request slot free is sent at once, in a request of its own.
 func TestGroupLonePushAlone(t *testing.T) {
@@ -290,24 +126,6 @@ func TestGroupWaitingPushesShareARequest(t *testing.T) {
 	assert.Equal(t, uint64(len(reqs)), count)
 	assert.Equal(t, int64(docs), sum)
 	assert.Equal(t, int64(6), most)
-}
-
-// requestDocuments returns the count, sum and maximum of bulk_requests.documents, over its
-// points.
-func requestDocuments(t *testing.T, tel *componenttest.Telemetry) (count uint64, sum, most int64) {
-	t.Helper()
-	m, err := tel.GetMetric("otelcol.elasticsearch.bulk_requests.documents")
-	require.NoError(t, err)
-	h, ok := m.Data.(metricdata.Histogram[int64])
-	require.True(t, ok, "%T", m.Data)
-	for _, p := range h.DataPoints {
-		count += p.Count
-		sum += p.Sum
-		if v, ok := p.Max.Value(); ok {
-			most = max(most, v)
-		}
-	}
-	return count, sum, most
 }
 
 // The pushes of different metadata_keys partitions are never in one request.

@@ -4,19 +4,15 @@
 package bulk
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/elastic/go-docappender/v2"
@@ -34,120 +30,6 @@ import (
 // The bounds on what is read of a server's answer and what is kept of it.
 // Each test measures what the bound is about (bytes allocated, dead letters written, lengths of
 // errors and log lines) and logs it; the numbers before the bounds are in the test's comment.
-
-// allocated returns the bytes allocated while f runs, by every goroutine.
-func allocated(f func()) uint64 {
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
-// fillReader reads as prefix, then n bytes of fill, then suffix, without holding them.
-type fillReader struct {
-	prefix, suffix string
-	n              int64
-	fill           byte
-	pos            int64
-}
-
-func (r *fillReader) Len() int64 { return int64(len(r.prefix)) + r.n + int64(len(r.suffix)) }
-
-func (r *fillReader) Read(p []byte) (int, error) {
-	total := r.Len()
-	if r.pos >= total {
-		return 0, io.EOF
-	}
-	k := 0
-	for k < len(p) && r.pos < total {
-		switch {
-		case r.pos < int64(len(r.prefix)):
-			c := copy(p[k:], r.prefix[r.pos:])
-			k += c
-			r.pos += int64(c)
-		case r.pos < int64(len(r.prefix))+r.n:
-			c := int(min(int64(len(p)-k), int64(len(r.prefix))+r.n-r.pos))
-			for j := range c {
-				p[k+j] = r.fill
-			}
-			k += c
-			r.pos += int64(c)
-		default:
-			c := copy(p[k:], r.suffix[r.pos-int64(len(r.prefix))-r.n:])
-			k += c
-			r.pos += int64(c)
-		}
-	}
-	return k, nil
-}
-
-// deadLetterSink answers the push's first request with first and every dead-letter request
-// with 201 for each of its documents, and counts the bytes of dead letters it was sent.
-type deadLetterSink struct {
-	mu          sync.Mutex
-	first       func() (*http.Response, error)
-	requests    int
-	letterBytes int
-	letters     []string
-}
-
-func (c *deadLetterSink) Perform(req *http.Request) (*http.Response, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.requests++
-	if c.requests == 1 {
-		_, _ = io.Copy(io.Discard, req.Body)
-		return c.first()
-	}
-	// Read line by line, so that the sink's own allocations stay small next to the
-	// exporter's.
-	r := bufio.NewReaderSize(req.Body, 64<<10)
-	docs := 0
-	for n := 0; ; n++ {
-		line, err := r.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			line = bytes.Clone(line) // ReadSlice reuses its buffer
-		}
-		for errors.Is(err, bufio.ErrBufferFull) {
-			var more []byte
-			more, err = r.ReadSlice('\n')
-			line = append(line, more...)
-		}
-		if len(line) > 0 && n%2 == 1 {
-			docs++
-			c.letterBytes += len(bytes.TrimSuffix(line, []byte("\n")))
-			if len(c.letters) < 3 {
-				c.letters = append(c.letters, string(bytes.TrimSuffix(line, []byte("\n"))))
-			}
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	var out bytes.Buffer
-	out.WriteString(`{"items":[`)
-	for i := range docs {
-		if i > 0 {
-			out.WriteByte(',')
-		}
-		out.WriteString(itemCreated)
-	}
-	out.WriteString(`]}`)
-	return &http.Response{StatusCode: http.StatusOK, Header: http.Header{}, Body: io.NopCloser(&out)}, nil
-}
-
-func logDocs(n int) *Batch {
-	docs := make([]string, n)
-	for i := range docs {
-		docs[i] = `{"@timestamp":"2026-01-01T00:00:00Z","message":"log line ` + strconv.Itoa(i) + `"}`
-	}
-	return batchOf(docs...)
-}
 
 // A whole-request 500 with a 10 KB HTML page on 5,000 documents: each of the 5,000 dead letters
 // repeated the page, 54 MB of dead letters; now each carries one reason of at

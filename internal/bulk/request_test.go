@@ -6,10 +6,7 @@ package bulk
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,67 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
-
-// capturedRequest is a bulk request as the server receives it: the event count header, the
-// query and the decompressed NDJSON lines.
-type capturedRequest struct {
-	events string
-	query  url.Values
-	lines  []string
-}
-
-// recordingClient records each bulk request and answers it with status(request) when that is
-// not 0, and otherwise with answer(request, doc) for each document, or 201 when answer is nil.
-type recordingClient struct {
-	t        *testing.T
-	requests []capturedRequest
-	status   func(request int) int
-	answer   func(request, doc int) string
-}
-
-func (c *recordingClient) Perform(req *http.Request) (*http.Response, error) {
-	raw, err := fakees.ReadBody(req)
-	require.NoError(c.t, err)
-	require.True(c.t, bytes.HasSuffix(raw, []byte("\n")), "an NDJSON body ends with a newline")
-	lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
-	for _, l := range lines {
-		require.True(c.t, json.Valid([]byte(l)), "line %q", l)
-	}
-	c.requests = append(c.requests, capturedRequest{
-		events: req.Header.Get(docappender.HeaderEventCount), query: req.URL.Query(), lines: lines,
-	})
-	if c.status != nil {
-		if st := c.status(len(c.requests) - 1); st != 0 {
-			return answerStatus(st)
-		}
-	}
-	items := make([]string, len(lines)/2)
-	for i := range items {
-		items[i] = `{"create":{"_index":".ds-a-000001","status":201}}`
-		if c.answer != nil {
-			items[i] = c.answer(len(c.requests)-1, i)
-		}
-	}
-	resp := `{"items":[` + strings.Join(items, ",") + `]}`
-	return &http.Response{StatusCode: http.StatusOK, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(resp))}, nil
-}
-
-// docappenderActionLine returns the action line docappender's Add writes for item.
-func docappenderActionLine(t *testing.T, item docappender.BulkIndexerItem) string {
-	t.Helper()
-	c := &recordingClient{t: t}
-	bi, err := docappender.NewBulkIndexer(docappender.BulkIndexerConfig{Client: c})
-	require.NoError(t, err)
-	item.Body = strings.NewReader(`{}`)
-	require.NoError(t, bi.Add(item))
-	_, err = bi.Flush(context.Background())
-	require.NoError(t, err)
-	require.Len(t, c.requests, 1)
-	return c.requests[0].lines[0]
-}
 
 // The session writes the action line of every document of a request (the documents are added
 // with AddBuffer): it must say what docappender's Add and WriteItemMeta write.

@@ -201,23 +201,3 @@ func FuzzCompactBulkResponse(f *testing.F) {
 		}
 	})
 }
-
-func nilIfEmpty(s []int) []int {
-	if len(s) == 0 {
-		return nil
-	}
-	return s
-}
-
-// unmarshalItems decodes the array under the key "items" of the JSON object b, matched exactly.
-func unmarshalItems(b []byte, items *[]json.RawMessage) error {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(b, &obj); err != nil {
-		return err
-	}
-	v, ok := obj["items"]
-	if !ok {
-		return nil
-	}
-	return json.Unmarshal(v, items)
-}

@@ -190,7 +190,7 @@ func (r *RetryConfig) interval(attempt int) time.Duration {
 // retry together.
 func jitter(d time.Duration) time.Duration {
 	half := d / 2
-	return half + rand.N(half+1) //nolint:gosec // jitter needs no cryptographic randomness
+	return half + rand.N(half+1)
 }
 
 // waitUnless waits for d; it returns ctx's error when ctx ends first, and errStopped when stop

@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -303,42 +302,6 @@ func TestRetryWaitsForRetryAfter(t *testing.T) {
 	assert.Equal(t, Result{Indexed: 1}, res)
 	assert.Equal(t, 2, requests)
 	assert.GreaterOrEqual(t, time.Since(start), time.Second, "the retry waited for Retry-After, not the 1ms backoff")
-}
-
-// bodyCountingClient answers each bulk request according to how many times the same body was
-// sent: fail(n) for its n-th sending (from 1), 201 for each document when fail returns 0.
-type bodyCountingClient struct {
-	mu    sync.Mutex
-	seen  map[string]int
-	total int
-	fail  func(body string, n int) int
-}
-
-func (c *bodyCountingClient) Perform(req *http.Request) (*http.Response, error) {
-	raw, err := io.ReadAll(req.Body)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	if c.seen == nil {
-		c.seen = map[string]int{}
-	}
-	c.seen[string(raw)]++
-	c.total++
-	n := c.seen[string(raw)]
-	c.mu.Unlock()
-	if st := c.fail(string(raw), n); st != 0 {
-		return answerStatus(st)
-	}
-	docs := strings.Count(string(raw), "\n") / 2
-	return answerItems(slices.Repeat([]string{itemCreated}, docs)...)
-}
-
-// retries returns the requests that repeated an earlier one.
-func (c *bodyCountingClient) retries() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.total - len(c.seen)
 }
 
 // The retry budget is the push's: its requests and its dead letters make

@@ -18,7 +18,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/client"
-	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -39,27 +38,11 @@ var (
 	failureStore = attribute.String("outcome", "failure_store")
 )
 
-func fate(f string) attribute.KeyValue        { return attribute.String("fate", f) }
-func code(c int) attribute.KeyValue           { return attribute.Int("http.response.status_code", c) }
-func errorType(t string) attribute.KeyValue   { return attribute.String("error.type", t) }
-func storeStatus(s string) attribute.KeyValue { return attribute.String("failure_store", s) }
-
-// point is a data point of a counter: its value and attributes.
-func point(v int64, kv ...attribute.KeyValue) metricdata.DataPoint[int64] {
-	return metricdata.DataPoint[int64]{Value: v, Attributes: attribute.NewSet(kv...)}
-}
-
 // itemNotEnabled is a document refused by a data stream without a failure store.
 const itemNotEnabled = `{"create":{"_index":"i","status":400,"failure_store":"not_enabled","error":{"type":"document_parsing_exception","reason":"x"}}}`
 
 // errRefused is what dialing a port nobody listens on returns.
 var errRefused = &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
-
-// untilDeadline answers no request: it waits for the request's context to end.
-func untilDeadline(req *http.Request) (*http.Response, error) {
-	<-req.Context().Done()
-	return nil, req.Context().Err()
-}
 
 // Each situation records contrib's instruments under contrib's names and units, with
 // contrib's outcome for the same situation, and this exporter's fate in a metric of its own;
@@ -352,19 +335,6 @@ func TestFlushedBytesOfAnsweredRequests(t *testing.T) {
 	assert.Zero(t, c)
 	n, _ = send(fail(errRefused), status(503), status(503))
 	assert.Equal(t, one, n, "the last attempt was answered 503")
-}
-
-// sumWithOutcome returns the documents counted in docs.processed, without the failure_store
-// points (the second count contrib makes of a document whose bulk item names its failure store).
-func sumWithOutcome(t *testing.T, tel *componenttest.Telemetry) int64 {
-	t.Helper()
-	var n int64
-	for _, dp := range countertest.Points(t, tel, "otelcol.elasticsearch.docs.processed") {
-		if _, ok := dp.Attributes.Value("failure_store"); !ok {
-			n += dp.Value
-		}
-	}
-	return n
 }
 
 // The attribute sets kept for the telemetry's points tell the metadata of one Send from

@@ -4,15 +4,12 @@
 package esclient
 
 import (
-	"context"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
-	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/config/configauth"
 	"go.opentelemetry.io/collector/config/configopaque"
 	"go.opentelemetry.io/collector/config/configoptional"
@@ -22,7 +19,7 @@ import (
 // The key of the create API key example in Elasticsearch's reference.
 const (
 	keyID      = "VuaCfGcBCdbkQm-e5aOx"
-	keySecret  = "ui2lp2axTNmsyakw9tvNnw"
+	keySecret  = "ui2lp2axTNmsyakw9tvNnw" //nolint:gosec // the published example of Elasticsearch's reference, not a credential
 	keyEncoded = "VnVhQ2ZHY0JDZGJrUW0tZTVhT3g6dWkybHAyYXhUTm1zeWFrdzl0dk5udw=="
 	// keyResponse is the create API key response, as Kibana's Dev Tools prints it.
 	keyResponse = `{
@@ -163,49 +160,4 @@ func TestAuthenticatorBesideAPIKey(t *testing.T) {
 	}
 }
 
-// authorizationSent builds a client from testConfig edited by edit, sends one request to a test
-// server, and returns the Authorization header values the server got.
-func authorizationSent(t *testing.T, edit func(*Config), host component.Host) []string {
-	t.Helper()
-	return authorizationSentWith(t, edit, host, func(http.Header) {})
-}
-
-func authorizationSentWith(t *testing.T, edit func(*Config), host component.Host, seen func(http.Header)) []string {
-	t.Helper()
-	var got []string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got = r.Header.Values("Authorization")
-		seen(r.Header)
-		w.Header().Set("X-Elastic-Product", "Elasticsearch")
-	}))
-	t.Cleanup(srv.Close)
-	cfg := testConfig(srv.URL)
-	edit(&cfg)
-	c, err := New(context.Background(), cfg, host, componenttest.NewNopTelemetrySettings(), component.NewDefaultBuildInfo())
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, c.Close(context.Background())) })
-	get(t, c)
-	return got
-}
-
-// authHost is a host with the given extensions.
-type authHost map[component.ID]component.Component
-
-func (h authHost) GetExtensions() map[component.ID]component.Component { return h }
-
-// headerAuth is an authenticator extension that sets one header to value on each request.
-type headerAuth struct {
-	component.StartFunc
-	component.ShutdownFunc
-	header, value string
-}
-
 var _ extensionauth.HTTPClient = headerAuth{}
-
-func (a headerAuth) RoundTripper(base http.RoundTripper) (http.RoundTripper, error) {
-	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		req = req.Clone(req.Context())
-		req.Header.Set(a.header, a.value)
-		return base.RoundTrip(req)
-	}), nil
-}

@@ -35,7 +35,9 @@ func (l *bodyLogger) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	raw, readErr := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	// The body is read to its end or to its error: closing it can report nothing that
+	// changes what was read, so its error is not the request's.
+	_ = resp.Body.Close()
 	resp.Body = io.NopCloser(bytes.NewReader(raw))
 	if readErr != nil {
 		return resp, readErr

@@ -5,23 +5,13 @@ package esclient
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/hex"
 	"encoding/pem"
-	"io"
-	"log"
-	"math/big"
 	"net"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -34,106 +24,7 @@ import (
 	"go.uber.org/zap/zapcore"
 )
 
-// testCA is a CA made for a test, which issues certificates.
-type testCA struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-}
-
 var testSerial atomic.Int64
-
-func newTestCA(t *testing.T, name string) testCA {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(testSerial.Add(1)),
-		Subject:               pkix.Name{CommonName: name},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(24 * time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	require.NoError(t, err)
-	cert, err := x509.ParseCertificate(der)
-	require.NoError(t, err)
-	return testCA{cert: cert, key: key}
-}
-
-// issue returns a certificate that ca signed for the template that edit completes (by default
-// a server certificate for 127.0.0.1 and localhost, valid now), with the chain [it, ca].
-func (ca testCA) issue(t *testing.T, edit func(*x509.Certificate)) tls.Certificate {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(testSerial.Add(1)),
-		Subject:      pkix.Name{CommonName: "localhost"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(24 * time.Hour),
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
-		DNSNames:     []string{"localhost"},
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
-	}
-	if edit != nil {
-		edit(tmpl)
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	require.NoError(t, err)
-	leaf, err := x509.ParseCertificate(der)
-	require.NoError(t, err)
-	return tls.Certificate{Certificate: [][]byte{der, ca.cert.Raw}, PrivateKey: key, Leaf: leaf}
-}
-
-// fingerprint returns the SHA-256 fingerprint of cert as Elasticsearch prints it.
-func fingerprint(cert *x509.Certificate) string {
-	sum := sha256.Sum256(cert.Raw)
-	return hex.EncodeToString(sum[:])
-}
-
-// opensslFingerprint returns it as `openssl x509 -fingerprint -sha256` does: uppercase pairs
-// between colons.
-func opensslFingerprint(cert *x509.Certificate) string {
-	sum := sha256.Sum256(cert.Raw)
-	pairs := make([]string, len(sum))
-	for i, b := range sum {
-		pairs[i] = strings.ToUpper(hex.EncodeToString([]byte{b}))
-	}
-	return strings.Join(pairs, ":")
-}
-
-// writePEM writes the certificates in PEM to a file of the test and returns its path.
-func writePEM(t *testing.T, name string, blocks ...*pem.Block) string {
-	t.Helper()
-	var b []byte
-	for _, block := range blocks {
-		b = append(b, pem.EncodeToMemory(block)...)
-	}
-	path := filepath.Join(t.TempDir(), name)
-	require.NoError(t, os.WriteFile(path, b, 0o600))
-	return path
-}
-
-// chainServer starts an HTTPS server that answers GET / as Elasticsearch does, presents cert
-// (with its chain) and takes the other TLS settings from edit, and returns its URL.
-func chainServer(t *testing.T, cert tls.Certificate, edit func(*tls.Config)) string {
-	t.Helper()
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("X-Elastic-Product", "Elasticsearch")
-		_, _ = io.WriteString(w, `{"cluster_name":"test","version":{"number":"9.5.4"}}`)
-	}))
-	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes are expected
-	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
-	if edit != nil {
-		edit(srv.TLS)
-	}
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	return srv.URL
-}
 
 func TestParseCAFingerprint(t *testing.T) {
 	ca := newTestCA(t, "parse CA")

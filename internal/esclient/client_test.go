@@ -14,43 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
-	"go.opentelemetry.io/collector/config/confighttp"
-	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
-	"go.uber.org/zap/zaptest/observer"
 )
-
-// testConfig is a Config for one endpoint.
-func testConfig(url string) Config {
-	return Config{
-		HTTP:      confighttp.NewDefaultClientConfig(),
-		Endpoints: Endpoints{Endpoint: url},
-	}
-}
-
-// newTestClient builds a Client whose logs are recorded, closed when the test ends.
-func newTestClient(t *testing.T, cfg Config) (*Client, *observer.ObservedLogs) {
-	t.Helper()
-	core, logs := observer.New(zapcore.DebugLevel)
-	set := componenttest.NewNopTelemetrySettings()
-	set.Logger = zap.New(core)
-	build := component.BuildInfo{Command: "otelcol-test", Version: "1.2.3"}
-	c, err := New(context.Background(), cfg, testHost{}, set, build)
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, c.Close(context.Background())) })
-	return c, logs
-}
-
-// get sends GET / through c and drains the answer.
-func get(t *testing.T, c *Client) {
-	t.Helper()
-	req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, "/", http.NoBody)
-	require.NoError(t, err)
-	resp, err := c.Perform(req)
-	require.NoError(t, err)
-	require.NoError(t, resp.Body.Close())
-	require.Equal(t, http.StatusOK, resp.StatusCode)
-}
 
 func TestUserAgent(t *testing.T) {
 	assert.Equal(t, "otelcol-es/0.1.0 elasticsearchexporter", userAgent(component.BuildInfo{Command: "otelcol-es", Version: "0.1.0"}))

@@ -241,16 +241,6 @@ func TestPeriodicDiscoveryLogsFailureOnce(t *testing.T) {
 	})
 }
 
-// sortedURLs returns the client's node URLs as they are (user info and all), sorted.
-func sortedURLs(c *Client) []string {
-	var out []string
-	for _, u := range c.URLs() {
-		out = append(out, u.String())
-	}
-	slices.Sort(out)
-	return out
-}
-
 // With periodic discovery and one discovered node down, a discovery that the node does not
 // answer is asked of the next node: every round succeeds, and none is logged, where the
 // transport's discovery alone (one node asked per round) failed at every other interval,

@@ -7,67 +7,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zapcore"
 )
-
-// checkLog collects the results a CheckRecorder is given, the last per check.
-type checkLog struct {
-	mu   sync.Mutex
-	last map[Check]bool
-}
-
-func (l *checkLog) record(c Check, failed bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.last == nil {
-		l.last = map[Check]bool{}
-	}
-	l.last[c] = failed
-}
-
-func (l *checkLog) get() map[Check]bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	out := map[Check]bool{}
-	maps.Copy(out, l.last)
-	return out
-}
-
-// privilegeServer answers GET / with version, and _has_privileges with status and answer,
-// keeping the body it was asked.
-func privilegeServer(t *testing.T, version string, status int, answer string) (*httptest.Server, *[]byte) {
-	t.Helper()
-	var asked []byte
-	var mu sync.Mutex
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("X-Elastic-Product", "Elasticsearch")
-		switch r.URL.Path {
-		case "/":
-			fmt.Fprintf(w, `{"cluster_name":"c","version":{"number":%q}}`, version)
-		case privilegesPath:
-			b, _ := io.ReadAll(r.Body)
-			mu.Lock()
-			asked = b
-			mu.Unlock()
-			w.WriteHeader(status)
-			_, _ = io.WriteString(w, answer)
-		default:
-			w.WriteHeader(http.StatusNotFound)
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv, &asked
-}
 
 // The security answers below are those Elasticsearch 9.5.4 gives; the real node proves them in
 // integrationtest/privileges_test.go.

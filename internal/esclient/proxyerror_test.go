@@ -4,7 +4,6 @@
 package esclient
 
 import (
-	"context"
 	"io"
 	"net"
 	"net/http"
@@ -14,58 +13,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// connectProxy is an HTTP proxy for CONNECT only: it answers status when status is not 200,
-// and otherwise opens the tunnel to the requested address.
-func connectProxy(t *testing.T, status int) *httptest.Server {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodConnect || status != http.StatusOK {
-			w.WriteHeader(status)
-			return
-		}
-		upstream, err := net.Dial("tcp", r.Host)
-		if err != nil {
-			w.WriteHeader(http.StatusBadGateway)
-			return
-		}
-		// The 200 goes on the hijacked connection itself: a response written before Hijack
-		// may not have been sent yet, and is not sent after it.
-		conn, buf, err := http.NewResponseController(w).Hijack()
-		if err != nil {
-			upstream.Close()
-			return
-		}
-		if _, err := io.WriteString(conn, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
-			upstream.Close()
-			conn.Close()
-			return
-		}
-		if n := buf.Reader.Buffered(); n > 0 {
-			// What the client sent right after the CONNECT, already read from the connection.
-			b, _ := buf.Peek(n)
-			if _, err := upstream.Write(b); err != nil {
-				upstream.Close()
-				conn.Close()
-				return
-			}
-		}
-		go func() { _, _ = io.Copy(upstream, conn); upstream.Close() }()
-		_, _ = io.Copy(conn, upstream)
-		conn.Close()
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
-
-// versionError runs the version check's request once and returns its error.
-func versionError(t *testing.T, cfg Config) error {
-	t.Helper()
-	c, _ := newTestClient(t, cfg)
-	_, _, _, err := c.serverVersion(context.Background())
-	require.Error(t, err)
-	return err
-}
 
 func TestProxyRefusingTheTunnelIsNamed(t *testing.T) {
 	proxy := connectProxy(t, http.StatusForbidden)

@@ -57,8 +57,9 @@ func TestEndpointErrorsAreRedacted(t *testing.T) {
 // A *url.Error anywhere in an error's tree loses its URL's password, and a parse error its
 // reason, which may quote a part of the password.
 func TestRedactError(t *testing.T) {
-	_, parseErr := url.Parse("http://elastic:pw@es-1:9x") //nolint:staticcheck // invalid on purpose
-	getErr := &url.Error{Op: "Post", URL: "http://elastic:pw@es-1:9200/_bulk", Err: errors.New("EOF")}
+	_, parseErr := url.Parse("http://elastic:pw@es-1:9x")    //nolint:staticcheck // invalid on purpose
+	const withPassword = "http://elastic:pw@es-1:9200/_bulk" //nolint:gosec // the password to redact, not a credential
+	getErr := &url.Error{Op: "Post", URL: withPassword, Err: errors.New("EOF")}
 	err := redactError(errors.Join(fmt.Errorf("wrapped: %w", parseErr), getErr))
 	assert.Equal(t, "wrapped: parse \"http://elastic:xxxxx@es-1:9x\": invalid port \":9x\" after host\n"+
 		"Post \"http://elastic:xxxxx@es-1:9200/_bulk\": EOF", err.Error())
@@ -89,7 +90,3 @@ func TestPerformErrorsAreRedacted(t *testing.T) {
 	_, err = New(context.Background(), cfg, testHost{}, componenttest.NewNopTelemetrySettings(), component.NewDefaultBuildInfo())
 	require.EqualError(t, err, "building the HTTP client: parse \"http://proxy:xxxxx@proxy host:3128\": invalid character \" \" in host name")
 }
-
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -4,11 +4,9 @@
 package esclient
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,32 +19,8 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 )
 
-// runChecker starts a TemplateChecker over c, stopped when the test ends.
-func runChecker(t *testing.T, c *Client) *TemplateChecker {
-	t.Helper()
-	tc := NewTemplateChecker(c, c.logger, nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Go(func() { tc.Run(ctx) })
-	t.Cleanup(func() {
-		cancel()
-		wg.Wait()
-	})
-	return tc
-}
-
 // lastName is the data stream that checksDone observes.
 const lastName = "logs-last.otel-default"
-
-// checksDone returns once every name observed before it has been checked. The worker takes a
-// name from the queue only when the check before it is done, so once it has taken lastName,
-// observed last, the earlier checks are over (lastName's own may still run).
-func checksDone(t *testing.T, tc *TemplateChecker) {
-	t.Helper()
-	tc.Observe(lastName)
-	require.Eventually(t, func() bool { return len(tc.queue) == 0 }, 10*time.Second, time.Millisecond,
-		"the worker takes the name observed last")
-}
 
 func TestWarnsOnceWhenNoTemplateMatches(t *testing.T) {
 	srv := fakees.New(t)

@@ -5,82 +5,18 @@ package esclient
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
-	"log"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// newTLSTestServer starts an HTTPS server whose TLS settings edit changes, closed when the
-// test ends, and returns a client Config that trusts its certificate.
-func newTLSTestServer(t *testing.T, edit func(*tls.Config)) Config {
-	t.Helper()
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("X-Elastic-Product", "Elasticsearch")
-		_, _ = io.WriteString(w, `{}`)
-	}))
-	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshake errors are expected
-	srv.TLS = &tls.Config{}
-	edit(srv.TLS)
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	ca := filepath.Join(t.TempDir(), "ca.pem")
-	require.NoError(t, os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600))
-	cfg := testConfig(srv.URL)
-	cfg.HTTP.TLS.CAFile = ca
-	return cfg
-}
-
-// expiredCert is a self-signed certificate for 127.0.0.1 that expired an hour ago.
-func expiredCert(t *testing.T) tls.Certificate {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "expired"},
-		NotBefore:             time.Now().Add(-48 * time.Hour),
-		NotAfter:              time.Now().Add(-time.Hour),
-		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1)},
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	require.NoError(t, err)
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
-}
-
-// performErr sends GET / and returns the error.
-func performErr(t *testing.T, c *Client) error {
-	t.Helper()
-	req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, "/", http.NoBody)
-	require.NoError(t, err)
-	resp, err := c.Perform(req)
-	if resp != nil {
-		require.NoError(t, resp.Body.Close())
-	}
-	return err
-}
 
 // TLS handshakes that fail on a setting are told apart, with what to check, from network
 // failures that waiting may fix. Each case is a real handshake against a local server.

@@ -6,11 +6,8 @@ package esclient
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -19,6 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 )
 
 // These tests pin the behavior of elastic-transport-go (v8.8.0) that the exporter relies on
@@ -30,117 +29,6 @@ import (
 
 // errNodeDown is the network error of a node that is down.
 var errNodeDown = errors.New("connect: connection refused")
-
-// fakeNodes answers every request 200 {} unless its host is down, and records the hosts
-// reached, in order.
-type fakeNodes struct {
-	mu   sync.Mutex
-	down map[string]bool
-	hits []string
-	// nodesHTTP, when set, is the answer to GET /_nodes/http.
-	nodesHTTP string
-	// handler, when set, answers every request to a host that is up, in place of 200 {}.
-	handler http.HandlerFunc
-}
-
-func (f *fakeNodes) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Body != nil {
-		_, _ = io.Copy(io.Discard, req.Body)
-		_ = req.Body.Close()
-	}
-	f.mu.Lock()
-	f.hits = append(f.hits, req.URL.Host)
-	down := f.down[req.URL.Host]
-	nodesHTTP, handler := f.nodesHTTP, f.handler
-	f.mu.Unlock()
-	if err := req.Context().Err(); err != nil {
-		return nil, err
-	}
-	if down {
-		return nil, errNodeDown
-	}
-	if handler != nil {
-		rec := httptest.NewRecorder()
-		handler(rec, req)
-		resp := rec.Result()
-		resp.Request = req
-		return resp, nil
-	}
-	body := `{}`
-	if strings.HasSuffix(req.URL.Path, "/_nodes/http") && nodesHTTP != "" {
-		body = nodesHTTP
-	}
-	return &http.Response{
-		StatusCode: http.StatusOK, Request: req,
-		Header: http.Header{"X-Elastic-Product": {"Elasticsearch"}},
-		Body:   io.NopCloser(strings.NewReader(body)),
-	}, nil
-}
-
-func (f *fakeNodes) setDown(host string, down bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.down == nil {
-		f.down = map[string]bool{}
-	}
-	f.down[host] = down
-}
-
-// count returns the number of requests that went to host.
-func (f *fakeNodes) count(host string) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	n := 0
-	for _, h := range f.hits {
-		if h == host {
-			n++
-		}
-	}
-	return n
-}
-
-// last returns the host the last request went to.
-func (f *fakeNodes) last() string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.hits[len(f.hits)-1]
-}
-
-// fakeNodesConfig is a Config over http://<host> for each host, sending through nodes.
-func fakeNodesConfig(nodes *fakeNodes, hosts ...string) Config {
-	urls := make([]string, len(hosts))
-	for i, h := range hosts {
-		urls[i] = "http://" + h
-	}
-	cfg := testConfig("")
-	cfg.Endpoints = Endpoints{Endpoints: urls}
-	sendThrough(&cfg, nodes)
-	return cfg
-}
-
-// send sends GET / with ctx and returns the host it went to and the error.
-func send(ctx context.Context, t *testing.T, c *Client, nodes *fakeNodes) (string, error) {
-	t.Helper()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "/", http.NoBody)
-	require.NoError(t, err)
-	resp, err := c.Perform(req)
-	if resp != nil {
-		require.NoError(t, resp.Body.Close())
-	}
-	return nodes.last(), err
-}
-
-// hostsOf sends n requests, which must succeed, and returns the hosts they went to.
-func hostsOf(t *testing.T, c *Client, nodes *fakeNodes, n int) []string {
-	t.Helper()
-	out := make([]string, n)
-	for i := range out {
-		host, err := send(context.Background(), t, c, nodes)
-		require.NoError(t, err)
-		out[i] = host
-	}
-	return out
-}
 
 const (
 	nodeA = "es-a:9200"
@@ -162,33 +50,14 @@ func TestTransportRoundRobin(t *testing.T) {
 // bulk indexer sends them again, which duplicates them unless they have an _id (a duplicate
 // then comes back 409).
 func TestTransportRequestToDyingNodeIsNotResent(t *testing.T) {
-	var mu sync.Mutex
-	bodies := map[string]int{}
-	handler := func(name string, die bool) http.HandlerFunc {
-		return func(w http.ResponseWriter, r *http.Request) {
-			body, err := io.ReadAll(r.Body)
-			if err != nil || string(body) != `{"create":{}}`+"\n{}\n" {
-				t.Errorf("node %s read %q, %v", name, body, err)
-			}
-			mu.Lock()
-			bodies[name]++
-			mu.Unlock()
-			if die {
-				conn, _, err := http.NewResponseController(w).Hijack()
-				if err == nil {
-					_ = conn.Close()
-				}
-				return
-			}
-			w.Header().Set("X-Elastic-Product", "Elasticsearch")
-			_, _ = io.WriteString(w, `{"items":[]}`)
-		}
-	}
-	servers := map[string]*httptest.Server{}
+	const body = `{"create":{}}` + "\n{}\n"
+	servers := map[string]*fakees.Server{}
 	var urls []string
 	for _, name := range []string{"a", "b", "c"} {
-		srv := httptest.NewServer(handler(name, name == "b"))
-		t.Cleanup(srv.Close)
+		srv := fakees.New(t)
+		if name == "b" {
+			srv.Faults = fakees.Faults{DropConnectionRate: 1} // reads each bulk request, then closes its connection
+		}
 		servers[name] = srv
 		urls = append(urls, srv.URL)
 	}
@@ -198,7 +67,7 @@ func TestTransportRequestToDyingNodeIsNotResent(t *testing.T) {
 
 	post := func() error {
 		req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, "/_bulk",
-			strings.NewReader(`{"create":{}}`+"\n{}\n"))
+			strings.NewReader(body))
 		require.NoError(t, err)
 		resp, err := c.Perform(req)
 		if resp != nil {
@@ -211,30 +80,26 @@ func TestTransportRequestToDyingNodeIsNotResent(t *testing.T) {
 	for range 4 {              // a and c only
 		require.NoError(t, post())
 	}
-	assert.Equal(t, map[string]int{"a": 3, "b": 1, "c": 2}, bodies)
+	received := map[string]int{}
+	for name, srv := range servers {
+		for _, b := range srv.Bodies() {
+			// The request as sent: an action line and a document, each a line of its own.
+			got := strings.SplitAfter(string(b), "\n")
+			want := strings.SplitAfter(body, "\n")
+			require.Len(t, got, len(want), "node %s: %q", name, b)
+			for i := range want[:len(want)-1] {
+				assert.JSONEq(t, want[i], got[i], "node %s, line %d", name, i)
+			}
+			assert.Empty(t, got[len(got)-1], "node %s: the body ends with a newline", name)
+		}
+		received[name] = len(srv.Bodies())
+	}
+	assert.Equal(t, map[string]int{"a": 3, "b": 1, "c": 2}, received)
 
 	down := logs.FilterMessageSnippet("Elasticsearch node does not answer").All()
 	require.Len(t, down, 1)
 	assert.Equal(t, servers["b"].URL, down[0].ContextMap()["node"])
 	assert.Equal(t, "/_bulk", down[0].ContextMap()["path"])
-}
-
-// resurrectAfter is the time the client sets a node aside for at its n-th failure in a row
-// (from 1): 60s, doubled at each failure, up to 32 minutes from the sixth.
-func resurrectAfter(n int) time.Duration { return time.Minute << min(n-1, 5) }
-
-// sendUntil sends GET / until a request goes to host, and returns that request's error.
-func sendUntil(t *testing.T, c *Client, nodes *fakeNodes, host string) error {
-	t.Helper()
-	for range 10 {
-		got, err := send(context.Background(), t, c, nodes)
-		if got == host {
-			return err
-		}
-		require.NoError(t, err)
-	}
-	t.Fatalf("no request went to %s", host)
-	return nil
 }
 
 // (c) A node that fails is set aside for resurrectAfter(failures in a row), then taken back

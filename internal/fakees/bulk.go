@@ -24,7 +24,7 @@ type Response struct {
 
 // bulk answers POST /_bulk: a body that cannot be read, without items, whose event count
 // header does not match its items, or with a parameter refused (RefuseIncludeSource), or in
-// snappy with DropSnappy, is answered 400; then
+// snappy with DropSnappy, is answered 400; then Answer may answer it whole; then
 // come the request-level faults and hooks (413 for Faults.MaxRequestBytes, SlowResponse,
 // dropped connections, OnRequest), and each item is answered by OnItem or processed.
 func (s *Server) bulk(w http.ResponseWriter, r *http.Request) {
@@ -63,9 +63,14 @@ func (s *Server) bulk(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `{"error":{"root_cause":[{`+reason+`}],`+reason+`},"status":400}`)
 		return
 	}
+	if s.Answer != nil && s.Answer(w, items) {
+		return
+	}
 	s.mu.Lock()
-	s.requests = append(s.requests, r)
-	s.bodies = append(s.bodies, raw)
+	if !s.KeepNothing {
+		s.requests = append(s.requests, r)
+		s.bodies = append(s.bodies, raw)
+	}
 	s.stats.Requests++
 	onRequest, onItem := s.OnRequest, s.OnItem
 	maxBytes, slow := s.Faults.MaxRequestBytes, s.Faults.SlowResponse
@@ -127,8 +132,7 @@ func (s *Server) bulk(w http.ResponseWriter, r *http.Request) {
 			responses[i] = s.process(it)
 		case responses[i].Status <= 299:
 			// A hook's success stores the item as it is, without the _id check.
-			s.accepted = append(s.accepted, it)
-			s.stats.Accepted++
+			s.store(it)
 		}
 		if responses[i].Status > 299 {
 			anyErr = true
@@ -197,7 +201,7 @@ func (s *Server) process(it Item) Response {
 		return resp
 	}
 	op, _ := it.Op()
-	if id := it.ID(); id != "" {
+	if id := it.ID(); id != "" && !s.KeepNothing {
 		key := indexID{index: it.Index(), id: id}
 		if s.ids[key] && op == "create" {
 			if s.conflicts == nil {
@@ -215,7 +219,18 @@ func (s *Server) process(it Item) Response {
 		}
 		s.ids[key] = true
 	}
-	s.accepted = append(s.accepted, it)
-	s.stats.Accepted++
+	s.store(it)
 	return Response{Status: http.StatusCreated}
+}
+
+// store accepts it: counted, and kept unless KeepNothing. s.mu must be held.
+func (s *Server) store(it Item) {
+	s.stats.Accepted++
+	if s.perIndex == nil {
+		s.perIndex = map[string]int{}
+	}
+	s.perIndex[it.Index()]++
+	if !s.KeepNothing {
+		s.accepted = append(s.accepted, it)
+	}
 }

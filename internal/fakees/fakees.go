@@ -45,6 +45,14 @@ type Server struct {
 	// OnRequest, when set, may answer a whole bulk request: a non-zero status is returned with
 	// an error body and nothing is accepted.
 	OnRequest func(r *http.Request, items []Item) int
+	// Answer, when set, may write the whole answer to a bulk request itself, given the items
+	// received, for answers no Elasticsearch gives (a body that is not JSON or is cut short,
+	// fewer items than sent, a redirect); it reports whether it answered. Nothing is stored of
+	// a request it answers.
+	Answer func(w http.ResponseWriter, items []Item) bool
+	// KeepNothing keeps no item, body or request, for tests that measure memory under load:
+	// only the counts are kept (Stats, AcceptedPerIndex), and no _id is checked.
+	KeepNothing bool
 	// RetryAfter is the Retry-After header sent with request-level 429 and 503 answers.
 	RetryAfter string
 	// ErrorBody, when set, gives the body of a request-level failure answered by OnRequest,
@@ -69,7 +77,9 @@ type Server struct {
 	// ids holds the _ids accepted, per index; conflicts the 409 answers per _id.
 	ids       map[indexID]bool
 	conflicts map[string]int
-	stats     Stats
+	// perIndex counts the items accepted, per index.
+	perIndex map[string]int
+	stats    Stats
 	// reqRand and itemRand are the fault generators, made from Faults.Seed on first use.
 	reqRand, itemRand *rand.Rand
 }
@@ -136,6 +146,13 @@ func (s *Server) AcceptedIDs() map[string]int {
 		out[k.id]++
 	}
 	return out
+}
+
+// AcceptedPerIndex returns, per index, the number of items accepted.
+func (s *Server) AcceptedPerIndex() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.perIndex)
 }
 
 // Conflicts returns, per _id, the number of items answered 409 because the _id was already

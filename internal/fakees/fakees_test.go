@@ -5,8 +5,6 @@ package fakees
 
 import (
 	"bytes"
-	"compress/gzip"
-	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -20,37 +18,6 @@ import (
 
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
-}
-
-// post sends a bulk body, gzipped when asked, with the event count header when events is not
-// empty, and returns the status and the decoded answer.
-func post(t *testing.T, s *Server, body, events string, gzipped bool) (int, http.Header, map[string]any) {
-	t.Helper()
-	var buf bytes.Buffer
-	if gzipped {
-		gz := gzip.NewWriter(&buf)
-		_, err := gz.Write([]byte(body))
-		require.NoError(t, err)
-		require.NoError(t, gz.Close())
-	} else {
-		buf.WriteString(body)
-	}
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, s.URL+"/_bulk?refresh=false", &buf)
-	require.NoError(t, err)
-	if gzipped {
-		req.Header.Set("Content-Encoding", "gzip")
-	}
-	if events != "" {
-		req.Header.Set("X-Elastic-Event-Count", events)
-	}
-	resp, err := s.Client().Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	var answer map[string]any
-	require.NoError(t, json.Unmarshal(raw, &answer), "%s", raw)
-	return resp.StatusCode, resp.Header, answer
 }
 
 const threeItems = `{"create":{"_index":"a","_id":"x"}}
@@ -209,4 +176,55 @@ func TestUnusualAnswers(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusBadGateway, resp.StatusCode)
 	assert.Equal(t, "<html>bad gateway</html>", string(body))
+}
+
+// Answer writes the whole answer of a bulk request, and nothing of it is stored.
+func TestAnswerHook(t *testing.T) {
+	s := New(t)
+	s.Answer = func(w http.ResponseWriter, items []Item) bool {
+		if items[0].Index() != "a" {
+			return false
+		}
+		_, _ = io.WriteString(w, `{"errors":false,"items":[]}`)
+		return true
+	}
+	status, _, answer := post(t, s, threeItems, "", false)
+	require.Equal(t, http.StatusOK, status)
+	assert.Empty(t, answer["items"], "the hook's answer, not the server's")
+	assert.Empty(t, s.Accepted())
+	assert.Zero(t, s.Requests())
+
+	status, _, answer = post(t, s, `{"create":{"_index":"c"}}`+"\n{}\n", "", false)
+	require.Equal(t, http.StatusOK, status)
+	assert.Len(t, answer["items"], 1, "declined: the server answers")
+	assert.Len(t, s.Accepted(), 1)
+}
+
+// With KeepNothing only the counts are kept, and an _id is not checked.
+func TestKeepNothing(t *testing.T) {
+	s := New(t)
+	s.KeepNothing = true
+	status, _, answer := post(t, s, threeItems, "3", false)
+	require.Equal(t, http.StatusOK, status)
+	assert.Equal(t, false, answer["errors"])
+	assert.Empty(t, s.Accepted())
+	assert.Empty(t, s.Bodies())
+	assert.Nil(t, s.LastRequest())
+	assert.Empty(t, s.AcceptedIDs())
+	assert.Equal(t, map[string]int{"a": 2, "b": 1}, s.AcceptedPerIndex())
+	assert.Equal(t, Stats{Requests: 1, Accepted: 3}, s.Stats())
+}
+
+// An outage answers 503 until EndOutage.
+func TestEndOutage(t *testing.T) {
+	s := New(t)
+	s.StartOutage(time.Hour)
+	require.True(t, s.InOutage())
+	status, _, _ := post(t, s, threeItems, "", false)
+	assert.Equal(t, http.StatusServiceUnavailable, status)
+	s.EndOutage()
+	assert.False(t, s.InOutage())
+	status, _, _ = post(t, s, threeItems, "", false)
+	assert.Equal(t, http.StatusOK, status)
+	assert.Equal(t, map[string]int{"a": 1, "b": 1}, s.AcceptedPerIndex())
 }

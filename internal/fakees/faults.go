@@ -73,6 +73,13 @@ func (s *Server) StartOutage(d time.Duration) {
 	s.Faults.OutageUntil = time.Now().Add(d)
 }
 
+// EndOutage ends an outage now. It is safe to call while requests run.
+func (s *Server) EndOutage() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Faults.OutageUntil = time.Time{}
+}
+
 // InOutage tells whether an outage is going on.
 func (s *Server) InOutage() bool {
 	s.mu.Lock()
@@ -137,7 +144,7 @@ func (s *Server) dropDecision() (drop, processed bool) {
 // initRand makes the fault generators. s.mu must be held.
 func (s *Server) initRand() {
 	if s.reqRand == nil {
-		seed := uint64(s.Faults.Seed) //nolint:gosec // any bit pattern is a seed
+		seed := uint64(s.Faults.Seed)
 		s.reqRand = rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 		s.itemRand = rand.New(rand.NewPCG(seed, 0xbf58476d1ce4e5b9))
 	}

@@ -5,7 +5,6 @@ package pipeline // import "github.com/otelcol-es/elasticsearchexporter/internal
 
 import (
 	"context"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -72,9 +71,11 @@ type Settings struct {
 	// PersistentQueue tells that the sending queue keeps its batches in a storage extension
 	// (see persistentQueueRule).
 	PersistentQueue bool
-	// NumConsumers is how many push states are kept between pushes: how many pushes of a
-	// signal run at once (sending_queue::num_consumers), or the exporter's default of it when
-	// the sending queue is off and pushes run on the callers' goroutines.
+	// NumConsumers is how many push states are kept between pushes, for the pushes of every
+	// signal together: sending_queue::num_consumers, how many pushes of one signal run at once
+	// (each signal has its own queue), or the exporter's default of it when the sending queue
+	// is off and pushes run on the callers' goroutines. The pushes that run beyond it (those of
+	// several signals at once, or of callers without a queue) make states that are not kept.
 	NumConsumers int
 	// MaxInflightBytes is flow_control::max_inflight_bytes; 0: no cap.
 	MaxInflightBytes int64
@@ -148,6 +149,10 @@ func New(set Settings, budget *bulk.ByteBudget, tel *metadata.TelemetryBuilder, 
 		metadataKeys:    metadatakeys.Lower(set.MetadataKeys),
 	}
 	p.allowedModes, p.defaultMode = parseModes(set.AllowedModes)
+	if set.MaxInflightBytes > 0 && budget != nil {
+		// The batches kept between pushes are counted in the cap for good (see newStateList).
+		budget.Reserve(stateRetention(set))
+	}
 	if _, err := p.newPushState(); err != nil {
 		return nil, err
 	}
@@ -203,7 +208,7 @@ func push[T any](ctx context.Context, p *Pipeline, sig Signal, data T, records i
 		return consumererror.NewPermanent(err)
 	}
 	defer p.putState(st)
-	st.batch.Buf = slices.Grow(st.batch.Buf, int(a.encoded))
+	growBatch(&st.batch, a.encoded, records)
 	// The modes live in the push state: the walk is called through a function value, to which
 	// a pointer to a local would escape (an allocation per push).
 	st.modes = p.newModes(ctx, sig)

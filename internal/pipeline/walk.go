@@ -101,16 +101,21 @@ func (p *Pipeline) putState(st *pushState) {
 }
 
 // newStateList returns the free list of push states. It keeps as many states as Settings'
-// NumConsumers (sending_queue::num_consumers), and of their batches' memory at most a quarter
-// of flow_control::max_inflight_bytes (16 MiB when the cap is off): pushes then reuse batch
-// buffers grown to the size of their requests, which a sync.Pool loses at each garbage
-// collection, while what is kept between pushes stays small beside what pushes may hold.
+// NumConsumers (sending_queue::num_consumers), and of their batches' memory at most
+// stateRetention: pushes then reuse batch buffers grown to the size of their requests, which a
+// sync.Pool loses at each garbage collection.
 func newStateList(set Settings) *freelist.List[*pushState] {
-	limit := set.MaxInflightBytes / 4
-	if limit <= 0 {
-		limit = 16 << 20
+	return freelist.New[*pushState](set.NumConsumers, stateRetention(set))
+}
+
+// stateRetention is the most batch memory kept between pushes: an eighth of
+// flow_control::max_inflight_bytes, which the pipeline takes out of the cap for good when it
+// is built (bulk.ByteBudget.Reserve), so that what is kept idle is counted too; 16 MiB when the cap is off.
+func stateRetention(set Settings) int64 {
+	if set.MaxInflightBytes <= 0 {
+		return 16 << 20
 	}
-	return freelist.New[*pushState](set.NumConsumers, limit)
+	return set.MaxInflightBytes / 8
 }
 
 // setScope resolves the mapping mode of a scope's records and sets up the encoder and the

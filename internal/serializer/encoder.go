@@ -40,8 +40,9 @@ const (
 	RejectionUnsupported = "unsupported_by_mode"
 )
 
-// Encoder writes documents of one signal. It holds the encoded resource and scope of the
-// records being written, and scratch state that is reused from one document to the next, so
+// Encoder writes the documents of every signal (AppendLog, AppendSpan, AppendSpanEvent,
+// EncodeMetrics, AppendProfile), one resource and scope at a time. It holds the encoded resource
+// and scope of the records being written, and scratch state that is reused from one document to the next, so
 // that the steady state does not allocate. An Encoder is not safe for concurrent use.
 type Encoder struct {
 	w writer

@@ -36,7 +36,9 @@ type groupSlot struct {
 
 func (e *Encoder) collectPoints(metric pmetric.Metric, resIdx, scopeIdx int32, resAttrs pcommon.Map, scope pcommon.InstrumentationScope, route MetricRouteFunc) {
 	m := &e.metrics
-	n := 0
+	var n int
+	// A metric type that pdata adds must be written or rejected here on purpose.
+	//exhaustive:enforce
 	switch metric.Type() {
 	case pmetric.MetricTypeGauge:
 		n = metric.Gauge().DataPoints().Len()

@@ -102,7 +102,7 @@ func (c *Cluster) Endpoints() []string {
 // standard output; it fails the test with the script's output when it fails.
 func (c *Cluster) Script(t testing.TB, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(c.script, args...)
+	cmd := exec.Command(c.script, args...) //nolint:gosec // the repository's scripts/es.sh, with the test's arguments
 	cmd.Env = os.Environ()
 	if c.StateDir != "" {
 		cmd.Env = append(cmd.Env, "ES_STATE_DIR="+c.StateDir)
@@ -228,7 +228,8 @@ func (c *Cluster) NodeStats(t testing.TB, via int) map[string]NodeStat {
 
 // InstallReplicatedLogsTemplate puts an index template for the data streams logs-<prefix>*.otel-*
 // that is the logs stand-in template (see [OTelTemplates]) with a higher priority, two primary
-// shards and one replica each, so that losing one node loses no acknowledged write.
+// shards and one replica each, so that losing one node loses no acknowledged write. Its other
+// index settings (the logsdb mode and the index sort) are kept.
 func (c *Cluster) InstallReplicatedLogsTemplate(t testing.TB, prefix string) {
 	t.Helper()
 	var body map[string]any
@@ -242,6 +243,16 @@ func (c *Cluster) InstallReplicatedLogsTemplate(t testing.TB, prefix string) {
 		tmpl = map[string]any{}
 		body["template"] = tmpl
 	}
-	tmpl["settings"] = map[string]any{"number_of_shards": 2, "number_of_replicas": 1}
+	settings, _ := tmpl["settings"].(map[string]any)
+	if settings == nil {
+		settings = map[string]any{}
+		tmpl["settings"] = settings
+	}
+	index, _ := settings["index"].(map[string]any)
+	if index == nil {
+		index = map[string]any{}
+		settings["index"] = index
+	}
+	index["number_of_shards"], index["number_of_replicas"] = 2, 1
 	c.Client().MustDo(t, http.MethodPut, "/_index_template/otelcol-es-cluster-"+url.PathEscape(prefix), body)
 }

@@ -202,7 +202,7 @@ func ModuleDir() (string, error) {
 
 // readEnvFile parses KEY=value lines; blank lines and lines starting with # are ignored.
 func readEnvFile(path string) (map[string]string, error) {
-	f, err := os.Open(path)
+	f, err := os.Open(path) //nolint:gosec // the env file the user points the tests at
 	if err != nil {
 		return nil, fmt.Errorf("reading the Elasticsearch env file: %w", err)
 	}

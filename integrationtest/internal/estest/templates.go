@@ -13,6 +13,13 @@ import (
 // streams with core field types only: passthrough objects for the attributes, strings mapped as
 // keyword, body.text as text.
 //
+// The logs one has the index mode and the index sort of the built-in logs-otel@mappings: logsdb,
+// sorted on resource.attributes.host.name ascending, then @timestamp descending; it maps
+// resource.attributes.host.name, since the archive refuses an index sort on a field that is
+// not mapped when the backing index is created. So the suites
+// and make cost-es index logs as a 9.x cluster does, and read back the synthetic _source that
+// logsdb returns (docs/documents.md says what it changes).
+//
 // The metrics one is shaped like the built-in metrics-otel@template (and the component
 // templates it is composed of): a time series data stream (index.mode time_series, with the
 // routing path written out, since the module that computes it is missing), a dynamic: false

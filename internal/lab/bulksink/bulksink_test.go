@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -16,62 +17,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/klauspost/compress/gzip"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
-
-func bulkBody(t *testing.T, docs int, gzipped bool) []byte {
-	t.Helper()
-	var raw bytes.Buffer
-	for i := range docs {
-		raw.WriteString(`{"create":{"_index":"logs-generic.otel-default"}}` + "\n")
-		raw.WriteString(`{"n":` + strconv.Itoa(i) + "}\n")
-	}
-	if !gzipped {
-		return raw.Bytes()
-	}
-	var out bytes.Buffer
-	zw := gzip.NewWriter(&out)
-	_, err := zw.Write(raw.Bytes())
-	require.NoError(t, err)
-	require.NoError(t, zw.Close())
-	return out.Bytes()
-}
-
-func post(t *testing.T, h http.Handler, body []byte, gzipped bool, header string) *httptest.ResponseRecorder {
-	t.Helper()
-	req := httptest.NewRequest(http.MethodPost, "/_bulk", bytes.NewReader(body))
-	if gzipped {
-		req.Header.Set("Content-Encoding", "gzip")
-	}
-	if header != "" {
-		req.Header.Set("X-Elastic-Event-Count", header)
-	}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	return rec
-}
-
-// items decodes a bulk response and checks that every item is a created document.
-func items(t *testing.T, rec *httptest.ResponseRecorder) int {
-	t.Helper()
-	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
-	assert.Equal(t, strconv.Itoa(rec.Body.Len()), rec.Header().Get("Content-Length"))
-	var resp struct {
-		Items []map[string]struct {
-			Index  string `json:"_index"`
-			Status int    `json:"status"`
-		} `json:"items"`
-	}
-	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &resp))
-	for _, it := range resp.Items {
-		assert.Equal(t, 201, it["create"].Status)
-		assert.Equal(t, Index, it["create"].Index)
-	}
-	return len(resp.Items)
-}
 
 func TestCountLines(t *testing.T) {
 	h := NewHandler(CountLines, "")
@@ -113,17 +62,17 @@ func TestCapture(t *testing.T) {
 	defer srv.Close()
 	resp, err := http.Get(srv.URL + CapturePath)
 	require.NoError(t, err)
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
 
 	resp, err = http.Post(srv.URL+CapturePath, "", nil)
 	require.NoError(t, err)
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	assert.Equal(t, 3, items(t, post(t, h, bulkBody(t, 3, true), true, "3")))
 	resp, err = http.Get(srv.URL + CapturePath)
 	require.NoError(t, err)
 	got, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	require.NoError(t, err)
 	assert.Equal(t, bulkBody(t, 3, false), got)
 }
@@ -146,19 +95,19 @@ func TestStartupRequests(t *testing.T) {
 
 // TestProcess runs the sink as a child process (this test binary, see TestMain) and stops it.
 func TestProcess(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd := exec.Command(os.Args[0], "-test.run=^$") //nolint:gosec // the test binary itself, as the sink's child process
 	cmd.Env = append(os.Environ(), "BULKSINK_CHILD=-count=header -stdin")
 	p, err := Start(cmd)
 	require.NoError(t, err)
 	resp, err := http.Post(p.URL+"/_bulk", "application/x-ndjson", bytes.NewReader(bulkBody(t, 2, false)))
 	require.NoError(t, err)
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode, "no X-Elastic-Event-Count: counted by its lines")
 	st, err := http.Get(p.URL + StatsPath)
 	require.NoError(t, err)
 	var stats Stats
 	require.NoError(t, json.NewDecoder(st.Body).Decode(&stats))
-	st.Body.Close()
+	_ = st.Body.Close()
 	assert.Equal(t, int64(2), stats.Documents)
 	require.NoError(t, p.Stop())
 }
@@ -166,7 +115,7 @@ func TestProcess(t *testing.T) {
 func TestMain(m *testing.M) {
 	if args := os.Getenv("BULKSINK_CHILD"); args != "" {
 		if err := Main(context.Background(), strings.Fields(args), os.Stdin, os.Stdout); err != nil {
-			os.Stderr.WriteString(err.Error() + "\n")
+			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 		os.Exit(0)

@@ -194,7 +194,7 @@ func TestEmptyRequestIsSuccess(t *testing.T) {
 // TestProcess runs the sink as a child process (this test binary, see TestMain), sends it a
 // request and reads its stats.
 func TestProcess(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd := exec.Command(os.Args[0], "-test.run=^$") //nolint:gosec // the test binary itself, as the sink's child process
 	cmd.Env = append(os.Environ(), childEnv+"=1")
 	cmd.Stderr = os.Stderr
 	p, err := bulksink.Start(cmd)
@@ -202,7 +202,7 @@ func TestProcess(t *testing.T) {
 	defer func() { assert.NoError(t, p.Stop()) }()
 	resp, err := http.Post(p.URL+LogsPath, "application/x-protobuf", bytes.NewReader(logsBody(t)))
 	require.NoError(t, err)
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	resp, err = http.Get(p.URL + StatsPath)
 	require.NoError(t, err)

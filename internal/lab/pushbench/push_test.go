@@ -6,24 +6,13 @@ package pushbench
 import (
 	"bytes"
 	"context"
-	"io"
-	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/component"
-	"go.opentelemetry.io/collector/component/componenttest"
-	"go.opentelemetry.io/collector/config/configoptional"
-	"go.opentelemetry.io/collector/exporter"
-	"go.opentelemetry.io/collector/exporter/exporterhelper"
-	"go.opentelemetry.io/collector/exporter/exportertest"
 	"go.opentelemetry.io/collector/exporter/xexporter"
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/pprofile"
@@ -36,14 +25,6 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
-// The uniform records of the push benchmarks, shared with the out-of-process cost benchmark
-// (internal/lab/cmd/costbench): about 300 to 430 bytes of JSON per document, which gzip shrinks
-// 40-50 times, the best case. The realistic records (benchdata.Realistic, seed
-// benchdata.RealisticSeed) are the headline.
-func benchmarkLogs(n int) plog.Logs          { return benchdata.Logs(n) }
-func benchmarkTraces(n int) ptrace.Traces    { return benchdata.Traces(n) }
-func benchmarkMetrics(n int) pmetric.Metrics { return benchdata.Metrics(n) }
-
 var benchmarkSizes = []int{10, 100, 1000, 10000}
 
 // The corpora of the push benchmarks: the realistic records at every size, the uniform ones,
@@ -52,47 +33,6 @@ const (
 	corpusRealistic = "realistic"
 	corpusUniform   = "uniform"
 )
-
-// benchmarkData returns the input of n records of sig from corpus: a new Realistic of the
-// benchmarks' seed for each input, so that every run measures the same records.
-func benchmarkData(sig benchmarkSignal, corpus string, n int) any {
-	if corpus == corpusRealistic {
-		return sig.realistic(benchdata.NewRealistic(benchdata.RealisticSeed), n)
-	}
-	return sig.data(n)
-}
-
-// benchmarkCorpora returns the corpora of sig at n records.
-func benchmarkCorpora(sig benchmarkSignal, n int) []string {
-	var out []string
-	if sig.realistic != nil {
-		out = append(out, corpusRealistic)
-	}
-	if sig.realistic == nil || n == 1000 {
-		out = append(out, corpusUniform)
-	}
-	return out
-}
-
-// benchmarkSignal is one signal of the push benchmarks: the data and each way of handling it.
-type benchmarkSignal struct {
-	name string
-	// data returns the push input of n uniform records, realistic that of n realistic ones
-	// (nil where the signal has none).
-	data      func(n int) any
-	realistic func(g *benchdata.Realistic, n int) any
-	// push consumes the input through the factory-built exporter.
-	push func(ctx context.Context, exp, data any) error
-	// create builds the exporter for the signal.
-	create func(tb testing.TB, url string) any
-	// encode runs only the serializer over the input, into buf.
-	encode func(e *serializer.Encoder, buf []byte, data any) []byte
-	// otlpJSON and otlpProto marshal the input with pdata's marshalers.
-	otlpJSON, otlpProto func(data any) ([]byte, error)
-	// docBytes and realisticBytes are the intended sizes of a uniform and of a realistic
-	// record's documents, in bytes of JSON.
-	docBytes, realisticBytes int
-}
 
 var (
 	benchmarkLogsStream   = serializer.DataStream{Type: "logs", Dataset: "generic", Namespace: "default"}
@@ -237,16 +177,6 @@ var benchmarkSignals = []benchmarkSignal{
 	},
 }
 
-func benchmarkMetricRoute(pcommon.Map, pcommon.Map, pcommon.Map, string, pcommon.Timestamp) (string, serializer.DataStream, error) {
-	return "metrics-generic.otel-default", serializer.DataStream{Type: "metrics", Dataset: "generic", Namespace: "default"}, nil
-}
-
-type discardMetricsSink struct{}
-
-type discardProfilesSink struct{}
-
-func (discardProfilesSink) AddProfileDocument(int, serializer.ProfileDoc, string, string, bool) {}
-
 // benchmarkProfilesSeen returns the record of profiling documents written by encoder e's
 // benchmark runs: each encoder has its own, so that its first run writes every document.
 var benchmarkProfilesSeen = func() func(e *serializer.Encoder) serializer.ProfilesSeen {
@@ -263,39 +193,6 @@ var benchmarkProfilesSeen = func() func(e *serializer.Encoder) serializer.Profil
 		return c
 	}
 }()
-
-func (discardMetricsSink) AddMetricsDocument(int, string, serializer.DataStream, []serializer.DynamicTemplate) {
-}
-
-// benchmarkConfig is the default config pointed at url, with the sending queue off so that
-// each Consume call pushes synchronously, short retry waits, and gzip at level 1 (the
-// default, set here so that the benchmark does not follow a change of the default).
-func benchmarkConfig(url string) *elasticsearchexporter.Config {
-	cfg := elasticsearchexporter.NewFactory().CreateDefaultConfig().(*elasticsearchexporter.Config)
-	cfg.Endpoints = []string{url}
-	cfg.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
-	cfg.Retry.InitialInterval = time.Millisecond
-	cfg.Retry.MaxInterval = 5 * time.Millisecond
-	cfg.CompressionParams.Level = 1
-	return cfg
-}
-
-// benchmarkSettings are the collector's no-op settings of an exporter of this type.
-func benchmarkSettings() exporter.Settings {
-	return exportertest.NewNopSettings(elasticsearchexporter.NewFactory().Type())
-}
-
-type lifecycle interface {
-	Start(context.Context, component.Host) error
-	Shutdown(context.Context) error
-}
-
-func startBenchmarkExporter(tb testing.TB, exp any) {
-	tb.Helper()
-	c := exp.(lifecycle)
-	require.NoError(tb, c.Start(context.Background(), componenttest.NewNopHost()))
-	tb.Cleanup(func() { require.NoError(tb, c.Shutdown(context.Background())) })
-}
 
 // BenchmarkPush measures, per signal and number of records per push, the whole push path of the
 // factory-built exporter (impl=push: encoding, gzip at level 1, the HTTP round trip to a
@@ -421,24 +318,6 @@ func benchmarkPushOf(b *testing.B, parallel bool, sink func() string, sig benchm
 			}
 		})
 	})
-}
-
-// requestBodies pushes data once through a new exporter of sig and returns the bodies of the
-// bulk requests it sent, uncompressed: action lines and documents, as the server reads them.
-func requestBodies(tb testing.TB, sig benchmarkSignal, data any) [][]byte {
-	tb.Helper()
-	var mu sync.Mutex
-	var bodies [][]byte
-	url := bulkServer(tb, func(w http.ResponseWriter, n int) {
-		_, _ = io.WriteString(w, `{"items":[`+strings.TrimSuffix(strings.Repeat(`{"create":{"_index":"`+sinkIndex+`","status":201}},`, n), ",")+`]}`)
-	}, func(body []byte) {
-		mu.Lock()
-		bodies = append(bodies, body)
-		mu.Unlock()
-	})
-	require.NoError(tb, sig.push(context.Background(), sig.create(tb, url), data))
-	require.NotEmpty(tb, bodies)
-	return bodies
 }
 
 // TestBenchmarkData keeps the push benchmarks honest: each signal's data of each corpus reaches

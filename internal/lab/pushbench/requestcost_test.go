@@ -5,7 +5,6 @@ package pushbench
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"net/http"
 	"strconv"
@@ -15,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
-	"github.com/otelcol-es/elasticsearchexporter/internal/lab/bulksink"
 	"github.com/otelcol-es/elasticsearchexporter/internal/lab/cputime"
 )
 
@@ -83,7 +81,7 @@ func requestCostOf(b *testing.B, sink string, sig benchmarkSignal, corpus string
 				return err
 			}
 			_, err = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
+			_ = resp.Body.Close()
 			return err
 		})
 	})
@@ -102,21 +100,4 @@ func measureRequests(b *testing.B, do func() error) {
 	if cpu1, ok1 := cputime.Process(); ok0 && ok1 {
 		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/req")
 	}
-}
-
-// capturedBody pushes data once through a new exporter of sig to the sink at url and returns
-// the uncompressed body of the bulk request it sent, as the sink captured it.
-func capturedBody(tb testing.TB, url string, sig benchmarkSignal, data any) []byte {
-	tb.Helper()
-	resp, err := http.Post(url+bulksink.CapturePath, "", http.NoBody)
-	require.NoError(tb, err)
-	resp.Body.Close()
-	require.NoError(tb, sig.push(context.Background(), sig.create(tb, url), data))
-	resp, err = http.Get(url + bulksink.CapturePath)
-	require.NoError(tb, err)
-	defer resp.Body.Close()
-	require.Equal(tb, http.StatusOK, resp.StatusCode)
-	body, err := io.ReadAll(resp.Body)
-	require.NoError(tb, err)
-	return body
 }

@@ -5,23 +5,12 @@ package pushbench
 
 import (
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
-
-	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
-
-	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
-	"github.com/otelcol-es/elasticsearchexporter/internal/lab/bulksink"
 )
 
 // binDir is the folder, made by TestMain and removed when the tests end, into which
@@ -31,24 +20,6 @@ var binDir string
 func TestMain(m *testing.M) {
 	code := run(m)
 	os.Exit(code)
-}
-
-func run(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "pushbench-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "pushbench:", err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	binDir = dir
-	code := m.Run()
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, "pushbench: goroutines leaked:", err)
-			return 1
-		}
-	}
-	return code
 }
 
 // sinkBinary builds cmd/bulksink into binDir, once per test binary and only when a benchmark
@@ -71,74 +42,3 @@ var sinkBinary = sync.OnceValues(func() (string, error) {
 	}
 	return bin, nil
 })
-
-// processSink starts the bulk sink (cmd/bulksink, built by sinkBinary) in a child process and
-// returns its URL; it answers one created item per document, counted from
-// X-Elastic-Event-Count without decompressing the body. The sink's CPU is not the benchmark
-// process's: cpu-ns/event (getrusage RUSAGE_SELF) leaves it out, though the sink still shares
-// the machine's cores with the benchmark, which events/s feels.
-func processSink(tb testing.TB) string {
-	tb.Helper()
-	bin, err := sinkBinary()
-	require.NoError(tb, err)
-	cmd := exec.Command(bin, "-count=header", "-stdin")
-	cmd.Stderr = os.Stderr
-	p, err := bulksink.Start(cmd)
-	require.NoError(tb, err)
-	tb.Cleanup(func() { _ = p.Stop() })
-	return p.URL
-}
-
-// bulkServer starts a server that answers GET / with a version and each bulk request with
-// answer, given the number of documents the request holds. The body is not decoded, unless
-// received functions are given: each bulk request's body is then handed to them uncompressed.
-func bulkServer(tb testing.TB, answer func(w http.ResponseWriter, n int), received ...func(body []byte)) string {
-	tb.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("X-Elastic-Product", "Elasticsearch")
-		if r.URL.Path != "/_bulk" {
-			_, _ = io.WriteString(w, `{"version":{"number":"9.1.0"}}`)
-			return
-		}
-		if len(received) == 0 {
-			_, _ = io.Copy(io.Discard, r.Body)
-		} else {
-			raw, err := fakees.ReadBody(r)
-			if err != nil {
-				http.Error(w, err.Error(), http.StatusBadRequest)
-				return
-			}
-			for _, f := range received {
-				f(raw)
-			}
-		}
-		n, _ := strconv.Atoi(r.Header.Get("X-Elastic-Event-Count"))
-		answer(w, n)
-	}))
-	tb.Cleanup(srv.Close)
-	return srv.URL
-}
-
-// sinkIndex is the index name the sink answers for every item: the backing index of a data
-// stream, as Elasticsearch names it in bulk responses.
-const sinkIndex = bulksink.Index
-
-// bulkSink answers every bulk request with one 201 item per document, as Elasticsearch does
-// with the exporter's filter_path, without decoding the body, in this process: for
-// TestBenchmarkData, which measures nothing.
-func bulkSink(tb testing.TB) string {
-	tb.Helper()
-	var mu sync.Mutex
-	responses := map[int][]byte{}
-	return bulkServer(tb, func(w http.ResponseWriter, n int) {
-		mu.Lock()
-		resp, ok := responses[n]
-		if !ok {
-			resp = []byte(`{"items":[` +
-				strings.TrimSuffix(strings.Repeat(`{"create":{"_index":"`+sinkIndex+`","status":201}},`, n), ",") + `]}`)
-			responses[n] = resp
-		}
-		mu.Unlock()
-		_, _ = w.Write(resp)
-	})
-}

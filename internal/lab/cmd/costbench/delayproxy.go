@@ -83,7 +83,7 @@ func (p *delayProxy) URL() string { return p.srv.URL }
 
 // writeCA writes the certificate the proxy serves, in PEM, for the collector's tls::ca_file.
 func (p *delayProxy) writeCA(path string) error {
-	return os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: p.srv.Certificate().Raw}), 0o644)
+	return os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: p.srv.Certificate().Raw}), 0o600)
 }
 
 // Close stops the proxy once the requests in flight are answered.

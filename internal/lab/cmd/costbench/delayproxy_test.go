@@ -71,7 +71,7 @@ func TestDelayProxy(t *testing.T) {
 		resp, err := client.Do(req)
 		require.NoError(t, err)
 		answer, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		_ = resp.Body.Close()
 		took := time.Since(start)
 		require.NoError(t, err)
 
@@ -102,6 +102,6 @@ func TestDelayProxyNoDelay(t *testing.T) {
 	defer p.Close()
 	resp, err := p.srv.Client().Get(p.URL() + "/")
 	require.NoError(t, err)
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	assert.Equal(t, http.StatusAccepted, resp.StatusCode)
 }

@@ -12,13 +12,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// The stacks name functions that exist, so that the test follows the code it classifies.
 func TestClassify(t *testing.T) {
+	funcs := moduleFuncs{}
 	for _, tt := range []struct {
 		name  string
 		stack []string // leaf first
 		want  string
 	}{
-		{"gzip under the push", []string{"compress/flate.(*compressor).deflate", "github.com/elastic/go-docappender/v2.(*BulkIndexer).Add", "github.com/otelcol-es/elasticsearchexporter.(*esExporter).pushLogs", "go.opentelemetry.io/collector/exporter/exporterhelper/internal/queuebatch.(*partitionBatcher).flush"}, partExporter},
+		{"gzip under the push", []string{"compress/flate.(*compressor).deflate", "github.com/elastic/go-docappender/v2.(*BulkIndexer).Add", module + "/internal/pipeline.(*Pipeline).PushLogs", "go.opentelemetry.io/collector/exporter/exporterhelper/internal/queuebatch.(*partitionBatcher).flush"}, partExporter},
 		{"the HTTP client's write loop", []string{"syscall.Syscall", "net/http.(*persistConn).writeLoop"}, partExporter},
 		{"the byte sizer", []string{"go.opentelemetry.io/collector/pdata/plog.(*ProtoMarshaler).LogsSize", "go.opentelemetry.io/collector/exporter/exporterhelper/internal/sizer.LogsBytesSizer.SizeOf", "go.opentelemetry.io/collector/receiver/otlpreceiver.handleLogs"}, partExporterHelp},
 		{"protobuf decoding", []string{"go.opentelemetry.io/collector/pdata/internal.(*LogRecord).UnmarshalProto", "go.opentelemetry.io/collector/receiver/otlpreceiver.handleLogs", "net/http.(*conn).serve"}, partReceiver},
@@ -27,6 +29,9 @@ func TestClassify(t *testing.T) {
 		{"the scheduler", []string{"runtime.futex", "runtime.findRunnable", "runtime.schedule"}, partRest},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			for _, frame := range tt.stack {
+				funcs.assertExists(t, frame, "stack frame")
+			}
 			assert.Equal(t, tt.want, classify(tt.stack))
 		})
 	}
@@ -69,6 +74,7 @@ func TestParseStatCPU(t *testing.T) {
 }
 
 func TestClassifyRequest(t *testing.T) {
+	funcs := moduleFuncs{}
 	for _, tt := range []struct {
 		name  string
 		stack []string // leaf first
@@ -79,11 +85,14 @@ func TestClassifyRequest(t *testing.T) {
 		{"otelhttp attributes", []string{"runtime.mallocgc", "go.opentelemetry.io/otel/attribute.NewSet", "go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp.(*Transport).RoundTrip", "net/http.send"}, reqTelemetry},
 		{"new request", []string{"runtime.mallocgc", "net/http.NewRequestWithContext", "github.com/elastic/go-docappender/v2.(*BulkIndexer).newBulkIndexRequest"}, reqSetup},
 		{"compaction", []string{module + "/internal/bulk.compactBulkResponse", module + "/internal/bulk.(*compactClient).Perform"}, reqResponse},
-		{"encoding", []string{module + "/internal/serializer.appendString", module + ".(*esExporter).appendLog", module + ".(*esExporter).pushLogs"}, reqEncode},
-		{"the push", []string{"runtime.mallocgc", module + ".(*esExporter).pushLogs", module + ".measureRequests"}, reqSession},
+		{"encoding", []string{module + "/internal/serializer.appendString", module + "/internal/pipeline.(*pushState).appendLog", module + "/internal/pipeline.(*Pipeline).PushLogs"}, reqEncode},
+		{"the push", []string{"runtime.mallocgc", module + "/internal/pipeline.(*Pipeline).PushLogs", module + "/internal/lab/pushbench.measureRequests"}, reqSession},
 		{"idle", []string{"runtime.futex", "runtime.findRunnable", "runtime.schedule", "runtime.mcall"}, reqSched},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			for _, frame := range tt.stack {
+				funcs.assertExists(t, frame, "stack frame")
+			}
 			assert.Equal(t, tt.want, classifyRequest(tt.stack))
 		})
 	}

@@ -1,0 +1,198 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package pushbench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/exporter"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
+	"go.opentelemetry.io/collector/exporter/exportertest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.uber.org/goleak"
+
+	"github.com/otelcol-es/elasticsearchexporter"
+	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
+	"github.com/otelcol-es/elasticsearchexporter/internal/lab/benchdata"
+	"github.com/otelcol-es/elasticsearchexporter/internal/lab/bulksink"
+	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+)
+
+// The uniform records of the push benchmarks, shared with the out-of-process cost benchmark
+// (internal/lab/cmd/costbench): about 300 to 430 bytes of JSON per document, which gzip shrinks
+// 40-50 times, the best case. The realistic records (benchdata.Realistic, seed
+// benchdata.RealisticSeed) are the headline.
+func benchmarkLogs(n int) plog.Logs { return benchdata.Logs(n) }
+
+func benchmarkTraces(n int) ptrace.Traces { return benchdata.Traces(n) }
+
+func benchmarkMetrics(n int) pmetric.Metrics { return benchdata.Metrics(n) }
+
+// benchmarkData returns the input of n records of sig from corpus: a new Realistic of the
+// benchmarks' seed for each input, so that every run measures the same records.
+func benchmarkData(sig benchmarkSignal, corpus string, n int) any {
+	if corpus == corpusRealistic {
+		return sig.realistic(benchdata.NewRealistic(benchdata.RealisticSeed), n)
+	}
+	return sig.data(n)
+}
+
+// benchmarkCorpora returns the corpora of sig at n records.
+func benchmarkCorpora(sig benchmarkSignal, n int) []string {
+	var out []string
+	if sig.realistic != nil {
+		out = append(out, corpusRealistic)
+	}
+	if sig.realistic == nil || n == 1000 {
+		out = append(out, corpusUniform)
+	}
+	return out
+}
+
+// benchmarkSignal is one signal of the push benchmarks: the data and each way of handling it.
+type benchmarkSignal struct {
+	name string
+	// data returns the push input of n uniform records, realistic that of n realistic ones
+	// (nil where the signal has none).
+	data      func(n int) any
+	realistic func(g *benchdata.Realistic, n int) any
+	// push consumes the input through the factory-built exporter.
+	push func(ctx context.Context, exp, data any) error
+	// create builds the exporter for the signal.
+	create func(tb testing.TB, url string) any
+	// encode runs only the serializer over the input, into buf.
+	encode func(e *serializer.Encoder, buf []byte, data any) []byte
+	// otlpJSON and otlpProto marshal the input with pdata's marshalers.
+	otlpJSON, otlpProto func(data any) ([]byte, error)
+	// docBytes and realisticBytes are the intended sizes of a uniform and of a realistic
+	// record's documents, in bytes of JSON.
+	docBytes, realisticBytes int
+}
+
+func benchmarkMetricRoute(pcommon.Map, pcommon.Map, pcommon.Map, string, pcommon.Timestamp) (string, serializer.DataStream, error) {
+	return "metrics-generic.otel-default", serializer.DataStream{Type: "metrics", Dataset: "generic", Namespace: "default"}, nil
+}
+
+type discardMetricsSink struct{}
+
+type discardProfilesSink struct{}
+
+func (discardProfilesSink) AddProfileDocument(int, serializer.ProfileDoc, string, string, bool) {}
+
+func (discardMetricsSink) AddMetricsDocument(int, string, serializer.DataStream, []serializer.DynamicTemplate) {
+}
+
+// benchmarkConfig is the default config pointed at url, with the sending queue off so that
+// each Consume call pushes synchronously, short retry waits, and gzip at level 1 (the
+// default, set here so that the benchmark does not follow a change of the default).
+func benchmarkConfig(url string) *elasticsearchexporter.Config {
+	cfg := elasticsearchexporter.NewFactory().CreateDefaultConfig().(*elasticsearchexporter.Config)
+	cfg.Endpoints = []string{url}
+	cfg.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
+	cfg.Retry.InitialInterval = time.Millisecond
+	cfg.Retry.MaxInterval = 5 * time.Millisecond
+	cfg.CompressionParams.Level = 1
+	return cfg
+}
+
+// benchmarkSettings are the collector's no-op settings of an exporter of this type.
+func benchmarkSettings() exporter.Settings {
+	return exportertest.NewNopSettings(elasticsearchexporter.NewFactory().Type())
+}
+
+type lifecycle interface {
+	Start(context.Context, component.Host) error
+	Shutdown(context.Context) error
+}
+
+func startBenchmarkExporter(tb testing.TB, exp any) {
+	tb.Helper()
+	c := exp.(lifecycle)
+	require.NoError(tb, c.Start(context.Background(), componenttest.NewNopHost()))
+	tb.Cleanup(func() { require.NoError(tb, c.Shutdown(context.Background())) })
+}
+
+// requestBodies pushes data once through a new exporter of sig and returns the bodies of the
+// bulk requests it sent, uncompressed: action lines and documents, as the server reads them.
+func requestBodies(tb testing.TB, sig benchmarkSignal, data any) [][]byte {
+	tb.Helper()
+	srv := fakees.New(tb)
+	require.NoError(tb, sig.push(context.Background(), sig.create(tb, srv.URL), data))
+	bodies := srv.Bodies()
+	require.NotEmpty(tb, bodies)
+	return bodies
+}
+
+// capturedBody pushes data once through a new exporter of sig to the sink at url and returns
+// the uncompressed body of the bulk request it sent, as the sink captured it.
+func capturedBody(tb testing.TB, url string, sig benchmarkSignal, data any) []byte {
+	tb.Helper()
+	resp, err := http.Post(url+bulksink.CapturePath, "", http.NoBody)
+	require.NoError(tb, err)
+	_ = resp.Body.Close()
+	require.NoError(tb, sig.push(context.Background(), sig.create(tb, url), data))
+	resp, err = http.Get(url + bulksink.CapturePath)
+	require.NoError(tb, err)
+	defer resp.Body.Close()
+	require.Equal(tb, http.StatusOK, resp.StatusCode)
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(tb, err)
+	return body
+}
+
+func run(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "pushbench-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "pushbench:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	binDir = dir
+	code := m.Run()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "pushbench: goroutines leaked:", err)
+			return 1
+		}
+	}
+	return code
+}
+
+// processSink starts the bulk sink (cmd/bulksink, built by sinkBinary) in a child process and
+// returns its URL; it answers one created item per document, counted from
+// X-Elastic-Event-Count without decompressing the body. The sink's CPU is not the benchmark
+// process's: cpu-ns/event (getrusage RUSAGE_SELF) leaves it out, though the sink still shares
+// the machine's cores with the benchmark, which events/s feels.
+func processSink(tb testing.TB) string {
+	tb.Helper()
+	bin, err := sinkBinary()
+	require.NoError(tb, err)
+	cmd := exec.Command(bin, "-count=header", "-stdin")
+	cmd.Stderr = os.Stderr
+	p, err := bulksink.Start(cmd)
+	require.NoError(tb, err)
+	tb.Cleanup(func() { _ = p.Stop() })
+	return p.URL
+}
+
+// bulkSink is a fake Elasticsearch in this process that answers every document as created:
+// for TestBenchmarkData, which measures nothing.
+func bulkSink(tb testing.TB) string {
+	tb.Helper()
+	return fakees.New(tb).URL
+}
