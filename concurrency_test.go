@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/exporter"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
@@ -133,6 +134,11 @@ func TestAdaptiveConcurrencyUnder429(t *testing.T) {
 	const consumers = 6
 	q := cfg.QueueBatchConfig.Get()
 	q.NumConsumers = consumers
+	// A queue of a few requests, not the default 20 MiB: the load is tiny requests as fast as the
+	// queue takes them, and what the queue holds when the load stops is delivered within the
+	// test's wait below.
+	q.Sizer = exporterhelper.RequestSizerTypeRequests
+	q.QueueSize = 2 * consumers
 	cfg.FlowControl.MaxConcurrentRequests = consumers
 	b := q.Batch.Get()
 	b.MinSize = 4 << 10

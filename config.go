@@ -128,10 +128,11 @@ type Config struct {
 	Retry RetryConfig `mapstructure:"retry"`
 
 	// QueueBatchConfig is the collector sending queue (`sending_queue`).
-	// Default: enabled, 32 consumers, 32 requests, blocking when full, and
-	// batching by bytes (min_size 0, max_size 5 MB, flush_timeout 10s).
-	// Memory held is about queue_size requests plus num_consumers batches of
-	// up to max_size bytes each.
+	// Default: enabled, 32 consumers, 20 MiB of OTLP (sizer bytes), blocking
+	// when full, and batching by bytes (min_size 0, max_size 5 MB,
+	// flush_timeout 10s). A request's room is freed only once its push ends,
+	// so queue_size bounds the OTLP held by the queue and the pushes together
+	// (docs/delivery.md, the memory model).
 	QueueBatchConfig configoptional.Optional[exporterhelper.QueueBatchConfig] `mapstructure:"sending_queue"`
 
 	// FlowControl bounds what the exporter holds and sends at once: the bytes

@@ -79,6 +79,8 @@ func TestLoadConfig(t *testing.T) {
 				}
 				q := queueOf(c)
 				q.NumConsumers = 4
+				// queue_size without a sizer counts requests, as in contrib.
+				q.Sizer = exporterhelper.RequestSizerTypeRequests
 				q.QueueSize = 50
 				q.BlockOnOverflow = false
 				b := batchOf(c)
@@ -218,6 +220,15 @@ func TestLoadConfig(t *testing.T) {
 				c.FlowControl.MaxInflightBytes = 16 << 20
 				c.FlowControl.MaxConcurrentRequests = 4
 				c.FlowControl.AdaptiveConcurrency.Enabled = false
+			}),
+			urls: []string{"https://elastic.example.com:9200"},
+		},
+		{
+			// queue_size with its sizer: the sizer is the one written.
+			id: "queue_bytes",
+			expected: defaultWith(func(c *Config) {
+				c.Endpoint = "https://elastic.example.com:9200"
+				queueOf(c).QueueSize = 64 << 20
 			}),
 			urls: []string{"https://elastic.example.com:9200"},
 		},

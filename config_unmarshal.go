@@ -61,6 +61,8 @@ func (c *Config) Unmarshal(conf *confmap.Conf) error {
 		c.CompressionParams.Level = 0
 	}
 
+	c.queueSizeInRequests(conf)
+
 	c.Mapping.Mode = canonicalMappingMode(c.Mapping.Mode)
 	for i, m := range c.Mapping.AllowedModes {
 		c.Mapping.AllowedModes[i] = canonicalMappingMode(m)
@@ -77,6 +79,18 @@ func (c *Config) Unmarshal(conf *confmap.Conf) error {
 		return err
 	}
 	return errors.Join(err, confmap.Validate(c))
+}
+
+// queueSizeInRequests keeps the meaning that a sending_queue::queue_size set without a sizer has
+// in contrib and in exporterhelper: a number of requests. The default sizer is bytes (see
+// createDefaultConfig), in which a queue_size of 10 would refuse every request.
+func (c *Config) queueSizeInRequests(conf *confmap.Conf) {
+	if !conf.IsSet("sending_queue::queue_size") || conf.IsSet("sending_queue::sizer") {
+		return
+	}
+	if q := c.QueueBatchConfig.Get(); q != nil {
+		q.Sizer = exporterhelper.RequestSizerTypeRequests
+	}
 }
 
 // refuseUnknownCompression fails when `compression` names an encoding that confighttp does not

@@ -233,6 +233,7 @@ func TestContribConfigs(t *testing.T) {
 				c.Retry.RetryOnDocumentStatus = []int{429, 500, 502, 503, 504}
 				q := c.QueueBatchConfig.Get()
 				q.NumConsumers, q.QueueSize, q.WaitForResult = 8, 3200, true
+				q.Sizer = exporterhelper.RequestSizerTypeRequests // queue_size without a sizer, as in contrib
 				b := c.QueueBatchConfig.Get().Batch.Get()
 				b.Sizer = exporterhelper.RequestSizerTypeItems
 				b.MinSize, b.MaxSize = 1600, 1600

@@ -61,6 +61,11 @@ const (
 	// defaultMaxConcurrentRequests is flow_control::max_concurrent_requests by default, and
 	// the cap when it is set to 0 and the sending queue is off.
 	defaultMaxConcurrentRequests = 10
+
+	// defaultQueueBytes is sending_queue::queue_size by default, in bytes of OTLP
+	// (sending_queue::sizer bytes): the largest request body that the OTLP receiver takes at
+	// its defaults, so that no request that reaches it is too large for the queue.
+	defaultQueueBytes = 20 << 20
 )
 
 // createDefaultConfig returns the defaults of the configuration. A default that is also the
@@ -80,10 +85,10 @@ func createDefaultConfig() component.Config {
 
 	// Batch by bytes, so that no bulk request is larger than 5 MB of OTLP.
 	// min_size is 0: each batch is sent as soon as a consumer is free. The
-	// queue counts requests and frees a request's room only once its batch is
-	// sent, so a batch never holds more than queue_size requests: with any
-	// min_size above queue_size times the smallest request, batches of small
-	// requests (an SDK's 512 records are ~50 KB) would wait out flush_timeout
+	// queue frees a request's room only once its batch is sent, so a batch never
+	// holds more than the queue does: with a min_size above what the queue holds
+	// (with a queue sized in requests, queue_size times the smallest request:
+	// an SDK's 512 records are ~50 KB), batches would wait out flush_timeout
 	// while the pipeline blocks.
 	batch := exporterhelper.NewDefaultBatchConfig()
 	batch.Sizer = exporterhelper.RequestSizerTypeBytes
@@ -92,14 +97,16 @@ func createDefaultConfig() component.Config {
 	batch.FlushTimeout = 10 * time.Second
 
 	queue := exporterhelper.NewDefaultQueueConfig()
-	queue.Sizer = exporterhelper.RequestSizerTypeRequests
+	// The queue is bounded in bytes of OTLP, not in requests, so that what the collector holds
+	// does not grow with the size of its requests: a request's room is freed only once its push
+	// ends, so queue_size bounds the requests queued and those being pushed together. It is the
+	// largest request body that the OTLP receiver takes at its defaults (confighttp's
+	// max_request_body_size, 20 MiB, above gRPC's max_recv_msg_size_mib, 4), since a request
+	// larger than the whole queue is refused; small requests still fill num_consumers pushes,
+	// which share bulk requests.
+	queue.Sizer = exporterhelper.RequestSizerTypeBytes
+	queue.QueueSize = defaultQueueBytes
 	queue.NumConsumers = defaultNumConsumers
-	// With batching on, each request in the queue is one incoming pdata
-	// batch, and its room is freed only once its push ends: queue_size caps the
-	// pushes under way, waiting for a bulk request slot included, so it is
-	// num_consumers. A short queue that blocks applies backpressure instead of
-	// buffering (and dropping) large amounts of data.
-	queue.QueueSize = defaultNumConsumers
 	queue.BlockOnOverflow = true
 	queue.Batch = configoptional.Some(batch)
 

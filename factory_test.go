@@ -45,9 +45,9 @@ func TestCreateDefaultConfig(t *testing.T) {
 	batch.MaxSize = 5_000_000
 	batch.FlushTimeout = 10 * time.Second
 	queue := exporterhelper.NewDefaultQueueConfig()
-	queue.Sizer = exporterhelper.RequestSizerTypeRequests
+	queue.Sizer = exporterhelper.RequestSizerTypeBytes
 	queue.NumConsumers = 32
-	queue.QueueSize = 32
+	queue.QueueSize = 20 << 20
 	queue.BlockOnOverflow = true
 	queue.Batch = configoptional.Some(batch)
 

@@ -16,10 +16,10 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 )
 
-// TestDefaultQueueDoesNotHoldSmallRequests sends three times queue_size small requests
+// TestDefaultQueueDoesNotHoldSmallRequests sends three times num_consumers small requests
 // through the sending queue as shipped. The queue frees a request's room only once the batch
-// holding it is sent, so a batch never holds more than queue_size requests: with a min_size
-// above what they hold, each batch waits out the 10 s flush_timeout while every caller
+// holding it is sent, so a batch never holds more than the queue: with a min_size above what
+// it holds, each batch waits out the 10 s flush_timeout while every caller
 // blocks (at 1 MB, the 11th request here waits 10 s for room, and the test fails).
 func TestDefaultQueueDoesNotHoldSmallRequests(t *testing.T) {
 	srv := fakees.New(t)
@@ -28,7 +28,8 @@ func TestDefaultQueueDoesNotHoldSmallRequests(t *testing.T) {
 	exp := newLogsExporter(t, cfg, testSettings())
 
 	const records = 10
-	requests := 3 * int(queueOf(cfg).QueueSize)
+	// More requests than num_consumers pushes at once, so that the later ones wait in the queue.
+	requests := 3 * queueOf(cfg).NumConsumers
 	// block_on_overflow: a call waits while the queue is full, and fails when ctx ends.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -113,4 +113,23 @@ func TestRequestBufferBytes(t *testing.T) {
 	ix = &Indexer{cfg: Config{MaxBulkBytes: 5 << 20}}
 	ix.sizes.observe(100, 1000)
 	assert.Equal(t, (5<<20)/10+bodyPiece, ix.RequestBufferBytes(10<<20), "a piece is at most bodyPiece")
+	ix = &Indexer{cfg: Config{MaxBulkBytes: 1000, CompressionLevel: 1}}
+	ix.sizes.observe(100, 1000)
+	assert.Equal(t, 100+1000+compressorBytes, ix.RequestBufferBytes(5000), "with gzip, the compressor's state")
+	assert.Zero(t, ix.RequestBufferBytes(0), "no request, no compressor")
+}
+
+// Reserve takes room out of the capacity without holding it: what is left is handed out, and a
+// request larger than it still goes through alone.
+func TestByteBudgetReserve(t *testing.T) {
+	b := NewByteBudget(100)
+	b.Reserve(30)
+	assert.Zero(t, b.Held())
+	require.NoError(t, b.Acquire(context.Background(), 70))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	require.Error(t, b.Acquire(ctx, 1), "70 of 100 are left")
+	b.Release(70)
+	require.NoError(t, b.Acquire(context.Background(), 200), "alone, larger than the cap")
+	b.Release(200)
 }

@@ -120,6 +120,15 @@ func (g *gate) release(n int64) {
 	g.mu.Unlock()
 }
 
+// reserve lowers a limited capacity by n, to no less than 1.
+func (g *gate) reserve(n int64) {
+	g.mu.Lock()
+	if g.capacity > 0 {
+		g.capacity = max(g.capacity-n, 1)
+	}
+	g.mu.Unlock()
+}
+
 // setCapacity changes the capacity; waiters that now fit are let through.
 func (g *gate) setCapacity(c int64) {
 	g.mu.Lock()

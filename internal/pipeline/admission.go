@@ -10,8 +10,9 @@ import (
 )
 
 // The in-flight byte cap (flow_control::max_inflight_bytes) bounds the memory that pushes hold
-// beyond the sending queue's own data: the encoded documents of each push, held until every
-// document has an outcome, and one request buffer per push. One bulk.ByteBudget is shared by the
+// beyond the sending queue's own data: the batch of each push (its encoded documents, as
+// allocated, and their metadata), held until every document has an outcome, one request buffer
+// and compressor per push, and the batches kept between pushes (stateRetention). One bulk.ByteBudget is shared by the
 // logs, metrics, traces and profiles exporters of a component.
 //
 // The size of a push is known only once it is encoded, and taking room only then would let
@@ -43,12 +44,37 @@ var initialBytesPerRecord = [numSignals]int64{
 }
 
 // admission is the room a push holds in the byte budget: held, for encoded, the estimated
-// bytes of its documents, and their request buffer.
+// bytes of its documents, the room its batch buffer is given beyond them (batchHeadroom), the
+// metadata of its documents (bulk.ItemBytes each), and their request buffer.
 type admission struct {
 	signal  Signal
 	records int
 	encoded int64
 	held    int64
+}
+
+// batchHeadroom is the share of its estimate (1/batchHeadroom) that a push's batch buffer is
+// given beyond it when the buffer must be allocated: a push a little larger than the last of
+// its signal fits without growing its buffer, which would copy it and hold the old and the new
+// array until the next garbage collection, and a buffer kept between pushes is reused by the
+// next push of about the same size (growBatch).
+const batchHeadroom = 4
+
+// batchBytes is what a push of records whose documents take encoded bytes holds in its batch:
+// the buffer with its headroom, and the metadata of one document per record.
+func batchBytes(encoded int64, records int) int64 {
+	return encoded + encoded/batchHeadroom + int64(records)*bulk.ItemBytes
+}
+
+// growBatch sizes the batch of a push of records whose documents are estimated to take encoded
+// bytes: a buffer kept from an earlier push is used as it is when it holds the estimate with
+// half the headroom, and replaced by one with the whole headroom otherwise.
+func growBatch(b *bulk.Batch, encoded int64, records int) {
+	n := 0
+	if int64(cap(b.Buf)) < encoded+encoded/(2*batchHeadroom) {
+		n = int(encoded + encoded/batchHeadroom)
+	}
+	b.Grow(n, records)
 }
 
 // admit takes room for records of signal, from the estimate; the caller gives a.held back
@@ -60,7 +86,7 @@ func (p *Pipeline) admit(ctx context.Context, signal Signal, records int) (admis
 		perRecord = initialBytesPerRecord[signal]
 	}
 	a := admission{signal: signal, records: records, encoded: int64(records) * perRecord}
-	a.held = a.encoded + p.requestBufferBytes(a.encoded)
+	a.held = batchBytes(a.encoded, records) + p.requestBufferBytes(a.encoded)
 	if err := p.budget.Acquire(ctx, a.held); err != nil {
 		p.countWaitGivenUp(ctx, records)
 		return admission{}, err
@@ -68,10 +94,12 @@ func (p *Pipeline) admit(ctx context.Context, signal Signal, records int) (admis
 	return a, nil
 }
 
-// holdInflight makes the room held by the push's admission match encoded bytes of documents
-// and their request buffer, and learns the signal's encoded bytes per record.
-func (p *Pipeline) holdInflight(a *admission, encoded int) {
-	need := int64(encoded) + p.requestBufferBytes(int64(encoded))
+// holdInflight makes the room held by the push's admission match what it holds once encoded:
+// its batch, retained bytes (the buffer and the documents' metadata, as allocated: not only
+// the encoded bytes), and the request buffer for the encoded bytes; and learns the signal's
+// encoded bytes per record.
+func (p *Pipeline) holdInflight(a *admission, encoded int, retained int64) {
+	need := max(retained, int64(encoded)) + p.requestBufferBytes(int64(encoded))
 	switch {
 	case need > a.held:
 		p.budget.Grow(need - a.held)

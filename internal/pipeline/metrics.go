@@ -57,16 +57,9 @@ func (st *pushState) encodeMetrics(md pmetric.Metrics) {
 						st.noIndex++
 						continue
 					}
-					t, err := st.metricRoute.target, st.metricRoute.err
-					if !st.metricRoute.covers(p) {
-						t, err = st.metrics.Route(routing.TypeMetrics, p.Attrs, scope.Attributes(), res, scope.Name(), p.Timestamp)
-						st.metricRoute.keep(p, t, err)
+					if index, ds, ok := st.routePoint(p, scope, res, metric.Name()); ok {
+						enc.AddMetricPoint(index, ds)
 					}
-					if err != nil {
-						st.metricsReport.unrouted(err, metric.Name())
-						continue
-					}
-					enc.AddMetricPoint(t.Index, dataStream(t))
 				}
 			}
 		}
@@ -81,14 +74,33 @@ func (st *pushState) encodeMetrics(md pmetric.Metrics) {
 			return
 		}
 		st.metricsReport.document(doc)
-		if !doc.Written {
-			continue
+		if !doc.Written || st.refusedMetric(start, doc.Index) {
+			continue // a refused document's templates are not sent
 		}
 		for _, t := range doc.Templates {
 			st.batch.AddTemplate(t.Path, t.Template)
 		}
 		st.add(start, bulk.Item{Index: doc.Index, RequireDataStream: doc.DataStream.Type != ""})
 	}
+}
+
+// routePoint returns the index and data stream of data point p of the metric name, or false
+// when it cannot be routed (counted). With dead letters on, a point whose target is not allowed
+// goes to the index refusedMetricIndex names, to be written and handed to the batch as refused.
+func (st *pushState) routePoint(p serializer.MetricPoint, scope pcommon.InstrumentationScope, res pcommon.Map, name string) (string, serializer.DataStream, bool) {
+	t, err := st.metricRoute.target, st.metricRoute.err
+	if !st.metricRoute.covers(p) {
+		t, err = st.metrics.Route(routing.TypeMetrics, p.Attrs, scope.Attributes(), res, scope.Name(), p.Timestamp)
+		st.metricRoute.keep(p, t, err)
+	}
+	if err == nil {
+		return t.Index, dataStream(t), true
+	}
+	if refused, ok := errors.AsType[*routing.TargetNotAllowedError](err); ok && st.p.indexer.DeadLetters() {
+		return st.refusedMetricIndex(refused), serializer.DataStream{}, true
+	}
+	st.metricsReport.unrouted(err, name)
+	return "", serializer.DataStream{}, false
 }
 
 // metricRoute is the route of the last data point of the scope being walked that has no

@@ -19,13 +19,11 @@ import (
 // ts0 is the timestamp of the data points of the tests.
 const ts0 = pcommon.Timestamp(1_700_000_000_000_000_000)
 
-// encodeMetricsState walks md as a push of set does, without sending, and returns the state.
-func encodeMetricsState(t *testing.T, set Settings, md pmetric.Metrics) *pushState {
+// encodeMetricsState walks md as a push of the default settings does, dead letters off,
+// without sending, and returns the state.
+func encodeMetricsState(t *testing.T, md pmetric.Metrics) *pushState {
 	t.Helper()
-	p := newTestPipeline(t, set)
-	st, err := p.getState()
-	require.NoError(t, err)
-	t.Cleanup(func() { p.putState(st) })
+	st := connectedState(t, Metrics, false)
 	st.metricsByMode(md, func(mode serializer.Mode, md pmetric.Metrics) {
 		st.setMode(mode)
 		st.encodeMetrics(md)
@@ -78,7 +76,7 @@ func TestMetricsRouteOncePerScopeAndTime(t *testing.T) {
 	other.SetEmptyGauge()
 	gaugePoint(other, ts0)
 
-	st := encodeMetricsState(t, testSettings(), md)
+	st := encodeMetricsState(t, md)
 	assert.Empty(t, st.metricsReport.rejected)
 	assert.Equal(t, map[string]int{
 		"metrics-res.otel-default":   4, // cpu 0, 1, 2 at ts0 (a and b together), and the later point
@@ -117,7 +115,7 @@ func TestMetricsRouteErrors(t *testing.T) {
 	for _, index := range []string{".kibana_1", "BAD", "ok", ".kibana_1"} {
 		gaugePoint(bad, ts0).Attributes().PutStr("elasticsearch.index", index)
 	}
-	st := encodeMetricsState(t, testSettings(), md)
+	st := encodeMetricsState(t, md)
 	assert.Equal(t, map[string]int{"ok": 1}, docsByIndex(st))
 	require.Len(t, st.metricsReport.rejected, 2)
 	notAllowed, invalid := st.metricsReport.rejected[0], st.metricsReport.rejected[1]
@@ -150,7 +148,7 @@ func TestMetricsSkippedAndRefused(t *testing.T) {
 	kept.SetEmptyGauge()
 	gaugePoint(kept, ts0)
 
-	st := encodeMetricsState(t, testSettings(), md)
+	st := encodeMetricsState(t, md)
 	assert.Equal(t, 1, st.noIndex)
 	assert.Equal(t, map[string]int{"metrics-generic.otel-default": 1}, docsByIndex(st))
 	assert.Equal(t, []metricRejection{

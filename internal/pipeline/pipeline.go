@@ -5,7 +5,6 @@ package pipeline // import "github.com/otelcol-es/elasticsearchexporter/internal
 
 import (
 	"context"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -150,6 +149,10 @@ func New(set Settings, budget *bulk.ByteBudget, tel *metadata.TelemetryBuilder, 
 		metadataKeys:    metadatakeys.Lower(set.MetadataKeys),
 	}
 	p.allowedModes, p.defaultMode = parseModes(set.AllowedModes)
+	if set.MaxInflightBytes > 0 && budget != nil {
+		// The batches kept between pushes are counted in the cap for good (see newStateList).
+		budget.Reserve(stateRetention(set))
+	}
 	if _, err := p.newPushState(); err != nil {
 		return nil, err
 	}
@@ -205,7 +208,7 @@ func push[T any](ctx context.Context, p *Pipeline, sig Signal, data T, records i
 		return consumererror.NewPermanent(err)
 	}
 	defer p.putState(st)
-	st.batch.Buf = slices.Grow(st.batch.Buf, int(a.encoded))
+	growBatch(&st.batch, a.encoded, records)
 	// The modes live in the push state: the walk is called through a function value, to which
 	// a pointer to a local would escape (an allocation per push).
 	st.modes = p.newModes(ctx, sig)

@@ -16,7 +16,7 @@ import (
 // admission.
 func (p *Pipeline) send(ctx context.Context, st *pushState, a *admission) (bulk.Result, error) {
 	p.recordEncoding(ctx, st)
-	p.holdInflight(a, len(st.batch.Buf))
+	p.holdInflight(a, len(st.batch.Buf), st.batch.Retained())
 	inflight := int64(len(st.batch.Buf))
 	p.telemetry.ElasticsearchInflightBytes.Add(ctx, inflight)
 	defer p.telemetry.ElasticsearchInflightBytes.Add(context.WithoutCancel(ctx), -inflight)

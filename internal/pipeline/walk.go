@@ -38,6 +38,9 @@ type pushState struct {
 	// modeRejected tells that records were rejected for their mapping mode: the push then
 	// returns an error that says so, permanent unless the rest of the push failed otherwise.
 	modeRejected error
+	// refusedMetrics holds, by refused target, the first refusal of the data points whose target
+	// is not allowed while dead letters are on (refusedMetricIndex); nil until there is one.
+	refusedMetrics map[string]error
 
 	// metricRoute is the route of the data points without routing attributes of the scope
 	// being walked; metricsReport is what the push could not write of its data points
@@ -89,6 +92,7 @@ func (p *Pipeline) putState(st *pushState) {
 	clear(st.repairs)
 	clear(st.rejected)
 	clear(st.firstRejection)
+	clear(st.refusedMetrics)
 	st.lastDataStream = ""
 	st.noIndex, st.modeRejected = 0, nil
 	st.metricRoute = metricRoute{}
@@ -105,16 +109,21 @@ func (p *Pipeline) putState(st *pushState) {
 }
 
 // newStateList returns the free list of push states. It keeps as many states as Settings'
-// NumConsumers (sending_queue::num_consumers), and of their batches' memory at most a quarter
-// of flow_control::max_inflight_bytes (16 MiB when the cap is off): pushes then reuse batch
-// buffers grown to the size of their requests, which a sync.Pool loses at each garbage
-// collection, while what is kept between pushes stays small beside what pushes may hold.
+// NumConsumers (sending_queue::num_consumers), and of their batches' memory at most
+// stateRetention: pushes then reuse batch buffers grown to the size of their requests, which a
+// sync.Pool loses at each garbage collection.
 func newStateList(set Settings) *freelist.List[*pushState] {
-	limit := set.MaxInflightBytes / 4
-	if limit <= 0 {
-		limit = 16 << 20
+	return freelist.New[*pushState](set.NumConsumers, stateRetention(set))
+}
+
+// stateRetention is the most batch memory kept between pushes: an eighth of
+// flow_control::max_inflight_bytes, which the pipeline takes out of the cap for good when it
+// is built (bulk.ByteBudget.Reserve), so that what is kept idle is counted too; 16 MiB when the cap is off.
+func stateRetention(set Settings) int64 {
+	if set.MaxInflightBytes <= 0 {
+		return 16 << 20
 	}
-	return freelist.New[*pushState](set.NumConsumers, limit)
+	return set.MaxInflightBytes / 8
 }
 
 // setScope resolves the mapping mode of a scope's records and sets up the encoder and the

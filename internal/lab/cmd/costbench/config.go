@@ -14,7 +14,8 @@ import (
 // baseline, so that the baseline queues and batches as the exporter does. TestQueueDefaults
 // checks them against the exporter's factory.
 const (
-	queueSize         = 32
+	queueSizer        = "bytes"
+	queueSize         = 20 << 20
 	queueNumConsumers = 32
 	batchMinSize      = 0
 	batchMaxSize      = 5_000_000
@@ -65,7 +66,7 @@ func collectorConfig(p ports, exporter, sinkURL, extra string) string {
     verbosity: basic
     sending_queue:
       enabled: true
-      sizer: requests
+      sizer: %s
       queue_size: %d
       num_consumers: %d
       block_on_overflow: true
@@ -74,7 +75,7 @@ func collectorConfig(p ports, exporter, sinkURL, extra string) string {
         min_size: %d
         max_size: %d
         flush_timeout: %s
-`, queueSize, queueNumConsumers, batchMinSize, batchMaxSize, batchFlush)
+`, queueSizer, queueSize, queueNumConsumers, batchMinSize, batchMaxSize, batchFlush)
 	default:
 		panic("unknown exporter " + exporter)
 	}

@@ -22,7 +22,7 @@ func TestQueueDefaults(t *testing.T) {
 	cfg := elasticsearchexporter.NewFactory().CreateDefaultConfig().(*elasticsearchexporter.Config)
 	q := cfg.QueueBatchConfig.Get()
 	require.NotNil(t, q)
-	assert.Equal(t, exporterhelper.RequestSizerTypeRequests, q.Sizer)
+	assert.Equal(t, queueSizer, q.Sizer.String())
 	assert.Equal(t, int64(queueSize), q.QueueSize)
 	assert.Equal(t, queueNumConsumers, q.NumConsumers)
 	assert.True(t, q.BlockOnOverflow)

@@ -15,11 +15,13 @@
 // over the window; bytes sent per document. Then it takes a CPU profile of the collector
 // through the pprof extension (in a window of its own, so that profiling does not touch the
 // figures) and splits it into the exporter, exporterhelper's queue and batching, the receiver
-// and pipeline, and the rest. A second collector with the debug exporter (verbosity basic)
+// and pipeline, and the rest. The report holds each run's peak RSS against the memory model of
+// docs/delivery.md (memmodel.go). A second collector with the debug exporter (verbosity basic)
 // behind the same sending_queue settings gives the baseline of memory; with the collector
 // stopped, it measures encoding and gzip level 1 alone for the same documents. Then, in shorter
 // runs of their own collectors (-short-warmup, -short-window), the Elasticsearch exporter at the
-// other sizes of request (-sizes, 50 and 512 records), and the reference: core's otlphttp
+// other sizes of request (-sizes, 50 and 512 records), each with its debug-exporter baseline of
+// memory, and the reference: core's otlphttp
 // exporter at its defaults (protobuf, gzip, its queue of 1,000 requests that refuses when full),
 // then with sending_queue::block_on_overflow, at the first run's size, to the OTLP sink
 // (cmd/otlpsink), which answers success and counts log records, spans and data points. Every run

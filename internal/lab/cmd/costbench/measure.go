@@ -91,6 +91,11 @@ func measureSignal(o options, signal string, sinks map[string]string, collectorC
 			return nil, serr
 		}
 		short = append(short, runSpec{signal: signal, exporter: exporterES, settings: o.exporterConfig, records: size, bodies: sb, sinkURL: sinks[exporterES], sink: httpSink(sinks[exporterES])})
+		if o.baseline > 0 {
+			// The baseline of memory at this size too: what the queue holds grows with the size
+			// of the requests.
+			short = append(short, runSpec{signal: signal, exporter: exporterDebug, records: size, bodies: sb})
+		}
 		addReference(size, sb)
 	}
 	for _, sp := range short {
@@ -179,6 +184,15 @@ func measureRun(o options, sp runSpec, cpus string) (result, []byte, error) {
 	}
 	if err = waitListening(p.otlp, exited, 60*time.Second); err != nil {
 		return r, nil, fmt.Errorf("collector (%s): %w; see %s", label, err, logf.Name())
+	}
+	if idle, _, merr := memory(pid); merr == nil {
+		r.RSSIdleMiB = float64(idle) / (1 << 20)
+	}
+	if len(sp.bodies) > 0 {
+		r.RequestBytes = int64(len(sp.bodies[0]))
+		if r.PdataPerByte, err = pdataPerByte(sp.signal, sp.bodies[0]); err != nil {
+			return r, nil, err
+		}
 	}
 	var sink0 sinkCounters
 	if sp.sink != nil {

@@ -22,9 +22,13 @@ func TestPrintReport(t *testing.T) {
 			Split:   &split{Total: 10, Parts: map[string]float64{partExporter: 5, partReceiver: 2, partGC: 1, partRest: 1, partExporterHelp: 1}, UnderPush: 4.9},
 			Ceiling: &ceiling{EncodeNs: 200, GzipNs: 200},
 		},
-		{Signal: "logs", Exporter: "debug", WindowSeconds: 10, Records: 15_000_000, DocsPerSec: 1_500_000, CPUPerMillion: 1, HWMMiB: 80},
+		{
+			Signal: "logs", Exporter: "debug", RecordsPerRequest: 1000, WindowSeconds: 10, Records: 15_000_000, DocsPerSec: 1_500_000, CPUPerMillion: 1, HWMMiB: 80,
+			RSSIdleMiB: 50, RequestBytes: 434_599, PdataPerByte: 2,
+		},
 	}
 	rep.Runs[0].RecordsPerRequest, rep.Runs[0].AcceptedTotal, rep.Runs[0].ArrivedTotal = 1000, 7_000_000, 7_000_000
+	rep.Runs[0].RSSIdleMiB, rep.Runs[0].RequestBytes, rep.Runs[0].PdataPerByte = 50, 434_599, 2
 	var out strings.Builder
 	printReport(&out, options{signals: []string{"logs"}, out: ".bin/cost"}, rep)
 	got := out.String()
@@ -32,8 +36,10 @@ func TestPrintReport(t *testing.T) {
 	// The exporter: 50% of 2,000 ns per document; 1,000 / (200 + 200) = 2.5.
 	assert.Contains(t, got, "| logs | 50% | 49% | 10% | 20% | 10% | 10% | 1000 |")
 	assert.Contains(t, got, "| logs | 1000 | 200 | 200 | 400 | 2.50 |")
-	// Bound: 2 × 64 MiB + 80 MiB.
-	assert.Contains(t, got, "| logs | 100 | 120 | +0.5 | 80 | 208 | yes | 1500k | 1.00 |")
+	// Model: 50 MiB + 2 × (32 × 434,599 × 3 + 48 requests in the 20 MiB queue × 434,599 × 2
+	// + 64 MiB for the exporter + 32 idle sessions × (1 MiB + 5 MB × 9.5 / 480)); the debug
+	// exporter's without the exporter's parts; bound: 2 × 64 MiB + 80 MiB.
+	assert.Contains(t, got, "| logs | 1000 | 424 | 100 | 120 | 407 | 80 | 209 | +40 | 208 | yes | 1500k |")
 
 	assert.NotContains(t, got, "Other sizes of request", "no short runs, no table")
 

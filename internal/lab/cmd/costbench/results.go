@@ -52,6 +52,13 @@ type result struct {
 	// to rest after the run before it (-es-env).
 	NodeSettleSeconds float64 `json:"node_settle_seconds,omitempty"`
 
+	// RSSIdleMiB is the collector's RSS once started, before the load; RequestBytes the OTLP
+	// bytes of one request and PdataPerByte the heap bytes of its pdata per OTLP byte: the
+	// inputs of the memory model (memmodel.go).
+	RSSIdleMiB   float64 `json:"rss_idle_mib"`
+	RequestBytes int64   `json:"request_otlp_bytes"`
+	PdataPerByte float64 `json:"pdata_heap_bytes_per_otlp_byte"`
+
 	RSSStartMiB     float64 `json:"rss_start_mib"`
 	RSSEndMiB       float64 `json:"rss_end_mib"`
 	RSSMeanMiB      float64 `json:"rss_mean_mib"`
