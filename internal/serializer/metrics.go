@@ -153,7 +153,6 @@ func (s *metricsState) reset() {
 	s.ecsRes.reset()
 	clear(s.ecsPairs)
 	s.ecsPairs = s.ecsPairs[:0]
-	s.groups = s.groups[:0]
 	s.pending = s.pending[:0]
 	s.next = 0
 	s.cur = pointCursor{}
