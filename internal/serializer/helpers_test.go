@@ -12,8 +12,9 @@ import (
 
 // The metric tests drive the encoder as the pipeline does (internal/pipeline/metrics.go): walk
 // the resources, scopes, metrics and data points, skip a point with the _noindex hint, route
-// each point (the tests' own routing functions stand in for internal/routing), add it, then
-// append every document, and count what was not written in a MetricsReport.
+// each point (the tests' own routing functions stand in for internal/routing; a point without
+// routing attributes takes the route of the scope's last such point at its timestamp), add it,
+// then append every document, and count what was not written in a MetricsReport.
 
 // MetricRouteFunc resolves the index of a data point from its attributes, its scope's and its
 // resource's. ds is the zero DataStream for a plain index.
@@ -85,6 +86,16 @@ func (r *MetricsReport) document(d *MetricsDocument) {
 	}
 }
 
+// routeMemo is the route of the last data point of a scope without routing attributes, which
+// the points of the scope without any at its timestamp take, as the pipeline's metricRoute.
+type routeMemo struct {
+	valid bool
+	ts    pcommon.Timestamp
+	index string
+	ds    DataStream
+	err   error
+}
+
 // encodeMetricsPush writes the documents of md to *buf as the pipeline does, calling sink for
 // each, and reports the data points it could not write.
 func encodeMetricsPush(e *Encoder, buf *[]byte, md pmetric.Metrics, route MetricRouteFunc, sink MetricsSink) MetricsReport {
@@ -99,6 +110,7 @@ func encodeMetricsPush(e *Encoder, buf *[]byte, md pmetric.Metrics, route Metric
 			sm := sms.At(j)
 			e.AddMetricsScope(sm)
 			scope := sm.Scope()
+			var memo routeMemo
 			ms := sm.Metrics()
 			for k := range ms.Len() {
 				n, rj := e.AddMetric(ms.At(k))
@@ -112,7 +124,13 @@ func encodeMetricsPush(e *Encoder, buf *[]byte, md pmetric.Metrics, route Metric
 						rep.NoIndex++
 						continue
 					}
-					index, ds, err := route(p.Attrs, scope.Attributes(), rm.Resource().Attributes(), scope.Name(), p.Timestamp)
+					index, ds, err := memo.index, memo.ds, memo.err
+					if p.Routes || !memo.valid || memo.ts != p.Timestamp {
+						index, ds, err = route(p.Attrs, scope.Attributes(), rm.Resource().Attributes(), scope.Name(), p.Timestamp)
+						if !p.Routes {
+							memo = routeMemo{valid: true, ts: p.Timestamp, index: index, ds: ds, err: err}
+						}
+					}
 					if err != nil {
 						rep.rejectRoute(err, ms.At(k).Name())
 						continue
