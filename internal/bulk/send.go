@@ -162,7 +162,7 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 			if tooLarge, ok := errors.AsType[errResponseTooLarge](err); ok {
 				return ix.unknownOutcome(ctx, s, b, pending, "response_too_large", http.StatusOK, tooLarge)
 			}
-			if !resent && ix.includeSourceRefused(s, status, err) {
+			if !resent && ix.includeSourceRefused(status, err) {
 				// Sent again at once without the parameter: not a retry, but the same
 				// request for the request metrics.
 				resent = true
