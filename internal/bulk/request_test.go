@@ -173,8 +173,7 @@ func TestRequestOfTwoChunks(t *testing.T) {
 	}}
 	ix, err := New(Config{Client: c, CompressionLevel: 1, MaxBulkBytes: 1 << 20, Retry: RetryConfig{Enabled: true, MaxRetries: 1, RetryOnStatus: []int{http.StatusTooManyRequests}}})
 	require.NoError(t, err)
-	s, err := ix.getSession()
-	require.NoError(t, err)
+	s := ix.getSession()
 	defer ix.putSession(s)
 	require.NoError(t, ix.takeBody(s))
 	off1, err := s.req.add(s.bi, first, []int{0, 1, 2})
@@ -201,8 +200,7 @@ func TestRequestOfTwoChunks(t *testing.T) {
 	assert.Empty(t, retry)
 	assert.Equal(t, Result{Indexed: 2, Rejected: 1}, s.result)
 
-	f, err := ix.getSession()
-	require.NoError(t, err)
+	f := ix.getSession()
 	defer ix.putSession(f)
 	f.group.batch, f.group.pending, f.group.offset = second, []int{0, 1}, off2
 	handOver(s, f, res)

@@ -34,10 +34,7 @@ func (ix *Indexer) Send(ctx context.Context, b *Batch) (Result, error) {
 	if b.Len() == 0 {
 		return Result{}, nil
 	}
-	s, err := ix.getSession()
-	if err != nil {
-		return Result{}, err
-	}
+	s := ix.getSession()
 	defer ix.putSession(s)
 	ix.setMetadata(ctx, s)
 	ix.recordReceived(ctx, s, b.Len())

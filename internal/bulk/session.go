@@ -74,12 +74,12 @@ type session struct {
 
 // getSession takes a session from the free list, or makes a new one when the list is empty or
 // the session it gave was made with older settings.
-func (ix *Indexer) getSession() (*session, error) {
+func (ix *Indexer) getSession() *session {
 	gen := ix.gen.Load()
 	if s, ok := ix.sessions.Get(); ok && s.gen == gen {
-		return s, nil
+		return s
 	}
-	return ix.newSession(gen), nil
+	return ix.newSession(gen)
 }
 
 // putSession clears s and keeps it for the next Send, unless the settings changed since it was
