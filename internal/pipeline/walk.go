@@ -38,6 +38,9 @@ type pushState struct {
 	// modeRejected tells that records were rejected for their mapping mode: the push then
 	// returns an error that says so, permanent unless the rest of the push failed otherwise.
 	modeRejected error
+	// refusedMetrics holds, by refused target, the first refusal of the data points whose target
+	// is not allowed while dead letters are on (routeMetric); nil until there is one.
+	refusedMetrics map[string]error
 
 	// profileRefs are the profiling documents this push recorded in the pipeline's cache
 	// (profiles.go).
@@ -83,6 +86,7 @@ func (p *Pipeline) putState(st *pushState) {
 	clear(st.repairs)
 	clear(st.rejected)
 	clear(st.firstRejection)
+	clear(st.refusedMetrics)
 	st.lastDataStream = ""
 	st.noIndex, st.modeRejected = 0, nil
 	clear(st.profileRefs)
