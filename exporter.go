@@ -13,6 +13,10 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/config/configcompression"
 	"go.opentelemetry.io/collector/exporter"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/pprofile"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
@@ -37,7 +41,9 @@ type esExporter struct {
 	indexer   *bulk.Indexer
 	templates *esclient.TemplateChecker
 
-	// pipeline runs the pushes (internal/pipeline).
+	// pipeline runs the pushes (internal/pipeline), built by start; pushLogs, pushMetrics,
+	// pushTraces and pushProfiles hand it the pushes, which the exporter helper makes only
+	// after start.
 	pipeline *pipeline.Pipeline
 
 	// budget caps the bytes held by pushes of every signal (flow_control::max_inflight_bytes):
@@ -64,10 +70,9 @@ func newExporter(cfg *Config, set exporter.Settings) (*esExporter, error) {
 		cfg: cfg, set: set, logger: set.Logger, telemetry: tb,
 		budget: bulk.NewByteBudget(cfg.FlowControl.MaxInflightBytes),
 	}
-	// The pipeline checks the routing settings, so that a bad static index or date format
-	// fails at creation with a clear message.
-	e.pipeline, err = pipeline.New(cfg.pipelineSettings(), e.budget, tb, set.Logger)
-	if err != nil {
+	// A bad static index or date format fails at creation with a clear message; the pipeline
+	// itself is built at start, once the bulk indexer that sends its documents is.
+	if err := pipeline.CheckSettings(cfg.pipelineSettings()); err != nil {
 		return nil, err
 	}
 	if cfg.DeadLetter.Enabled {
@@ -180,7 +185,10 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 	bg, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
 	e.templates = esclient.NewTemplateChecker(client, e.logger, e.recordCheck)
-	e.pipeline.Connect(e.indexer, e.templates)
+	e.pipeline, err = pipeline.New(e.cfg.pipelineSettings(), e.indexer, e.templates, e.budget, e.telemetry, e.logger)
+	if err != nil {
+		return err
+	}
 	e.wg.Go(func() {
 		v, ok := client.CheckServer(bg)
 		if ok && e.cfg.IncludeSourceOnError == nil && !v.TakesIncludeSourceOnError() {
@@ -197,6 +205,23 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 		})
 	}
 	return nil
+}
+
+// pushLogs, pushMetrics, pushTraces and pushProfiles are the pushes of the four signals.
+func (e *esExporter) pushLogs(ctx context.Context, ld plog.Logs) error {
+	return e.pipeline.PushLogs(ctx, ld)
+}
+
+func (e *esExporter) pushMetrics(ctx context.Context, md pmetric.Metrics) error {
+	return e.pipeline.PushMetrics(ctx, md)
+}
+
+func (e *esExporter) pushTraces(ctx context.Context, td ptrace.Traces) error {
+	return e.pipeline.PushTraces(ctx, td)
+}
+
+func (e *esExporter) pushProfiles(ctx context.Context, pd pprofile.Profiles) error {
+	return e.pipeline.PushProfiles(ctx, pd)
 }
 
 // deadLetterIndex is the index of the dead letters, empty when dead_letter is off.

@@ -151,7 +151,7 @@ func createLogsExporter(ctx context.Context, set exporter.Settings, cfg componen
 	if err != nil {
 		return nil, err
 	}
-	exp, err := exporterhelper.NewLogs(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pipeline.PushLogs, h.options(c)...)
+	exp, err := exporterhelper.NewLogs(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pushLogs, h.options(c)...)
 	if err != nil {
 		_ = h.shutdown(ctx)
 		return nil, err
@@ -165,7 +165,7 @@ func createMetricsExporter(ctx context.Context, set exporter.Settings, cfg compo
 	if err != nil {
 		return nil, err
 	}
-	exp, err := exporterhelper.NewMetrics(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pipeline.PushMetrics, h.options(c)...)
+	exp, err := exporterhelper.NewMetrics(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pushMetrics, h.options(c)...)
 	if err != nil {
 		_ = h.shutdown(ctx)
 		return nil, err
@@ -179,7 +179,7 @@ func createTracesExporter(ctx context.Context, set exporter.Settings, cfg compon
 	if err != nil {
 		return nil, err
 	}
-	exp, err := exporterhelper.NewTraces(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pipeline.PushTraces, h.options(c)...)
+	exp, err := exporterhelper.NewTraces(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pushTraces, h.options(c)...)
 	if err != nil {
 		_ = h.shutdown(ctx)
 		return nil, err
@@ -342,7 +342,7 @@ func createProfilesExporter(ctx context.Context, set exporter.Settings, cfg comp
 	if err != nil {
 		return nil, err
 	}
-	exp, err := xexporterhelper.NewProfiles(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pipeline.PushProfiles, h.options(c)...)
+	exp, err := xexporterhelper.NewProfiles(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pushProfiles, h.options(c)...)
 	if err != nil {
 		_ = h.shutdown(ctx)
 		return nil, err

@@ -113,7 +113,7 @@ func (p *Pipeline) holdInflight(a *admission, encoded int, retained int64) {
 }
 
 // requestBufferBytes is the memory of the request buffer that sending n bytes of documents
-// needs; none before Connect.
+// needs; none for a pipeline that never sends.
 func (p *Pipeline) requestBufferBytes(n int64) int64 {
 	if p.indexer == nil {
 		return 0

@@ -132,17 +132,29 @@ type Pipeline struct {
 	// metadataKeys are the metadata_keys as telemetry attribute names (metadatakeys.Lower).
 	metadataKeys []string
 
-	// indexer and dataStreams are set by Connect, before the first push.
+	// indexer sends the documents; dataStreams is told each data stream a push writes to.
 	indexer     *bulk.Indexer
 	dataStreams DataStreams
 }
 
-// New builds the pipeline and checks the routing settings, so that a bad static index or date
-// format fails at the exporter's creation with a message that quotes the key. budget is the
-// in-flight byte cap that the bulk indexer shares.
-func New(set Settings, budget *bulk.ByteBudget, tel *metadata.TelemetryBuilder, logger *zap.Logger) (*Pipeline, error) {
+// CheckSettings checks the routing settings, so that a bad static index or date format fails
+// at the exporter's creation, before anything is started, with a message that quotes the key.
+func CheckSettings(set Settings) error {
+	if _, _, _, _, err := newRouters(&set); err != nil {
+		return err
+	}
+	_, err := newAPMRouters(&set)
+	return err
+}
+
+// New builds the pipeline whose documents ix sends and whose data streams ds is told of, once
+// the exporter has started them: the pipeline is complete when it is built. budget is the
+// in-flight byte cap that ix shares. ix and ds are nil only for a pipeline that never sends
+// (the tests of admission and of the walk).
+func New(set Settings, ix *bulk.Indexer, ds DataStreams, budget *bulk.ByteBudget, tel *metadata.TelemetryBuilder, logger *zap.Logger) (*Pipeline, error) {
 	p := &Pipeline{
 		set: set, logger: logger, telemetry: tel, budget: budget,
+		indexer: ix, dataStreams: ds,
 		states:          newStateList(set),
 		invalidRouteLog: loglimit.New(set.LogRateLimit),
 		profiles:        profilecache.New(profilecache.Defaults()),
@@ -157,12 +169,6 @@ func New(set Settings, budget *bulk.ByteBudget, tel *metadata.TelemetryBuilder, 
 		return nil, err
 	}
 	return p, nil
-}
-
-// Connect gives the pipeline the bulk indexer that sends its documents and the data-stream
-// observer, once the exporter has started them and before the first push.
-func (p *Pipeline) Connect(ix *bulk.Indexer, ds DataStreams) {
-	p.indexer, p.dataStreams = ix, ds
 }
 
 // PushLogs sends the log records of ld.
@@ -214,6 +220,8 @@ func push[T any](ctx context.Context, p *Pipeline, sig Signal, data T, records i
 	st.modes = p.newModes(ctx, sig)
 	walk(ctx, st, data)
 	res, err := p.send(ctx, st, &a)
-	st.forgetUnstoredProfiles(res)
+	if sig == Profiles {
+		st.forgetUnstoredProfiles(res)
+	}
 	return err
 }

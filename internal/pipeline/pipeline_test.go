@@ -32,17 +32,20 @@ func TestSignalNames(t *testing.T) {
 	}
 }
 
-// A bad static index or date format fails when the pipeline is built, naming the key.
+// A bad static index or date format fails the check of the settings and the building of the
+// pipeline, naming the key.
 func TestNewRefusesBadRouting(t *testing.T) {
 	set := testSettings()
 	set.TracesIndex = "Bad*Index"
-	_, err := New(set, nil, nil, nil)
+	assert.ErrorContains(t, CheckSettings(set), "`traces_index`")
+	_, err := New(set, nil, nil, nil, nil, nil)
 	assert.ErrorContains(t, err, "`traces_index`")
+	assert.NoError(t, CheckSettings(testSettings()))
 }
 
 // A push is admitted for its records times the encoded bytes per record of the signal's last
 // push, with the headroom of its batch buffer and its documents' metadata (and the request
-// buffer for them; none before Connect), and that estimate is what sizes its batch; before the
+// buffer for them; none without a bulk indexer), and that estimate is what sizes its batch; before the
 // first push of a signal, the initial estimate is used. Once encoded, the push holds what its
 // batch retains, as allocated.
 func TestAdmissionEstimatesFromEncodedBytes(t *testing.T) {
@@ -76,7 +79,7 @@ func TestStateRetentionIsCounted(t *testing.T) {
 	set := testSettings()
 	set.MaxInflightBytes = 64 << 20
 	budget := bulk.NewByteBudget(set.MaxInflightBytes)
-	_, err := New(set, budget, nil, nil)
+	_, err := New(set, nil, nil, budget, nil, nil)
 	require.NoError(t, err)
 	assert.Equal(t, int64(8<<20), stateRetention(set))
 	assert.Zero(t, budget.Held())
