@@ -184,7 +184,7 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 
 	bg, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
-	e.templates = esclient.NewTemplateChecker(client, e.logger, e.recordCheck)
+	e.templates = esclient.NewTemplateChecker(client, e.logger)
 	e.pipeline, err = pipeline.New(e.cfg.pipelineSettings(), e.indexer, e.templates, e.budget, e.telemetry, e.logger)
 	if err != nil {
 		return err
@@ -195,7 +195,15 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 			e.indexer.SetIncludeSourceOnError(docappender.Unset)
 		}
 	})
-	e.wg.Go(func() { e.templates.Run(bg) })
+	e.wg.Go(func() {
+		for {
+			failed, ok := e.templates.Next(bg)
+			if !ok {
+				return
+			}
+			e.recordCheck(esclient.CheckTemplate, failed)
+		}
+	})
 	if e.cfg.Compression == configcompression.TypeSnappy {
 		// gzip until the node is found to decode snappy.
 		e.wg.Go(func() {
