@@ -27,6 +27,7 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/pipeline"
 	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
 // esExporter is shared by the logs, metrics, traces and profiles exporters of one component ID:
@@ -56,7 +57,7 @@ type esExporter struct {
 
 	// signals are the signals the component was created for (noteSignal), for the start-up check.
 	signalsMu sync.Mutex
-	signals   map[pipeline.Signal]bool
+	signals   map[signal.Kind]bool
 }
 
 // newExporter builds the exporter and checks the routing settings. Nothing is sent before
@@ -126,7 +127,7 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 		LogResponseBody:      e.cfg.Telemetry.LogResponseBody,
 		Writes:               e.writes(),
 		OTelMode:             otel,
-		OTelMetrics:          otel && e.writesSignal(pipeline.Metrics) && e.cfg.MetricsIndex == "" && !e.cfg.LogstashFormat.Enabled,
+		OTelMetrics:          otel && e.writesSignal(signal.Metrics) && e.cfg.MetricsIndex == "" && !e.cfg.LogstashFormat.Enabled,
 		Checks:               e.recordCheck,
 	}, host, e.set.TelemetrySettings, e.set.BuildInfo)
 	if err != nil {
@@ -285,21 +286,21 @@ func (e *esExporter) shutdown(ctx context.Context) error {
 
 // noteSignal records that the component was created for signal, so that the privilege check
 // at start asks only for what the pipelines write.
-func (e *esExporter) noteSignal(signal pipeline.Signal) {
+func (e *esExporter) noteSignal(sig signal.Kind) {
 	e.signalsMu.Lock()
 	defer e.signalsMu.Unlock()
 	if e.signals == nil {
-		e.signals = map[pipeline.Signal]bool{}
+		e.signals = map[signal.Kind]bool{}
 	}
-	e.signals[signal] = true
+	e.signals[sig] = true
 }
 
 // writesSignal tells whether the component writes documents of signal: when no signal was
 // noted (an exporter built without the factory), every signal is assumed.
-func (e *esExporter) writesSignal(signal pipeline.Signal) bool {
+func (e *esExporter) writesSignal(sig signal.Kind) bool {
 	e.signalsMu.Lock()
 	defer e.signalsMu.Unlock()
-	return len(e.signals) == 0 || e.signals[signal]
+	return len(e.signals) == 0 || e.signals[sig]
 }
 
 // writes are the index patterns the configuration writes to, for the privilege check: each
@@ -309,19 +310,19 @@ func (e *esExporter) writesSignal(signal pipeline.Signal) bool {
 func (e *esExporter) writes() []esclient.Write {
 	set := e.cfg.pipelineSettings()
 	var w []esclient.Write
-	if e.writesSignal(pipeline.Logs) {
-		w = append(w, esclient.Write{Pattern: set.Routing(e.cfg.LogsIndex).Pattern(routing.TypeLogs), For: "logs"})
+	if e.writesSignal(signal.Logs) {
+		w = append(w, esclient.Write{Pattern: set.Routing(e.cfg.LogsIndex).Pattern(signal.Logs), For: signal.Logs.String()})
 	}
-	if e.writesSignal(pipeline.Metrics) {
-		w = append(w, esclient.Write{Pattern: set.Routing(e.cfg.MetricsIndex).Pattern(routing.TypeMetrics), For: "metrics"})
+	if e.writesSignal(signal.Metrics) {
+		w = append(w, esclient.Write{Pattern: set.Routing(e.cfg.MetricsIndex).Pattern(signal.Metrics), For: signal.Metrics.String()})
 	}
-	if e.writesSignal(pipeline.Traces) {
+	if e.writesSignal(signal.Traces) {
 		w = append(w,
-			esclient.Write{Pattern: set.Routing(e.cfg.TracesIndex).Pattern(routing.TypeTraces), For: "traces"},
-			esclient.Write{Pattern: set.Routing(e.cfg.LogsIndex).Pattern(routing.TypeLogs), For: "span events"})
+			esclient.Write{Pattern: set.Routing(e.cfg.TracesIndex).Pattern(signal.Traces), For: signal.Traces.String()},
+			esclient.Write{Pattern: set.Routing(e.cfg.LogsIndex).Pattern(signal.Logs), For: "span events"})
 	}
-	if e.writesSignal(pipeline.Profiles) {
-		w = append(w, esclient.Write{Pattern: serializer.ProfilingIndices, For: "profiles"})
+	if e.writesSignal(signal.Profiles) {
+		w = append(w, esclient.Write{Pattern: serializer.ProfilingIndices, For: signal.Profiles.String()})
 	}
 	if idx := e.deadLetterIndex(); idx != "" {
 		w = append(w, esclient.Write{Pattern: idx, For: "dead letters"})

@@ -23,30 +23,8 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/profilecache"
 	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
-
-// Signal is one of the four signals that pushes carry.
-type Signal int
-
-// The signals, in the order of the per-signal tables.
-const (
-	Logs Signal = iota
-	Metrics
-	Traces
-	Profiles
-	numSignals
-)
-
-var signalNames = [numSignals]string{Logs: "logs", Metrics: "metrics", Traces: "traces", Profiles: "profiles"}
-
-// String is the signal's name in configuration, mode checks and messages: "logs", "metrics",
-// "traces" or "profiles" (the names serializer.Mode.Supports takes).
-func (s Signal) String() string { return signalNames[s] }
-
-// Noun names the documents of the signal in messages: log, metric, span or profile.
-func (s Signal) Noun() string {
-	return [numSignals]string{Logs: "log", Metrics: "metric", Traces: "span", Profiles: "profile"}[s]
-}
 
 // Settings are what a Pipeline takes from the exporter's configuration.
 type Settings struct {
@@ -119,7 +97,7 @@ type Pipeline struct {
 	// budget caps the bytes held by pushes of every signal, and estimates holds the bytes per
 	// record that pushes take room for before they encode (admission.go).
 	budget    *bulk.ByteBudget
-	estimates [numSignals]atomic.Int64
+	estimates [signal.Count]atomic.Int64
 
 	states *freelist.List[*pushState]
 
@@ -173,12 +151,12 @@ func New(set Settings, ix *bulk.Indexer, ds DataStreams, budget *bulk.ByteBudget
 
 // PushLogs sends the log records of ld.
 func (p *Pipeline) PushLogs(ctx context.Context, ld plog.Logs) error {
-	return push(ctx, p, Logs, ld, ld.LogRecordCount(), walkLogs)
+	return push(ctx, p, signal.Logs, ld, ld.LogRecordCount(), walkLogs)
 }
 
 // PushMetrics sends the data points of md.
 func (p *Pipeline) PushMetrics(ctx context.Context, md pmetric.Metrics) error {
-	return push(ctx, p, Metrics, md, md.DataPointCount(), walkMetrics)
+	return push(ctx, p, signal.Metrics, md, md.DataPointCount(), walkMetrics)
 }
 
 // PushTraces sends the spans of td and their events. Its records are spans and span events,
@@ -190,20 +168,20 @@ func (p *Pipeline) PushTraces(ctx context.Context, td ptrace.Traces) error {
 			n += spanDocuments(ss.Spans())
 		}
 	}
-	return push(ctx, p, Traces, td, n, walkTraces)
+	return push(ctx, p, signal.Traces, td, n, walkTraces)
 }
 
 // PushProfiles sends the documents of the profiles of pd. Its records are samples: each
 // becomes at least one event.
 func (p *Pipeline) PushProfiles(ctx context.Context, pd pprofile.Profiles) error {
-	return push(ctx, p, Profiles, pd, pd.SampleCount(), walkProfiles)
+	return push(ctx, p, signal.Profiles, pd, pd.SampleCount(), walkProfiles)
 }
 
 // push is the path that every signal's push takes: admission under the in-flight byte cap,
 // a push state from the free list with a batch buffer of the estimated size (admission.go),
 // the mapping modes of the request, the walk of the signal's
 // data (which routes, encodes and batches each record), then the send and its accounting.
-func push[T any](ctx context.Context, p *Pipeline, sig Signal, data T, records int, walk func(context.Context, *pushState, T)) error {
+func push[T any](ctx context.Context, p *Pipeline, sig signal.Kind, data T, records int, walk func(context.Context, *pushState, T)) error {
 	a, err := p.admit(ctx, sig, records)
 	if err != nil {
 		return err
@@ -220,7 +198,7 @@ func push[T any](ctx context.Context, p *Pipeline, sig Signal, data T, records i
 	st.modes = p.newModes(ctx, sig)
 	walk(ctx, st, data)
 	res, err := p.send(ctx, st, &a)
-	if sig == Profiles {
+	if sig == signal.Profiles {
 		st.forgetUnstoredProfiles(res)
 	}
 	return err

@@ -12,25 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
-	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
-
-// A signal's name is the one the serializer's modes know, and the one its messages use.
-func TestSignalNames(t *testing.T) {
-	for _, tt := range []struct {
-		signal     Signal
-		name, noun string
-	}{
-		{Logs, "logs", "log"},
-		{Metrics, "metrics", "metric"},
-		{Traces, "traces", "span"},
-		{Profiles, "profiles", "profile"},
-	} {
-		assert.Equal(t, tt.name, tt.signal.String())
-		assert.Equal(t, tt.noun, tt.signal.Noun())
-		assert.True(t, serializer.ModeOTel.Supports(tt.signal.String()), "otel writes every signal: %s", tt.signal)
-	}
-}
 
 // A bad static index or date format fails the check of the settings and the building of the
 // pipeline, naming the key.
@@ -52,9 +35,9 @@ func TestAdmissionEstimatesFromEncodedBytes(t *testing.T) {
 	p := newTestPipeline(t, testSettings())
 	ctx := t.Context()
 
-	a, err := p.admit(ctx, Logs, 100)
+	a, err := p.admit(ctx, signal.Logs, 100)
 	require.NoError(t, err)
-	assert.Equal(t, 100*initialBytesPerRecord[Logs], a.encoded)
+	assert.Equal(t, 100*initialBytesPerRecord[signal.Logs], a.encoded)
 	assert.Equal(t, a.encoded+a.encoded/batchHeadroom+100*bulk.ItemBytes, a.held)
 
 	p.holdInflight(&a, 50_000, 60_000) // the push encoded 500 bytes per record, in 60,000 bytes of batch
@@ -62,14 +45,14 @@ func TestAdmissionEstimatesFromEncodedBytes(t *testing.T) {
 	assert.Equal(t, int64(60_000), a.held)
 	p.budget.Release(a.held)
 
-	b, err := p.admit(ctx, Logs, 300)
+	b, err := p.admit(ctx, signal.Logs, 300)
 	require.NoError(t, err)
 	assert.Equal(t, int64(150_000), b.encoded)
 	p.budget.Release(b.held)
 
-	c, err := p.admit(ctx, Traces, 10)
+	c, err := p.admit(ctx, signal.Traces, 10)
 	require.NoError(t, err)
-	assert.Equal(t, 10*initialBytesPerRecord[Traces], c.encoded, "each signal has its own estimate")
+	assert.Equal(t, 10*initialBytesPerRecord[signal.Traces], c.encoded, "each signal has its own estimate")
 	p.budget.Release(c.held)
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
 // Routing gives each document its index or data stream (internal/routing). The pipeline, not
@@ -62,7 +63,7 @@ func (st *pushState) unrouted(err error) {
 
 // routeMetric resolves the index of a data point; it is the serializer's MetricRouteFunc.
 func (st *pushState) routeMetric(attrs, scope, resource pcommon.Map, scopeName string, ts pcommon.Timestamp) (string, serializer.DataStream, error) {
-	t, err := st.metrics.Route(routing.TypeMetrics, attrs, scope, resource, scopeName, ts)
+	t, err := st.metrics.Route(signal.Metrics, attrs, scope, resource, scopeName, ts)
 	if err != nil {
 		if _, ok := errors.AsType[*routing.TargetNotAllowedError](err); ok {
 			err = &serializer.TargetNotAllowedError{Err: err}
