@@ -105,7 +105,6 @@ func (c *Config) pipelineSettings() pipeline.Settings {
 		NumConsumers:        c.numConsumers(),
 		MaxInflightBytes:    c.FlowControl.MaxInflightBytes,
 		LogRateLimit:        c.Telemetry.LogFailedDocsInputRateLimit,
-		MetadataKeys:        c.MetadataKeys,
 	}
 }
 

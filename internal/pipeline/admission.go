@@ -130,5 +130,7 @@ const errorTypeInflightWait = "inflight_bytes_wait"
 // because their push's context ended while it waited for room: a retryable failure, nothing
 // was sent.
 func (p *Pipeline) countWaitGivenUp(ctx context.Context, n int) {
-	p.indexer.RecordUnsent(context.WithoutCancel(ctx), bulk.UnsentRetryable, errorTypeInflightWait, n)
+	var r bulk.PreSend
+	r.Unsent(bulk.UnsentRetryable, errorTypeInflightWait, n)
+	p.indexer.RecordPreSend(context.WithoutCancel(ctx), &r)
 }

@@ -18,7 +18,7 @@ func walkMetrics(ctx context.Context, st *pushState, md pmetric.Metrics) {
 	st.metricsByMode(md, func(mode serializer.Mode, md pmetric.Metrics) {
 		st.setMode(mode)
 		report := st.enc.EncodeMetrics(&st.batch.Buf, md, st.routeMetric, st)
-		st.p.recordMetricsReport(ctx, &report)
+		st.recordMetricsReport(&report)
 	})
 }
 

@@ -19,7 +19,6 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/freelist"
 	"github.com/otelcol-es/elasticsearchexporter/internal/loglimit"
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
-	"github.com/otelcol-es/elasticsearchexporter/internal/metadatakeys"
 	"github.com/otelcol-es/elasticsearchexporter/internal/profilecache"
 	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
@@ -59,8 +58,6 @@ type Settings struct {
 	MaxInflightBytes int64
 	// LogRateLimit is the least time between two lines about records rejected before sending.
 	LogRateLimit time.Duration
-	// MetadataKeys are the metadata_keys, the attributes of the push's telemetry.
-	MetadataKeys []string
 }
 
 // Routing returns the routing settings of the documents whose static index (logs_index,
@@ -107,9 +104,6 @@ type Pipeline struct {
 	// profiles records the profiling documents written within their lifetime (profiles.go).
 	profiles *profilecache.Cache
 
-	// metadataKeys are the metadata_keys as telemetry attribute names (metadatakeys.Lower).
-	metadataKeys []string
-
 	// indexer sends the documents; dataStreams is told each data stream a push writes to.
 	indexer     *bulk.Indexer
 	dataStreams DataStreams
@@ -136,7 +130,6 @@ func New(set Settings, ix *bulk.Indexer, ds DataStreams, budget *bulk.ByteBudget
 		states:          newStateList(set),
 		invalidRouteLog: loglimit.New(set.LogRateLimit),
 		profiles:        profilecache.New(profilecache.Defaults()),
-		metadataKeys:    metadatakeys.Lower(set.MetadataKeys),
 	}
 	p.allowedModes, p.defaultMode = parseModes(set.AllowedModes)
 	if set.MaxInflightBytes > 0 && budget != nil {

@@ -61,7 +61,7 @@ func walkedTraces(t *testing.T, set Settings, td ptrace.Traces) (indices, ids []
 	t.Cleanup(func() { p.putState(st) })
 	st.modes = p.newModes(t.Context(), signal.Traces)
 	walkTraces(t.Context(), st, td)
-	require.Empty(t, st.rejected)
+	require.Empty(t, st.firstRejection)
 	for i := range st.batch.Len() {
 		it := st.batch.Item(i)
 		indices = append(indices, it.Index)
