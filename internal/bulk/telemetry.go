@@ -245,7 +245,8 @@ func (ix *Indexer) RecordPreSend(ctx context.Context, r *PreSend) {
 		ix.writeDocPoints(ctx, &s, rec, n)
 	}
 	for reason, n := range r.repaired {
-		attrs := append(s.meta[:len(s.meta):len(s.meta)], attribute.String(attrReason, reason))
+		attrs := make([]attribute.KeyValue, 0, len(s.meta)+1)
+		attrs = append(append(attrs, s.meta...), attribute.String(attrReason, reason))
 		ix.cfg.Telemetry.ElasticsearchDocsRepaired.Add(ctx, int64(n), metric.WithAttributes(attrs...))
 	}
 }

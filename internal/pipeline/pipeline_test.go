@@ -20,9 +20,9 @@ import (
 func TestNewRefusesBadRouting(t *testing.T) {
 	set := testSettings()
 	set.TracesIndex = "Bad*Index"
-	assert.ErrorContains(t, CheckSettings(set), "`traces_index`")
+	require.ErrorContains(t, CheckSettings(set), "`traces_index`")
 	_, err := New(set, nil, nil, nil, nil, nil)
-	assert.ErrorContains(t, err, "`traces_index`")
+	require.ErrorContains(t, err, "`traces_index`")
 	assert.NoError(t, CheckSettings(testSettings()))
 }
 
