@@ -5,6 +5,7 @@ package elasticsearchexporter
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -50,6 +51,51 @@ func TestDotTargetIsRejectedAlone(t *testing.T) {
 		assert.Equal(t, `target ".kibana_1" from attribute elasticsearch.index on the record is not allowed: `+
 			`starts with "." (a system or hidden index); set dynamic_routing::allow_dot_targets to allow it`, lines[0].ContextMap()["error"])
 	}
+}
+
+// With dead_letter on, a record whose target is not allowed is never sent there: its dead
+// letter names the refused target, status 0 and target_not_allowed with the refusal's reason;
+// it is counted dead_lettered, not rejected, and the push succeeds.
+func TestRefusedTargetIsDeadLettered(t *testing.T) {
+	srv := fakees.New(t)
+	core, logs := observer.New(zapcore.DebugLevel)
+	set, tel := withTelemetry(t)
+	set.Logger = zap.New(core)
+	cfg := newTestConfig(srv.URL, func(c *Config) {
+		c.DeadLetter.Enabled = true
+		c.DeadLetter.Index = "dead-letters"
+	})
+	exp := newLogsExporter(t, cfg, set)
+	ld := testLogs(3)
+	ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(1).Attributes().PutStr("elasticsearch.index", ".kibana_1")
+	require.NoError(t, exp.ConsumeLogs(context.Background(), ld), "a dead-lettered record has a final outcome")
+
+	var letters []fakees.Item
+	for _, item := range srv.Accepted() {
+		assert.NotEqual(t, ".kibana_1", item.Index(), "nothing is sent to the refused target")
+		if item.Index() == "dead-letters" {
+			letters = append(letters, item)
+		}
+	}
+	assert.Len(t, srv.Accepted(), 3, "two records and one dead letter")
+	require.Len(t, letters, 1)
+	var letter fakees.DeadLetter
+	require.NoError(t, json.Unmarshal(letters[0].Document, &letter))
+	assert.Equal(t, ".kibana_1", letter.Index)
+	assert.Zero(t, letter.HTTP.Response.StatusCode, "no request was made for it")
+	assert.Equal(t, "target_not_allowed", letter.Error.Type)
+	assert.Equal(t, `target ".kibana_1" from attribute elasticsearch.index on the record is not allowed: `+
+		`starts with "." (a system or hidden index); set dynamic_routing::allow_dot_targets to allow it`, letter.Error.Reason)
+	assert.Contains(t, letter.Document, `"body":{"text":"log 1"}`)
+	assert.True(t, json.Valid([]byte(letter.Document)), "the original document, as a string")
+
+	assert.Equal(t, int64(1), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate", fate("dead_lettered")))
+	assert.Zero(t, countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate", fate("rejected")))
+	assert.Equal(t, int64(2), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.fate", fate("indexed")))
+	assert.Equal(t, int64(1), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.processed",
+		attribute.String("outcome", "failed_client"), attribute.String("error.type", "target_not_allowed")))
+	assert.Equal(t, 1, logs.FilterMessage("Documents not indexed").Len(), "the refusal is logged")
+	assert.Zero(t, logs.FilterMessage("Records rejected before sending").Len())
 }
 
 // dynamic_routing with a static index for every signal has no effect, and says so at start.

@@ -67,7 +67,8 @@ var confineRuns = []confineRun{
 // indices are listed before and after: the refused records are written nowhere, the allowed
 // ones exactly where they asked; each refusal is counted as target_not_allowed and logged with
 // the attribute and its level. A second exporter without allowed_targets shows the default:
-// dot names refused, every other name written as before.
+// dot names refused, every other name written as before; it has dead_letter on, and its
+// refused documents are in the dead-letter index, naming their target.
 func TestHostileRoutingAttributesAreConfined(t *testing.T) {
 	s := newSuite(t)
 	id := s.id
@@ -117,9 +118,13 @@ func TestHostileRoutingAttributesAreConfined(t *testing.T) {
 	}
 	refusedConfined := runConfineCases(t, s, cfg, confined)
 
-	// Without allowed_targets, only dot names are refused.
+	// Without allowed_targets, only dot names are refused; with dead_letter on, the refused
+	// documents are dead-lettered.
 	open := s.config()
 	open.Telemetry.LogFailedDocsInputRateLimit = 0
+	deadLetters := id + "-dead-letters"
+	open.DeadLetter.Enabled = true
+	open.DeadLetter.Index = deadLetters
 	openCases := func(signal, mode string) []confineCase {
 		cases := dot()
 		if signal != "metrics" {
@@ -134,7 +139,19 @@ func TestHostileRoutingAttributesAreConfined(t *testing.T) {
 	refusedOpen := runConfineCases(t, s, open, openCases)
 
 	// The refusals: counted, and logged with the attribute's level.
-	assert.Equal(t, refusedConfined+refusedOpen, s.docsWithError(t, "rejected", "target_not_allowed"))
+	assert.Equal(t, refusedConfined, s.docsWithError(t, "rejected", "target_not_allowed"))
+	assert.Equal(t, refusedOpen, s.docsWithError(t, "dead_lettered", ""))
+	s.es.Refresh(t, deadLetters)
+	letters := s.es.Search(t, deadLetters, map[string]any{"size": 1000})
+	require.Len(t, letters, int(refusedOpen), "one dead letter per refused document")
+	dotNames := []string{".kibana_1", ".confine-" + id, ".ds-logs-" + id + ".otel-team-b-2026.12.06-000001"}
+	for _, l := range letters {
+		assert.Contains(t, dotNames, l["index"], "the dead letter names the refused target")
+		assert.Equal(t, map[string]any{"type": "target_not_allowed", "reason": l["error"].(map[string]any)["reason"]}, l["error"])
+		assert.Contains(t, l["error"].(map[string]any)["reason"], "is not allowed: starts with \".\"")
+		assert.Contains(t, l["document"], id, "the original document")
+	}
+	t.Logf("dead letters in %s: %d, e.g. %v", deadLetters, len(letters), letters[0])
 	lines := s.logs.FilterMessage("Records rejected before sending").All()
 	metricLines := s.logs.FilterMessage("Metric data points rejected").All()
 	var logged []string
@@ -161,7 +178,7 @@ func TestHostileRoutingAttributesAreConfined(t *testing.T) {
 	t.Logf("indices after: .kibana_1: %s; matching %q: %v", describeDocs(indexDocs(t, s, ".kibana_1")), id, after)
 	assert.Equal(t, kibanaBefore, indexDocs(t, s, ".kibana_1"), ".kibana_1 is unchanged")
 	for name := range after {
-		allowed := strings.HasPrefix(name, id+"-allowed-") || strings.HasPrefix(name, id+"-open-") ||
+		allowed := strings.HasPrefix(name, id+"-allowed-") || strings.HasPrefix(name, id+"-open-") || name == deadLetters ||
 			strings.HasPrefix(name, ".ds-logs-"+id+".otel-team-a-") || strings.HasPrefix(name, ".ds-traces-"+id+".otel-team-a-") ||
 			strings.HasPrefix(name, ".ds-metrics-"+id+".otel-team-a-")
 		assert.True(t, allowed, "index %s was written by a refused record", name)

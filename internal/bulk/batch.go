@@ -34,6 +34,13 @@ type Batch struct {
 	items     []Item
 	templates []serializer.DynamicTemplate
 	tplMark   int // templates from here on belong to the next item added
+	refused   []refusedDoc
+}
+
+// refusedDoc is a document of a Batch that must not be sent (see Batch.Refuse).
+type refusedDoc struct {
+	start, end               int
+	index, errorType, reason string
 }
 
 // Reset empties the batch and keeps its memory.
@@ -44,13 +51,16 @@ func (b *Batch) Reset() {
 	clear(b.templates)
 	b.templates = b.templates[:0]
 	b.tplMark = 0
+	clear(b.refused)
+	b.refused = b.refused[:0]
 }
 
 // Retained returns the bytes of memory the batch holds, and keeps after Reset: its buffer,
-// items and dynamic templates.
+// items, dynamic templates and refused documents.
 func (b *Batch) Retained() int64 {
 	return int64(cap(b.Buf)) + int64(cap(b.items))*ItemBytes +
-		int64(cap(b.templates))*int64(unsafe.Sizeof(serializer.DynamicTemplate{}))
+		int64(cap(b.templates))*int64(unsafe.Sizeof(serializer.DynamicTemplate{})) +
+		int64(cap(b.refused))*int64(unsafe.Sizeof(refusedDoc{}))
 }
 
 // ItemBytes is the memory of one document's metadata in a Batch, beside its bytes.
@@ -76,6 +86,20 @@ func (b *Batch) Add(start int, it Item) {
 	b.tplMark = len(b.templates)
 	b.items = append(b.items, it)
 }
+
+// Refuse records the document written to Buf[start:] as one that must not be sent to index,
+// the target its record chose: the pipeline refused it (errorType and reason say why, e.g.
+// routing.ErrorTypeTargetNotAllowed). Send counts it rejected for good, with errorType and
+// no HTTP status, and writes its dead letter when dead letters are on (Config.DeadLetterIndex);
+// it is never part of a bulk request. It is not one of the Len documents; dynamic templates
+// added for it are dropped.
+func (b *Batch) Refuse(start int, index, errorType, reason string) {
+	b.templates = b.templates[:b.tplMark]
+	b.refused = append(b.refused, refusedDoc{start: start, end: len(b.Buf), index: index, errorType: errorType, reason: reason})
+}
+
+// Refused returns the number of documents recorded with Refuse.
+func (b *Batch) Refused() int { return len(b.refused) }
 
 // Templates returns the dynamic templates of document i.
 func (b *Batch) Templates(i int) []serializer.DynamicTemplate {

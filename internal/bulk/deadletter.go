@@ -13,10 +13,16 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
-// deadLetter sends a dead-letter document for each document in s.dead and reports whether
-// all of them were stored.
+// deadLetter sends a dead-letter document for each document that the pipeline refused
+// (Batch.Refuse: the index its record chose, status 0 since no request was made) and each
+// document in s.dead, and reports whether all of them were stored.
 func (ix *Indexer) deadLetter(ctx context.Context, s *session, b *Batch) bool {
 	now := time.Now()
+	for _, r := range b.refused {
+		start := len(s.dlq.Buf)
+		s.dlq.Buf = serializer.AppendDeadLetter(s.dlq.Buf, b.Buf[r.start:r.end], r.index, 0, r.errorType, r.reason, now)
+		s.dlq.Add(start, Item{Index: ix.cfg.DeadLetterIndex, DocumentID: ContentID(s.dlq.Buf[start:]), DerivedID: true})
+	}
 	for _, d := range s.dead {
 		start := len(s.dlq.Buf)
 		doc := b.Document(d.item)
@@ -40,9 +46,9 @@ func (ix *Indexer) deadLetter(ctx context.Context, s *session, b *Batch) bool {
 	// The dead letters are not the push's documents: keep the push's counts.
 	s.result = before
 	s.result.DeadLettered += stored
-	if err != nil || stored != len(s.dead) {
+	if dead := len(s.dead) + len(b.refused); err != nil || stored != dead {
 		ix.cfg.Logger.Error("Documents could not be written to the dead-letter index",
-			zap.String("index", ix.cfg.DeadLetterIndex), zap.Int("documents", len(s.dead)-stored), zap.Error(err))
+			zap.String("index", ix.cfg.DeadLetterIndex), zap.Int("documents", dead-stored), zap.Error(err))
 		return false
 	}
 	return true

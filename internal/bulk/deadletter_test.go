@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 )
 
@@ -207,6 +208,92 @@ func TestDeadLetterDocuments(t *testing.T) {
 				assert.Equal(t, want, got)
 			}
 			assert.Equal(t, int64(len(tt.want)), docCounts(t, tel)["dead_lettered  201"])
+		})
+	}
+}
+
+// A document the pipeline refused (Batch.Refuse) is never sent: it is rejected for good at
+// once, counted in docs.processed as failed_client with its error type and no status, and,
+// with dead letters on, its dead letter names the index its record chose, status 0 and the
+// pipeline's reason, and its fate is dead_lettered; with dead letters off, rejected.
+func TestRefusedDocumentIsDeadLetteredNotSent(t *testing.T) {
+	const reason = `target ".kibana_1" from attribute elasticsearch.index on the record is not allowed`
+	for _, tt := range []struct {
+		name       string
+		deadLetter string
+		sent       bool // a document besides the refused one
+		result     Result
+		fates      map[string]int64
+	}{
+		{
+			name: "dead letters on", deadLetter: "dlq", sent: true,
+			result: Result{Indexed: 1, Rejected: 1, DeadLettered: 1},
+			fates:  map[string]int64{"indexed  201": 1, "dead_lettered  201": 1},
+		},
+		{
+			name: "dead letters on, nothing else in the batch", deadLetter: "dlq",
+			result: Result{Rejected: 1, DeadLettered: 1},
+			fates:  map[string]int64{"dead_lettered  201": 1},
+		},
+		{
+			name: "dead letters off", sent: true,
+			result: Result{Indexed: 1, Rejected: 1},
+			fates:  map[string]int64{"indexed  201": 1, "rejected target_not_allowed ": 1},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &recordingClient{t: t}
+			tb, tel := newTelemetry(t)
+			ix, err := New(Config{Client: c, MaxBulkBytes: 1 << 20, DeadLetterIndex: tt.deadLetter, Telemetry: tb})
+			require.NoError(t, err)
+			b := &Batch{}
+			if tt.sent {
+				b = batchOf(`{"n":0}`)
+			}
+			start := len(b.Buf)
+			b.Buf = append(b.Buf, `{"n":"refused"}`...)
+			b.AddTemplate("metrics.x", "gauge_double") // dropped with the refused document
+			b.Refuse(start, ".kibana_1", "target_not_allowed", reason)
+			if tt.sent {
+				start = len(b.Buf)
+				b.Buf = append(b.Buf, `{"n":2}`...)
+				b.Add(start, Item{Index: "logs-a"})
+				tt.result.Indexed++
+				tt.fates["indexed  201"]++
+				assert.Empty(t, b.Templates(1), "the refused document's templates are not the next one's")
+			}
+			require.Equal(t, 1, b.Refused())
+
+			res, err := ix.Send(context.Background(), b)
+			require.NoError(t, err)
+			assert.Equal(t, tt.result, res)
+			assert.Equal(t, tt.fates, docCounts(t, tel))
+			processed := countertest.SumBy(t, tel, "otelcol.elasticsearch.docs.processed", "outcome", "error.type", "http.response.status_code")
+			assert.Equal(t, int64(1), processed["failed_client target_not_allowed "])
+			assert.Equal(t, int64(1+b.Len()), countertest.Sum(t, tel, "otelcol.elasticsearch.docs.received"))
+
+			var letters []string
+			for _, r := range c.requests {
+				if isDeadLetters(r) {
+					letters = append(letters, r.lines...)
+					continue
+				}
+				for _, l := range r.lines {
+					assert.NotContains(t, l, "refused", "the refused document is not sent")
+					assert.NotContains(t, l, ".kibana_1")
+				}
+			}
+			if tt.deadLetter == "" {
+				assert.Empty(t, letters)
+				return
+			}
+			require.Len(t, letters, 2)
+			var got fakees.DeadLetter
+			require.NoError(t, json.Unmarshal([]byte(letters[1]), &got))
+			got.Timestamp = ""
+			want := letter(`{"n":"refused"}`, 0, "target_not_allowed", reason)
+			want.Index = ".kibana_1"
+			assert.Equal(t, want, got)
 		})
 	}
 }

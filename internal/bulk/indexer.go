@@ -183,6 +183,10 @@ const defaultIdleSessions = 10
 // errStopped tells that documents were given up because the exporter is shutting down.
 var errStopped = errors.New("the exporter is shutting down")
 
+// DeadLetters tells whether documents rejected for good are dead-lettered
+// (Config.DeadLetterIndex is set).
+func (ix *Indexer) DeadLetters() bool { return ix.cfg.DeadLetterIndex != "" }
+
 // Stop ends retries: each Send gives up what is left without an outcome after its current
 // attempt, and a wait before a retry ends at once; requests in flight finish (within
 // RequestTimeout), and a Send that starts after Stop makes one attempt. The documents given up

@@ -27,11 +27,13 @@ var ErrHandedBack = errors.New("the batch is handed back to the persistent queue
 // without duplicates, and permanent when some were or when a resend could store a document
 // twice. A batch handed back at shutdown (Result.HandedBack > 0) returns a retryable error
 // wrapping ErrHandedBack, whatever part of it was written.
+// The documents the pipeline refused (Batch.Refuse) are never sent: each is rejected for good
+// at once, and dead-lettered with the others when dead letters are on.
 //
 // Only Send makes an error permanent, once: the errors of the steps below it are plain, and
 // the session notes whether the push's error must be permanent.
 func (ix *Indexer) Send(ctx context.Context, b *Batch) (Result, error) {
-	if b.Len() == 0 {
+	if b.Len() == 0 && b.Refused() == 0 {
 		return Result{}, nil
 	}
 	s, err := ix.getSession()
@@ -40,12 +42,13 @@ func (ix *Indexer) Send(ctx context.Context, b *Batch) (Result, error) {
 	}
 	defer ix.putSession(s)
 	ix.setMetadata(ctx, s)
-	ix.recordReceived(ctx, s, b.Len())
+	ix.recordReceived(ctx, s, b.Len()+b.Refused())
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ix.sends.add(s, cancel)
 	defer ix.sends.remove(s)
 
+	ix.refuse(ctx, s, b)
 	sendErr := ix.sendAll(ctx, s, b)
 	if sendErr == nil && s.unknown > 0 {
 		sendErr = fmt.Errorf("%d documents answered by bulk response items that Elasticsearch does not give to a create, "+
@@ -62,7 +65,7 @@ func (ix *Indexer) Send(ctx context.Context, b *Batch) (Result, error) {
 			"the whole batch is sent again after the restart",
 			zap.Int("documents", b.Len()), zap.Int("not_written", r.HandedBack),
 			zap.Int("written", r.Indexed+r.Duplicate+r.Rejected), zap.Error(sendErr))
-	case len(s.dead) > 0 && ix.cfg.DeadLetterIndex != "" && ix.abortCtx.Err() == nil:
+	case len(s.dead)+b.Refused() > 0 && ix.cfg.DeadLetterIndex != "" && ix.abortCtx.Err() == nil:
 		deadLettered = true
 		if ix.deadLetter(ctx, s, b) {
 			// Every document left without an outcome is now in the dead-letter index.
@@ -84,6 +87,19 @@ func (ix *Indexer) Send(ctx context.Context, b *Batch) (Result, error) {
 		return s.result, consumererror.NewPermanent(sendErr)
 	}
 	return s.result, sendErr
+}
+
+// refuse counts the documents of b that the pipeline refused (Batch.Refuse) as rejected for
+// good, as RecordUnsent counts a record rejected before sending (docs.processed failed_client,
+// no status), and notes them for the failure log. Their dead letters are written by deadLetter.
+func (ix *Indexer) refuse(ctx context.Context, s *session, b *Batch) {
+	for i := range b.refused {
+		r := &b.refused[i]
+		s.result.Rejected++
+		ix.writeDocPoints(ctx, s, docRecord{outcome: outcomeFailedClient, errorType: r.errorType}, 1)
+		ix.recordFate(ctx, s, docRecord{fate: OutcomeRejected, errorType: r.errorType}, 1)
+		s.failures.add(OutcomeRejected, 0, r.errorType, r.reason, r.index)
+	}
 }
 
 // sendAll sends the documents of b in bulk requests of at most MaxBulkBytes, or less after a

@@ -4,6 +4,8 @@
 package pipeline
 
 import (
+	"errors"
+	"net/http"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -40,4 +42,11 @@ func newTestPipeline(t *testing.T, set Settings) *Pipeline {
 	p, err := New(set, nil, nil, bulk.NewByteBudget(set.MaxInflightBytes), tb, zap.NewNop())
 	require.NoError(t, err)
 	return p
+}
+
+// noClient is the transport of a bulk indexer whose tests send nothing.
+type noClient struct{}
+
+func (noClient) Perform(*http.Request) (*http.Response, error) {
+	return nil, errors.New("no request is expected")
 }

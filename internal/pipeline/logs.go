@@ -46,13 +46,19 @@ func (st *pushState) appendLog(rec plog.LogRecord) {
 		ts = rec.ObservedTimestamp()
 	}
 	t, err := st.logs.RouteRecord(keys, rec.Attributes(), ts)
+	var refused *routing.TargetNotAllowedError
 	if err != nil {
-		st.unrouted(err)
-		return
+		if refused = st.unrouted(err); refused == nil {
+			return
+		}
 	}
 	start := len(st.batch.Buf)
 	st.batch.Buf = st.enc.AppendLog(st.batch.Buf, rec, dataStream(t))
 	if st.rejectedByEncoder(start) {
+		return
+	}
+	if refused != nil {
+		st.refuse(start, refused)
 		return
 	}
 	it := bulk.Item{Index: t.Index, RequireDataStream: t.DataStream}

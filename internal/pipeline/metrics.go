@@ -23,8 +23,12 @@ func walkMetrics(_ context.Context, st *pushState, md pmetric.Metrics) {
 }
 
 // AddMetricsDocument is the push's serializer.MetricsSink: it adds a metric document, with its
-// dynamic templates, to the batch.
+// dynamic templates, to the batch, or, for data points whose target is not allowed, hands it
+// to the batch as refused (see routeMetric).
 func (st *pushState) AddMetricsDocument(start int, index string, ds serializer.DataStream, templates []serializer.DynamicTemplate) {
+	if st.refusedMetric(start, index) {
+		return // its templates are not sent
+	}
 	for _, t := range templates {
 		st.batch.AddTemplate(t.Path, t.Template)
 	}

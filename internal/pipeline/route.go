@@ -6,6 +6,7 @@ package pipeline // import "github.com/otelcol-es/elasticsearchexporter/internal
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
@@ -53,25 +54,67 @@ func (st *pushState) skipNoIndex(keys routing.RecordKeys, attrs pcommon.Map) boo
 }
 
 // unrouted counts a record that could not be routed: its target is not allowed
-// (routing.ErrorTypeTargetNotAllowed), or not a valid name.
-func (st *pushState) unrouted(err error) {
-	if _, ok := errors.AsType[*routing.TargetNotAllowedError](err); ok {
+// (routing.ErrorTypeTargetNotAllowed), or not a valid name. When the target is not allowed and
+// dead letters are on, it counts nothing and returns the refusal instead: the caller encodes the
+// record's document (with no data stream) and hands it to refuse, and the bulk indexer counts
+// it and writes its dead letter.
+func (st *pushState) unrouted(err error) *routing.TargetNotAllowedError {
+	if refused, ok := errors.AsType[*routing.TargetNotAllowedError](err); ok {
+		if st.p.indexer.DeadLetters() {
+			return refused
+		}
 		st.reject(routing.ErrorTypeTargetNotAllowed, 1, err)
-		return
+		return nil
 	}
 	st.reject(serializer.RejectInvalidIndexName, 1, err)
+	return nil
 }
 
-// routeMetric resolves the index of a data point; it is the serializer's MetricRouteFunc.
+// refuse records the document just encoded at st.batch.Buf[start:] for a record whose target
+// was refused (see unrouted): the bulk indexer never sends it, and dead-letters it, naming the
+// refused target.
+func (st *pushState) refuse(start int, refused *routing.TargetNotAllowedError) {
+	st.batch.Refuse(start, refused.Name, routing.ErrorTypeTargetNotAllowed, refused.Error())
+}
+
+// routeMetric resolves the index of a data point; it is the serializer's MetricRouteFunc. A
+// data point whose target is not allowed is, with dead letters on, routed to refusedPrefix and
+// the refused name, which no routed name can be: the encoder groups and writes its document as
+// any other, and AddMetricsDocument hands it to the batch as refused (refusedMetric).
 func (st *pushState) routeMetric(attrs, scope, resource pcommon.Map, scopeName string, ts pcommon.Timestamp) (string, serializer.DataStream, error) {
 	t, err := st.metrics.Route(signal.Metrics, attrs, scope, resource, scopeName, ts)
 	if err != nil {
-		if _, ok := errors.AsType[*routing.TargetNotAllowedError](err); ok {
+		if refused, ok := errors.AsType[*routing.TargetNotAllowedError](err); ok {
+			if st.p.indexer.DeadLetters() {
+				if _, seen := st.refusedMetrics[refused.Name]; !seen {
+					if st.refusedMetrics == nil {
+						st.refusedMetrics = map[string]error{}
+					}
+					st.refusedMetrics[refused.Name] = refused
+				}
+				return refusedPrefix + refused.Name, serializer.DataStream{}, nil
+			}
 			err = &serializer.TargetNotAllowedError{Err: err}
 		}
 		return "", serializer.DataStream{}, err
 	}
 	return t.Index, dataStream(t), nil
+}
+
+// refusedPrefix starts the index that routeMetric gives a data point whose target is not
+// allowed: "*" is never part of an index name.
+const refusedPrefix = "*"
+
+// refusedMetric records the metric document just written at st.batch.Buf[start:] as refused
+// when index is one that routeMetric gave refused data points, and reports whether it was.
+func (st *pushState) refusedMetric(start int, index string) bool {
+	name, ok := strings.CutPrefix(index, refusedPrefix)
+	if !ok {
+		return false
+	}
+	err := st.refusedMetrics[name]
+	st.batch.Refuse(start, name, routing.ErrorTypeTargetNotAllowed, err.Error())
+	return true
 }
 
 // dataStream is the data stream of a routing target, which the serializer writes into the

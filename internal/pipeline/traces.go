@@ -71,9 +71,11 @@ func (st *pushState) appendSpan(span ptrace.Span) {
 			router = st.apm.router(ev)
 		}
 		t, err := router.RouteRecord(keys, ev.Attributes(), ev.Timestamp())
+		var refused *routing.TargetNotAllowedError
 		if err != nil {
-			st.unrouted(err)
-			continue
+			if refused = st.unrouted(err); refused == nil {
+				continue
+			}
 		}
 		start := len(st.batch.Buf)
 		if apm {
@@ -82,6 +84,10 @@ func (st *pushState) appendSpan(span ptrace.Span) {
 			st.batch.Buf = st.enc.AppendSpanEvent(st.batch.Buf, span, ev, dataStream(t))
 		}
 		if st.rejectedByEncoder(start) {
+			continue
+		}
+		if refused != nil {
+			st.refuse(start, refused)
 			continue
 		}
 		it := bulk.Item{Index: t.Index, RequireDataStream: t.DataStream}
@@ -94,13 +100,19 @@ func (st *pushState) appendSpan(span ptrace.Span) {
 
 func (st *pushState) appendSpanDocument(span ptrace.Span, keys routing.RecordKeys) {
 	t, err := st.traces.RouteRecord(keys, span.Attributes(), span.StartTimestamp())
+	var refused *routing.TargetNotAllowedError
 	if err != nil {
-		st.unrouted(err)
-		return
+		if refused = st.unrouted(err); refused == nil {
+			return
+		}
 	}
 	start := len(st.batch.Buf)
 	st.batch.Buf = st.enc.AppendSpan(st.batch.Buf, span, dataStream(t))
 	if st.rejectedByEncoder(start) {
+		return
+	}
+	if refused != nil {
+		st.refuse(start, refused)
 		return
 	}
 	it := bulk.Item{Index: t.Index, RequireDataStream: t.DataStream}

@@ -37,6 +37,9 @@ type pushState struct {
 	// modeRejected tells that records were rejected for their mapping mode: the push then
 	// returns an error that says so, permanent unless the rest of the push failed otherwise.
 	modeRejected error
+	// refusedMetrics holds, by refused target, the first refusal of the data points whose target
+	// is not allowed while dead letters are on (routeMetric); nil until there is one.
+	refusedMetrics map[string]error
 
 	// profileRefs are the profiling documents this push recorded in the pipeline's cache
 	// (profiles.go).
@@ -81,6 +84,7 @@ func (p *Pipeline) putState(st *pushState) {
 	st.batch.Reset()
 	st.report.Reset()
 	clear(st.firstRejection)
+	clear(st.refusedMetrics)
 	st.lastDataStream = ""
 	st.modeRejected = nil
 	clear(st.profileRefs)

@@ -1,0 +1,118 @@
+// Copyright The OpenTelemetry Authors
+// SPDX-License-Identifier: Apache-2.0
+
+package pipeline
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
+	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
+)
+
+// A record whose attributes choose a target the configuration refuses is, with dead letters
+// on, still encoded and handed to the batch as a refused document (never one of its items),
+// and not counted by the pipeline: the bulk indexer counts it and writes its dead letter.
+// With dead letters off, it is rejected and counted by the pipeline, and nothing is encoded.
+// This holds for log records, spans, span events and metric data points (whose documents the
+// encoder groups as any other).
+func TestRefusedTargetHandedToDeadLetters(t *testing.T) {
+	logs := plog.NewLogs()
+	recs := logs.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords()
+	recs.AppendEmpty().Body().SetStr("kept log")
+	refusedLog := recs.AppendEmpty()
+	refusedLog.Body().SetStr("refused log")
+	refusedLog.Attributes().PutStr("elasticsearch.index", ".kibana_1")
+
+	traces := ptrace.NewTraces()
+	spans := traces.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+	kept := spans.AppendEmpty()
+	kept.SetName("kept span")
+	kept.Events().AppendEmpty().SetName("kept event")
+	ev := kept.Events().AppendEmpty()
+	ev.SetName("refused event")
+	ev.Attributes().PutStr("elasticsearch.index", ".security")
+	refusedSpan := spans.AppendEmpty()
+	refusedSpan.SetName("refused span")
+	refusedSpan.Attributes().PutStr("elasticsearch.index", ".tasks")
+
+	metrics := pmetric.NewMetrics()
+	points := metrics.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics().AppendEmpty()
+	points.SetName("requests")
+	gauge := points.SetEmptyGauge().DataPoints()
+	gauge.AppendEmpty().SetIntValue(1)
+	refusedPoint := gauge.AppendEmpty()
+	refusedPoint.SetIntValue(2)
+	refusedPoint.Attributes().PutStr("which", "refused point")
+	refusedPoint.Attributes().PutStr("elasticsearch.index", ".kibana_1")
+
+	for _, tt := range []struct {
+		name     string
+		signal   Signal
+		walk     func(*pushState)
+		kept     int
+		refused  int
+		contains []string
+	}{
+		{"logs", Logs, func(st *pushState) { walkLogs(t.Context(), st, logs) }, 1, 1, []string{"refused log"}},
+		{"traces", Traces, func(st *pushState) { walkTraces(t.Context(), st, traces) }, 2, 2, []string{"refused event", "refused span"}},
+		// The encoder reports a metric data point rejected before sending, not the pipeline.
+		{"metrics", Metrics, func(st *pushState) { walkMetrics(t.Context(), st, metrics) }, 1, 1, []string{"refused point"}},
+	} {
+		for _, deadLetters := range []bool{true, false} {
+			name := tt.name + "/dead letters off"
+			if deadLetters {
+				name = tt.name + "/dead letters on"
+			}
+			t.Run(name, func(t *testing.T) {
+				st := connectedState(t, tt.signal, deadLetters)
+				tt.walk(st)
+				assert.Equal(t, tt.kept, st.batch.Len())
+				for i := range st.batch.Len() {
+					assert.NotContains(t, string(st.batch.Document(i)), "refused", "a refused document is not an item")
+					assert.NotEqual(t, '.', st.batch.Item(i).Index[0])
+					assert.NotContains(t, st.batch.Item(i).Index, refusedPrefix)
+				}
+				if !deadLetters {
+					assert.Zero(t, st.batch.Refused())
+					if tt.signal != Metrics {
+						assert.Equal(t, map[string]int{routing.ErrorTypeTargetNotAllowed: tt.refused}, st.rejected)
+					}
+					assert.False(t, bytes.Contains(st.batch.Buf, []byte("refused")), "nothing encoded for a rejected record")
+					return
+				}
+				assert.Equal(t, tt.refused, st.batch.Refused())
+				assert.Empty(t, st.rejected, "counted by the bulk indexer, not by the pipeline")
+				for _, s := range tt.contains {
+					assert.True(t, bytes.Contains(st.batch.Buf, []byte(s)), "the refused record %q is encoded", s)
+				}
+			})
+		}
+	}
+}
+
+// connectedState returns a push state of a pipeline of the default settings connected to a
+// bulk indexer with dead letters on or off, for a push of signal; nothing is sent.
+func connectedState(t *testing.T, signal Signal, deadLetters bool) *pushState {
+	t.Helper()
+	p := newTestPipeline(t, testSettings())
+	cfg := bulk.Config{Client: noClient{}, MaxBulkBytes: 1 << 20}
+	if deadLetters {
+		cfg.DeadLetterIndex = "dlq"
+	}
+	ix, err := bulk.New(cfg)
+	require.NoError(t, err)
+	p.Connect(ix, nil)
+	st, err := p.getState()
+	require.NoError(t, err)
+	t.Cleanup(func() { p.putState(st) })
+	st.modes = p.newModes(t.Context(), signal)
+	return st
+}
