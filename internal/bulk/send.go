@@ -87,7 +87,7 @@ func (ix *Indexer) Send(ctx context.Context, b *Batch) (Result, error) {
 }
 
 // refuse counts the documents of b that the pipeline refused (Batch.Refuse) as rejected for
-// good, as RecordUnsent counts a record rejected before sending (docs.processed failed_client,
+// good, as RecordPreSend counts a record rejected before sending (docs.processed failed_client,
 // no status), and notes them for the failure log. Their dead letters are written by deadLetter.
 func (ix *Indexer) refuse(ctx context.Context, s *session, b *Batch) {
 	for i := range b.refused {

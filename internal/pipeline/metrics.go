@@ -14,11 +14,11 @@ import (
 
 // walkMetrics encodes and routes the data points of md, grouped into documents by the
 // encoder, once per mapping mode that its scopes use.
-func walkMetrics(ctx context.Context, st *pushState, md pmetric.Metrics) {
+func walkMetrics(_ context.Context, st *pushState, md pmetric.Metrics) {
 	st.metricsByMode(md, func(mode serializer.Mode, md pmetric.Metrics) {
 		st.setMode(mode)
 		report := st.enc.EncodeMetrics(&st.batch.Buf, md, st.routeMetric, st)
-		st.p.recordMetricsReport(ctx, &report)
+		st.recordMetricsReport(&report)
 	})
 }
 

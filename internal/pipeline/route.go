@@ -10,8 +10,10 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
 	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
 // Routing gives each document its index or data stream (internal/routing). The pipeline, not
@@ -47,7 +49,7 @@ func (st *pushState) skipNoIndex(keys routing.RecordKeys, attrs pcommon.Map) boo
 	if keys&routing.RecordMappingHints == 0 || !serializer.NoIndex(attrs) {
 		return false
 	}
-	st.noIndex++
+	st.report.Unsent(bulk.UnsentSkipped, errorTypeNoIndex, 1)
 	return true
 }
 
@@ -80,7 +82,7 @@ func (st *pushState) refuse(start int, refused *routing.TargetNotAllowedError) {
 // the refused name, which no routed name can be: the encoder groups and writes its document as
 // any other, and AddMetricsDocument hands it to the batch as refused (refusedMetric).
 func (st *pushState) routeMetric(attrs, scope, resource pcommon.Map, scopeName string, ts pcommon.Timestamp) (string, serializer.DataStream, error) {
-	t, err := st.metrics.Route(routing.TypeMetrics, attrs, scope, resource, scopeName, ts)
+	t, err := st.metrics.Route(signal.Metrics, attrs, scope, resource, scopeName, ts)
 	if err != nil {
 		if refused, ok := errors.AsType[*routing.TargetNotAllowedError](err); ok {
 			if st.p.indexer.DeadLetters() {
