@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/otelcol-es/elasticsearchexporter/internal/pipeline"
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
 // TestGoldenECSSpanEvents pushes testdata/ecs_span_events/traces.json in the ecs mode, with
@@ -53,14 +53,14 @@ func TestECSSpanEventsNote(t *testing.T) {
 			cfg := defaultWith(func(c *Config) {
 				c.Mapping.Mode, c.Mapping.AllowedModes, c.Mapping.ECSSpanEventsToLogs = tt.mode, tt.allowed, tt.on
 			})
-			for _, signal := range []pipeline.Signal{pipeline.Logs, pipeline.Metrics, pipeline.Profiles} {
-				assert.Empty(t, cfg.ecsSpanEventsNote(signal), signal)
+			for _, sig := range []signal.Kind{signal.Logs, signal.Metrics, signal.Profiles} {
+				assert.Empty(t, cfg.ecsSpanEventsNote(sig), sig)
 			}
 			if !tt.want {
-				assert.Empty(t, cfg.ecsSpanEventsNote(pipeline.Traces))
+				assert.Empty(t, cfg.ecsSpanEventsNote(signal.Traces))
 				return
 			}
-			assert.Contains(t, cfg.ecsSpanEventsNote(pipeline.Traces), "`mapping::ecs_span_events_to_logs` is off: ")
+			assert.Contains(t, cfg.ecsSpanEventsNote(signal.Traces), "`mapping::ecs_span_events_to_logs` is off: ")
 		})
 	}
 }

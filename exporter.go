@@ -13,6 +13,10 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/config/configcompression"
 	"go.opentelemetry.io/collector/exporter"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/pprofile"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
@@ -23,6 +27,7 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/pipeline"
 	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
 // esExporter is shared by the logs, metrics, traces and profiles exporters of one component ID:
@@ -37,7 +42,9 @@ type esExporter struct {
 	indexer   *bulk.Indexer
 	templates *esclient.TemplateChecker
 
-	// pipeline runs the pushes (internal/pipeline).
+	// pipeline runs the pushes (internal/pipeline), built by start; pushLogs, pushMetrics,
+	// pushTraces and pushProfiles hand it the pushes, which the exporter helper makes only
+	// after start.
 	pipeline *pipeline.Pipeline
 
 	// budget caps the bytes held by pushes of every signal (flow_control::max_inflight_bytes):
@@ -50,7 +57,7 @@ type esExporter struct {
 
 	// signals are the signals the component was created for (noteSignal), for the start-up check.
 	signalsMu sync.Mutex
-	signals   map[pipeline.Signal]bool
+	signals   map[signal.Kind]bool
 }
 
 // newExporter builds the exporter and checks the routing settings. Nothing is sent before
@@ -64,10 +71,9 @@ func newExporter(cfg *Config, set exporter.Settings) (*esExporter, error) {
 		cfg: cfg, set: set, logger: set.Logger, telemetry: tb,
 		budget: bulk.NewByteBudget(cfg.FlowControl.MaxInflightBytes),
 	}
-	// The pipeline checks the routing settings, so that a bad static index or date format
-	// fails at creation with a clear message.
-	e.pipeline, err = pipeline.New(cfg.pipelineSettings(), e.budget, tb, set.Logger)
-	if err != nil {
+	// A bad static index or date format fails at creation with a clear message; the pipeline
+	// itself is built at start, once the bulk indexer that sends its documents is.
+	if err := pipeline.CheckSettings(cfg.pipelineSettings()); err != nil {
 		return nil, err
 	}
 	if cfg.DeadLetter.Enabled {
@@ -99,7 +105,6 @@ func (c *Config) pipelineSettings() pipeline.Settings {
 		NumConsumers:        c.numConsumers(),
 		MaxInflightBytes:    c.FlowControl.MaxInflightBytes,
 		LogRateLimit:        c.Telemetry.LogFailedDocsInputRateLimit,
-		MetadataKeys:        c.MetadataKeys,
 	}
 }
 
@@ -121,7 +126,7 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 		LogResponseBody:      e.cfg.Telemetry.LogResponseBody,
 		Writes:               e.writes(),
 		OTelMode:             otel,
-		OTelMetrics:          otel && e.writesSignal(pipeline.Metrics) && e.cfg.MetricsIndex == "" && !e.cfg.LogstashFormat.Enabled,
+		OTelMetrics:          otel && e.writesSignal(signal.Metrics) && e.cfg.MetricsIndex == "" && !e.cfg.LogstashFormat.Enabled,
 		Checks:               e.recordCheck,
 	}, host, e.set.TelemetrySettings, e.set.BuildInfo)
 	if err != nil {
@@ -179,15 +184,26 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 
 	bg, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
-	e.templates = esclient.NewTemplateChecker(client, e.logger, e.recordCheck)
-	e.pipeline.Connect(e.indexer, e.templates)
+	e.templates = esclient.NewTemplateChecker(client, e.logger)
+	e.pipeline, err = pipeline.New(e.cfg.pipelineSettings(), e.indexer, e.templates, e.budget, e.telemetry, e.logger)
+	if err != nil {
+		return err
+	}
 	e.wg.Go(func() {
 		v, ok := client.CheckServer(bg)
 		if ok && e.cfg.IncludeSourceOnError == nil && !v.TakesIncludeSourceOnError() {
 			e.indexer.SetIncludeSourceOnError(docappender.Unset)
 		}
 	})
-	e.wg.Go(func() { e.templates.Run(bg) })
+	e.wg.Go(func() {
+		for {
+			failed, ok := e.templates.Next(bg)
+			if !ok {
+				return
+			}
+			e.recordCheck(esclient.CheckTemplate, failed)
+		}
+	})
 	if e.cfg.Compression == configcompression.TypeSnappy {
 		// gzip until the node is found to decode snappy.
 		e.wg.Go(func() {
@@ -197,6 +213,23 @@ func (e *esExporter) start(ctx context.Context, host component.Host) error {
 		})
 	}
 	return nil
+}
+
+// pushLogs, pushMetrics, pushTraces and pushProfiles are the pushes of the four signals.
+func (e *esExporter) pushLogs(ctx context.Context, ld plog.Logs) error {
+	return e.pipeline.PushLogs(ctx, ld)
+}
+
+func (e *esExporter) pushMetrics(ctx context.Context, md pmetric.Metrics) error {
+	return e.pipeline.PushMetrics(ctx, md)
+}
+
+func (e *esExporter) pushTraces(ctx context.Context, td ptrace.Traces) error {
+	return e.pipeline.PushTraces(ctx, td)
+}
+
+func (e *esExporter) pushProfiles(ctx context.Context, pd pprofile.Profiles) error {
+	return e.pipeline.PushProfiles(ctx, pd)
 }
 
 // deadLetterIndex is the index of the dead letters, empty when dead_letter is off.
@@ -252,21 +285,21 @@ func (e *esExporter) shutdown(ctx context.Context) error {
 
 // noteSignal records that the component was created for signal, so that the privilege check
 // at start asks only for what the pipelines write.
-func (e *esExporter) noteSignal(signal pipeline.Signal) {
+func (e *esExporter) noteSignal(sig signal.Kind) {
 	e.signalsMu.Lock()
 	defer e.signalsMu.Unlock()
 	if e.signals == nil {
-		e.signals = map[pipeline.Signal]bool{}
+		e.signals = map[signal.Kind]bool{}
 	}
-	e.signals[signal] = true
+	e.signals[sig] = true
 }
 
 // writesSignal tells whether the component writes documents of signal: when no signal was
 // noted (an exporter built without the factory), every signal is assumed.
-func (e *esExporter) writesSignal(signal pipeline.Signal) bool {
+func (e *esExporter) writesSignal(sig signal.Kind) bool {
 	e.signalsMu.Lock()
 	defer e.signalsMu.Unlock()
-	return len(e.signals) == 0 || e.signals[signal]
+	return len(e.signals) == 0 || e.signals[sig]
 }
 
 // writes are the index patterns the configuration writes to, for the privilege check: each
@@ -276,19 +309,19 @@ func (e *esExporter) writesSignal(signal pipeline.Signal) bool {
 func (e *esExporter) writes() []esclient.Write {
 	set := e.cfg.pipelineSettings()
 	var w []esclient.Write
-	if e.writesSignal(pipeline.Logs) {
-		w = append(w, esclient.Write{Pattern: set.Routing(e.cfg.LogsIndex).Pattern(routing.TypeLogs), For: "logs"})
+	if e.writesSignal(signal.Logs) {
+		w = append(w, esclient.Write{Pattern: set.Routing(e.cfg.LogsIndex).Pattern(signal.Logs), For: signal.Logs.String()})
 	}
-	if e.writesSignal(pipeline.Metrics) {
-		w = append(w, esclient.Write{Pattern: set.Routing(e.cfg.MetricsIndex).Pattern(routing.TypeMetrics), For: "metrics"})
+	if e.writesSignal(signal.Metrics) {
+		w = append(w, esclient.Write{Pattern: set.Routing(e.cfg.MetricsIndex).Pattern(signal.Metrics), For: signal.Metrics.String()})
 	}
-	if e.writesSignal(pipeline.Traces) {
+	if e.writesSignal(signal.Traces) {
 		w = append(w,
-			esclient.Write{Pattern: set.Routing(e.cfg.TracesIndex).Pattern(routing.TypeTraces), For: "traces"},
-			esclient.Write{Pattern: set.Routing(e.cfg.LogsIndex).Pattern(routing.TypeLogs), For: "span events"})
+			esclient.Write{Pattern: set.Routing(e.cfg.TracesIndex).Pattern(signal.Traces), For: signal.Traces.String()},
+			esclient.Write{Pattern: set.Routing(e.cfg.LogsIndex).Pattern(signal.Logs), For: "span events"})
 	}
-	if e.writesSignal(pipeline.Profiles) {
-		w = append(w, esclient.Write{Pattern: serializer.ProfilingIndices, For: "profiles"})
+	if e.writesSignal(signal.Profiles) {
+		w = append(w, esclient.Write{Pattern: serializer.ProfilingIndices, For: signal.Profiles.String()})
 	}
 	if idx := e.deadLetterIndex(); idx != "" {
 		w = append(w, esclient.Write{Pattern: idx, For: "dead letters"})

@@ -22,9 +22,9 @@ import (
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
-	"github.com/otelcol-es/elasticsearchexporter/internal/pipeline"
 	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
 // NewFactory returns the factory of the elasticsearch exporter: logs, metrics, traces and, in a
@@ -147,11 +147,11 @@ func createDefaultConfig() component.Config {
 
 func createLogsExporter(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Logs, error) {
 	c := cfg.(*Config)
-	h, err := acquireSignal(c, set, pipeline.Logs)
+	h, err := acquireSignal(c, set, signal.Logs)
 	if err != nil {
 		return nil, err
 	}
-	exp, err := exporterhelper.NewLogs(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pipeline.PushLogs, h.options(c)...)
+	exp, err := exporterhelper.NewLogs(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pushLogs, h.options(c)...)
 	if err != nil {
 		_ = h.shutdown(ctx)
 		return nil, err
@@ -161,11 +161,11 @@ func createLogsExporter(ctx context.Context, set exporter.Settings, cfg componen
 
 func createMetricsExporter(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Metrics, error) {
 	c := cfg.(*Config)
-	h, err := acquireSignal(c, set, pipeline.Metrics)
+	h, err := acquireSignal(c, set, signal.Metrics)
 	if err != nil {
 		return nil, err
 	}
-	exp, err := exporterhelper.NewMetrics(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pipeline.PushMetrics, h.options(c)...)
+	exp, err := exporterhelper.NewMetrics(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pushMetrics, h.options(c)...)
 	if err != nil {
 		_ = h.shutdown(ctx)
 		return nil, err
@@ -175,11 +175,11 @@ func createMetricsExporter(ctx context.Context, set exporter.Settings, cfg compo
 
 func createTracesExporter(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Traces, error) {
 	c := cfg.(*Config)
-	h, err := acquireSignal(c, set, pipeline.Traces)
+	h, err := acquireSignal(c, set, signal.Traces)
 	if err != nil {
 		return nil, err
 	}
-	exp, err := exporterhelper.NewTraces(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pipeline.PushTraces, h.options(c)...)
+	exp, err := exporterhelper.NewTraces(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pushTraces, h.options(c)...)
 	if err != nil {
 		_ = h.shutdown(ctx)
 		return nil, err
@@ -258,13 +258,13 @@ func (r *exporterRegistry) acquire(cfg *Config, set exporter.Settings) (*signalR
 // acquireSignal returns a reference to the shared exporter of cfg's component for the pipeline
 // of signal: it notes the signal for the privilege check at
 // start, and warns when the default mapping mode cannot write the signal's documents.
-func acquireSignal(cfg *Config, set exporter.Settings, signal pipeline.Signal) (*signalRef, error) {
+func acquireSignal(cfg *Config, set exporter.Settings, sig signal.Kind) (*signalRef, error) {
 	h, err := sharedExporters.acquire(cfg, set)
 	if err != nil {
 		return nil, err
 	}
-	h.shared.exp.noteSignal(signal)
-	cfg.logSignalNotes(set.Logger, signal)
+	h.shared.exp.noteSignal(sig)
+	cfg.logSignalNotes(set.Logger, sig)
 	return h, nil
 }
 
@@ -338,11 +338,11 @@ func (h *signalRef) options(cfg *Config) []exporterhelper.Option {
 
 func createProfilesExporter(ctx context.Context, set exporter.Settings, cfg component.Config) (xexporter.Profiles, error) {
 	c := cfg.(*Config)
-	h, err := acquireSignal(c, set, pipeline.Profiles)
+	h, err := acquireSignal(c, set, signal.Profiles)
 	if err != nil {
 		return nil, err
 	}
-	exp, err := xexporterhelper.NewProfiles(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pipeline.PushProfiles, h.options(c)...)
+	exp, err := xexporterhelper.NewProfiles(ctx, h.helperSettings(c, set), cfg, h.shared.exp.pushProfiles, h.options(c)...)
 	if err != nil {
 		_ = h.shutdown(ctx)
 		return nil, err

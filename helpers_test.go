@@ -44,6 +44,7 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
 // newTestConfig returns the default config pointed at url, with the sending queue off so that
@@ -706,4 +707,16 @@ func queuedLogs(t *testing.T, srv *fakees.Server, flush time.Duration) (exporter
 	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
 	require.NoError(t, exp.ConsumeLogs(context.Background(), testLogs(50)))
 	return exp, tel
+}
+
+// signalNamed returns the signal whose name is name ("logs", "metrics", "traces", "profiles").
+func signalNamed(t *testing.T, name string) signal.Kind {
+	t.Helper()
+	for k := range signal.Count {
+		if k.String() == name {
+			return k
+		}
+	}
+	require.FailNow(t, "no signal is named "+name)
+	return signal.Count
 }

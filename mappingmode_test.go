@@ -21,6 +21,7 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 	"github.com/otelcol-es/elasticsearchexporter/internal/pipeline"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
 func TestModeSelectionRejections(t *testing.T) {
@@ -375,11 +376,11 @@ func TestDefaultModeOf(t *testing.T) {
 			} else {
 				assert.Contains(t, cfg.modeIgnoredWarning(), "`mapping::mode` is "+mode+" and is ignored")
 			}
-			for _, signal := range []pipeline.Signal{pipeline.Logs, pipeline.Traces, pipeline.Metrics} {
-				if tt.want.Supports(signal.String()) {
-					assert.Empty(t, cfg.modeFallbackWarning(signal), "%v %s", tt.allowed, signal)
+			for _, sig := range []signal.Kind{signal.Logs, signal.Traces, signal.Metrics} {
+				if tt.want.Supports(sig) {
+					assert.Empty(t, cfg.modeFallbackWarning(sig), "%v %s", tt.allowed, sig)
 				} else {
-					assert.Contains(t, cfg.modeFallbackWarning(signal), "its first mode, has no ", "%v %s", tt.allowed, signal)
+					assert.Contains(t, cfg.modeFallbackWarning(sig), "its first mode, has no ", "%v %s", tt.allowed, sig)
 				}
 			}
 		}
@@ -389,7 +390,7 @@ func TestDefaultModeOf(t *testing.T) {
 	// Every mode writes logs.
 	for _, mode := range mappingModes {
 		m, _ := serializer.ParseMode(mode)
-		assert.True(t, m.Supports("logs"), mode)
+		assert.True(t, m.Supports(signal.Logs), mode)
 	}
 }
 

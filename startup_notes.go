@@ -14,6 +14,7 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/esclient"
 	"github.com/otelcol-es/elasticsearchexporter/internal/pipeline"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
 // The start-up lines: those of the component, logged once when its exporter is created
@@ -31,11 +32,11 @@ func (c *Config) logStartupNotes(logger *zap.Logger) {
 }
 
 // logSignalNotes logs the start-up lines of the pipeline of signal.
-func (c *Config) logSignalNotes(logger *zap.Logger, signal pipeline.Signal) {
-	if msg := c.modeFallbackWarning(signal); msg != "" {
+func (c *Config) logSignalNotes(logger *zap.Logger, sig signal.Kind) {
+	if msg := c.modeFallbackWarning(sig); msg != "" {
 		logger.Warn(msg)
 	}
-	if msg := c.ecsSpanEventsNote(signal); msg != "" {
+	if msg := c.ecsSpanEventsNote(sig); msg != "" {
 		logger.Info(msg)
 	}
 }
@@ -177,13 +178,13 @@ func (c *Config) modeIgnoredWarning() string {
 
 // modeFallbackWarning returns the warning to log when the pipeline of signal is created and the
 // default mode (see pipeline.DefaultMode) cannot write it, or "".
-func (c *Config) modeFallbackWarning(signal pipeline.Signal) string {
+func (c *Config) modeFallbackWarning(sig signal.Kind) string {
 	def := pipeline.DefaultMode(c.Mapping.AllowedModes)
-	if def.Supports(signal.String()) {
+	if def.Supports(sig) {
 		return ""
 	}
 	return fmt.Sprintf("`mapping::allowed_modes` does not list otel, and %s, its first mode, has no %s documents: %s whose scope attribute elastic.mapping.mode and client metadata X-Elastic-Mapping-Mode name no mode are rejected (%s); "+
-		"add otel to `mapping::allowed_modes`", def, signal.Noun(), signal, pipeline.ErrorTypeUnsupportedMode)
+		"add otel to `mapping::allowed_modes`", def, sig.Noun(), sig, pipeline.ErrorTypeUnsupportedMode)
 }
 
 // apiKeyFormWarning returns the warning logged when `api_key` is in none of the forms
@@ -325,8 +326,8 @@ func (c *Config) dynamicRoutingIgnoredWarning() string {
 // mode then; this exporter keeps them, since dropping them would lose data that the user sent.
 // The ignored `mapping::mode` plays no part: its own warning says that records are written in
 // otel.
-func (c *Config) ecsSpanEventsNote(signal pipeline.Signal) string {
-	if signal != pipeline.Traces || c.Mapping.ECSSpanEventsToLogs ||
+func (c *Config) ecsSpanEventsNote(sig signal.Kind) string {
+	if sig != signal.Traces || c.Mapping.ECSSpanEventsToLogs ||
 		!slices.Contains(c.Mapping.AllowedModes, serializer.ModeECS.String()) || slices.Equal(c.Mapping.AllowedModes, serializer.ModeNames()) {
 		return ""
 	}

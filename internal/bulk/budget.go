@@ -60,7 +60,9 @@ func (b *ByteBudget) Stop() { b.g.setCapacity(0) }
 // request body: one request of at most MaxBulkBytes, compressed by the ratio of the last
 // request sent (none before the first), and the piece it is assembled in (see chunk); with
 // Config.Snappy, the whole uncompressed request instead of the piece; with gzip, the state of
-// the session's compressor (compressorBytes). The exporter counts it in its ByteBudget.
+// the compressor (compressorBytes). The exporter counts it in its ByteBudget, for each push:
+// an upper bound, since a push holds a request body only while its request is built and sent
+// (requestBody), and at most Concurrency.Max are.
 func (ix *Indexer) RequestBufferBytes(n int) int {
 	if ix.cfg.MaxBulkBytes > 0 {
 		n = min(n, ix.cfg.MaxBulkBytes)
@@ -77,10 +79,9 @@ func (ix *Indexer) RequestBufferBytes(n int) int {
 	return ix.sizes.compressed(n) + min(n, bodyPiece) + state
 }
 
-// compressorBytes is what the gzip writer of a session holds once it has written a request:
-// the tables and history of klauspost/compress's encoder at the low levels the exporter uses
-// (about 0.9 MiB at level 1 in the heap profile of a collector under load). Each Send has a
-// session of its own, so each push counts one.
+// compressorBytes is what the gzip writer of a request body holds once it has written a
+// request: the tables and history of klauspost/compress's encoder at the low levels the
+// exporter uses (about 0.9 MiB at level 1 in the heap profile of a collector under load).
 const compressorBytes = 1 << 20
 
 // requestSizes tracks the compression ratio of request bodies. It is safe for concurrent use.

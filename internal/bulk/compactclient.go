@@ -46,11 +46,12 @@ type compactClient struct {
 	body      bytes.Reader
 	// bodyCloser is body as the io.ReadCloser of a response, made once.
 	bodyCloser io.ReadCloser
-	// codec, set when the Indexer is configured for snappy, is the state of snappy; enc
-	// encodes the request bodies that docappender left uncompressed (encoding.go), and off
-	// is called when the node is found not to decode snappy.
+	// codec, set when the Indexer is configured for snappy, is the state of snappy; enc, the
+	// encoder of the request body the session holds (requestBody), encodes the request bodies
+	// that docappender left uncompressed (encoding.go), and off is called when the node is
+	// found not to decode snappy.
 	codec *bodyCodec
-	enc   bodyEncoder
+	enc   *bodyEncoder
 	off   func(errorType string)
 }
 
@@ -59,7 +60,9 @@ type compactClient struct {
 func (c *compactClient) Perform(req *http.Request) (*http.Response, error) {
 	c.compacted, c.retryAfter = false, 0
 	c.resp.reset()
-	c.enc.sent = -1
+	if c.enc != nil {
+		c.enc.sent = -1
+	}
 	resp, errorRead, err := c.send(req)
 	if err != nil || resp.Body == nil {
 		return resp, err
@@ -172,8 +175,8 @@ func (c *compactClient) hold(n int) {
 	}
 }
 
-// release gives back the bytes held for the last response, and lets go of buffers grown
-// larger than an idle session keeps.
+// release gives back the bytes held for the last response, and lets go of response buffers
+// grown larger than an idle session keeps.
 func (c *compactClient) release() {
 	if c.held > 0 {
 		c.budget.Release(c.held)
@@ -185,5 +188,4 @@ func (c *compactClient) release() {
 	if cap(c.out) > retainedBufferSize {
 		c.out = nil
 	}
-	c.enc.release()
 }

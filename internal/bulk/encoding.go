@@ -38,8 +38,8 @@ import (
 // stays off until restart.
 //
 // The cost: while snappy is on, the bulk indexer holds the whole uncompressed request (at most
-// MaxBulkBytes) where with gzip it holds the compressed one, and keeps that buffer between
-// Sends; RequestBufferBytes counts it.
+// MaxBulkBytes) where with gzip it holds the compressed one, and the request body keeps that
+// buffer between requests (requestBody); RequestBufferBytes counts it.
 
 // snappyState is the state of snappy on an Indexer configured for it.
 const (
@@ -90,7 +90,8 @@ func (ix *Indexer) compressionLevel() int {
 	return FallbackGzipLevel
 }
 
-// bodyEncoder encodes the request bodies of one session (one request at a time).
+// bodyEncoder encodes the bodies of the requests of one request body (requestBody), one
+// request at a time.
 type bodyEncoder struct {
 	out bytes.Buffer
 	sw  *s2.Writer
@@ -138,7 +139,7 @@ func (e *bodyEncoder) encode(req *http.Request, body io.Reader, snappy bool) err
 	return nil
 }
 
-// release lets go of a body buffer grown larger than an idle session keeps.
+// release lets go of a body buffer grown larger than an idle request body keeps.
 func (e *bodyEncoder) release() {
 	if e.out.Cap() > retainedBufferSize {
 		e.out = bytes.Buffer{}

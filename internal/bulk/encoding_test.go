@@ -76,7 +76,7 @@ func TestSnappyFallsBackToGzip(t *testing.T) {
 // Another 400 to a snappy request is the request's own failure: not sent again, snappy stays on.
 func TestSnappyOther400IsNotAFallback(t *testing.T) {
 	calls := 0
-	c := &compactClient{codec: &bodyCodec{}, off: func(string) { t.Fatal("turned off") }, next: clientFunc(func(req *http.Request) (*http.Response, error) {
+	c := &compactClient{codec: &bodyCodec{}, enc: &bodyEncoder{}, off: func(string) { t.Fatal("turned off") }, next: clientFunc(func(req *http.Request) (*http.Response, error) {
 		calls++
 		assert.Equal(t, "snappy", req.Header.Get("Content-Encoding"))
 		return stubStatus(http.StatusBadRequest, `{"error":{"type":"illegal_argument_exception","reason":"Malformed action/metadata line [1]"},"status":400}`)(req)

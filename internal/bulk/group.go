@@ -34,14 +34,13 @@ import (
 // documents up, unsent. Once taken, a chunk is sent whatever happens to the push that leads
 // the request: a shared request runs under a context that only RequestTimeout and Abort end.
 //
-// A partition is what makes requests differ: the settings generation of the session (the
-// bulk indexer's parameters) and the metadata_keys attribute set, so that the documents of
-// different client metadata are never in one request. The mapping mode does not change a
-// request: each document carries its own index.
+// A partition is what makes requests differ: the metadata_keys attribute set, so that the
+// documents of different client metadata are never in one request. The request's parameters
+// are those of the request body its leader takes (requestBody), whoever's chunks it holds. The
+// mapping mode does not change a request: each document carries its own index.
 
 // groupKey is a partition of the waiting room.
 type groupKey struct {
-	gen  uint64
 	meta attribute.Distinct
 }
 

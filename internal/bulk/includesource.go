@@ -13,10 +13,11 @@ import (
 
 // includeSourceRefused tells whether a bulk request was answered 400 because the server does
 // not take the parameter include_source_on_error, as Elasticsearch before 8.18 does. If so,
-// the Indexer stops sending the parameter, from this request on: s gets a bulk indexer without
-// it, for the caller to send the request again. Without the parameter docappender leaves out
-// Elasticsearch's error reasons, which such servers may fill with document content.
-func (ix *Indexer) includeSourceRefused(s *session, status int, err error) bool {
+// the Indexer stops sending the parameter, from this request on: the next request body is made
+// without it (takeBody), for the caller to send the request again. Without the parameter
+// docappender leaves out Elasticsearch's error reasons, which such servers may fill with
+// document content.
+func (ix *Indexer) includeSourceRefused(status int, err error) bool {
 	if status != http.StatusBadRequest {
 		return false
 	}
@@ -30,7 +31,7 @@ func (ix *Indexer) includeSourceRefused(s *session, status int, err error) bool 
 			"requests are sent without it from now on, and Elasticsearch's reasons for rejecting documents, which may then " +
 			"quote their content, are left out of logs and dead letters")
 	}
-	return ix.newBulkIndexer(s) == nil
+	return true
 }
 
 // refusesIncludeSource tells whether body is Elasticsearch's answer to a request with a

@@ -87,10 +87,12 @@ type Config struct {
 	// context holds becomes an attribute of the Send's telemetry, named after the key
 	// lower-cased.
 	MetadataKeys []string
-	// IdleSessions is the most sessions (a docappender bulk indexer with its gzip writer,
-	// request and response buffers) kept between Sends for the next ones; the exporter keeps
-	// as many as one signal's pushes that run at once (sending_queue::num_consumers). 0 means
-	// 10.
+	// IdleSessions is the most sessions (a Send's client with its response buffers, and its
+	// scratch) kept between Sends for the next ones; the exporter keeps as many as one
+	// signal's pushes that run at once (sending_queue::num_consumers). 0 means 10. The request
+	// bodies (a docappender bulk indexer with its gzip writer and request buffer) belong to the
+	// requests in flight, not to the Sends, and are kept up to Concurrency.Max (see
+	// requestBody).
 	IdleSessions int
 	// Budget, when set, counts the response buffers of bulk requests while they are read and
 	// decoded (at most ResponseLimit bytes each), next to the encoded documents the caller
@@ -98,11 +100,13 @@ type Config struct {
 	Budget *ByteBudget
 }
 
-// Indexer sends batches. It is safe for concurrent use: each Send takes its own
-// docappender.BulkIndexer from a free list, since those are not.
+// Indexer sends batches. It is safe for concurrent use: each Send takes a session of its own
+// from a free list, and each request a docappender.BulkIndexer of its own (requestBody), since
+// those are not.
 type Indexer struct {
 	cfg        Config
 	sessions   *freelist.List[*session]
+	bodies     *freelist.List[*requestBody]
 	limiter    *loglimit.Limiter
 	docLimiter *loglimit.Limiter
 
@@ -164,6 +168,11 @@ func New(cfg Config) (*Indexer, error) {
 		idle = defaultIdleSessions
 	}
 	ix.sessions = freelist.New[*session](idle, 0)
+	bodies := cfg.Concurrency.Max
+	if bodies <= 0 {
+		bodies = idle
+	}
+	ix.bodies = freelist.New[*requestBody](bodies, 0)
 	if cfg.Snappy {
 		ix.codec = &bodyCodec{}
 	}
@@ -171,9 +180,11 @@ func New(cfg Config) (*Indexer, error) {
 	ix.abortCtx, ix.abort = context.WithCancel(context.Background())
 	ix.includeSource.Store(int32(cfg.IncludeSourceOnError))
 	ix.requests = newConcurrencyLimiter(cfg.Concurrency, cfg.Telemetry.ElasticsearchBulkRequestsConcurrencyLimit, time.Now())
-	if _, err := ix.newSession(0); err != nil {
+	body, err := ix.newBody(0) // checks the bulk indexer's settings
+	if err != nil {
 		return nil, err
 	}
+	ix.bodies.Put(body, 0)
 	return ix, nil
 }
 

@@ -141,3 +141,69 @@ func itemOverhead(it *Item) int {
 	}
 	return n
 }
+
+// requestBody is what a bulk request needs only while it is built and sent: a docappender
+// bulk indexer, with the buffer the request body is written to and its gzip writer, and the
+// encoder of the session's client for the bodies docappender leaves uncompressed
+// (encoding.go). A session takes one once it holds a request slot (takeBody) and gives it back
+// once the answer is read (putBody), so the bodies in use are at most the requests in flight,
+// and a push that waits for a slot holds its encoded documents only. The Indexer keeps the
+// bodies given back in a free list, as many as Concurrency.Max allows in flight.
+type requestBody struct {
+	bi  *docappender.BulkIndexer
+	enc bodyEncoder
+	gen uint64 // the Indexer's settings generation the bulk indexer was made with
+}
+
+// takeBody gives s a request body made with the Indexer's current settings, from the free list
+// or new, and makes the session's client its client.
+func (ix *Indexer) takeBody(s *session) error {
+	gen := ix.gen.Load()
+	body, ok := ix.bodies.Get()
+	if !ok || body.gen != gen {
+		var err error
+		if body, err = ix.newBody(gen); err != nil {
+			return err
+		}
+	}
+	body.bi.SetClient(&s.client)
+	s.body, s.bi, s.client.enc = body, body.bi, &body.enc
+	return nil
+}
+
+// putBody takes the request body back from s and keeps it for the next request, unless the
+// settings changed since it was made or the free list is full.
+func (ix *Indexer) putBody(s *session) {
+	body := s.body
+	s.body, s.bi, s.client.enc = nil, nil, nil
+	body.enc.release()
+	body.bi.SetClient(nil)
+	if body.gen == ix.gen.Load() {
+		ix.bodies.Put(body, 0)
+	}
+}
+
+// dropBody takes the request body back from s and drops it: it holds documents added but not
+// sent, which docappender's next Flush would send with the next request's (its Reset only
+// zeroes counters).
+func (*Indexer) dropBody(s *session) {
+	s.body, s.bi, s.client.enc = nil, nil, nil
+}
+
+// newBody returns a request body whose bulk indexer has the Indexer's settings of generation
+// gen.
+func (ix *Indexer) newBody(gen uint64) (*requestBody, error) {
+	bi, err := docappender.NewBulkIndexer(docappender.BulkIndexerConfig{
+		Client:               ix.cfg.Client, // replaced by the client of each session that takes it
+		MaxDocumentRetries:   0,             // retries are ours, see the package doc
+		CompressionLevel:     ix.compressionLevel(),
+		Pipeline:             ix.cfg.Pipeline,
+		IncludeSourceOnError: docappender.Value(ix.includeSource.Load()),
+		FilterPath:           ix.cfg.FilterPath, // empty: docappender's DefaultFilterPath, AccountingFilterPath
+		QueryParams:          ix.cfg.QueryParams,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &requestBody{bi: bi, gen: gen}, nil
+}

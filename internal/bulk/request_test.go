@@ -173,9 +173,9 @@ func TestRequestOfTwoChunks(t *testing.T) {
 	}}
 	ix, err := New(Config{Client: c, CompressionLevel: 1, MaxBulkBytes: 1 << 20, Retry: RetryConfig{Enabled: true, MaxRetries: 1, RetryOnStatus: []int{http.StatusTooManyRequests}}})
 	require.NoError(t, err)
-	s, err := ix.getSession()
-	require.NoError(t, err)
+	s := ix.getSession()
 	defer ix.putSession(s)
+	require.NoError(t, ix.takeBody(s))
 	off1, err := s.req.add(s.bi, first, []int{0, 1, 2})
 	require.NoError(t, err)
 	off2, err := s.req.add(s.bi, second, []int{0, 1})
@@ -183,6 +183,7 @@ func TestRequestOfTwoChunks(t *testing.T) {
 	assert.Equal(t, []int{0, 3}, []int{off1, off2})
 	require.True(t, ix.requests.tryAcquire(), "an idle Indexer has a request slot free")
 	res := ix.request(context.Background(), s)
+	ix.putBody(s)
 	require.NoError(t, res.err)
 	assert.Equal(t, http.StatusOK, res.status)
 	stat := res.stat
@@ -199,8 +200,7 @@ func TestRequestOfTwoChunks(t *testing.T) {
 	assert.Empty(t, retry)
 	assert.Equal(t, Result{Indexed: 2, Rejected: 1}, s.result)
 
-	f, err := ix.getSession()
-	require.NoError(t, err)
+	f := ix.getSession()
 	defer ix.putSession(f)
 	f.group.batch, f.group.pending, f.group.offset = second, []int{0, 1}, off2
 	handOver(s, f, res)
@@ -209,4 +209,58 @@ func TestRequestOfTwoChunks(t *testing.T) {
 	assert.Equal(t, []int{0}, retry, "the second batch's first document")
 	assert.Equal(t, Result{Indexed: 1, FailureStore: 1}, f.result)
 	assert.Equal(t, Result{Indexed: 2, Rejected: 1}, s.result, "the first session counts its own documents only")
+}
+
+// A request body (bulk indexer, request buffer, compressor) belongs to a request in flight:
+// the pushes that wait for a request slot hold none, the pushes whose requests are in flight
+// hold one each, and the bodies given back are kept for the next requests.
+func TestRequestBodiesBelongToRequestsInFlight(t *testing.T) {
+	g := newGroupServer(0, 1)
+	cfg := groupConfig(g)
+	cfg.Concurrency.Max = 2
+	cfg.CompressionLevel = 1
+	ix, err := New(cfg)
+	require.NoError(t, err)
+	holders := []<-chan sendOutcome{sendAsync(context.Background(), ix, pushBatch("h0", 1))}
+	g.waitArrived(t, 0)
+	holders = append(holders, sendAsync(context.Background(), ix, pushBatch("h1", 1)))
+	g.waitArrived(t, 1)
+	var outs []<-chan sendOutcome
+	for i, p := range []string{"a", "b", "c"} {
+		outs = append(outs, sendWaiting(context.Background(), t, ix, pushBatch(p, 2), i+1))
+	}
+
+	ix.sends.mu.Lock()
+	bodies := map[*requestBody]bool{}
+	waiting := 0
+	for _, s := range ix.sends.running {
+		if s.body == nil {
+			waiting++
+			continue
+		}
+		bodies[s.body] = true
+		assert.Same(t, s.body.bi, s.bi)
+	}
+	ix.sends.mu.Unlock()
+	assert.Len(t, bodies, 2, "one body for each request in flight")
+	assert.Equal(t, 3, waiting, "the pushes waiting for a slot hold none")
+
+	// One slot frees: the waiting pushes share the one request it takes, while the other
+	// holder's request is still in flight. (Freeing both at once could let them take two.)
+	g.release(0)
+	for _, out := range outs {
+		o := <-out
+		require.NoError(t, o.err)
+		assert.Equal(t, Result{Indexed: 2}, o.res)
+	}
+	g.release(1)
+	for _, out := range holders {
+		o := <-out
+		require.NoError(t, o.err)
+		assert.Equal(t, Result{Indexed: 1}, o.res)
+	}
+	reqs := g.recorded()
+	require.Len(t, reqs, 3, "the holders', then the waiting pushes' in one request")
+	assert.ElementsMatch(t, []string{"a", "b", "c"}, pushesOf(reqs[2]))
+	assert.Equal(t, 2, ix.bodies.Len(), "the bodies are kept for the next requests")
 }

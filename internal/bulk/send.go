@@ -36,10 +36,7 @@ func (ix *Indexer) Send(ctx context.Context, b *Batch) (Result, error) {
 	if b.Len() == 0 && b.Refused() == 0 {
 		return Result{}, nil
 	}
-	s, err := ix.getSession()
-	if err != nil {
-		return Result{}, err
-	}
+	s := ix.getSession()
 	defer ix.putSession(s)
 	ix.setMetadata(ctx, s)
 	ix.recordReceived(ctx, s, b.Len()+b.Refused())
@@ -90,7 +87,7 @@ func (ix *Indexer) Send(ctx context.Context, b *Batch) (Result, error) {
 }
 
 // refuse counts the documents of b that the pipeline refused (Batch.Refuse) as rejected for
-// good, as RecordUnsent counts a record rejected before sending (docs.processed failed_client,
+// good, as RecordPreSend counts a record rejected before sending (docs.processed failed_client,
 // no status), and notes them for the failure log. Their dead letters are written by deadLetter.
 func (ix *Indexer) refuse(ctx context.Context, s *session, b *Batch) {
 	for i := range b.refused {
@@ -178,7 +175,7 @@ func (ix *Indexer) sendChunk(ctx context.Context, s *session, b *Batch, pending 
 			if tooLarge, ok := errors.AsType[errResponseTooLarge](err); ok {
 				return ix.unknownOutcome(ctx, s, b, pending, "response_too_large", http.StatusOK, tooLarge)
 			}
-			if !resent && ix.includeSourceRefused(s, status, err) {
+			if !resent && ix.includeSourceRefused(status, err) {
 				// Sent again at once without the parameter: not a retry, but the same
 				// request for the request metrics.
 				resent = true

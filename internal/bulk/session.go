@@ -15,12 +15,17 @@ import (
 	"go.opentelemetry.io/otel/metric"
 )
 
-// session is the state of one Send: a docappender bulk indexer of its own (they are not safe
-// for concurrent use), its client, the scratch of its requests, and the outcomes counted so far.
-// The Indexer keeps sessions in a free list; putSession clears one for the next Send.
+// session is the state of one Send: the client of its requests, the scratch of its requests,
+// and the outcomes counted so far. The body of a request, a docappender bulk indexer with its
+// buffer and compressor, is the session's only while the request is built and sent (see
+// requestBody). The Indexer keeps sessions in a free list; putSession clears one for the next
+// Send.
 type session struct {
+	// body is the body of the request the session builds or sends, nil between requests, and
+	// bi its bulk indexer.
+	body         *requestBody
 	bi           *docappender.BulkIndexer
-	client       compactClient // bi's client
+	client       compactClient // the client of the session's requests
 	req          bulkRequest   // the chunks of the request being built
 	chunk, retry []int
 	failures     failureSummary
@@ -69,10 +74,10 @@ type session struct {
 
 // getSession takes a session from the free list, or makes a new one when the list is empty or
 // the session it gave was made with older settings.
-func (ix *Indexer) getSession() (*session, error) {
+func (ix *Indexer) getSession() *session {
 	gen := ix.gen.Load()
 	if s, ok := ix.sessions.Get(); ok && s.gen == gen {
-		return s, nil
+		return s
 	}
 	return ix.newSession(gen)
 }
@@ -80,7 +85,6 @@ func (ix *Indexer) getSession() (*session, error) {
 // putSession clears s and keeps it for the next Send, unless the settings changed since it was
 // made or the free list is full.
 func (ix *Indexer) putSession(s *session) {
-	s.bi.Reset()
 	s.req.reset()
 	s.chunk, s.retry = s.chunk[:0], s.retry[:0]
 	s.failures.reset()
@@ -101,36 +105,12 @@ func (ix *Indexer) putSession(s *session) {
 	}
 }
 
-// newSession returns a session with its own bulk indexer, made with the Indexer's settings of
-// generation gen.
-func (ix *Indexer) newSession(gen uint64) (*session, error) {
+// newSession returns a session of the Indexer's settings generation gen.
+func (ix *Indexer) newSession(gen uint64) *session {
 	s := &session{gen: gen, running: -1, group: newGroupWait()}
 	s.client = compactClient{next: ix.cfg.Client, budget: ix.cfg.Budget, codec: ix.codec, off: ix.snappyOff}
 	s.failures.quietConflicts = ix.cfg.SuppressConflictErrors
-	if err := ix.newBulkIndexer(s); err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
-// newBulkIndexer gives s a new bulk indexer. It is also how a session drops documents it added
-// but will not send: docappender's Reset only zeroes counters, and its next Flush would send
-// them with the next request's.
-func (ix *Indexer) newBulkIndexer(s *session) error {
-	bi, err := docappender.NewBulkIndexer(docappender.BulkIndexerConfig{
-		Client:               &s.client,
-		MaxDocumentRetries:   0, // retries are ours, see the package doc
-		CompressionLevel:     ix.compressionLevel(),
-		Pipeline:             ix.cfg.Pipeline,
-		IncludeSourceOnError: docappender.Value(ix.includeSource.Load()),
-		FilterPath:           ix.cfg.FilterPath, // empty: docappender's DefaultFilterPath, AccountingFilterPath
-		QueryParams:          ix.cfg.QueryParams,
-	})
-	if err != nil {
-		return err
-	}
-	s.bi = bi
-	return nil
+	return s
 }
 
 // flushResult is what an attempt of a chunk learned from its request: the HTTP status of a
@@ -158,7 +138,12 @@ func (ix *Indexer) flush(ctx context.Context, s *session, b *Batch, pending []in
 			return res
 		}
 	}
-	// s holds a request slot.
+	// s holds a request slot, and takes a request body for it.
+	if err := ix.takeBody(s); err != nil {
+		ix.requests.giveBack()
+		s.lastOutcome = outcomeInternalError
+		return flushResult{addErr: err}
+	}
 	s.req.reset()
 	if _, err := s.req.add(s.bi, b, pending); err != nil {
 		ix.requests.giveBack()
@@ -167,7 +152,7 @@ func (ix *Indexer) flush(ctx context.Context, s *session, b *Batch, pending []in
 	size := 0
 	if ix.room.n.Load() > 0 {
 		size = chunkBytes(b, pending)
-		key := groupKey{gen: s.gen, meta: s.metaSet.Equivalent()}
+		key := groupKey{meta: s.metaSet.Equivalent()}
 		s.followers = ix.room.take(s.followers[:0], key, size, ix.requestLimit(), len(pending), ix.cfg.MaxBulkDocs)
 	}
 	for _, f := range s.followers {
@@ -182,6 +167,7 @@ func (ix *Indexer) flush(ctx context.Context, s *session, b *Batch, pending []in
 		f.group.offset = offset
 	}
 	res := ix.request(ctx, s)
+	ix.putBody(s)
 	if res.shared && res.status == http.StatusRequestEntityTooLarge {
 		ix.refusedSize(size) // each chunk is sent again (sendChunk)
 	}
@@ -190,14 +176,12 @@ func (ix *Indexer) flush(ctx context.Context, s *session, b *Batch, pending []in
 }
 
 // addFailed handles a failure to add a chunk to the request: the documents added are not
-// sent, and a later attempt adds them again to a new bulk indexer.
+// sent, and the request body that holds them is dropped (dropBody), so that a later attempt
+// adds them again to another.
 func (ix *Indexer) addFailed(s *session, err error) error {
-	err = fmt.Errorf("adding documents to the bulk request: %w", err)
 	s.lastOutcome = outcomeInternalError
-	if nerr := ix.newBulkIndexer(s); nerr != nil {
-		err = errors.Join(err, nerr)
-	}
-	return err
+	ix.dropBody(s)
+	return fmt.Errorf("adding documents to the bulk request: %w", err)
 }
 
 // handOverAll gives each follower of s the outcome of the request, and forgets them.
@@ -215,7 +199,7 @@ func (ix *Indexer) handOverAll(s *session, res flushResult) {
 // a leader sent the chunk in, or the error of a wait that ended with ctx.
 func (ix *Indexer) waitForSlot(ctx context.Context, s *session, b *Batch, pending []int) (res flushResult, lead bool) {
 	g := &s.group
-	g.key = groupKey{gen: s.gen, meta: s.metaSet.Equivalent()}
+	g.key = groupKey{meta: s.metaSet.Equivalent()}
 	g.batch, g.pending, g.bytes, g.taken = b, pending, chunkBytes(b, pending), false
 	ix.room.enter(s)
 	err := ix.requests.acquireUnless(ctx, g.wake)
@@ -245,7 +229,7 @@ func (ix *Indexer) waitForSlot(ctx context.Context, s *session, b *Batch, pendin
 	return res, false
 }
 
-// request sends what the bulk indexer of s holds, under the request slot s holds, and records
+// request sends what the request body of s holds, under the request slot s holds, and records
 // the attempt's telemetry. A request that holds the chunks of other pushes runs under a
 // context that the end of ctx does not cancel: only RequestTimeout and Abort end it.
 func (ix *Indexer) request(ctx context.Context, s *session) flushResult {
@@ -301,11 +285,11 @@ func (ix *Indexer) request(ctx context.Context, s *session) flushResult {
 	return res
 }
 
-// bytesFlushed is the body size of the last request, if it was answered: the bytes the
+// bytesFlushed is the body size of the request of s, if it was answered: the bytes the
 // session's client encoded when it did, docappender's count otherwise.
 func (s *session) bytesFlushed() int {
-	if n := s.bi.BytesFlushed(); n == 0 || s.client.enc.sent < 0 {
+	if n := s.bi.BytesFlushed(); n == 0 || s.body.enc.sent < 0 {
 		return n
 	}
-	return s.client.enc.sent
+	return s.body.enc.sent
 }

@@ -49,6 +49,7 @@ const (
 	attrErrorType    = "error.type"
 	attrStatusCode   = "http.response.status_code"
 	attrFailureStore = "failure_store"
+	attrReason       = "reason"
 
 	failureStoreUsed       = string(docappender.FailureStoreStatusUsed)
 	failureStoreFailed     = string(docappender.FailureStoreStatusFailed)
@@ -138,7 +139,7 @@ func (ix *Indexer) recordDocs(ctx context.Context, s *session, r docRecord, n in
 }
 
 // writeDocPoints is the one writer of docs.processed and docs.fate, for the documents of a
-// Send and for the records a push never sent (RecordUnsent): it counts n in docs.processed
+// Send and for the records a push never sent (RecordPreSend): it counts n in docs.processed
 // with r's outcome when it is set, and in docs.fate with r's fate when it is set, each point
 // with the metadata attributes of s and those of r's other attributes that have a value.
 func (ix *Indexer) writeDocPoints(ctx context.Context, s *session, r docRecord, n int) {
@@ -170,25 +171,84 @@ const (
 	UnsentRetryable
 )
 
-// RecordUnsent counts n records of a push that were never handed to Send, for why, with
-// errorType, and the metadata attributes of ctx's client metadata; no HTTP status. The push
-// calls it; the documents it sends are counted by Send.
-func (ix *Indexer) RecordUnsent(ctx context.Context, why Unsent, errorType string, n int) {
+// PreSend is one push's report of what it did before sending: the records it never handed to
+// Send, by why and error.type, and the documents that encoding repaired, by reason. The push
+// fills it while it encodes and hands it to RecordPreSend once. The zero value is ready to use;
+// Reset empties it and keeps its memory, so that a push state reuses it without allocating.
+type PreSend struct {
+	unsent   map[unsentKey]int
+	repaired map[string]int
+}
+
+type unsentKey struct {
+	why       Unsent
+	errorType string
+}
+
+// Unsent adds n records not sent for why, with errorType.
+func (r *PreSend) Unsent(why Unsent, errorType string, n int) {
 	if n == 0 {
 		return
 	}
-	r := docRecord{errorType: errorType}
-	switch why {
-	case UnsentRejected:
-		r.fate, r.outcome = OutcomeRejected, outcomeFailedClient
-	case UnsentSkipped:
-		r.fate = OutcomeSkipped
-	case UnsentRetryable:
-		r.fate = OutcomeRetryable
+	if r.unsent == nil {
+		r.unsent = map[unsentKey]int{}
+	}
+	r.unsent[unsentKey{why, errorType}] += n
+}
+
+// Repaired adds n documents whose content encoding repaired for reason.
+func (r *PreSend) Repaired(reason string, n int) {
+	if n == 0 {
+		return
+	}
+	if r.repaired == nil {
+		r.repaired = map[string]int{}
+	}
+	r.repaired[reason] += n
+}
+
+// Count returns the records added as not sent for why, with errorType.
+func (r *PreSend) Count(why Unsent, errorType string) int {
+	return r.unsent[unsentKey{why, errorType}]
+}
+
+// Empty tells whether the report holds nothing.
+func (r *PreSend) Empty() bool { return len(r.unsent) == 0 && len(r.repaired) == 0 }
+
+// Reset empties the report and keeps its memory.
+func (r *PreSend) Reset() {
+	clear(r.unsent)
+	clear(r.repaired)
+}
+
+// RecordPreSend counts what a push reported before sending, with the metadata attributes of
+// ctx's client metadata and no HTTP status: the records never handed to Send in docs.fate with
+// their fate and error.type (a rejection also in docs.processed, as the documents of a Send
+// are counted), the repaired documents in docs.repaired with their reason. The push calls it
+// once; the documents it sends are counted by Send.
+func (ix *Indexer) RecordPreSend(ctx context.Context, r *PreSend) {
+	if r.Empty() {
+		return
 	}
 	var s session
 	ix.setMetadata(ctx, &s)
-	ix.writeDocPoints(ctx, &s, r, n)
+	for k, n := range r.unsent {
+		rec := docRecord{errorType: k.errorType}
+		switch k.why {
+		case UnsentRejected:
+			rec.fate, rec.outcome = OutcomeRejected, outcomeFailedClient
+		case UnsentSkipped:
+			rec.fate = OutcomeSkipped
+		case UnsentRetryable:
+			rec.fate = OutcomeRetryable
+		}
+		ix.writeDocPoints(ctx, &s, rec, n)
+	}
+	for reason, n := range r.repaired {
+		attrs := make([]attribute.KeyValue, 0, len(s.meta)+1)
+		attrs = append(append(attrs, s.meta...), attribute.String(attrReason, reason))
+		ix.cfg.Telemetry.ElasticsearchDocsRepaired.Add(ctx, int64(n), metric.WithAttributes(attrs...))
+	}
 }
 
 // recordFate counts n documents of s in docs.fate. The fate of a document rejected for good

@@ -370,8 +370,7 @@ func TestPointSetsKeepMetadataApart(t *testing.T) {
 func TestPointSetsBounded(t *testing.T) {
 	ix, err := New(Config{Client: okClient(`{}`), MaxBulkBytes: 1 << 20})
 	require.NoError(t, err)
-	s, err := ix.getSession()
-	require.NoError(t, err)
+	s := ix.getSession()
 	for i := range maxPointSets + 10 {
 		r := docRecord{fate: OutcomeRejected, errorType: fmt.Sprintf("type_%d", i), status: 400}
 		set := ix.points.options(s, r).add[0]
@@ -387,8 +386,8 @@ func TestRecordRequestAllocatesNothing(t *testing.T) {
 	tb, _ := newTelemetry(t)
 	ix, err := New(Config{Client: okClient(`{}`), MaxBulkBytes: 1 << 20, Telemetry: tb})
 	require.NoError(t, err)
-	s, err := ix.getSession()
-	require.NoError(t, err)
+	s := ix.getSession()
+	require.NoError(t, ix.takeBody(s)) // a request's telemetry is recorded while it holds its body
 	ctx := context.Background()
 	ix.setMetadata(ctx, s)
 	record := func() {
@@ -443,8 +442,10 @@ func TestTelemetrySumsOfAMixedPush(t *testing.T) {
 // Records a push never sent are counted by the same writer as the documents of a Send, with the
 // same attribute rules: the metadata attributes, the fate, and, for a rejection, contrib's
 // outcome failed_client in docs.processed; with a dead-letter index, a rejection that was never
-// sent is not held for a dead letter.
-func TestRecordUnsent(t *testing.T) {
+// sent is not held for a dead letter. The repairs of the report are counted in docs.repaired with
+// their reason and the metadata attributes; what was added twice is counted once, summed. A
+// report that was reset counts nothing.
+func TestRecordPreSend(t *testing.T) {
 	tb, tel := newTelemetry(t)
 	ix, err := New(Config{
 		Client: script(t), MaxBulkBytes: 1 << 20, Telemetry: tb,
@@ -454,10 +455,21 @@ func TestRecordUnsent(t *testing.T) {
 	ctx := client.NewContext(context.Background(), client.Info{
 		Metadata: client.NewMetadata(map[string][]string{"x-tenant": {"a"}}),
 	})
-	ix.RecordUnsent(ctx, UnsentRejected, "invalid_index_name", 3)
-	ix.RecordUnsent(ctx, UnsentSkipped, "_noindex", 2)
-	ix.RecordUnsent(ctx, UnsentRetryable, "inflight_bytes_wait", 4)
-	ix.RecordUnsent(ctx, UnsentSkipped, "none", 0)
+	var r PreSend
+	ix.RecordPreSend(ctx, &r)
+	r.Unsent(UnsentRejected, "invalid_index_name", 3)
+	r.Unsent(UnsentSkipped, "_noindex", 1)
+	r.Unsent(UnsentSkipped, "_noindex", 1)
+	r.Unsent(UnsentRetryable, "inflight_bytes_wait", 4)
+	r.Unsent(UnsentSkipped, "none", 0)
+	r.Repaired("invalid_utf8", 2)
+	r.Repaired("invalid_utf8", 1)
+	r.Repaired("none", 0)
+	assert.Equal(t, 2, r.Count(UnsentSkipped, "_noindex"))
+	ix.RecordPreSend(ctx, &r)
+	r.Reset()
+	assert.True(t, r.Empty())
+	ix.RecordPreSend(ctx, &r)
 
 	tenant := attribute.StringSlice("x-tenant", []string{"a"})
 	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp()}
@@ -468,5 +480,8 @@ func TestRecordUnsent(t *testing.T) {
 		point(3, tenant, fate("rejected"), errorType("invalid_index_name")),
 		point(2, tenant, fate("skipped"), errorType("_noindex")),
 		point(4, tenant, fate("retryable"), errorType("inflight_bytes_wait")),
+	}, opts...)
+	metadatatest.AssertEqualElasticsearchDocsRepaired(t, tel, []metricdata.DataPoint[int64]{
+		point(3, tenant, attribute.String("reason", "invalid_utf8")),
 	}, opts...)
 }

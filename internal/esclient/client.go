@@ -67,7 +67,8 @@ type Config struct {
 	// them.
 	OTelMode, OTelMetrics bool
 
-	// Checks, when set, records the result of each check made at start.
+	// Checks, when set, records the result of each check that the client makes at start (the
+	// template check returns its results instead: TemplateChecker.Next).
 	Checks CheckRecorder
 }
 

@@ -336,10 +336,16 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 // runChecker starts a TemplateChecker over c, stopped when the test ends.
 func runChecker(t *testing.T, c *Client) *TemplateChecker {
 	t.Helper()
-	tc := NewTemplateChecker(c, c.logger, nil)
+	tc := NewTemplateChecker(c, c.logger)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	wg.Go(func() { tc.Run(ctx) })
+	wg.Go(func() {
+		for {
+			if _, ok := tc.Next(ctx); !ok {
+				return
+			}
+		}
+	})
 	t.Cleanup(func() {
 		cancel()
 		wg.Wait()

@@ -39,24 +39,14 @@ type TemplateChecker struct {
 	// nothing more is asked.
 	forbidden atomic.Bool
 
-	// checks records each data stream's result as CheckTemplate; once one had no matching
-	// template (failed is set), the check stays failed.
-	checks CheckRecorder
-	failed atomic.Bool
+	// failed is set once a data stream had no matching template: the check stays failed.
+	// Only Next's goroutine reads and writes it.
+	failed bool
 }
 
-// NewTemplateChecker returns a TemplateChecker that asks through client and records its
-// results with checks (nil records nothing); Run does the checks.
-func NewTemplateChecker(client elastictransport.Interface, logger *zap.Logger, checks CheckRecorder) *TemplateChecker {
-	return &TemplateChecker{client: client, logger: logger, seen: map[string]struct{}{}, queue: make(chan string, 64), checks: checks}
-}
-
-// record records a data stream's result: the check stays failed once one failed.
-func (c *TemplateChecker) record(failed bool) {
-	if failed {
-		c.failed.Store(true)
-	}
-	c.checks.record(CheckTemplate, c.failed.Load())
+// NewTemplateChecker returns a TemplateChecker that asks through client; Next does the checks.
+func NewTemplateChecker(client elastictransport.Interface, logger *zap.Logger) *TemplateChecker {
+	return &TemplateChecker{client: client, logger: logger, seen: map[string]struct{}{}, queue: make(chan string, 64)}
 }
 
 // Observe notes that documents are being routed to the data stream name. It is cheap when the
@@ -83,32 +73,41 @@ func (c *TemplateChecker) forget(name string) {
 	c.mu.Unlock()
 }
 
-// Run checks the queued names until ctx ends.
-func (c *TemplateChecker) Run(ctx context.Context) {
+// Next checks the queued names, one at a time, until a check has a result, and returns the
+// result of the check made at start (CheckTemplate): failed once a data stream checked so far
+// had no matching template. ok is false once ctx has ended. The caller calls it in a loop on
+// one goroutine and records each result.
+func (c *TemplateChecker) Next(ctx context.Context) (failed, ok bool) {
 	for {
 		select {
 		case <-ctx.Done():
-			return
+			return false, false
 		case name := <-c.queue:
-			c.check(ctx, name)
+			if found, decided := c.check(ctx, name); decided {
+				c.failed = c.failed || !found
+				return c.failed, true
+			}
 		}
 	}
 }
 
-func (c *TemplateChecker) check(ctx context.Context, name string) {
+// check asks whether a template with a data_stream section matches the data stream name, and
+// warns when none does. decided is false when no answer was had (no privilege, an older
+// server, the server not reachable).
+func (c *TemplateChecker) check(ctx context.Context, name string) (found, decided bool) {
 	if c.forbidden.Load() {
-		return
+		return false, false
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "/_index_template/_simulate_index/"+url.PathEscape(name), http.NoBody)
 	if err != nil {
-		return
+		return false, false
 	}
 	resp, err := c.client.Perform(req)
 	if err != nil {
 		c.forget(name) // the server is not reachable now; check again later
-		return
+		return false, false
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
@@ -121,7 +120,7 @@ func (c *TemplateChecker) check(ctx context.Context, name string) {
 		// No privilege to read templates, or an older server: say nothing rather than guess.
 		c.logger.Debug("Index template check not possible", zap.String("data_stream", name),
 			zap.Int("status", resp.StatusCode))
-		return
+		return false, false
 	}
 	var sim struct {
 		Template *struct {
@@ -129,21 +128,19 @@ func (c *TemplateChecker) check(ctx context.Context, name string) {
 		} `json:"template"`
 	}
 	if err := json.Unmarshal(body, &sim); err != nil {
-		return
+		return false, false
 	}
 	if sim.Template == nil {
 		c.logger.Warn("No index template matches data stream "+name+"; Elasticsearch rejects its documents "+
 			"(require_data_stream). Install a composable template with a data_stream section for it, "+
 			"or use Elasticsearch 8.16+ whose built-in templates match *.otel-* data streams",
 			zap.String("data_stream", name))
-		c.record(true)
-		return
+		return false, true
 	}
 	if _, ok := sim.Template.Mappings["_data_stream_timestamp"]; !ok {
 		c.logger.Warn("The index template matching "+name+" has no data_stream section; Elasticsearch "+
 			"rejects documents sent to it with require_data_stream", zap.String("data_stream", name))
-		c.record(true)
-		return
+		return false, true
 	}
-	c.record(false)
+	return true, true
 }

@@ -4,6 +4,7 @@
 package esclient
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -107,4 +108,30 @@ func TestTemplateCheckNotPermittedIsToldOnce(t *testing.T) {
 	assert.Equal(t, int64(1), asked.Load())
 	assert.Equal(t, 1, logs.FilterMessageSnippet("`manage_index_templates`").Len())
 	assert.Equal(t, zapcore.InfoLevel, logs.FilterMessageSnippet("`manage_index_templates`").All()[0].Level)
+}
+
+// Next returns the check's result after each data stream answered: passed while every data
+// stream had a template with a data_stream section, failed from the first that had none on.
+// A data stream that could not be checked gives no result.
+func TestTemplateCheckReturnsResults(t *testing.T) {
+	srv := fakees.New(t)
+	srv.HasTemplate = func(name string) bool { return name != "logs-orphan.otel-default" }
+	c, _ := newTestClient(t, testConfig(srv.URL))
+	tc := NewTemplateChecker(c, c.logger)
+	ctx := t.Context()
+	next := func(name string) bool {
+		t.Helper()
+		tc.Observe(name)
+		failed, ok := tc.Next(ctx)
+		require.True(t, ok)
+		return failed
+	}
+	assert.False(t, next("logs-a.otel-default"))
+	assert.True(t, next("logs-orphan.otel-default"))
+	assert.True(t, next("logs-b.otel-default"), "the check stays failed")
+
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	_, ok := tc.Next(done)
+	assert.False(t, ok, "no result once the context has ended")
 }

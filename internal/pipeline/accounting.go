@@ -7,48 +7,44 @@ import (
 	"context"
 	"errors"
 
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
-	"github.com/otelcol-es/elasticsearchexporter/internal/metadatakeys"
 )
 
-// Every record a push does not send is counted with its fate (rejected, skipped, or retryable
-// for a push that gave up waiting for room in flight) and its error.type, through
-// bulk.Indexer.RecordUnsent, the one writer of otelcol.elasticsearch.docs.fate and docs.processed
-// (its attribute rules are those of the documents that are sent), and rejections are logged
-// once per push and error type, rate-limited. Records are rejected when they cannot be routed,
-// when their mapping mode cannot be used, or when the encoder refuses them; they are skipped for
-// their _noindex hint, and metric values for being NaN or infinite. What happens to the
-// documents that are sent is counted by the bulk package.
+// Every record a push does not send is collected in the push's report (pushState.report) with
+// its fate (rejected, skipped, or retryable for a push that gave up waiting for room in flight)
+// and its error.type, and so is each document that encoding repaired, with its reason; the push
+// hands the report to the bulk indexer once (bulk.Indexer.RecordPreSend), which writes every
+// docs.* counter: docs.fate and docs.processed (with the attribute rules of the documents that
+// are sent) and docs.repaired. Rejections are logged here, once per push and error type,
+// rate-limited. Records are rejected when they cannot be routed, when their mapping mode cannot
+// be used, or when the encoder refuses them; they are skipped for their _noindex hint, and
+// metric values for being NaN or infinite. What happens to the documents that are sent is
+// counted by the bulk package.
 
-// recordEncoding counts what encoding repaired, rejected and skipped in one push, and logs the
-// rejections, once per push and error type.
-func (p *Pipeline) recordEncoding(ctx context.Context, st *pushState) {
-	for r, n := range st.repairs {
-		attrs := metadatakeys.Attributes(ctx, p.metadataKeys, nil)
-		attrs = append(attrs, attribute.String("reason", string(r)))
-		p.telemetry.ElasticsearchDocsRepaired.Add(ctx, int64(n), metric.WithAttributes(attrs...))
-	}
-	for errorType, n := range st.rejected {
-		p.indexer.RecordUnsent(ctx, bulk.UnsentRejected, errorType, n)
+// errorTypeNoIndex is the error.type of the records skipped for their _noindex hint.
+const errorTypeNoIndex = "_noindex"
+
+// recordPreSend logs the rejections of one push, once per push and error type, and hands its
+// report to the bulk indexer.
+func (p *Pipeline) recordPreSend(ctx context.Context, st *pushState) {
+	for errorType, err := range st.firstRejection {
 		if suppressed, ok := p.invalidRouteLog.Allow(); ok {
 			p.logger.Warn("Records rejected before sending", zap.String("error.type", errorType),
-				zap.Int("records", n), zap.Error(st.firstRejection[errorType]), zap.Int("suppressed_log_lines", suppressed))
+				zap.Int("records", st.report.Count(bulk.UnsentRejected, errorType)), zap.Error(err),
+				zap.Int("suppressed_log_lines", suppressed))
 		}
 	}
-	if st.noIndex > 0 {
-		p.indexer.RecordUnsent(ctx, bulk.UnsentSkipped, "_noindex", st.noIndex)
-	}
+	p.indexer.RecordPreSend(ctx, &st.report)
 }
 
-// recordMetricsReport counts and logs, once per push, the data points and values that the
-// push could not write.
-func (p *Pipeline) recordMetricsReport(ctx context.Context, r *metricsReport) {
+// recordMetricsReport adds to the push's report, and logs once per push, the data points and
+// values that the push could not write.
+func (st *pushState) recordMetricsReport(r *metricsReport) {
+	p := st.p
 	for _, rj := range r.rejected {
-		p.indexer.RecordUnsent(ctx, bulk.UnsentRejected, rj.reason, rj.points)
+		st.report.Unsent(bulk.UnsentRejected, rj.reason, rj.points)
 		if suppressed, ok := p.invalidRouteLog.Allow(); ok {
 			fields := []zap.Field{
 				zap.Int("data_points", rj.points), zap.String("reason", rj.reason),
@@ -61,7 +57,7 @@ func (p *Pipeline) recordMetricsReport(ctx context.Context, r *metricsReport) {
 		}
 	}
 	if r.nonFinite > 0 {
-		p.indexer.RecordUnsent(ctx, bulk.UnsentSkipped, "non_finite_value", r.nonFinite)
+		st.report.Unsent(bulk.UnsentSkipped, "non_finite_value", r.nonFinite)
 		p.logger.Warn("Metric values that are NaN or infinite were not written: Elasticsearch cannot store them",
 			zap.Int("values", r.nonFinite), zap.String("metric", r.nonFiniteName))
 	}
@@ -70,7 +66,7 @@ func (p *Pipeline) recordMetricsReport(ctx context.Context, r *metricsReport) {
 // reject counts n records rejected before sending, keeping the first error of each type for
 // the log.
 func (st *pushState) reject(errorType string, n int, err error) {
-	st.rejected[errorType] += n
+	st.report.Unsent(bulk.UnsentRejected, errorType, n)
 	if _, ok := st.firstRejection[errorType]; !ok {
 		st.firstRejection[errorType] = err
 	}

@@ -7,6 +7,7 @@ import (
 	"context"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
 // The in-flight byte cap (flow_control::max_inflight_bytes) bounds the memory that pushes hold
@@ -35,19 +36,19 @@ import (
 // initialBytesPerRecord are the estimates before a signal's first push: about one log
 // document with its action line, one span or span event document, one data point's share of
 // a metric document, generously.
-var initialBytesPerRecord = [numSignals]int64{
-	Logs:    2 << 10,
-	Metrics: 1 << 10,
-	Traces:  2 << 10,
+var initialBytesPerRecord = [signal.Count]int64{
+	signal.Logs:    2 << 10,
+	signal.Metrics: 1 << 10,
+	signal.Traces:  2 << 10,
 	// a sample's event, with a share of the stack traces, frames and executables it refers to
-	Profiles: 1 << 10,
+	signal.Profiles: 1 << 10,
 }
 
 // admission is the room a push holds in the byte budget: held, for encoded, the estimated
 // bytes of its documents, the room its batch buffer is given beyond them (batchHeadroom), the
 // metadata of its documents (bulk.ItemBytes each), and their request buffer.
 type admission struct {
-	signal  Signal
+	signal  signal.Kind
 	records int
 	encoded int64
 	held    int64
@@ -80,12 +81,12 @@ func growBatch(b *bulk.Batch, encoded int64, records int) {
 // admit takes room for records of signal, from the estimate; the caller gives a.held back
 // once the push returned, and send corrects it to the push's real size before. The admission
 // is passed down the push as a parameter (a context value would be an allocation per push).
-func (p *Pipeline) admit(ctx context.Context, signal Signal, records int) (admission, error) {
-	perRecord := p.estimates[signal].Load()
+func (p *Pipeline) admit(ctx context.Context, sig signal.Kind, records int) (admission, error) {
+	perRecord := p.estimates[sig].Load()
 	if perRecord == 0 {
-		perRecord = initialBytesPerRecord[signal]
+		perRecord = initialBytesPerRecord[sig]
 	}
-	a := admission{signal: signal, records: records, encoded: int64(records) * perRecord}
+	a := admission{signal: sig, records: records, encoded: int64(records) * perRecord}
 	a.held = batchBytes(a.encoded, records) + p.requestBufferBytes(a.encoded)
 	if err := p.budget.Acquire(ctx, a.held); err != nil {
 		p.countWaitGivenUp(ctx, records)
@@ -113,7 +114,7 @@ func (p *Pipeline) holdInflight(a *admission, encoded int, retained int64) {
 }
 
 // requestBufferBytes is the memory of the request buffer that sending n bytes of documents
-// needs; none before Connect.
+// needs; none for a pipeline that never sends.
 func (p *Pipeline) requestBufferBytes(n int64) int64 {
 	if p.indexer == nil {
 		return 0
@@ -129,5 +130,7 @@ const errorTypeInflightWait = "inflight_bytes_wait"
 // because their push's context ended while it waited for room: a retryable failure, nothing
 // was sent.
 func (p *Pipeline) countWaitGivenUp(ctx context.Context, n int) {
-	p.indexer.RecordUnsent(context.WithoutCancel(ctx), bulk.UnsentRetryable, errorTypeInflightWait, n)
+	var r bulk.PreSend
+	r.Unsent(bulk.UnsentRetryable, errorTypeInflightWait, n)
+	p.indexer.RecordPreSend(context.WithoutCancel(ctx), &r)
 }

@@ -32,6 +32,6 @@ func (st *pushState) rejectedByEncoder(start int) bool {
 // countRepair counts the repair of the document just encoded, if it needed one.
 func (st *pushState) countRepair() {
 	if r := st.enc.Repair(); r != serializer.RepairNone {
-		st.repairs[r]++
+		st.report.Repaired(string(r), 1)
 	}
 }

@@ -34,12 +34,18 @@ func testSettings() Settings {
 	}
 }
 
-// newTestPipeline returns a pipeline of set, not connected to a bulk indexer.
+// newTestPipeline returns a pipeline of set, that never sends (no bulk indexer).
 func newTestPipeline(t *testing.T, set Settings) *Pipeline {
+	t.Helper()
+	return newTestPipelineWith(t, set, nil)
+}
+
+// newTestPipelineWith returns a pipeline of set whose documents ix sends.
+func newTestPipelineWith(t *testing.T, set Settings, ix *bulk.Indexer) *Pipeline {
 	t.Helper()
 	tb, err := metadata.NewTelemetryBuilder(componenttest.NewNopTelemetrySettings())
 	require.NoError(t, err)
-	p, err := New(set, bulk.NewByteBudget(set.MaxInflightBytes), tb, zap.NewNop())
+	p, err := New(set, ix, nil, bulk.NewByteBudget(set.MaxInflightBytes), tb, zap.NewNop())
 	require.NoError(t, err)
 	return p
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
 	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
 // walkLogs encodes and routes the log records of ld, scope by scope.
@@ -26,7 +27,7 @@ func walkLogs(_ context.Context, st *pushState, ld plog.Logs) {
 			if !st.setScope(res, rl.SchemaUrl(), scope, sl.SchemaUrl(), recs.Len()) {
 				continue
 			}
-			st.logs.SetScope(routing.TypeLogs, scope.Attributes(), res.Attributes(), scope.Name())
+			st.logs.SetScope(signal.Logs, scope.Attributes(), res.Attributes(), scope.Name())
 			for k := range recs.Len() {
 				st.appendLog(recs.At(k))
 			}

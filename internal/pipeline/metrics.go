@@ -13,16 +13,17 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
 	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
 // walkMetrics encodes and routes the data points of md, once per mapping mode that its scopes
 // use, and counts what could not be written.
-func walkMetrics(ctx context.Context, st *pushState, md pmetric.Metrics) {
+func walkMetrics(_ context.Context, st *pushState, md pmetric.Metrics) {
 	st.metricsByMode(md, func(mode serializer.Mode, md pmetric.Metrics) {
 		st.setMode(mode)
 		st.encodeMetrics(md)
 	})
-	st.p.recordMetricsReport(ctx, &st.metricsReport)
+	st.recordMetricsReport(&st.metricsReport)
 }
 
 // encodeMetrics walks the resources, scopes, metrics and data points of md, all of the
@@ -54,7 +55,7 @@ func (st *pushState) encodeMetrics(md pmetric.Metrics) {
 				for pi := range n {
 					p := enc.MetricPoint(pi)
 					if p.NoIndex {
-						st.noIndex++
+						st.report.Unsent(bulk.UnsentSkipped, errorTypeNoIndex, 1)
 						continue
 					}
 					if index, ds, ok := st.routePoint(p, scope, res, metric.Name()); ok {
@@ -90,7 +91,7 @@ func (st *pushState) encodeMetrics(md pmetric.Metrics) {
 func (st *pushState) routePoint(p serializer.MetricPoint, scope pcommon.InstrumentationScope, res pcommon.Map, name string) (string, serializer.DataStream, bool) {
 	t, err := st.metricRoute.target, st.metricRoute.err
 	if !st.metricRoute.covers(p) {
-		t, err = st.metrics.Route(routing.TypeMetrics, p.Attrs, scope.Attributes(), res, scope.Name(), p.Timestamp)
+		t, err = st.metrics.Route(signal.Metrics, p.Attrs, scope.Attributes(), res, scope.Name(), p.Timestamp)
 		st.metricRoute.keep(p, t, err)
 	}
 	if err == nil {

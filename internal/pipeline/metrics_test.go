@@ -12,8 +12,10 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
 	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
 // ts0 is the timestamp of the data points of the tests.
@@ -23,7 +25,7 @@ const ts0 = pcommon.Timestamp(1_700_000_000_000_000_000)
 // without sending, and returns the state.
 func encodeMetricsState(t *testing.T, md pmetric.Metrics) *pushState {
 	t.Helper()
-	st := connectedState(t, Metrics, false)
+	st := connectedState(t, signal.Metrics, false)
 	st.metricsByMode(md, func(mode serializer.Mode, md pmetric.Metrics) {
 		st.setMode(mode)
 		st.encodeMetrics(md)
@@ -149,7 +151,7 @@ func TestMetricsSkippedAndRefused(t *testing.T) {
 	gaugePoint(kept, ts0)
 
 	st := encodeMetricsState(t, md)
-	assert.Equal(t, 1, st.noIndex)
+	assert.Equal(t, 1, st.report.Count(bulk.UnsentSkipped, errorTypeNoIndex))
 	assert.Equal(t, map[string]int{"metrics-generic.otel-default": 1}, docsByIndex(st))
 	assert.Equal(t, []metricRejection{
 		{reason: serializer.RejectUnsupportedType, points: 1, metric: "typeless"},

@@ -15,6 +15,7 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/controlattr"
 	"github.com/otelcol-es/elasticsearchexporter/internal/pvalue"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
 // MappingModeMetadataKey is the client metadata key that selects the mapping mode of a request.
@@ -74,12 +75,12 @@ type modes struct {
 	allowed      [serializer.NumModes]bool
 	request      serializer.Mode
 	requestError error // the request's metadata names a mode that cannot be used
-	signal       Signal
+	signal       signal.Kind
 }
 
 // newModes reads the request's mode from the client metadata of ctx.
-func (p *Pipeline) newModes(ctx context.Context, signal Signal) modes {
-	m := modes{signal: signal, allowed: p.allowedModes, request: p.defaultMode}
+func (p *Pipeline) newModes(ctx context.Context, sig signal.Kind) modes {
+	m := modes{signal: sig, allowed: p.allowedModes, request: p.defaultMode}
 	values := client.FromContext(ctx).Metadata.Get(MappingModeMetadataKey)
 	switch len(values) {
 	case 0:
@@ -114,7 +115,7 @@ func (m *modes) check(name, source string) (serializer.Mode, error) {
 }
 
 func (m *modes) supported(mode serializer.Mode) error {
-	if mode.Supports(m.signal.String()) {
+	if mode.Supports(m.signal) {
 		return nil
 	}
 	return &modeError{

@@ -19,34 +19,11 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/freelist"
 	"github.com/otelcol-es/elasticsearchexporter/internal/loglimit"
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
-	"github.com/otelcol-es/elasticsearchexporter/internal/metadatakeys"
 	"github.com/otelcol-es/elasticsearchexporter/internal/profilecache"
 	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
-
-// Signal is one of the four signals that pushes carry.
-type Signal int
-
-// The signals, in the order of the per-signal tables.
-const (
-	Logs Signal = iota
-	Metrics
-	Traces
-	Profiles
-	numSignals
-)
-
-var signalNames = [numSignals]string{Logs: "logs", Metrics: "metrics", Traces: "traces", Profiles: "profiles"}
-
-// String is the signal's name in configuration, mode checks and messages: "logs", "metrics",
-// "traces" or "profiles" (the names serializer.Mode.Supports takes).
-func (s Signal) String() string { return signalNames[s] }
-
-// Noun names the documents of the signal in messages: log, metric, span or profile.
-func (s Signal) Noun() string {
-	return [numSignals]string{Logs: "log", Metrics: "metric", Traces: "span", Profiles: "profile"}[s]
-}
 
 // Settings are what a Pipeline takes from the exporter's configuration.
 type Settings struct {
@@ -81,8 +58,6 @@ type Settings struct {
 	MaxInflightBytes int64
 	// LogRateLimit is the least time between two lines about records rejected before sending.
 	LogRateLimit time.Duration
-	// MetadataKeys are the metadata_keys, the attributes of the push's telemetry.
-	MetadataKeys []string
 }
 
 // Routing returns the routing settings of the documents whose static index (logs_index,
@@ -119,7 +94,7 @@ type Pipeline struct {
 	// budget caps the bytes held by pushes of every signal, and estimates holds the bytes per
 	// record that pushes take room for before they encode (admission.go).
 	budget    *bulk.ByteBudget
-	estimates [numSignals]atomic.Int64
+	estimates [signal.Count]atomic.Int64
 
 	states *freelist.List[*pushState]
 
@@ -129,24 +104,32 @@ type Pipeline struct {
 	// profiles records the profiling documents written within their lifetime (profiles.go).
 	profiles *profilecache.Cache
 
-	// metadataKeys are the metadata_keys as telemetry attribute names (metadatakeys.Lower).
-	metadataKeys []string
-
-	// indexer and dataStreams are set by Connect, before the first push.
+	// indexer sends the documents; dataStreams is told each data stream a push writes to.
 	indexer     *bulk.Indexer
 	dataStreams DataStreams
 }
 
-// New builds the pipeline and checks the routing settings, so that a bad static index or date
-// format fails at the exporter's creation with a message that quotes the key. budget is the
-// in-flight byte cap that the bulk indexer shares.
-func New(set Settings, budget *bulk.ByteBudget, tel *metadata.TelemetryBuilder, logger *zap.Logger) (*Pipeline, error) {
+// CheckSettings checks the routing settings, so that a bad static index or date format fails
+// at the exporter's creation, before anything is started, with a message that quotes the key.
+func CheckSettings(set Settings) error {
+	if _, _, _, _, err := newRouters(&set); err != nil {
+		return err
+	}
+	_, err := newAPMRouters(&set)
+	return err
+}
+
+// New builds the pipeline whose documents ix sends and whose data streams ds is told of, once
+// the exporter has started them: the pipeline is complete when it is built. budget is the
+// in-flight byte cap that ix shares. ix and ds are nil only for a pipeline that never sends
+// (the tests of admission and of the walk).
+func New(set Settings, ix *bulk.Indexer, ds DataStreams, budget *bulk.ByteBudget, tel *metadata.TelemetryBuilder, logger *zap.Logger) (*Pipeline, error) {
 	p := &Pipeline{
 		set: set, logger: logger, telemetry: tel, budget: budget,
+		indexer: ix, dataStreams: ds,
 		states:          newStateList(set),
 		invalidRouteLog: loglimit.New(set.LogRateLimit),
 		profiles:        profilecache.New(profilecache.Defaults()),
-		metadataKeys:    metadatakeys.Lower(set.MetadataKeys),
 	}
 	p.allowedModes, p.defaultMode = parseModes(set.AllowedModes)
 	if set.MaxInflightBytes > 0 && budget != nil {
@@ -159,20 +142,14 @@ func New(set Settings, budget *bulk.ByteBudget, tel *metadata.TelemetryBuilder, 
 	return p, nil
 }
 
-// Connect gives the pipeline the bulk indexer that sends its documents and the data-stream
-// observer, once the exporter has started them and before the first push.
-func (p *Pipeline) Connect(ix *bulk.Indexer, ds DataStreams) {
-	p.indexer, p.dataStreams = ix, ds
-}
-
 // PushLogs sends the log records of ld.
 func (p *Pipeline) PushLogs(ctx context.Context, ld plog.Logs) error {
-	return push(ctx, p, Logs, ld, ld.LogRecordCount(), walkLogs)
+	return push(ctx, p, signal.Logs, ld, ld.LogRecordCount(), walkLogs)
 }
 
 // PushMetrics sends the data points of md.
 func (p *Pipeline) PushMetrics(ctx context.Context, md pmetric.Metrics) error {
-	return push(ctx, p, Metrics, md, md.DataPointCount(), walkMetrics)
+	return push(ctx, p, signal.Metrics, md, md.DataPointCount(), walkMetrics)
 }
 
 // PushTraces sends the spans of td and their events. Its records are spans and span events,
@@ -184,20 +161,20 @@ func (p *Pipeline) PushTraces(ctx context.Context, td ptrace.Traces) error {
 			n += spanDocuments(ss.Spans())
 		}
 	}
-	return push(ctx, p, Traces, td, n, walkTraces)
+	return push(ctx, p, signal.Traces, td, n, walkTraces)
 }
 
 // PushProfiles sends the documents of the profiles of pd. Its records are samples: each
 // becomes at least one event.
 func (p *Pipeline) PushProfiles(ctx context.Context, pd pprofile.Profiles) error {
-	return push(ctx, p, Profiles, pd, pd.SampleCount(), walkProfiles)
+	return push(ctx, p, signal.Profiles, pd, pd.SampleCount(), walkProfiles)
 }
 
 // push is the path that every signal's push takes: admission under the in-flight byte cap,
 // a push state from the free list with a batch buffer of the estimated size (admission.go),
 // the mapping modes of the request, the walk of the signal's
 // data (which routes, encodes and batches each record), then the send and its accounting.
-func push[T any](ctx context.Context, p *Pipeline, sig Signal, data T, records int, walk func(context.Context, *pushState, T)) error {
+func push[T any](ctx context.Context, p *Pipeline, sig signal.Kind, data T, records int, walk func(context.Context, *pushState, T)) error {
 	a, err := p.admit(ctx, sig, records)
 	if err != nil {
 		return err
@@ -214,6 +191,8 @@ func push[T any](ctx context.Context, p *Pipeline, sig Signal, data T, records i
 	st.modes = p.newModes(ctx, sig)
 	walk(ctx, st, data)
 	res, err := p.send(ctx, st, &a)
-	st.forgetUnstoredProfiles(res)
+	if sig == signal.Profiles {
+		st.forgetUnstoredProfiles(res)
+	}
 	return err
 }

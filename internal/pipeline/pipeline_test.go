@@ -12,46 +12,32 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
-	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
-// A signal's name is the one the serializer's modes know, and the one its messages use.
-func TestSignalNames(t *testing.T) {
-	for _, tt := range []struct {
-		signal     Signal
-		name, noun string
-	}{
-		{Logs, "logs", "log"},
-		{Metrics, "metrics", "metric"},
-		{Traces, "traces", "span"},
-		{Profiles, "profiles", "profile"},
-	} {
-		assert.Equal(t, tt.name, tt.signal.String())
-		assert.Equal(t, tt.noun, tt.signal.Noun())
-		assert.True(t, serializer.ModeOTel.Supports(tt.signal.String()), "otel writes every signal: %s", tt.signal)
-	}
-}
-
-// A bad static index or date format fails when the pipeline is built, naming the key.
+// A bad static index or date format fails the check of the settings and the building of the
+// pipeline, naming the key.
 func TestNewRefusesBadRouting(t *testing.T) {
 	set := testSettings()
 	set.TracesIndex = "Bad*Index"
-	_, err := New(set, nil, nil, nil)
-	assert.ErrorContains(t, err, "`traces_index`")
+	require.ErrorContains(t, CheckSettings(set), "`traces_index`")
+	_, err := New(set, nil, nil, nil, nil, nil)
+	require.ErrorContains(t, err, "`traces_index`")
+	assert.NoError(t, CheckSettings(testSettings()))
 }
 
 // A push is admitted for its records times the encoded bytes per record of the signal's last
 // push, with the headroom of its batch buffer and its documents' metadata (and the request
-// buffer for them; none before Connect), and that estimate is what sizes its batch; before the
+// buffer for them; none without a bulk indexer), and that estimate is what sizes its batch; before the
 // first push of a signal, the initial estimate is used. Once encoded, the push holds what its
 // batch retains, as allocated.
 func TestAdmissionEstimatesFromEncodedBytes(t *testing.T) {
 	p := newTestPipeline(t, testSettings())
 	ctx := t.Context()
 
-	a, err := p.admit(ctx, Logs, 100)
+	a, err := p.admit(ctx, signal.Logs, 100)
 	require.NoError(t, err)
-	assert.Equal(t, 100*initialBytesPerRecord[Logs], a.encoded)
+	assert.Equal(t, 100*initialBytesPerRecord[signal.Logs], a.encoded)
 	assert.Equal(t, a.encoded+a.encoded/batchHeadroom+100*bulk.ItemBytes, a.held)
 
 	p.holdInflight(&a, 50_000, 60_000) // the push encoded 500 bytes per record, in 60,000 bytes of batch
@@ -59,14 +45,14 @@ func TestAdmissionEstimatesFromEncodedBytes(t *testing.T) {
 	assert.Equal(t, int64(60_000), a.held)
 	p.budget.Release(a.held)
 
-	b, err := p.admit(ctx, Logs, 300)
+	b, err := p.admit(ctx, signal.Logs, 300)
 	require.NoError(t, err)
 	assert.Equal(t, int64(150_000), b.encoded)
 	p.budget.Release(b.held)
 
-	c, err := p.admit(ctx, Traces, 10)
+	c, err := p.admit(ctx, signal.Traces, 10)
 	require.NoError(t, err)
-	assert.Equal(t, 10*initialBytesPerRecord[Traces], c.encoded, "each signal has its own estimate")
+	assert.Equal(t, 10*initialBytesPerRecord[signal.Traces], c.encoded, "each signal has its own estimate")
 	p.budget.Release(c.held)
 }
 
@@ -76,7 +62,7 @@ func TestStateRetentionIsCounted(t *testing.T) {
 	set := testSettings()
 	set.MaxInflightBytes = 64 << 20
 	budget := bulk.NewByteBudget(set.MaxInflightBytes)
-	_, err := New(set, budget, nil, nil)
+	_, err := New(set, nil, nil, budget, nil, nil)
 	require.NoError(t, err)
 	assert.Equal(t, int64(8<<20), stateRetention(set))
 	assert.Zero(t, budget.Held())

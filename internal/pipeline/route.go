@@ -10,6 +10,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
 	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
@@ -47,7 +48,7 @@ func (st *pushState) skipNoIndex(keys routing.RecordKeys, attrs pcommon.Map) boo
 	if keys&routing.RecordMappingHints == 0 || !serializer.NoIndex(attrs) {
 		return false
 	}
-	st.noIndex++
+	st.report.Unsent(bulk.UnsentSkipped, errorTypeNoIndex, 1)
 	return true
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
 	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
 // A record whose attributes choose a target the configuration refuses is, with dead letters
@@ -55,16 +56,16 @@ func TestRefusedTargetHandedToDeadLetters(t *testing.T) {
 
 	for _, tt := range []struct {
 		name     string
-		signal   Signal
+		signal   signal.Kind
 		walk     func(*pushState)
 		kept     int
 		refused  int
 		contains []string
 	}{
-		{"logs", Logs, func(st *pushState) { walkLogs(t.Context(), st, logs) }, 1, 1, []string{"refused log"}},
-		{"traces", Traces, func(st *pushState) { walkTraces(t.Context(), st, traces) }, 2, 2, []string{"refused event", "refused span"}},
+		{"logs", signal.Logs, func(st *pushState) { walkLogs(t.Context(), st, logs) }, 1, 1, []string{"refused log"}},
+		{"traces", signal.Traces, func(st *pushState) { walkTraces(t.Context(), st, traces) }, 2, 2, []string{"refused event", "refused span"}},
 		// A metric data point rejected before sending is counted in the push's metricsReport.
-		{"metrics", Metrics, func(st *pushState) { walkMetrics(t.Context(), st, metrics) }, 1, 1, []string{"refused point"}},
+		{"metrics", signal.Metrics, func(st *pushState) { walkMetrics(t.Context(), st, metrics) }, 1, 1, []string{"refused point"}},
 	} {
 		for _, deadLetters := range []bool{true, false} {
 			name := tt.name + "/dead letters off"
@@ -82,14 +83,14 @@ func TestRefusedTargetHandedToDeadLetters(t *testing.T) {
 				}
 				if !deadLetters {
 					assert.Zero(t, st.batch.Refused())
-					if tt.signal != Metrics {
-						assert.Equal(t, map[string]int{routing.ErrorTypeTargetNotAllowed: tt.refused}, st.rejected)
+					if tt.signal != signal.Metrics {
+						assert.Equal(t, tt.refused, st.report.Count(bulk.UnsentRejected, routing.ErrorTypeTargetNotAllowed))
 					}
 					assert.False(t, bytes.Contains(st.batch.Buf, []byte("refused")), "nothing encoded for a rejected record")
 					return
 				}
 				assert.Equal(t, tt.refused, st.batch.Refused())
-				assert.Empty(t, st.rejected, "counted by the bulk indexer, not by the pipeline")
+				assert.True(t, st.report.Empty(), "counted by the bulk indexer when it sends, not in the push's report")
 				for _, s := range tt.contains {
 					assert.True(t, bytes.Contains(st.batch.Buf, []byte(s)), "the refused record %q is encoded", s)
 				}
@@ -98,21 +99,20 @@ func TestRefusedTargetHandedToDeadLetters(t *testing.T) {
 	}
 }
 
-// connectedState returns a push state of a pipeline of the default settings connected to a
-// bulk indexer with dead letters on or off, for a push of signal; nothing is sent.
-func connectedState(t *testing.T, signal Signal, deadLetters bool) *pushState {
+// connectedState returns a push state of a pipeline of the default settings whose bulk indexer
+// has dead letters on or off, for a push of sig; nothing is sent.
+func connectedState(t *testing.T, sig signal.Kind, deadLetters bool) *pushState {
 	t.Helper()
-	p := newTestPipeline(t, testSettings())
 	cfg := bulk.Config{Client: noClient{}, MaxBulkBytes: 1 << 20}
 	if deadLetters {
 		cfg.DeadLetterIndex = "dlq"
 	}
 	ix, err := bulk.New(cfg)
 	require.NoError(t, err)
-	p.Connect(ix, nil)
+	p := newTestPipelineWith(t, testSettings(), ix)
 	st, err := p.getState()
 	require.NoError(t, err)
 	t.Cleanup(func() { p.putState(st) })
-	st.modes = p.newModes(t.Context(), signal)
+	st.modes = p.newModes(t.Context(), sig)
 	return st
 }

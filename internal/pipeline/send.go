@@ -10,12 +10,12 @@ import (
 )
 
 // send hands the batch to the bulk indexer (internal/bulk: requests of at most the bulk size,
-// group commit, retries, dead letters), after recording what encoding repaired and rejected
-// and correcting the push's room under the in-flight byte cap to its encoded size. It returns
+// group commit, retries, dead letters), after handing it the push's report of what was not
+// sent and what encoding repaired, and correcting the push's room under the in-flight byte cap to its encoded size. It returns
 // what became of the batch's documents and the push's error (see pushError). a is the push's
 // admission.
 func (p *Pipeline) send(ctx context.Context, st *pushState, a *admission) (bulk.Result, error) {
-	p.recordEncoding(ctx, st)
+	p.recordPreSend(ctx, st)
 	p.holdInflight(a, len(st.batch.Buf), st.batch.Retained())
 	inflight := int64(len(st.batch.Buf))
 	p.telemetry.ElasticsearchInflightBytes.Add(ctx, inflight)

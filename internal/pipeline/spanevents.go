@@ -9,6 +9,7 @@ import (
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
 // apmRouters route the span events of the ecs mode to Elastic APM's data streams when
@@ -56,8 +57,8 @@ func (a *apmRouters) setScope(scope pcommon.InstrumentationScope, resource pcomm
 	if d := a.apps.Dataset(); len(d) != len(routing.APMAppDatasetPrefix)+len(service) || d[len(routing.APMAppDatasetPrefix):] != service {
 		a.apps.SetDataset(routing.APMAppDatasetPrefix + service)
 	}
-	a.errors.SetScope(routing.TypeLogs, scope.Attributes(), resource, scope.Name())
-	a.apps.SetScope(routing.TypeLogs, scope.Attributes(), resource, scope.Name())
+	a.errors.SetScope(signal.Logs, scope.Attributes(), resource, scope.Name())
+	a.apps.SetScope(signal.Logs, scope.Attributes(), resource, scope.Name())
 }
 
 // router returns the router of ev.

@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
 // spanEventTraces returns two resources (services "Check Out" and none), each with one span
@@ -57,9 +59,9 @@ func walkedTraces(t *testing.T, set Settings, td ptrace.Traces) (indices, ids []
 	st, err := p.getState()
 	require.NoError(t, err)
 	t.Cleanup(func() { p.putState(st) })
-	st.modes = p.newModes(t.Context(), Traces)
+	st.modes = p.newModes(t.Context(), signal.Traces)
 	walkTraces(t.Context(), st, td)
-	require.Empty(t, st.rejected)
+	require.Empty(t, st.firstRejection)
 	for i := range st.batch.Len() {
 		it := st.batch.Item(i)
 		indices = append(indices, it.Index)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
 	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
 // walkTraces encodes and routes the spans of td, and their events, scope by scope.
@@ -26,8 +27,8 @@ func walkTraces(_ context.Context, st *pushState, td ptrace.Traces) {
 			if !st.setScope(res, rs.SchemaUrl(), scope, ss.SchemaUrl(), spanDocuments(spans)) {
 				continue
 			}
-			st.traces.SetScope(routing.TypeTraces, scope.Attributes(), res.Attributes(), scope.Name())
-			st.events.SetScope(routing.TypeLogs, scope.Attributes(), res.Attributes(), scope.Name())
+			st.traces.SetScope(signal.Traces, scope.Attributes(), res.Attributes(), scope.Name())
+			st.events.SetScope(signal.Logs, scope.Attributes(), res.Attributes(), scope.Name())
 			if st.apm.on(st.mode) {
 				st.apm.setScope(scope, res.Attributes())
 			}

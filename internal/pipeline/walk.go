@@ -28,12 +28,11 @@ type pushState struct {
 	metrics              *routing.Router
 	apm                  apmRouters // span events of the ecs mode for Elastic APM (spanevents.go)
 	batch                bulk.Batch
-	repairs              map[serializer.Repair]int
 	lastDataStream       string // the data stream last handed to the template check
-	noIndex              int    // records skipped for their _noindex hint
-	// rejected counts the records rejected before sending, by error.type; firstRejection
-	// keeps one error of each type for the log.
-	rejected       map[string]int
+	// report collects what the push did not send and what encoding repaired, handed to the
+	// bulk indexer once, before the send (accounting.go); firstRejection keeps one error of each
+	// error.type of the records rejected before sending, for the log.
+	report         bulk.PreSend
 	firstRejection map[string]error
 	// modeRejected tells that records were rejected for their mapping mode: the push then
 	// returns an error that says so, permanent unless the rest of the push failed otherwise.
@@ -63,8 +62,8 @@ type pushState struct {
 // newPushState builds the state of a push, with a router per kind of document (route.go).
 func (p *Pipeline) newPushState() (*pushState, error) {
 	st := &pushState{
-		p:       p,
-		repairs: map[serializer.Repair]int{}, rejected: map[string]int{}, firstRejection: map[string]error{},
+		p:              p,
+		firstRejection: map[string]error{},
 	}
 	var err error
 	st.logs, st.traces, st.events, st.metrics, err = newRouters(&p.set)
@@ -89,12 +88,11 @@ func (p *Pipeline) getState() (*pushState, error) {
 // list has room for it (see newStateList), else without.
 func (p *Pipeline) putState(st *pushState) {
 	st.batch.Reset()
-	clear(st.repairs)
-	clear(st.rejected)
+	st.report.Reset()
 	clear(st.firstRejection)
 	clear(st.refusedMetrics)
 	st.lastDataStream = ""
-	st.noIndex, st.modeRejected = 0, nil
+	st.modeRejected = nil
 	st.metricRoute = metricRoute{}
 	st.metricsReport.reset()
 	clear(st.profileRefs)

@@ -35,10 +35,10 @@ func fillState(st *pushState, n int) {
 		st.batch.AddTemplate("a", "b")
 		st.batch.Add(start, bulk.Item{Index: "logs-x", DocumentID: "id"})
 	}
-	st.repairs[serializer.RepairInvalidUTF8]++
-	st.rejected["x"]++
-	st.firstRejection["x"] = errors.New("x")
-	st.lastDataStream, st.noIndex, st.modeRejected = "logs-x", 3, errors.New("mode")
+	st.report.Repaired(string(serializer.RepairInvalidUTF8), 1)
+	st.reject("x", 1, errors.New("x"))
+	st.report.Unsent(bulk.UnsentSkipped, errorTypeNoIndex, 3)
+	st.lastDataStream, st.modeRejected = "logs-x", errors.New("mode")
 	st.setMode(serializer.ModeECS)
 }
 
@@ -47,11 +47,9 @@ func assertReset(t *testing.T, st *pushState) {
 	t.Helper()
 	assert.Zero(t, st.batch.Len())
 	assert.Empty(t, st.batch.Buf)
-	assert.Empty(t, st.repairs)
-	assert.Empty(t, st.rejected)
+	assert.True(t, st.report.Empty(), "the report is empty")
 	assert.Empty(t, st.firstRejection)
 	assert.Empty(t, st.lastDataStream)
-	assert.Zero(t, st.noIndex)
 	if st.modeRejected != nil {
 		t.Errorf("a mode rejection is kept: %v", st.modeRejected)
 	}

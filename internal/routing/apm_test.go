@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
 // SetDataset replaces the dataset attributes and the derived dataset; the namespace is still
@@ -42,7 +44,7 @@ func TestSetDataset(t *testing.T) {
 			r, err := NewRouter(tt.settings)
 			require.NoError(t, err)
 			r.SetMode(false, false)
-			r.SetScope(TypeLogs, scope, empty, "scope")
+			r.SetScope(signal.Logs, scope, empty, "scope")
 			// A route prepared for the scope before SetDataset is not reused.
 			_, err = r.RouteRecord(0, empty, 0)
 			require.NoError(t, err)

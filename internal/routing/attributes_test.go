@@ -12,6 +12,7 @@ import (
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/controlattr"
 	"github.com/otelcol-es/elasticsearchexporter/internal/pvalue"
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
 // TestDocumentID checks that the id is read from the record only: an id on the scope or the
@@ -48,7 +49,7 @@ func TestDocumentID(t *testing.T) {
 			r, err := NewRouter(Settings{})
 			require.NoError(t, err)
 			record := attrs(t, tt.record)
-			r.SetScope(TypeLogs, attrs(t, tt.scope), attrs(t, tt.resource), "")
+			r.SetScope(signal.Logs, attrs(t, tt.scope), attrs(t, tt.resource), "")
 			assert.Equal(t, tt.want, r.DocumentID(ScanRecord(record), record), "Router.DocumentID")
 		})
 	}
@@ -101,7 +102,7 @@ func TestPipeline(t *testing.T) {
 			r, err := NewRouter(Settings{})
 			require.NoError(t, err)
 			record := attrs(t, tt.record)
-			r.SetScope(TypeLogs, attrs(t, tt.scope), attrs(t, tt.resource), "")
+			r.SetScope(signal.Logs, attrs(t, tt.scope), attrs(t, tt.resource), "")
 			assert.Equal(t, tt.want, r.Pipeline(ScanRecord(record), record), "Router.Pipeline")
 		})
 	}

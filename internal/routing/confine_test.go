@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/controlattr"
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
 // TestConfineDotTargets checks that a name from elasticsearch.index that starts with "." is
@@ -28,18 +29,18 @@ func TestConfineDotTargets(t *testing.T) {
 				for _, logstash := range []bool{false, true} {
 					r, err := NewRouter(Settings{LogstashFormat: logstash})
 					require.NoError(t, err)
-					_, err = r.Route(TypeLogs, levels[0], levels[1], levels[2], "", ts2023)
+					_, err = r.Route(signal.Logs, levels[0], levels[1], levels[2], "", ts2023)
 					var ne *TargetNotAllowedError
 					require.ErrorAs(t, err, &ne)
 					assert.Equal(t, name, ne.Name)
 					assert.Equal(t, "attribute elasticsearch.index on "+levelName, ne.Source)
 					assert.Contains(t, err.Error(), "dynamic_routing::allow_dot_targets")
-					requireScopedRoute(t, Settings{LogstashFormat: logstash}, TypeLogs, levels[0], levels[1], levels[2], "", ts2023)
+					requireScopedRoute(t, Settings{LogstashFormat: logstash}, signal.Logs, levels[0], levels[1], levels[2], "", ts2023)
 
 					allow := Settings{LogstashFormat: logstash, AllowDotTargets: true}
 					r, err = NewRouter(allow)
 					require.NoError(t, err)
-					got, err := r.Route(TypeLogs, levels[0], levels[1], levels[2], "", ts2023)
+					got, err := r.Route(signal.Logs, levels[0], levels[1], levels[2], "", ts2023)
 					require.NoError(t, err)
 					assert.True(t, strings.HasPrefix(got.Index, name), got.Index)
 				}
@@ -49,7 +50,7 @@ func TestConfineDotTargets(t *testing.T) {
 
 	r, err := NewRouter(Settings{StaticIndex: ".static"})
 	require.NoError(t, err)
-	got, err := r.Route(TypeLogs, attrs(t, map[string]any{controlattr.Index: ".kibana_1"}), pcommon.NewMap(), pcommon.NewMap(), "", 0)
+	got, err := r.Route(signal.Logs, attrs(t, map[string]any{controlattr.Index: ".kibana_1"}), pcommon.NewMap(), pcommon.NewMap(), "", 0)
 	require.NoError(t, err)
 	assert.Equal(t, index(".static"), got)
 }
@@ -62,7 +63,7 @@ func TestConfineAllowedTargets(t *testing.T) {
 	tests := []struct {
 		name       string
 		settings   Settings
-		typ        string
+		typ        signal.Kind
 		record     map[string]any
 		scope      map[string]any
 		resource   map[string]any
@@ -70,49 +71,49 @@ func TestConfineAllowedTargets(t *testing.T) {
 		wantSource string // "" when allowed
 	}{
 		{
-			name: "namespace allowed", settings: teamA, typ: TypeLogs,
+			name: "namespace allowed", settings: teamA, typ: signal.Logs,
 			resource: map[string]any{controlattr.DataStreamDataset: "nginx", controlattr.DataStreamNamespace: "team-a"},
-			want:     dataStream(TypeLogs, "nginx.otel", "team-a"),
+			want:     dataStream(signal.Logs.String(), "nginx.otel", "team-a"),
 		},
 		{
-			name: "other team's namespace", settings: teamA, typ: TypeLogs,
+			name: "other team's namespace", settings: teamA, typ: signal.Logs,
 			record:     map[string]any{controlattr.DataStreamNamespace: "team-b"},
 			resource:   map[string]any{controlattr.DataStreamDataset: "nginx", controlattr.DataStreamNamespace: "team-a"},
 			wantSource: "attribute data_stream.dataset on the resource and attribute data_stream.namespace on the record",
 		},
 		{
-			name: "defaults outside the list", settings: teamA, typ: TypeLogs,
+			name: "defaults outside the list", settings: teamA, typ: signal.Logs,
 			wantSource: "the default dataset and namespace",
 		},
 		{
-			name: "elasticsearch.index allowed", settings: teamA, typ: TypeLogs,
+			name: "elasticsearch.index allowed", settings: teamA, typ: signal.Logs,
 			scope: map[string]any{controlattr.Index: "logs-app-checkout"},
 			want:  index("logs-app-checkout"),
 		},
 		{
-			name: "elasticsearch.index outside the list", settings: teamA, typ: TypeLogs,
+			name: "elasticsearch.index outside the list", settings: teamA, typ: signal.Logs,
 			scope:      map[string]any{controlattr.Index: "logs-team-b"},
 			wantSource: "attribute elasticsearch.index on the scope",
 		},
 		{
-			name: "fixed dataset, any namespace", settings: teamA, typ: TypeMetrics,
+			name: "fixed dataset, any namespace", settings: teamA, typ: signal.Metrics,
 			record: map[string]any{controlattr.DataStreamDataset: "fixed", controlattr.DataStreamNamespace: "anything"},
-			want:   dataStream(TypeMetrics, "fixed.otel", "anything"),
+			want:   dataStream(signal.Metrics.String(), "fixed.otel", "anything"),
 		},
 		{
-			name: "other dataset", settings: teamA, typ: TypeMetrics,
+			name: "other dataset", settings: teamA, typ: signal.Metrics,
 			record:     map[string]any{controlattr.DataStreamDataset: "other", controlattr.DataStreamNamespace: "anything"},
 			wantSource: "attribute data_stream.dataset on the record and attribute data_stream.namespace on the record",
 		},
 		{
 			name:     "dot name allowed by the flag still needs a pattern",
-			settings: Settings{AllowDotTargets: true, AllowedTargets: []string{".team-a-*"}}, typ: TypeLogs,
+			settings: Settings{AllowDotTargets: true, AllowedTargets: []string{".team-a-*"}}, typ: signal.Logs,
 			record: map[string]any{controlattr.Index: ".team-a-x"},
 			want:   index(".team-a-x"),
 		},
 		{
 			name:     "logstash date is not matched",
-			settings: Settings{LogstashFormat: true, AllowedTargets: []string{"logs-app"}}, typ: TypeLogs,
+			settings: Settings{LogstashFormat: true, AllowedTargets: []string{"logs-app"}}, typ: signal.Logs,
 			record: map[string]any{controlattr.Index: "logs-app"},
 			want:   index("logs-app-2023.12.02"),
 		},
@@ -197,7 +198,7 @@ func FuzzRouteConfined(f *testing.F) {
 			require.ErrorContains(t, err, "dynamic_routing::allowed_targets")
 			return
 		}
-		typ := [...]string{TypeLogs, TypeMetrics, TypeTraces}[int(flags>>8)%3]
+		typ := [...]signal.Kind{signal.Logs, signal.Metrics, signal.Traces}[int(flags>>8)%3]
 		got, err := r.Route(typ, levels[0], levels[1], levels[2], "", ts2023)
 		if err != nil {
 			_, invalid := errors.AsType[*InvalidIndexNameError](err)

@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.uber.org/goleak"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
 func TestMain(m *testing.M) {
@@ -41,7 +43,7 @@ func index(name string) Target { return Target{Index: name} }
 // requireScopedRoute checks that RouteRecord, DocumentID and Pipeline of a Router set to the
 // scope give what Route, DocumentID and Pipeline give, for a record routed first in its scope
 // and again after a record without attributes has filled the scope's cache.
-func requireScopedRoute(t *testing.T, settings Settings, typ string, record, scope, resource pcommon.Map, scopeName string, ts pcommon.Timestamp) {
+func requireScopedRoute(t *testing.T, settings Settings, typ signal.Kind, record, scope, resource pcommon.Map, scopeName string, ts pcommon.Timestamp) {
 	t.Helper()
 	for _, mode := range []struct{ otel, typeFromAttribute bool }{{true, false}, {false, false}, {false, true}} {
 		full, err := NewRouter(settings)

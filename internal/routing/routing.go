@@ -42,13 +42,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/controlattr"
-)
-
-// Signal-level document types. They are the type part of a data stream name.
-const (
-	TypeLogs    = "logs"
-	TypeMetrics = "metrics"
-	TypeTraces  = "traces"
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
 const (
@@ -100,9 +94,9 @@ type Settings struct {
 // under s, except the values of elasticsearch.index, which only the records know: the static
 // index (followed by the separator and * for its date under logstash_format), else
 // "<type>-*-*", the data streams (and their dated names under logstash_format).
-func (s Settings) Pattern(typ string) string {
+func (s Settings) Pattern(typ signal.Kind) string {
 	if s.StaticIndex == "" {
-		return typ + "-*-*"
+		return typ.String() + "-*-*"
 	}
 	if !s.LogstashFormat {
 		return s.StaticIndex
@@ -237,8 +231,9 @@ func NewRouter(s Settings) (*Router, error) {
 	return r, nil
 }
 
-// Route resolves the Target of one document of type typ (TypeLogs, TypeMetrics or TypeTraces;
-// span events are TypeLogs). record, scope and resource are the attributes of the record (log
+// Route resolves the Target of one document of type typ (signal.Logs, signal.Metrics or
+// signal.Traces, whose names are the type part of a data stream name; span events are
+// signal.Logs). record, scope and resource are the attributes of the record (log
 // record, data point, span or span event), of its instrumentation scope and of its resource;
 // pass an empty map, never a zero pcommon.Map, for a level that has none. scopeName is the
 // instrumentation scope's name. ts is the record's timestamp, used only by logstash_format.
@@ -284,9 +279,9 @@ func NewRouter(s Settings) (*Router, error) {
 //
 // When the result equals the previous call's, the very same Target (same strings) is returned
 // and nothing is allocated; otherwise the new name costs one allocation.
-func (r *Router) Route(typ string, record, scope, resource pcommon.Map, scopeName string, ts pcommon.Timestamp) (Target, error) {
-	if typ != TypeLogs && typ != TypeMetrics && typ != TypeTraces {
-		return Target{}, fmt.Errorf("unknown document type %q", typ)
+func (r *Router) Route(typ signal.Kind, record, scope, resource pcommon.Map, scopeName string, ts pcommon.Timestamp) (Target, error) {
+	if !typ.HasDataStreams() {
+		return Target{}, fmt.Errorf("no data stream type for %s documents", typ)
 	}
 	levels := [3]pcommon.Map{record, scope, resource}
 	buf := r.buf[:0]
@@ -319,7 +314,8 @@ func (r *Router) Route(typ string, record, scope, resource pcommon.Map, scopeNam
 	if r.typeFromAttribute {
 		typ = typeAttribute(levels, typ)
 	}
-	buf = append(buf, typ...)
+	typeName := typ.String()
+	buf = append(buf, typeName...)
 	buf = append(buf, '-')
 	datasetStart := len(buf)
 	maxDataset := maxDataStreamPartBytes - len(r.suffix)
@@ -347,14 +343,14 @@ func (r *Router) Route(typ string, record, scope, resource pcommon.Map, scopeNam
 	}
 	r.buf = buf
 	if r.valid && r.last.DataStream && string(buf) == r.last.Index &&
-		len(r.last.Type) == len(typ) && len(r.last.Dataset) == datasetEnd-datasetStart {
+		len(r.last.Type) == len(typeName) && len(r.last.Dataset) == datasetEnd-datasetStart {
 		return r.last, nil
 	}
 	index := string(buf)
 	r.last = Target{
 		Index:      index,
 		DataStream: true,
-		Type:       index[:len(typ)],
+		Type:       index[:len(typeName)],
 		Dataset:    index[datasetStart:datasetEnd],
 		Namespace:  index[namespaceStart:],
 	}
@@ -364,7 +360,7 @@ func (r *Router) Route(typ string, record, scope, resource pcommon.Map, scopeNam
 
 // typeAttribute returns the value of the first data_stream.type attribute when it is "logs" or
 // "metrics", else typ.
-func typeAttribute(levels [3]pcommon.Map, typ string) string {
+func typeAttribute(levels [3]pcommon.Map, typ signal.Kind) signal.Kind {
 	for _, m := range levels {
 		v, ok := m.Get(controlattr.DataStreamType)
 		if !ok {
@@ -372,10 +368,10 @@ func typeAttribute(levels [3]pcommon.Map, typ string) string {
 		}
 		if v.Type() == pcommon.ValueTypeStr {
 			switch v.Str() {
-			case TypeLogs:
-				return TypeLogs
-			case TypeMetrics:
-				return TypeMetrics
+			case signal.Logs.String():
+				return signal.Logs
+			case signal.Metrics.String():
+				return signal.Metrics
 			}
 		}
 		return typ

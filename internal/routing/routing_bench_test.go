@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/controlattr"
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
 func BenchmarkRoute(b *testing.B) {
@@ -54,7 +55,7 @@ func BenchmarkRoute(b *testing.B) {
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
-				if _, err := r.Route(TypeLogs, bm.records[i%len(bm.records)], empty, bm.resource, bm.scopeName, ts); err != nil {
+				if _, err := r.Route(signal.Logs, bm.records[i%len(bm.records)], empty, bm.resource, bm.scopeName, ts); err != nil {
 					b.Fatal(err)
 				}
 				i++

@@ -17,12 +17,13 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/controlattr"
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
 type routeCase struct {
 	name      string
 	settings  Settings
-	typ       string // TypeLogs when empty
+	typ       signal.Kind // signal.Logs, the zero value, when unset
 	record    map[string]any
 	scope     map[string]any
 	resource  map[string]any
@@ -39,9 +40,6 @@ func runRouteCases(t *testing.T, tests []routeCase) {
 			r, err := NewRouter(tt.settings)
 			require.NoError(t, err)
 			typ := tt.typ
-			if typ == "" {
-				typ = TypeLogs
-			}
 			record, scope, resource := attrs(t, tt.record), attrs(t, tt.scope), attrs(t, tt.resource)
 			got, err := r.Route(typ, record, scope, resource, tt.scopeName, tt.ts)
 			requireScopedRoute(t, tt.settings, typ, record, scope, resource, tt.scopeName, tt.ts)
@@ -67,12 +65,12 @@ func TestRoutePrecedence(t *testing.T) {
 		},
 		{
 			name: "defaults metrics",
-			typ:  TypeMetrics,
+			typ:  signal.Metrics,
 			want: dataStream("metrics", "generic.otel", "default"),
 		},
 		{
 			name: "defaults traces",
-			typ:  TypeTraces,
+			typ:  signal.Traces,
 			want: dataStream("traces", "generic.otel", "default"),
 		},
 		{
@@ -119,7 +117,7 @@ func TestRoutePrecedence(t *testing.T) {
 		},
 		{
 			name:   "data_stream.type attribute is ignored",
-			typ:    TypeMetrics,
+			typ:    signal.Metrics,
 			record: map[string]any{controlattr.DataStreamType: "logs"},
 			want:   dataStream("metrics", "generic.otel", "default"),
 		},
@@ -167,9 +165,9 @@ func TestRoutePrecedence(t *testing.T) {
 			want:     index("logs-generic.otel-default"),
 		},
 		{
-			name:    "unknown document type",
-			typ:     "profiles",
-			wantErr: `unknown document type "profiles"`,
+			name:    "a signal without data streams",
+			typ:     signal.Profiles,
+			wantErr: "no data stream type for profiles documents",
 		},
 	})
 }
@@ -269,7 +267,7 @@ func TestRouteScopeDerivedDataset(t *testing.T) {
 		{name: "scraperhelper", scopeName: "go.opentelemetry.io/collector/scraper/scraperhelper", want: dataStream("logs", "collectortelemetry.otel", "default")},
 		{name: "processorhelper", scopeName: "go.opentelemetry.io/collector/processor/processorhelper", want: dataStream("logs", "collectortelemetry.otel", "default")},
 		{name: "exporterhelper", scopeName: "go.opentelemetry.io/collector/exporter/exporterhelper", want: dataStream("logs", "collectortelemetry.otel", "default")},
-		{name: "service", typ: TypeMetrics, scopeName: "go.opentelemetry.io/collector/service", want: dataStream("metrics", "collectortelemetry.otel", "default")},
+		{name: "service", typ: signal.Metrics, scopeName: "go.opentelemetry.io/collector/service", want: dataStream("metrics", "collectortelemetry.otel", "default")},
 		{name: "path below service", scopeName: "go.opentelemetry.io/collector/service/internal/graph", want: dataStream("logs", "collectortelemetry.otel", "default")},
 		{name: "path below exporterhelper", scopeName: "go.opentelemetry.io/collector/exporter/exporterhelper/xexporterhelper", want: dataStream("logs", "collectortelemetry.otel", "default")},
 		{name: "longer segment than service is not telemetry", scopeName: "go.opentelemetry.io/collector/servicefoo", want: dataStream("logs", "generic.otel", "default")},
@@ -331,13 +329,13 @@ func TestRouteScopeDerivedDataset(t *testing.T) {
 		},
 		{
 			name:      "receiver segment in the middle",
-			typ:       TypeMetrics,
+			typ:       signal.Metrics,
 			scopeName: contribReceiver + "hostmetricsreceiver/internal/scraper/cpuscraper",
 			want:      dataStream("metrics", "hostmetricsreceiver.otel", "default"),
 		},
 		{
 			name:      "receiver segment at the end",
-			typ:       TypeTraces,
+			typ:       signal.Traces,
 			scopeName: "go.opentelemetry.io/collector/receiver/otlpreceiver",
 			want:      dataStream("traces", "otlpreceiver.otel", "default"),
 		},
@@ -498,7 +496,7 @@ func TestRouteTruncation(t *testing.T) {
 		},
 		{
 			name:   "longest data stream name",
-			typ:    TypeMetrics,
+			typ:    signal.Metrics,
 			record: map[string]any{controlattr.DataStreamDataset: a(200), controlattr.DataStreamNamespace: a(200)},
 			want:   dataStream("metrics", a(95)+".otel", a(100)),
 		},
@@ -530,7 +528,7 @@ func TestRouteInvalidIndexAttribute(t *testing.T) {
 	t.Run("error type", func(t *testing.T) {
 		r, err := NewRouter(Settings{})
 		require.NoError(t, err)
-		_, err = r.Route(TypeLogs, attrs(t, map[string]any{controlattr.Index: "A"}), pcommon.NewMap(), pcommon.NewMap(), "", 0)
+		_, err = r.Route(signal.Logs, attrs(t, map[string]any{controlattr.Index: "A"}), pcommon.NewMap(), pcommon.NewMap(), "", 0)
 		var invalid *InvalidIndexNameError
 		require.ErrorAs(t, err, &invalid)
 		assert.Equal(t, InvalidIndexNameError{Name: "A", Source: "attribute elasticsearch.index", Reason: reasonUpper}, *invalid)
@@ -580,7 +578,7 @@ func TestRouteLogstashFormat(t *testing.T) {
 		{
 			name:     "metrics in otel mode",
 			settings: logstash(Settings{}),
-			typ:      TypeMetrics,
+			typ:      signal.Metrics,
 			ts:       ts2023,
 			want:     index("metrics-generic.otel-default-2023.12.02"),
 		},
@@ -705,7 +703,7 @@ func TestNewRouterErrors(t *testing.T) {
 func TestNewRouterDefaults(t *testing.T) {
 	r, err := NewRouter(Settings{StaticIndex: "i", LogstashFormat: true})
 	require.NoError(t, err)
-	got, err := r.Route(TypeLogs, pcommon.NewMap(), pcommon.NewMap(), pcommon.NewMap(), "", ts2023)
+	got, err := r.Route(signal.Logs, pcommon.NewMap(), pcommon.NewMap(), pcommon.NewMap(), "", ts2023)
 	require.NoError(t, err)
 	assert.Equal(t, index("i-2023.12.02"), got, "empty separator and date format take the defaults")
 }
@@ -716,7 +714,7 @@ func TestRouteCache(t *testing.T) {
 	require.NoError(t, err)
 	empty := pcommon.NewMap()
 	route := func(record pcommon.Map) (Target, error) {
-		return r.Route(TypeLogs, record, empty, empty, "", 0)
+		return r.Route(signal.Logs, record, empty, empty, "", 0)
 	}
 	nginx := attrs(t, map[string]any{controlattr.DataStreamDataset: "nginx"})
 	apache := attrs(t, map[string]any{controlattr.DataStreamDataset: "apache"})
@@ -811,13 +809,13 @@ func TestRouteAllocs(t *testing.T) {
 			r, err := NewRouter(tt.settings)
 			require.NoError(t, err)
 			ts := ts2023
-			first, err := r.Route(TypeLogs, tt.record, tt.scope, tt.resource, tt.scopeName, ts)
+			first, err := r.Route(signal.Logs, tt.record, tt.scope, tt.resource, tt.scopeName, ts)
 			require.NoError(t, err)
 			allocs := testing.AllocsPerRun(100, func() {
 				if tt.next != nil {
 					ts = tt.next(ts)
 				}
-				got, err := r.Route(TypeLogs, tt.record, tt.scope, tt.resource, tt.scopeName, ts)
+				got, err := r.Route(signal.Logs, tt.record, tt.scope, tt.resource, tt.scopeName, ts)
 				if err != nil || got != first {
 					t.Fatalf("Route = %+v, %v, want %+v", got, err, first)
 				}
@@ -841,9 +839,9 @@ func FuzzRouteDataStream(f *testing.F) {
 		record := pcommon.NewMap()
 		record.PutStr(controlattr.DataStreamDataset, dataset)
 		record.PutStr(controlattr.DataStreamNamespace, namespace)
-		got, err := r.Route(TypeMetrics, record, pcommon.NewMap(), pcommon.NewMap(), scopeName, 0)
+		got, err := r.Route(signal.Metrics, record, pcommon.NewMap(), pcommon.NewMap(), scopeName, 0)
 		require.NoError(t, err)
-		requireScopedRoute(t, Settings{}, TypeMetrics, record, pcommon.NewMap(), pcommon.NewMap(), scopeName, 0)
+		requireScopedRoute(t, Settings{}, signal.Metrics, record, pcommon.NewMap(), pcommon.NewMap(), scopeName, 0)
 		require.True(t, got.DataStream)
 		require.Empty(t, indexNameProblem(got.Index), "index %q", got.Index)
 		require.Equal(t, got.Type+"-"+got.Dataset+"-"+got.Namespace, got.Index)
@@ -868,31 +866,31 @@ func TestRouteModes(t *testing.T) {
 	tests := []struct {
 		name              string
 		otel, typeFromAtt bool
-		typ               string
+		typ               signal.Kind
 		record, resource  map[string]any
 		want              Target
 	}{
-		{name: "otel", otel: true, typ: TypeLogs, want: dataStream("logs", "generic.otel", "default")},
-		{name: "ecs", typ: TypeLogs, want: dataStream("logs", "generic", "default")},
-		{name: "ecs traces dataset", typ: TypeTraces, record: map[string]any{"data_stream.dataset": "App"}, want: dataStream("traces", "app", "default")},
+		{name: "otel", otel: true, typ: signal.Logs, want: dataStream("logs", "generic.otel", "default")},
+		{name: "ecs", typ: signal.Logs, want: dataStream("logs", "generic", "default")},
+		{name: "ecs traces dataset", typ: signal.Traces, record: map[string]any{"data_stream.dataset": "App"}, want: dataStream("traces", "app", "default")},
 		{
-			name: "no suffix keeps 100 bytes", typ: TypeLogs, record: map[string]any{"data_stream.dataset": long},
+			name: "no suffix keeps 100 bytes", typ: signal.Logs, record: map[string]any{"data_stream.dataset": long},
 			want: dataStream("logs", long[:100], "default"),
 		},
 		{
-			name: "suffix keeps 95 bytes", otel: true, typ: TypeLogs, record: map[string]any{"data_stream.dataset": long},
+			name: "suffix keeps 95 bytes", otel: true, typ: signal.Logs, record: map[string]any{"data_stream.dataset": long},
 			want: dataStream("logs", long[:95]+".otel", "default"),
 		},
-		{name: "type ignored without bodymap", typ: TypeLogs, record: map[string]any{"data_stream.type": "metrics"}, want: dataStream("logs", "generic", "default")},
-		{name: "bodymap metrics", typeFromAtt: true, typ: TypeLogs, record: map[string]any{"data_stream.type": "metrics"}, want: dataStream("metrics", "generic", "default")},
-		{name: "bodymap type from resource", typeFromAtt: true, typ: TypeLogs, resource: map[string]any{"data_stream.type": "metrics"}, want: dataStream("metrics", "generic", "default")},
+		{name: "type ignored without bodymap", typ: signal.Logs, record: map[string]any{"data_stream.type": "metrics"}, want: dataStream("logs", "generic", "default")},
+		{name: "bodymap metrics", typeFromAtt: true, typ: signal.Logs, record: map[string]any{"data_stream.type": "metrics"}, want: dataStream("metrics", "generic", "default")},
+		{name: "bodymap type from resource", typeFromAtt: true, typ: signal.Logs, resource: map[string]any{"data_stream.type": "metrics"}, want: dataStream("metrics", "generic", "default")},
 		{
-			name: "bodymap record type wins", typeFromAtt: true, typ: TypeLogs,
+			name: "bodymap record type wins", typeFromAtt: true, typ: signal.Logs,
 			record: map[string]any{"data_stream.type": "logs"}, resource: map[string]any{"data_stream.type": "metrics"},
 			want: dataStream("logs", "generic", "default"),
 		},
-		{name: "bodymap other type ignored", typeFromAtt: true, typ: TypeLogs, record: map[string]any{"data_stream.type": "traces"}, want: dataStream("logs", "generic", "default")},
-		{name: "bodymap type not a string", typeFromAtt: true, typ: TypeLogs, record: map[string]any{"data_stream.type": 1}, want: dataStream("logs", "generic", "default")},
+		{name: "bodymap other type ignored", typeFromAtt: true, typ: signal.Logs, record: map[string]any{"data_stream.type": "traces"}, want: dataStream("logs", "generic", "default")},
+		{name: "bodymap type not a string", typeFromAtt: true, typ: signal.Logs, record: map[string]any{"data_stream.type": 1}, want: dataStream("logs", "generic", "default")},
 	}
 	r, err := NewRouter(Settings{})
 	require.NoError(t, err)
@@ -923,7 +921,7 @@ func TestRouteLogstashFormatModes(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r.SetMode(tt.otel, false)
-			got, err := r.Route(TypeLogs, pcommon.NewMap(), pcommon.NewMap(), pcommon.NewMap(), "", ts)
+			got, err := r.Route(signal.Logs, pcommon.NewMap(), pcommon.NewMap(), pcommon.NewMap(), "", ts)
 			require.NoError(t, err)
 			assert.Equal(t, index(tt.want), got)
 		})

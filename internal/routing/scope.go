@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/controlattr"
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
 // RecordKeys is the set of control attributes found on a record's attributes by [ScanRecord].
@@ -60,7 +61,7 @@ var errNoScope = errors.New("routing: RouteRecord called before SetScope")
 // scopeState is what a Router knows of the scope whose records it routes, see SetScope.
 type scopeState struct {
 	set             bool
-	typ             string
+	typ             signal.Kind
 	scope, resource pcommon.Map
 	scopeName       string
 
@@ -76,7 +77,7 @@ type scopeState struct {
 // scopeName are as for [Router.Route], and are the same for every record of the scope. It must
 // be called again for every new scope, even one that looks the same, because the prepared
 // results are derived from the contents of scope and resource, which routing does not watch.
-func (r *Router) SetScope(typ string, scope, resource pcommon.Map, scopeName string) {
+func (r *Router) SetScope(typ signal.Kind, scope, resource pcommon.Map, scopeName string) {
 	r.scope = scopeState{set: true, typ: typ, scope: scope, resource: resource, scopeName: scopeName}
 }
 

@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/controlattr"
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
 func errString(err error) string {
@@ -61,7 +62,7 @@ func TestRouteRecordScopeAndMode(t *testing.T) {
 	empty := pcommon.NewMap()
 	resource := attrs(t, map[string]any{controlattr.DataStreamDataset: "app", controlattr.DocumentID: "id-1"})
 
-	r.SetScope(TypeLogs, empty, resource, "")
+	r.SetScope(signal.Logs, empty, resource, "")
 	got, err := r.RouteRecord(0, empty, 0)
 	require.NoError(t, err)
 	assert.Equal(t, dataStream("logs", "app.otel", "default"), got)
@@ -75,7 +76,7 @@ func TestRouteRecordScopeAndMode(t *testing.T) {
 	// The same maps with new contents: SetScope forgets what was resolved.
 	resource.PutStr(controlattr.DataStreamDataset, "other")
 	resource.PutStr(controlattr.DocumentID, "id-2")
-	r.SetScope(TypeMetrics, empty, resource, "")
+	r.SetScope(signal.Metrics, empty, resource, "")
 	got, err = r.RouteRecord(0, empty, 0)
 	require.NoError(t, err)
 	assert.Equal(t, dataStream("metrics", "other", "default"), got)
@@ -95,13 +96,13 @@ func TestRouteRecordLogstashPeriods(t *testing.T) {
 		scoped, err := NewRouter(settings)
 		require.NoError(t, err)
 		empty := pcommon.NewMap()
-		scoped.SetScope(TypeLogs, empty, empty, "")
+		scoped.SetScope(signal.Logs, empty, empty, "")
 		at := start
 		for range 3 {
 			for _, step := range steps {
 				at = at.Add(step)
 				ts := pcommon.NewTimestampFromTime(at)
-				want, err := full.Route(TypeLogs, empty, empty, empty, "", ts)
+				want, err := full.Route(signal.Logs, empty, empty, empty, "", ts)
 				require.NoError(t, err)
 				got, err := scoped.RouteRecord(0, empty, ts)
 				require.NoError(t, err)
@@ -110,7 +111,7 @@ func TestRouteRecordLogstashPeriods(t *testing.T) {
 		}
 		// Beyond time.Time's int64 range.
 		for _, ts := range []pcommon.Timestamp{1<<63 + 5, 1<<64 - 1, 0} {
-			want, err := full.Route(TypeLogs, empty, empty, empty, "", ts)
+			want, err := full.Route(signal.Logs, empty, empty, empty, "", ts)
 			require.NoError(t, err)
 			got, err := scoped.RouteRecord(0, empty, ts)
 			require.NoError(t, err)
@@ -136,7 +137,7 @@ func TestRouteRecordAllocs(t *testing.T) {
 	require.NoError(t, err)
 	record := attrs(t, map[string]any{"http.method": "GET", "http.status_code": 200})
 	resource := attrs(t, map[string]any{"service.name": "checkout", controlattr.DocumentID: "id"})
-	r.SetScope(TypeLogs, pcommon.NewMap(), resource, "example.com/receiver/fooreceiver")
+	r.SetScope(signal.Logs, pcommon.NewMap(), resource, "example.com/receiver/fooreceiver")
 	allocs := testing.AllocsPerRun(100, func() {
 		keys := ScanRecord(record)
 		if _, err := r.RouteRecord(keys, record, 0); err != nil {
@@ -179,7 +180,7 @@ func FuzzRouteRecord(f *testing.F) {
 		if flags&(1<<14) != 0 {
 			settings.DateFormat = "%Y%m%d%H"
 		}
-		typ := [...]string{TypeLogs, TypeMetrics}[flags>>15&1]
+		typ := [...]signal.Kind{signal.Logs, signal.Metrics}[flags>>15&1]
 		requireScopedRoute(t, settings, typ, levels[0], levels[1], levels[2], scopeName, pcommon.Timestamp(ts))
 	})
 }

@@ -14,6 +14,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
 var benchSizes = []int{10, 100, 1000, 10000}
@@ -413,7 +415,7 @@ func BenchmarkEncodeSpansModes(b *testing.B) {
 		td.MarkReadOnly()
 		b.Run("records="+strconv.Itoa(n), func(b *testing.B) {
 			for _, m := range benchModes {
-				if !m.Supports("traces") {
+				if !m.Supports(signal.Traces) {
 					continue
 				}
 				b.Run("mode="+m.String(), func(b *testing.B) {

@@ -16,6 +16,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
 // FuzzAppendString checks any bytes, invalid UTF-8 included, against encoding/json: both
@@ -394,7 +396,7 @@ func FuzzEncodeSpansModes(f *testing.F) {
 						}
 						start := len(buf)
 						buf = e.AppendSpan(buf, span, ds)
-						if !m.Supports("traces") {
+						if !m.Supports(signal.Traces) {
 							if len(buf) != start || e.Rejection().Reason != RejectUnsupported {
 								t.Fatalf("%v: span wrote %q, Rejection() = %q", m, buf[start:], e.Rejection().Reason)
 							}

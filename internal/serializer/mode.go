@@ -3,7 +3,11 @@
 
 package serializer // import "github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
+)
 
 // Mode is a mapping mode: the layout of the documents an Encoder writes. Every mode is written
 // by the same writer; a mode differs only in the fields it emits.
@@ -57,15 +61,15 @@ func (m Mode) String() string {
 // as in otel and ecs; none and raw write them inside the span's document.
 func (m Mode) SeparateSpanEvents() bool { return m == ModeOTel || m == ModeECS }
 
-// Supports reports whether the mode writes the signal "logs", "traces", "metrics" or "profiles".
-func (m Mode) Supports(signal string) bool {
+// Supports reports whether the mode writes documents of the signal k.
+func (m Mode) Supports(k signal.Kind) bool {
 	switch m {
 	case ModeOTel, ModeECS:
-		return signal == "logs" || signal == "traces" || signal == "metrics" || signal == "profiles"
+		return k < signal.Count
 	case ModeNone, ModeRaw:
-		return signal == "logs" || signal == "traces"
+		return k == signal.Logs || k == signal.Traces
 	case ModeBodyMap:
-		return signal == "logs"
+		return k == signal.Logs
 	}
 	return false
 }

@@ -3,7 +3,11 @@
 
 package serializer
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
+)
 
 func TestParseMode(t *testing.T) {
 	tests := []struct {
@@ -49,9 +53,9 @@ func TestModeSupports(t *testing.T) {
 		{mode: ModeBodyMap, logs: true},
 	}
 	for _, tt := range tests {
-		for signal, want := range map[string]bool{"logs": tt.logs, "traces": tt.traces, "metrics": tt.metrics, "profiles": tt.profiles} {
-			if got := tt.mode.Supports(signal); got != want {
-				t.Errorf("%v.Supports(%q) = %v, want %v", tt.mode, signal, got, want)
+		for k, want := range map[signal.Kind]bool{signal.Logs: tt.logs, signal.Traces: tt.traces, signal.Metrics: tt.metrics, signal.Profiles: tt.profiles} {
+			if got := tt.mode.Supports(k); got != want {
+				t.Errorf("%v.Supports(%s) = %v, want %v", tt.mode, k, got, want)
 			}
 		}
 		if got := tt.mode.SeparateSpanEvents(); got != tt.separateSpanEventsDocs {

@@ -12,6 +12,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
 // The expected documents below are written by hand from MODES.md (the contrib exporter's
@@ -668,7 +670,7 @@ func TestModesSteadyStateDoesNotAllocate(t *testing.T) {
 			{name: "1000 logs", encode: func(e *Encoder, dst []byte) []byte { return appendLogs(e, dst, logs) }},
 			{name: "1000 wide logs", encode: func(e *Encoder, dst []byte) []byte { return appendLogs(e, dst, wide) }},
 		}
-		if m.Supports("traces") {
+		if m.Supports(signal.Traces) {
 			tests = append(tests, struct {
 				name   string
 				encode func(*Encoder, []byte) []byte

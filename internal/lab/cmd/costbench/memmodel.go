@@ -21,13 +21,19 @@ import (
 //   - the queue and the pushes under way: the requests that fit in queueSize bytes of OTLP, in
 //     pdata;
 //   - the exporter's pushes (the Elasticsearch exporter only): flow_control::max_inflight_bytes;
-//   - its idle bulk sessions (the Elasticsearch exporter only): one per consumer at most, each
-//     with its compressor (compressorBytes) and its largest compressed request;
+//   - its request bodies kept between requests (the Elasticsearch exporter only): one per
+//     request in flight at most (maxConcurrentRequests), each with its compressor
+//     (compressorBytes) and its largest compressed request;
 //   - Go's heap headroom: with GOGC=100 and no GOMEMLIMIT, the heap grows to twice what is live;
 //   - the collector at rest (its RSS once started, before the load).
 
-// compressorBytes is the state of one session's gzip writer (internal/bulk's compressorBytes).
+// compressorBytes is the state of one request body's gzip writer (internal/bulk's
+// compressorBytes).
 const compressorBytes = 1 << 20
+
+// maxConcurrentRequests is flow_control::max_concurrent_requests at its default (the factory's
+// defaultMaxConcurrentRequests), which the runs keep.
+const maxConcurrentRequests = 10
 
 // modelRSS returns the model's peak RSS in MiB of run r with conns connections.
 func modelRSS(r result, conns int) float64 {
@@ -43,7 +49,7 @@ func modelRSS(r result, conns int) float64 {
 		if r.RawBytesPerDoc > 0 {
 			compressed *= r.BodyBytesPerDoc / r.RawBytesPerDoc
 		}
-		live += queueNumConsumers * (compressorBytes + compressed)
+		live += maxConcurrentRequests * (compressorBytes + compressed)
 	}
 	return r.RSSIdleMiB + 2*live/(1<<20)
 }

@@ -39,7 +39,7 @@ func TestPrintReport(t *testing.T) {
 	// Model: 50 MiB + 2 × (32 × 434,599 × 3 + 48 requests in the 20 MiB queue × 434,599 × 2
 	// + 64 MiB for the exporter + 32 idle sessions × (1 MiB + 5 MB × 9.5 / 480)); the debug
 	// exporter's without the exporter's parts; bound: 2 × 64 MiB + 80 MiB.
-	assert.Contains(t, got, "| logs | 1000 | 424 | 100 | 120 | 407 | 80 | 209 | +40 | 208 | yes | 1500k |")
+	assert.Contains(t, got, "| logs | 1000 | 424 | 100 | 120 | 359 | 80 | 209 | +40 | 208 | yes | 1500k |")
 
 	assert.NotContains(t, got, "Other sizes of request", "no short runs, no table")
 
