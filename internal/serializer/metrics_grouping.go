@@ -114,7 +114,10 @@ func (e *Encoder) AddMetricPoint(index string, ds DataStream) {
 	m := &e.metrics
 	c := &m.cur
 	p := &c.view
-	target := e.metricTarget(index, ds)
+	target := int32(len(m.targets) - 1) // the last target is the likeliest
+	if target < 0 || m.targets[target].index != index || m.targets[target].ds != ds {
+		target = e.metricTarget(index, ds)
+	}
 	var h uint64
 	var ts, start int64
 	if e.mode == ModeECS {
