@@ -51,7 +51,8 @@ func (c *Config) logDeprecations(logger *zap.Logger) {
 // logContribDifferences logs where the configuration means something else than in contrib, or
 // what it means is easy to miss: credentials set twice (a warning each, naming the one used), a
 // timeout of 0, a mapping::mode that is ignored, a mapping::ecs_span_events_to_logs that cannot
-// apply and a retry::max_retries of 0 (a warning each), and, in Info lines, the date of
+// apply, an api_key in none of the known forms and a retry::max_retries of 0 (a warning each),
+// and, in Info lines, where a Cloud ID with a Kibana part sends requests, the date of
 // logstash_format index names and the cap on bulk requests in flight when the configuration
 // does not set it.
 func (c *Config) logContribDifferences(logger *zap.Logger) {
