@@ -241,6 +241,16 @@ func measureRun(o options, sp runSpec, cpus string) (result, []byte, error) {
 		fmt.Printf("%s: %d requests failed in the window, the last with: %s\n", label, r.Failures, *msg)
 	}
 
+	heapPath := filepath.Join(o.out, name+".heap.pprof")
+	if err = takeHeapProfile(p.pprof, heapPath); err != nil {
+		return r, nil, err
+	}
+	h, err := splitHeapFile(heapPath)
+	if err != nil {
+		return r, nil, err
+	}
+	r.HeapProfile, r.HeapLiveMiB, r.ExporterHeapMiB = heapPath, h.Live/(1<<20), h.Exporter/(1<<20)
+
 	var body []byte
 	if sp.capture && sp.sinkURL != "" {
 		if body, err = captureBody(sp.sinkURL); err != nil {

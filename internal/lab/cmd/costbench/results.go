@@ -65,6 +65,12 @@ type result struct {
 	HWMMiB          float64 `json:"vmhwm_mib"`
 	GrowthMiBPerMin float64 `json:"rss_growth_mib_per_minute"`
 
+	// HeapProfile is the heap profile taken at the end of the window (heap.go): HeapLiveMiB
+	// what was live in it, ExporterHeapMiB the part that the exporter allocated.
+	HeapProfile     string  `json:"heap_profile,omitempty"`
+	HeapLiveMiB     float64 `json:"heap_live_mib,omitempty"`
+	ExporterHeapMiB float64 `json:"exporter_heap_mib,omitempty"`
+
 	Profile string   `json:"profile,omitempty"`
 	Split   *split   `json:"split,omitempty"`
 	Ceiling *ceiling `json:"ceiling,omitempty"`
