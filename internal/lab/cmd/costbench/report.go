@@ -21,6 +21,12 @@ func printReport(w io.Writer, o options, rep report) {
 	if rep.ExporterConfig != "" {
 		fmt.Fprintf(w, "Not the defaults: the exporter's settings add `%s`.\n", strings.ReplaceAll(rep.ExporterConfig, "\n", `\n`))
 	}
+	if rep.GoMemLimit != "" {
+		fmt.Fprintf(w, "The collector runs with GOMEMLIMIT=%s.\n", rep.GoMemLimit)
+	}
+	if rep.MemoryLimiter != "" {
+		fmt.Fprintf(w, "Its pipelines have a memory_limiter processor: `%s`.\n", strings.ReplaceAll(rep.MemoryLimiter, "\n", `\n`))
+	}
 	var per []string
 	for _, sig := range o.signals {
 		per = append(per, fmt.Sprintf("%s %d", sig, rep.Records[sig]))

@@ -123,9 +123,12 @@ type report struct {
 	Sizes   []int          `json:"other_sizes"`
 	Conns   int            `json:"connections"`
 	// ExporterConfig is what -exporter-config added to the exporter's defaults.
-	ExporterConfig string   `json:"exporter_config,omitempty"`
-	Corpus         string   `json:"corpus"`
-	Runs           []result `json:"runs"`
+	ExporterConfig string `json:"exporter_config,omitempty"`
+	// GoMemLimit and MemoryLimiter are -gomemlimit and -memory-limiter.
+	GoMemLimit    string   `json:"gomemlimit,omitempty"`
+	MemoryLimiter string   `json:"memory_limiter,omitempty"`
+	Corpus        string   `json:"corpus"`
+	Runs          []result `json:"runs"`
 	// Node is the real node's part of a run with -es-env.
 	Node *nodeReport `json:"node,omitempty"`
 	// Collectors are the binaries measured against the real node: -collector, then -compare.
