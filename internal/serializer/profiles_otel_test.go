@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"hash/fnv"
 	"strconv"
 	"strings"
@@ -19,37 +20,63 @@ import (
 	"go.opentelemetry.io/collector/pdata/pprofile"
 )
 
-// profileDoc is one document a test sink received.
+// profileDoc is one document a test sink received: where says which of its kind's indices it
+// goes to (profileWhere).
 type profileDoc struct {
 	kind      ProfileDoc
-	index, id string
+	where, id string
 	doc       string
 	repair    Repair
 }
 
-// testSink records the documents handed to it; its seen map is the ProfilesSeen.
+// testSink drives the encoder's documents of a profile as the pipeline does: it appends every
+// event and each content-addressed document its seen map has not had, and records them.
 type testSink struct {
 	enc  *Encoder
 	buf  *[]byte
 	docs []profileDoc
 	seen map[string]bool
-	ecs  bool // the documents are ecs mode's
 }
 
-func (s *testSink) AddProfileDocument(start int, kind ProfileDoc, index, id string, dataStream bool) {
-	if dataStream == s.ecs {
-		panic("otel-mode profile documents go to data streams, ecs-mode ones to indices")
+// encode begins profile p and appends its documents to s.buf; the encoder's Rejection says
+// whether p was rejected.
+func (s *testSink) encode(dict pprofile.ProfilesDictionary, p pprofile.Profile) {
+	e := s.enc
+	e.BeginProfile(dict, p)
+	if e.Rejection().Reason != "" {
+		return
 	}
-	s.docs = append(s.docs, profileDoc{kind, index, strings.Clone(id), string((*s.buf)[start:]), s.enc.Repair()})
+	for {
+		d, ok := e.NextProfileDocument()
+		if !ok {
+			return
+		}
+		if d.Kind != ProfileEvent {
+			k := d.Kind.String() + "/" + d.ID
+			if s.seen[k] {
+				continue
+			}
+			s.seen[k] = true
+		}
+		start := len(*s.buf)
+		*s.buf = e.AppendProfileDocument(*s.buf)
+		s.docs = append(s.docs, profileDoc{d.Kind, profileWhere(d), strings.Clone(d.ID), string((*s.buf)[start:]), e.Repair()})
+	}
 }
 
-func (s *testSink) Seen(kind ProfileDoc, id string) bool {
-	k := kind.String() + "/" + id
-	if s.seen[k] {
-		return true
+// profileWhere names the index of its kind that a document goes to: for a symbolization queue
+// entry, the queue (executables or leafframes); for an ecs-mode event's downsampled copy, the
+// level (5pow01 for level 1); else "".
+func profileWhere(d ProfileDocument) string {
+	switch {
+	case d.Kind == ProfileSymbolizationQueue && d.Executable:
+		return "executables"
+	case d.Kind == ProfileSymbolizationQueue:
+		return "leafframes"
+	case d.Level > 0:
+		return fmt.Sprintf("5pow%02d", d.Level)
 	}
-	s.seen[k] = true
-	return false
+	return ""
 }
 
 // testProfile builds a profile of two samples on one stack of two frames, leaf first: a
@@ -124,7 +151,7 @@ func encodeProfile(t *testing.T, e *Encoder, sink *testSink, pd pprofile.Profile
 	var buf []byte
 	sink.enc, sink.buf = e, &buf
 	e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
-	e.AppendProfile(&buf, pd.Dictionary(), p, sink, sink)
+	sink.encode(pd.Dictionary(), p)
 	require.Empty(t, e.Rejection().Reason)
 	for _, d := range sink.docs {
 		require.True(t, json.Valid([]byte(d.doc)), d.doc)
@@ -138,16 +165,16 @@ func TestAppendProfileDocuments(t *testing.T) {
 	encodeProfile(t, &e, sink, pd, p)
 	var got []string
 	for _, d := range sink.docs {
-		got = append(got, d.kind.String()+" "+d.index+" "+d.id+" "+d.doc)
+		got = append(got, d.kind.String()+" "+d.where+" "+d.id+" "+d.doc)
 	}
 	want := []string{
-		`host profiling-hosts.otel-default BhJIoC_iWRaMoeCtVQgR6Q {"@timestamp":1700000000,"resource":{"attributes":{"host.id":"h-1","service.name":"svc"}}}`,
-		`stacktrace profiling-stacktraces.otel-default TJbFxeZBUHs9aoM4AWx6bw {"@timestamp":"2023-11-14T22:13:20.123456789Z","frame.ids":"bNawjUx5R0Zs1rCNTHlHRgAAAAAAAAAqYA3K_mANyv5gDcr-YA3K_gAAAAAAABI0","frame.types":"AQsBAw"}`,
-		`stackframe profiling-stackframes.otel-default bNawjUx5R0Zs1rCNTHlHRgAAAAAAAAAq {"@timestamp":"2023-11-14T22:13:20.123456789Z","function.name":["main.work"],"function.filename":["main.go"],"line.number":[42]}`,
-		`executable profiling-executables.otel-default YA3K_mANyv5gDcr-YA3K_g {"@timestamp":1700000000,"resource":{"attributes":{"process.executable.build_id.htlhash":"YA3K_mANyv5gDcr-YA3K_g","process.executable.name":"libc.so.6"}}}`,
-		`event profiling-events-all.otel-default  {"@timestamp":"2023-11-14T22:13:20.000000001Z","stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","count":1,"sampling_frequency":20,"resource":{"attributes":{"host.id":"h-1","service.name":"svc","thread.name":"worker"}}}`,
-		`event profiling-events-all.otel-default  {"@timestamp":"2023-11-14T22:13:20.500000000Z","stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","count":1,"sampling_frequency":20,"resource":{"attributes":{"host.id":"h-1","service.name":"svc","thread.name":"worker"}}}`,
-		`event profiling-events-all.otel-default  {"@timestamp":"2023-11-14T22:13:20.123456789Z","stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","count":3,"sampling_frequency":20,"resource":{"attributes":{"host.id":"h-1","service.name":"svc"}}}`,
+		`host  BhJIoC_iWRaMoeCtVQgR6Q {"@timestamp":1700000000,"resource":{"attributes":{"host.id":"h-1","service.name":"svc"}}}`,
+		`stacktrace  TJbFxeZBUHs9aoM4AWx6bw {"@timestamp":"2023-11-14T22:13:20.123456789Z","frame.ids":"bNawjUx5R0Zs1rCNTHlHRgAAAAAAAAAqYA3K_mANyv5gDcr-YA3K_gAAAAAAABI0","frame.types":"AQsBAw"}`,
+		`stackframe  bNawjUx5R0Zs1rCNTHlHRgAAAAAAAAAq {"@timestamp":"2023-11-14T22:13:20.123456789Z","function.name":["main.work"],"function.filename":["main.go"],"line.number":[42]}`,
+		`executable  YA3K_mANyv5gDcr-YA3K_g {"@timestamp":1700000000,"resource":{"attributes":{"process.executable.build_id.htlhash":"YA3K_mANyv5gDcr-YA3K_g","process.executable.name":"libc.so.6"}}}`,
+		`event   {"@timestamp":"2023-11-14T22:13:20.000000001Z","stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","count":1,"sampling_frequency":20,"resource":{"attributes":{"host.id":"h-1","service.name":"svc","thread.name":"worker"}}}`,
+		`event   {"@timestamp":"2023-11-14T22:13:20.500000000Z","stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","count":1,"sampling_frequency":20,"resource":{"attributes":{"host.id":"h-1","service.name":"svc","thread.name":"worker"}}}`,
+		`event   {"@timestamp":"2023-11-14T22:13:20.123456789Z","stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","count":3,"sampling_frequency":20,"resource":{"attributes":{"host.id":"h-1","service.name":"svc"}}}`,
 	}
 	assert.Equal(t, want, got)
 }
@@ -271,9 +298,9 @@ func TestValidateProfileRejections(t *testing.T) {
 				var e Encoder
 				e.SetMode(mode)
 				var buf []byte
-				sink := &testSink{seen: map[string]bool{}, enc: &e, buf: &buf, ecs: mode == ModeECS}
+				sink := &testSink{seen: map[string]bool{}, enc: &e, buf: &buf}
 				e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
-				e.AppendProfile(&buf, dict, p, sink, sink)
+				sink.encode(dict, p)
 				assert.Equal(t, tt.reason, e.Rejection().Reason, mode)
 				assert.Empty(t, buf, mode)
 				assert.Empty(t, sink.docs, mode)
@@ -309,7 +336,7 @@ func TestAppendProfileOtherModes(t *testing.T) {
 	var buf []byte
 	sink := &testSink{seen: map[string]bool{}, enc: &e, buf: &buf}
 	e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
-	e.AppendProfile(&buf, dict, p, sink, sink)
+	sink.encode(dict, p)
 	assert.Equal(t, RejectUnsupported, e.Rejection().Reason)
 	assert.Empty(t, buf)
 }
