@@ -3,30 +3,7 @@
 
 package serializer
 
-import (
-	"testing"
-
-	"go.opentelemetry.io/collector/pdata/pprofile"
-)
-
-// appendProfileDocs appends the documents of profile p as the pipeline does, taking every
-// content-addressed document as written already when allSeen (only the events are appended),
-// else as never written, and returns the buffer and the number of documents appended.
-func appendProfileDocs(e *Encoder, buf []byte, dict pprofile.ProfilesDictionary, p pprofile.Profile, allSeen bool) ([]byte, int) {
-	e.BeginProfile(dict, p)
-	docs := 0
-	for {
-		d, ok := e.NextProfileDocument()
-		if !ok {
-			return buf, docs
-		}
-		if allSeen && d.Kind != ProfileEvent {
-			continue
-		}
-		buf = e.AppendProfileDocument(buf)
-		docs++
-	}
-}
+import "testing"
 
 // BenchmarkAppendProfile writes the test profile (2 samples on one stack of 2 frames, one
 // symbolized): "steady" with its stack trace, frame, executable and host already written (3
