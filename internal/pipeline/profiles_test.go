@@ -41,11 +41,13 @@ func TestProfileTarget(t *testing.T) {
 	}
 	for _, tt := range tests {
 		if tt.otel.index != "" {
-			index, ds := profileTarget(tt.doc, false)
-			assert.Equal(t, tt.otel, target{index, ds}, "otel %+v", tt.doc)
+			var got target
+			got.index, got.dataStream = profileTarget(tt.doc, false)
+			assert.Equal(t, tt.otel, got, "otel %+v", tt.doc)
 		}
-		index, ds := profileTarget(tt.doc, true)
-		assert.Equal(t, tt.ecs, target{index, ds}, "ecs %+v", tt.doc)
+		var got target
+		got.index, got.dataStream = profileTarget(tt.doc, true)
+		assert.Equal(t, tt.ecs, got, "ecs %+v", tt.doc)
 	}
 	require.Len(t, routing.ProfilingEventsDownsampledECS, serializer.ProfileDownsampledLevels)
 	for level := 1; level <= serializer.ProfileDownsampledLevels; level++ {

@@ -30,9 +30,10 @@ func BenchmarkAppendProfile(b *testing.B) {
 			e.SetMode(bc.mode)
 			e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
 			buf := make([]byte, 0, 1<<16)
-			docs, n := 0, 0
+			docs := 0
 			b.ReportAllocs()
 			for b.Loop() {
+				var n int
 				buf, n = appendProfileDocs(&e, buf[:0], dict, p, bc.allSeen)
 				docs += n
 			}
