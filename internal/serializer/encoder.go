@@ -96,7 +96,8 @@ func (e *Encoder) SetMode(m Mode) { e.mode = m }
 // The zero Rejection means nothing was rejected.
 //
 // Logs, spans, span events and profiles report it per record (Encoder.Rejection, after each
-// Append, and for a profile after BeginProfile). Metrics, whose data points are grouped into documents, report it per metric
+// Append; for a profile, after BeginProfile). Metrics, whose data points are grouped into
+// documents, report it per metric
 // (AddMetric) and per data point of each document (MetricsDocument.Rejected).
 type Rejection struct {
 	Reason  string
