@@ -97,8 +97,8 @@ func (e *Encoder) SetMode(m Mode) { e.mode = m }
 //
 // Logs, spans, span events and profiles report it per record (Encoder.Rejection, after each
 // Append; for a profile, after BeginProfile). Metrics, whose data points are grouped into
-// documents, report it per metric
-// (AddMetric) and per data point of each document (MetricsDocument.Rejected).
+// documents, report it per metric (AddMetric) and per data point of each document
+// (MetricsDocument.Rejected).
 type Rejection struct {
 	Reason  string
 	Records int
