@@ -50,7 +50,7 @@ func TestProfileTarget(t *testing.T) {
 		assert.Equal(t, tt.ecs, got, "ecs %+v", tt.doc)
 	}
 	require.Len(t, routing.ProfilingEventsDownsampledECS, serializer.ProfileDownsampledLevels)
-	for level := 1; level <= serializer.ProfileDownsampledLevels; level++ {
+	for level := uint8(1); level <= serializer.ProfileDownsampledLevels; level++ {
 		index, _ := profileTarget(serializer.ProfileDocument{Kind: serializer.ProfileEvent, Level: level}, true)
 		assert.Equal(t, routing.ProfilingEventsDownsampledECS[level-1], index)
 	}

@@ -22,19 +22,20 @@ import (
 
 // ProfileDocument is a document of the profile being written, as NextProfileDocument names it.
 type ProfileDocument struct {
-	// Kind is what the document is.
-	Kind ProfileDoc
 	// ID is the document's id, derived from its content as the eBPF profiler derives the ids of
 	// stack traces, frames and executables, and from the encoded attributes for a host; "" for
 	// an event, which has none. It is a view valid until the next NextProfileDocument.
 	ID string
+	// Kind is what the document is.
+	Kind ProfileDoc
 	// Executable tells of a symbolization queue entry (ecs mode) that it queues the executable
 	// of a frame; otherwise it queues an unsymbolized leaf frame.
 	Executable bool
 	// Level is, for an event of the ecs mode, 0 for the event and N for its copy in the Nth
 	// downsampled index, which holds about one event in 5^N; at most
-	// ProfileDownsampledLevels.
-	Level int
+	// ProfileDownsampledLevels. (The fields are small so that the document is returned in
+	// registers: it is named once per document, most of which are skipped.)
+	Level uint8
 }
 
 // ProfileDownsampledLevels is the number of downsampled event indices of the ecs mode.
@@ -90,7 +91,7 @@ type profileCursor struct {
 	// downsampled indices, of which level are named; key and timeKey are the downsampling
 	// hashes of the sample and of its time; thread is the sample's thread.name.
 	n             int64
-	level, levels int
+	level, levels uint8
 	key, timeKey  uint64
 	thread        pcommon.Value
 	hasThread     bool
@@ -240,7 +241,8 @@ func (e *Encoder) nextEvent() bool {
 				return true
 			}
 			if c.n < c.left {
-				c.levels = ecsDownsampleLevels(mix64(c.timeKey ^ uint64(c.at) ^ uint64(c.n)<<20))
+				// At most ProfileDownsampledLevels: it fits.
+				c.levels = uint8(ecsDownsampleLevels(mix64(c.timeKey ^ uint64(c.at) ^ uint64(c.n)<<20)))
 				c.n++
 				c.level, c.evWritten = 0, false
 				c.doc = ProfileDocument{Kind: ProfileEvent}
