@@ -22,6 +22,7 @@ import (
 	"go.opentelemetry.io/collector/exporter/exportertest"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/pprofile"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.uber.org/goleak"
 
@@ -29,6 +30,7 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 	"github.com/otelcol-es/elasticsearchexporter/internal/lab/benchdata"
 	"github.com/otelcol-es/elasticsearchexporter/internal/lab/bulksink"
+	"github.com/otelcol-es/elasticsearchexporter/internal/profilecache"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
@@ -88,9 +90,21 @@ const benchmarkMetricIndex = "metrics-generic.otel-default"
 
 var benchmarkMetricStream = serializer.DataStream{Type: "metrics", Dataset: "generic", Namespace: "default"}
 
-type discardProfilesSink struct{}
-
-func (discardProfilesSink) AddProfileDocument(int, serializer.ProfileDoc, string, string, bool) {}
+// appendProfile appends the documents of profile p to buf as the pipeline does: every event,
+// and each content-addressed document that seen has not had.
+func appendProfile(e *serializer.Encoder, buf []byte, dict pprofile.ProfilesDictionary, p pprofile.Profile, seen *profilecache.Cache) []byte {
+	e.BeginProfile(dict, p)
+	for {
+		d, ok := e.NextProfileDocument()
+		if !ok {
+			return buf
+		}
+		if d.Kind != serializer.ProfileEvent && seen.Seen(d.Kind, d.ID) {
+			continue
+		}
+		buf = e.AppendProfileDocument(buf)
+	}
+}
 
 // benchmarkConfig is the default config pointed at url, with the sending queue off so that
 // each Consume call pushes synchronously, short retry waits, and gzip at level 1 (the

@@ -161,7 +161,7 @@ var benchmarkSignals = []benchmarkSignal{
 				for _, sp := range rp.ScopeProfiles().All() {
 					e.SetScope(sp.Scope(), sp.SchemaUrl())
 					for _, p := range sp.Profiles().All() {
-						e.AppendProfile(&buf, pd.Dictionary(), p, seen, discardProfilesSink{})
+						buf = appendProfile(e, buf, pd.Dictionary(), p, seen)
 					}
 				}
 			}
@@ -179,10 +179,10 @@ var benchmarkSignals = []benchmarkSignal{
 
 // benchmarkProfilesSeen returns the record of profiling documents written by encoder e's
 // benchmark runs: each encoder has its own, so that its first run writes every document.
-var benchmarkProfilesSeen = func() func(e *serializer.Encoder) serializer.ProfilesSeen {
+var benchmarkProfilesSeen = func() func(e *serializer.Encoder) *profilecache.Cache {
 	var mu sync.Mutex
 	caches := map[*serializer.Encoder]*profilecache.Cache{}
-	return func(e *serializer.Encoder) serializer.ProfilesSeen {
+	return func(e *serializer.Encoder) *profilecache.Cache {
 		mu.Lock()
 		defer mu.Unlock()
 		c, ok := caches[e]
