@@ -16,7 +16,7 @@ import (
 const (
 	queueSizer        = "bytes"
 	queueSize         = 20 << 20
-	queueNumConsumers = 32
+	queueNumConsumers = 10
 	batchMinSize      = 0
 	batchMaxSize      = 5_000_000
 	batchFlush        = "10s"
