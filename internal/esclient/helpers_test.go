@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -37,6 +38,7 @@ import (
 	"go.opentelemetry.io/collector/config/configauth"
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/extension/extensionauth"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
@@ -578,3 +580,11 @@ func (transportAuth) Shutdown(context.Context) error { return nil }
 func (a transportAuth) RoundTripper(http.RoundTripper) (http.RoundTripper, error) {
 	return a.rt, nil
 }
+
+// transports holds the round trippers of sendThrough, by extension id.
+var transports struct {
+	next atomic.Int64
+	byID sync.Map // component.ID -> http.RoundTripper
+}
+
+var _ extensionauth.HTTPClient = transportAuth{}
