@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"net/http"
 	"os"
@@ -884,3 +885,5 @@ func tokenDistance(a, b []string) int {
 	}
 	return prev[len(b)]
 }
+
+var update = flag.Bool("update", false, "rewrite the expected documents of the golden tests (never the hand-written ones)")

@@ -14,6 +14,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/hex"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -588,3 +589,12 @@ var transports struct {
 }
 
 var _ extensionauth.HTTPClient = transportAuth{}
+
+// testSerial numbers the certificates the tests make, so that no two share a serial number.
+var testSerial atomic.Int64
+
+// lastName is the data stream that checksDone observes.
+const lastName = "logs-last.otel-default"
+
+// errNodeDown is the network error of a node that is down.
+var errNodeDown = errors.New("connect: connection refused")
