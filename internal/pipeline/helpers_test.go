@@ -19,6 +19,7 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/metadata"
 	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
 func TestMain(m *testing.M) {
@@ -114,4 +115,22 @@ func testProfiles(mode string) pprofile.Profiles {
 	s.SetStackIndex(1)
 	s.Values().Append(3)
 	return pd
+}
+
+// connectedState returns a push state of a pipeline of the default settings whose bulk indexer
+// has dead letters on or off, for a push of sig; nothing is sent.
+func connectedState(t *testing.T, sig signal.Kind, deadLetters bool) *pushState {
+	t.Helper()
+	cfg := bulk.Config{Client: noClient{}, MaxBulkBytes: 1 << 20}
+	if deadLetters {
+		cfg.DeadLetterIndex = "dlq"
+	}
+	ix, err := bulk.New(cfg)
+	require.NoError(t, err)
+	p := newTestPipelineWith(t, testSettings(), ix)
+	st, err := p.getState()
+	require.NoError(t, err)
+	t.Cleanup(func() { p.putState(st) })
+	st.modes = p.newModes(t.Context(), sig)
+	return st
 }

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -97,22 +96,4 @@ func TestRefusedTargetHandedToDeadLetters(t *testing.T) {
 			})
 		}
 	}
-}
-
-// connectedState returns a push state of a pipeline of the default settings whose bulk indexer
-// has dead letters on or off, for a push of sig; nothing is sent.
-func connectedState(t *testing.T, sig signal.Kind, deadLetters bool) *pushState {
-	t.Helper()
-	cfg := bulk.Config{Client: noClient{}, MaxBulkBytes: 1 << 20}
-	if deadLetters {
-		cfg.DeadLetterIndex = "dlq"
-	}
-	ix, err := bulk.New(cfg)
-	require.NoError(t, err)
-	p := newTestPipelineWith(t, testSettings(), ix)
-	st, err := p.getState()
-	require.NoError(t, err)
-	t.Cleanup(func() { p.putState(st) })
-	st.modes = p.newModes(t.Context(), sig)
-	return st
 }

@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"fmt"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -17,56 +16,6 @@ import (
 	"time"
 	"unicode/utf8"
 )
-
-// stringTests is shared by TestAppendString and the seeds of FuzzAppendString.
-var stringTests = []struct {
-	name        string
-	in          string
-	want        string // the quoted output
-	wantInvalid int
-}{
-	{name: "empty", in: "", want: `""`},
-	{name: "ascii", in: "hello world", want: `"hello world"`},
-	{name: "quote", in: `say "hi"`, want: `"say \"hi\""`},
-	{name: "backslash", in: `C:\path`, want: `"C:\\path"`},
-	{name: "slash not escaped", in: "a/b", want: `"a/b"`},
-	{name: "backspace", in: "a\bb", want: `"a\bb"`},
-	{name: "form feed", in: "a\fb", want: `"a\fb"`},
-	{name: "newline", in: "a\nb", want: `"a\nb"`},
-	{name: "carriage return", in: "a\rb", want: `"a\rb"`},
-	{name: "tab", in: "a\tb", want: `"a\tb"`},
-	{name: "NUL", in: "a\x00b", want: `"a\u0000b"`},
-	{name: "SOH", in: "\x01", want: `"\u0001"`},
-	{name: "vertical tab", in: "\x0b", want: `"\u000b"`},
-	{name: "escape char", in: "\x1b[0m", want: `"\u001b[0m"`},
-	{name: "unit separator", in: "\x1f", want: `"\u001f"`},
-	{name: "space is the first plain byte", in: " ", want: `" "`},
-	{name: "DEL unescaped", in: "\x7f", want: "\"\x7f\""},
-	{name: "HTML not escaped", in: "<a href=\"x\">&amp;</a>", want: `"<a href=\"x\">&amp;</a>"`},
-	{name: "U+2028 and U+2029 not escaped", in: "a\u2028b\u2029c", want: "\"a\u2028b\u2029c\""},
-	{name: "two-byte", in: "héllo", want: `"héllo"`},
-	{name: "three-byte", in: "日本語", want: `"日本語"`},
-	{name: "astral plane", in: "a😀b𝄞", want: `"a😀b𝄞"`},
-	{name: "max rune", in: "\U0010ffff", want: "\"\U0010ffff\""},
-	{name: "valid U+FFFD is not counted", in: "\ufffd", want: "\"\ufffd\""},
-	{name: "all short escapes", in: "\"\\\b\f\n\r\t", want: `"\"\\\b\f\n\r\t"`},
-	{name: "escapes at both ends", in: "\nmiddle\n", want: `"\nmiddle\n"`},
-
-	// Invalid UTF-8: one U+FFFD per bad byte, as encoding/json writes.
-	{name: "lone continuation byte", in: "a\x80b", want: "\"a\ufffdb\"", wantInvalid: 1},
-	{name: "truncated two-byte", in: "a\xc3", want: "\"a\ufffd\"", wantInvalid: 1},
-	{name: "truncated three-byte", in: "\xe2\x82x", want: "\"\ufffd\ufffdx\"", wantInvalid: 2},
-	{name: "truncated four-byte", in: "\xf0\x9f\x98", want: "\"\ufffd\ufffd\ufffd\"", wantInvalid: 3},
-	{name: "overlong slash", in: "\xc0\xaf", want: "\"\ufffd\ufffd\"", wantInvalid: 2},
-	{name: "overlong NUL", in: "\xe0\x80\x80", want: "\"\ufffd\ufffd\ufffd\"", wantInvalid: 3},
-	{name: "high surrogate in UTF-8", in: "\xed\xa0\x80", want: "\"\ufffd\ufffd\ufffd\"", wantInvalid: 3},
-	{name: "low surrogate in UTF-8", in: "\xed\xbf\xbf", want: "\"\ufffd\ufffd\ufffd\"", wantInvalid: 3},
-	{name: "above U+10FFFF", in: "\xf4\x90\x80\x80", want: "\"\ufffd\ufffd\ufffd\ufffd\"", wantInvalid: 4},
-	{name: "0xff", in: "\xff", want: "\"\ufffd\"", wantInvalid: 1},
-	{name: "0xfe 0xff", in: "\xfe\xff", want: "\"\ufffd\ufffd\"", wantInvalid: 2},
-	{name: "invalid then escape", in: "\xff\n\"", want: "\"\ufffd\\n\\\"\"", wantInvalid: 1},
-	{name: "invalid between valid", in: "é\x80😀", want: "\"é\ufffd😀\"", wantInvalid: 1},
-}
 
 func TestAppendString(t *testing.T) {
 	for _, tt := range stringTests {
@@ -143,66 +92,6 @@ func TestAppendStringEveryASCIIByte(t *testing.T) {
 			}
 		}
 	}
-}
-
-var floatTests = []struct {
-	name string
-	in   float64
-	want string
-}{
-	{name: "zero", in: 0, want: "0.0"},
-	// Negative zero keeps its sign; -0.0 is valid JSON and parses back to -0.
-	{name: "negative zero", in: math.Copysign(0, -1), want: "-0.0"},
-	{name: "one", in: 1, want: "1.0"},
-	{name: "minus one and a half", in: -1.5, want: "-1.5"},
-	{name: "pi", in: math.Pi, want: "3.141592653589793"},
-	{name: "tenth", in: 0.1, want: "0.1"},
-	{name: "1e20", in: 1e20, want: "100000000000000000000.0"},
-	{name: "1e21", in: 1e21, want: "1e+21"},
-	{name: "-1e21", in: -1e21, want: "-1e+21"},
-	{name: "1e-6", in: 1e-6, want: "0.000001"},
-	{name: "1e-7", in: 1e-7, want: "1e-7"},
-	{name: "-1e-7", in: -1e-7, want: "-1e-7"},
-	{name: "1.5e-10", in: 1.5e-10, want: "1.5e-10"},
-	{name: "123456789", in: 123456789.0, want: "123456789.0"},
-	{name: "1e6 has no exponent", in: 1e6, want: "1000000.0"},
-	{name: "2^53", in: 1 << 53, want: "9007199254740992.0"},
-	{name: "max float64", in: math.MaxFloat64, want: "1.7976931348623157e+308"},
-	{name: "-max float64", in: -math.MaxFloat64, want: "-1.7976931348623157e+308"},
-	{name: "smallest normal", in: 0x1p-1022, want: "2.2250738585072014e-308"},
-	{name: "smallest denormal", in: math.SmallestNonzeroFloat64, want: "5e-324"},
-	{name: "NaN", in: math.NaN(), want: "null"},
-	{name: "+Inf", in: math.Inf(1), want: "null"},
-	{name: "-Inf", in: math.Inf(-1), want: "null"},
-
-	// RFC 8785 appendix B bit patterns. The RFC writes integral values without a fraction;
-	// we add ".0" so that Elasticsearch maps the field as a floating-point type.
-	{name: "rfc8785 0000000000000000", in: math.Float64frombits(0x0000000000000000), want: "0.0"},
-	{name: "rfc8785 8000000000000000", in: math.Float64frombits(0x8000000000000000), want: "-0.0"},
-	{name: "rfc8785 0000000000000001", in: math.Float64frombits(0x0000000000000001), want: "5e-324"},
-	{name: "rfc8785 8000000000000001", in: math.Float64frombits(0x8000000000000001), want: "-5e-324"},
-	{name: "rfc8785 7fefffffffffffff", in: math.Float64frombits(0x7fefffffffffffff), want: "1.7976931348623157e+308"},
-	{name: "rfc8785 ffefffffffffffff", in: math.Float64frombits(0xffefffffffffffff), want: "-1.7976931348623157e+308"},
-	{name: "rfc8785 4340000000000000", in: math.Float64frombits(0x4340000000000000), want: "9007199254740992.0"},
-	{name: "rfc8785 c340000000000000", in: math.Float64frombits(0xc340000000000000), want: "-9007199254740992.0"},
-	{name: "rfc8785 4430000000000000", in: math.Float64frombits(0x4430000000000000), want: "295147905179352830000.0"},
-	{name: "rfc8785 44b52d02c7e14af5", in: math.Float64frombits(0x44b52d02c7e14af5), want: "9.999999999999997e+22"},
-	{name: "rfc8785 44b52d02c7e14af6", in: math.Float64frombits(0x44b52d02c7e14af6), want: "1e+23"},
-	{name: "rfc8785 44b52d02c7e14af7", in: math.Float64frombits(0x44b52d02c7e14af7), want: "1.0000000000000001e+23"},
-	{name: "rfc8785 444b1ae4d6e2ef4e", in: math.Float64frombits(0x444b1ae4d6e2ef4e), want: "999999999999999700000.0"},
-	{name: "rfc8785 444b1ae4d6e2ef4f", in: math.Float64frombits(0x444b1ae4d6e2ef4f), want: "999999999999999900000.0"},
-	{name: "rfc8785 444b1ae4d6e2ef50", in: math.Float64frombits(0x444b1ae4d6e2ef50), want: "1e+21"},
-	{name: "rfc8785 3eb0c6f7a0b5ed8c", in: math.Float64frombits(0x3eb0c6f7a0b5ed8c), want: "9.999999999999997e-7"},
-	{name: "rfc8785 3eb0c6f7a0b5ed8d", in: math.Float64frombits(0x3eb0c6f7a0b5ed8d), want: "0.000001"},
-	{name: "rfc8785 41b3de4355555553", in: math.Float64frombits(0x41b3de4355555553), want: "333333333.3333332"},
-	{name: "rfc8785 41b3de4355555554", in: math.Float64frombits(0x41b3de4355555554), want: "333333333.33333325"},
-	{name: "rfc8785 41b3de4355555555", in: math.Float64frombits(0x41b3de4355555555), want: "333333333.3333333"},
-	{name: "rfc8785 41b3de4355555556", in: math.Float64frombits(0x41b3de4355555556), want: "333333333.3333334"},
-	{name: "rfc8785 41b3de4355555557", in: math.Float64frombits(0x41b3de4355555557), want: "333333333.33333343"},
-	{name: "rfc8785 becbf647612f3696", in: math.Float64frombits(0xbecbf647612f3696), want: "-0.0000033333333333333333"},
-	{name: "rfc8785 43143ff3c1cb0959", in: math.Float64frombits(0x43143ff3c1cb0959), want: "1424953923781206.2"},
-	{name: "rfc8785 NaN bits", in: math.Float64frombits(0x7fffffffffffffff), want: "null"},
-	{name: "rfc8785 +Inf bits", in: math.Float64frombits(0x7ff0000000000000), want: "null"},
 }
 
 func TestAppendFloat(t *testing.T) {
@@ -364,15 +253,6 @@ func mustMarshal(t testing.TB, s string) []byte {
 	return b
 }
 
-func decodeJSONString(t testing.TB, b []byte) string {
-	t.Helper()
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatalf("json.Unmarshal(%q): %v", b, err)
-	}
-	return s
-}
-
 // TestAppendFloatShortDecimals checks the fast path against strconv's formatting on the
 // decimals it serves and their neighbors: every value c·10^-k for c up to 2000, near powers
 // of two and ten, and the float64 next to each.
@@ -450,41 +330,6 @@ func TestWriterKeepsGrownThenShortenedAppend(t *testing.T) {
 	}
 }
 
-// escapeReference is appendEscaped written plainly, one rune at a time through
-// utf8.DecodeRuneInString, with the escapes spelled out: the oracle that appendEscaped must
-// match byte for byte.
-func escapeReference(dst []byte, s string) ([]byte, int) {
-	invalid := 0
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, "\ufffd"...)
-			invalid++
-		case r == '"':
-			dst = append(dst, `\"`...)
-		case r == '\\':
-			dst = append(dst, `\\`...)
-		case r == '\b':
-			dst = append(dst, `\b`...)
-		case r == '\f':
-			dst = append(dst, `\f`...)
-		case r == '\n':
-			dst = append(dst, `\n`...)
-		case r == '\r':
-			dst = append(dst, `\r`...)
-		case r == '\t':
-			dst = append(dst, `\t`...)
-		case r < 0x20:
-			dst = fmt.Appendf(dst, `\u%04x`, r)
-		default:
-			dst = append(dst, s[i:i+size]...)
-		}
-		i += size
-	}
-	return dst, invalid
-}
-
 // checkEscaped compares appendEscaped with escapeReference on s.
 func checkEscaped(t *testing.T, s string) {
 	t.Helper()
@@ -493,18 +338,6 @@ func checkEscaped(t *testing.T, s string) {
 	if !bytes.Equal(got, want) || gotInvalid != wantInvalid {
 		t.Fatalf("appendEscaped(%q) = %q, %d, want %q, %d", s, got[1:], gotInvalid, want[1:], wantInvalid)
 	}
-}
-
-// escapePieces are the pieces that TestAppendEscapedMatchesReference joins into strings: bytes
-// that need an escape, the edges of the ranges that workMask and utf8Len tell apart, valid
-// sequences of every length, and invalid ones of every kind.
-var escapePieces = []string{
-	"a", "z", " ", "~", "\x7f", "\x00", "\x1f", "\x20", "\x21", "\"", "#", "\\", "[", "]", "\n", "\t", "\r", "\b", "\f",
-	"é", "ß", "ÿ", "\u0080", "\u07ff", "\u0800", "日", "€", "\ud7ff", "\ue000", "\ufffd", "\uffff",
-	"😀", "\U00010000", "\U0010ffff",
-	"\x80", "\xbf", "\xc0", "\xc1", "\xc2", "\xdf", "\xe0", "\xef", "\xf0", "\xf4", "\xf5", "\xff",
-	"\xc0\xaf", "\xe0\x80\x80", "\xe0\x9f\xbf", "\xed\xa0\x80", "\xed\xbf\xbf", "\xf0\x8f\xbf\xbf", "\xf4\x90\x80\x80",
-	"\xe2\x82", "\xf0\x9f\x98", "\xf0\x9f", "\xe6\x97\xa5\xe6", "ab\xc3", "\xc3(", "\xe2(\xa1", "\xf0(\x8c\xbc",
 }
 
 // TestAppendEscapedMatchesReference checks appendEscaped byte for byte against
