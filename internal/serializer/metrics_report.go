@@ -45,6 +45,13 @@ type MetricsDocument struct {
 	NonFiniteName string
 }
 
+// DynamicTemplate is the dynamic template of one field of a metrics document: the field's path
+// and the name of the template Elasticsearch maps it with. The pipeline hands each to the bulk
+// item of its document (bulk.Batch.AddTemplate), whose action line names it.
+type DynamicTemplate struct {
+	Path, Template string
+}
+
 // rejectPoint records a data point of the metric name that the document does not hold.
 func (s *metricsState) rejectPoint(reason, name string) {
 	s.doc.Rejected = append(s.doc.Rejected, Rejection{Reason: reason, Records: 1, Name: name})
