@@ -29,6 +29,8 @@ const (
 type MetricsDocument struct {
 	Index      string
 	DataStream DataStream
+	// Refused tells that the document's data points were added with AddRefusedMetricPoint.
+	Refused bool
 	// Templates are the dynamic templates of the document's metrics.
 	Templates []DynamicTemplate
 	// Written tells that the document was appended; it is not when every value of its data
