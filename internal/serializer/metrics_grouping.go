@@ -114,10 +114,10 @@ func (e *Encoder) AddMetricPoint(index string, ds DataStream) {
 	e.addMetricPoint(index, ds, false)
 }
 
-// AddRefusedMetricPoint adds the data point MetricPoint read last, whose target, index, the
-// caller refused: it shares a document only with other points added so, never with points
-// added for the same index by AddMetricPoint, and its document says so
-// (MetricsDocument.Refused). The document is written as any other, for index.
+// AddRefusedMetricPoint adds the data point MetricPoint read last, bound for index, a target
+// the caller refused. Its document is written as any other, with no data stream, but holds
+// only points added this way, never one added for the same index by AddMetricPoint, and says
+// so (MetricsDocument.Refused).
 func (e *Encoder) AddRefusedMetricPoint(index string) {
 	e.addMetricPoint(index, DataStream{}, true)
 }
