@@ -6,13 +6,11 @@
 // profiles only in otel and ecs).
 //
 // The JSON is written by hand, straight from pdata into a caller-owned []byte: no intermediate
-// document model, no maps, no reflection. The writer departs from encoding/json on purpose
-// (strings are written by internal/jsonstr, the exporter's one string escaper):
+// document model, no maps, no reflection. The writer departs from encoding/json on purpose:
 //
-//   - HTML characters (<, >, &) and U+2028/U+2029 are not escaped: a bulk body is not HTML and
-//     escaping them only makes documents larger.
-//   - Each byte of invalid UTF-8 becomes U+FFFD, as encoding/json does, and is counted so the
-//     exporter can report the repair; it is never an error.
+//   - Strings are written by internal/jsonstr, the exporter's one string escaper, whose package
+//     comment says how: HTML characters are not escaped, and each byte of invalid UTF-8
+//     becomes U+FFFD and is counted.
 //   - Floats follow the ES6 number-to-string rule (shortest round-trip digits, exponent form only
 //     outside [1e-6, 1e21)) and integral values get a forced ".0", so that Elasticsearch's
 //     dynamic mapping picks a floating-point type. NaN and ±Inf are written as null.
