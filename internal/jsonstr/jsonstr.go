@@ -10,8 +10,8 @@
 //   - Each byte of invalid UTF-8 becomes U+FFFD, as encoding/json does, and is counted so that
 //     the caller can report the repair; it is never an error.
 //
-// The scans read eight bytes at a time (Load64); the package's other users of word-at-a-time
-// reads take Load64, Ones and Highs from here too.
+// The scans read eight bytes at a time (Load64). The serializer's key comparisons and hashes
+// read words the same way, with Load64, Ones and Highs from here, so that each has one home.
 package jsonstr // import "github.com/otelcol-es/elasticsearchexporter/internal/jsonstr"
 
 import (
