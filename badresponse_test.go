@@ -7,7 +7,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -89,10 +88,7 @@ func TestMalformedBulkResponses(t *testing.T) {
 }
 
 func TestTLSFailureIsPermanentAndSaysWhy(t *testing.T) {
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		_, _ = io.WriteString(w, `{}`)
-	}))
-	t.Cleanup(srv.Close)
+	srv := fakees.NewTLS(t)
 	cfg := elasticsearchexporter.NewTestConfig(srv.URL) // no CA: the test server's certificate is not trusted
 	exp := elasticsearchexporter.NewLogsExporter(t, cfg, elasticsearchexporter.TestSettings())
 	err := exp.ConsumeLogs(context.Background(), elasticsearchexporter.TestLogs(1))

@@ -5,10 +5,6 @@ package elasticsearchexporter
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"testing"
 	"time"
 
@@ -53,19 +49,9 @@ func TestCompressionSnappy(t *testing.T) {
 		// rest on: the start-up check cannot tell, bulk requests stay on gzip, and one Warn
 		// line says so.
 		srv := fakees.New(t)
-		target, err := url.Parse(srv.URL)
-		require.NoError(t, err)
-		pass := httputil.NewSingleHostReverseProxy(target)
-		proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Header.Get("Content-Encoding") == "snappy" {
-				_, _ = w.Write([]byte(`{"took":0,"errors":false,"items":[]}`))
-				return
-			}
-			pass.ServeHTTP(w, r)
-		}))
-		t.Cleanup(proxy.Close)
+		srv.SnappyAnswersNothing = true
 		set, logs := observed()
-		exp := newLogsExporter(t, newTestConfig(proxy.URL, withSnappy), set)
+		exp := newLogsExporter(t, newTestConfig(srv.URL, withSnappy), set)
 		require.Eventually(t, func() bool {
 			return logs.FilterMessageSnippet("`compression: snappy` is not used yet").Len() == 1
 		}, 10*time.Second, 5*time.Millisecond)

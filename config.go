@@ -128,7 +128,7 @@ type Config struct {
 	Retry RetryConfig `mapstructure:"retry"`
 
 	// QueueBatchConfig is the collector sending queue (`sending_queue`).
-	// Default: enabled, 32 consumers, 20 MiB of OTLP (sizer bytes), blocking
+	// Default: enabled, 10 consumers, 20 MiB of OTLP (sizer bytes), blocking
 	// when full, and batching by bytes (min_size 0, max_size 5 MB,
 	// flush_timeout 10s). A request's room is freed only once its push ends,
 	// so queue_size bounds the OTLP held by the queue and the pushes together

@@ -4,7 +4,6 @@
 package elasticsearchexporter_test
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -19,18 +18,6 @@ import (
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 
 	"github.com/otelcol-es/elasticsearchexporter"
-)
-
-// configDoc is the configuration reference that TestConfigurationDocCoversEveryKey checks.
-const configDoc = "docs/configuration.md"
-
-// The convention of docs/configuration.md: a key is documented by a row of a Markdown table
-// whose header's first cell is "Key", and whose own first cell is the key's full path in
-// backticks, with the collector's "::" separator, and nothing else: | `retry::max_interval` |.
-// Tables with another first header (the deprecated and removed keys) are not read.
-var (
-	docTableSeparator = regexp.MustCompile(`^\|\s*:?-{3,}`)
-	docKeyCell        = regexp.MustCompile("^`([a-z0-9_]+(?:::[a-z0-9_]+)*)`$")
 )
 
 // TestConfigurationDocCoversEveryKey walks every mapstructure key of Config and fails for
@@ -49,15 +36,15 @@ func TestConfigurationDocCoversEveryKey(t *testing.T) {
 	keys[elasticsearchexporter.CATrustedFingerprintKey] = true
 	require.NotEmpty(t, keys)
 
-	rows := configDocRows(t, configDoc)
+	rows := elasticsearchexporter.ConfigDocRows(t, elasticsearchexporter.ConfigDoc)
 	documented := map[string]int{}
 	for _, r := range rows {
-		documented[r.key]++
-		if documented[r.key] == 2 {
-			t.Errorf("%s:%d: `%s` has a second row; keep one row per key", configDoc, r.line, r.key)
+		documented[r.Key]++
+		if documented[r.Key] == 2 {
+			t.Errorf("%s:%d: `%s` has a second row; keep one row per key", elasticsearchexporter.ConfigDoc, r.Line, r.Key)
 		}
-		if _, ok := keys[r.key]; !ok {
-			t.Errorf("%s:%d: `%s` is not a key of Config; remove the row or fix the key", configDoc, r.line, r.key)
+		if _, ok := keys[r.Key]; !ok {
+			t.Errorf("%s:%d: `%s` is not a key of Config; remove the row or fix the key", elasticsearchexporter.ConfigDoc, r.Line, r.Key)
 		}
 	}
 	var missing []string
@@ -69,7 +56,7 @@ func TestConfigurationDocCoversEveryKey(t *testing.T) {
 	slices.Sort(missing)
 	for _, k := range missing {
 		t.Errorf("%s has no row for %s: add a row | `%s` | type | default | meaning | contrib | to a table whose first header is \"Key\"",
-			configDoc, strings.ReplaceAll(k, "::", "."), k)
+			elasticsearchexporter.ConfigDoc, strings.ReplaceAll(k, "::", "."), k)
 	}
 }
 
@@ -172,55 +159,6 @@ func hasMapstructureFields(t reflect.Type) bool {
 	return false
 }
 
-// configDocRow is a row of a "Key" table in docs/configuration.md.
-type configDocRow struct {
-	key  string
-	line int
-}
-
-// configDocRows returns the key rows of the Markdown file path (see docKeyCell). A row of a
-// "Key" table whose first cell is not one key in backticks fails the test.
-func configDocRows(t *testing.T, path string) []configDocRow {
-	t.Helper()
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-
-	var rows []configDocRow
-	var header, table string // the last table row read, and the first header cell of the current table
-	line := 0
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line++
-		text := strings.TrimSpace(sc.Text())
-		switch {
-		case !strings.HasPrefix(text, "|"):
-			header, table = "", ""
-		case docTableSeparator.MatchString(text):
-			table = firstCell(header)
-		case table == "Key":
-			cell := firstCell(text)
-			m := docKeyCell.FindStringSubmatch(cell)
-			if m == nil {
-				t.Errorf("%s:%d: the first cell of a row of a \"Key\" table must be one key in backticks, like `retry::max_interval`; got %q", path, line, cell)
-				continue
-			}
-			rows = append(rows, configDocRow{key: m[1], line: line})
-		default:
-			header = text
-		}
-	}
-	require.NoError(t, sc.Err())
-	require.NotEmpty(t, rows, "%s has no rows in tables whose first header is \"Key\"", path)
-	return rows
-}
-
-// firstCell returns the first cell of a Markdown table row, trimmed.
-func firstCell(row string) string {
-	cell, _, _ := strings.Cut(strings.TrimPrefix(row, "|"), "|")
-	return strings.TrimSpace(cell)
-}
-
 // markdownLink matches an inline Markdown link or image and captures its target.
 var markdownLink = regexp.MustCompile(`\]\(([^)\s]+)(?:\s+"[^"]*")?\)`)
 
@@ -271,7 +209,7 @@ type markdownLinkAt struct {
 func markdownLinks(t *testing.T, path string) []markdownLinkAt {
 	t.Helper()
 	var links []markdownLinkAt
-	forMarkdownLines(t, path, func(line int, text string) {
+	elasticsearchexporter.ForMarkdownLines(t, path, func(line int, text string) {
 		for _, m := range markdownLink.FindAllStringSubmatch(text, -1) {
 			links = append(links, markdownLinkAt{target: m[1], line: line})
 		}
@@ -286,7 +224,7 @@ func markdownAnchors(t *testing.T, path string) map[string]bool {
 	t.Helper()
 	anchors := map[string]bool{}
 	seen := map[string]int{}
-	forMarkdownLines(t, path, func(_ int, text string) {
+	elasticsearchexporter.ForMarkdownLines(t, path, func(_ int, text string) {
 		if !strings.HasPrefix(text, "#") {
 			return
 		}
@@ -309,22 +247,4 @@ func markdownAnchors(t *testing.T, path string) map[string]bool {
 		seen[anchor]++
 	})
 	return anchors
-}
-
-// forMarkdownLines calls fn with each line of the Markdown file path that is outside a
-// fenced code block.
-func forMarkdownLines(t *testing.T, path string, fn func(line int, text string)) {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	require.NoError(t, err)
-	fenced := false
-	for i, text := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(strings.TrimSpace(text), "```") {
-			fenced = !fenced
-			continue
-		}
-		if !fenced {
-			fn(i+1, text)
-		}
-	}
 }

@@ -37,11 +37,15 @@ var removedKeys = []struct{ key, msg string }{
 //   - refuses a `compression` that confighttp does not know either (br) with the exporter's
 //     message, and leaves compression_params::level at 0 for snappy unless it is set (the
 //     default level, 1, is gzip's);
+//   - takes a sending_queue::queue_size set without a sizer as a number of requests, as
+//     contrib and exporterhelper do (queueSizeInRequests);
+//   - reads an `api_key` that YAML read as a map (the create API key response pasted without
+//     quotes) back as its JSON text (apiKeyMapToJSON, below);
 //   - takes this exporter's own key in the confighttp `tls` section,
 //     tls::ca_trusted_fingerprint, out of it (takeCATrustedFingerprint, below).
 //
-// Unknown keys are refused by the decoding itself. All but the last is about loading
-// configurations written for contrib, hence its place here.
+// Unknown keys are refused by the decoding itself. All but the last two are about loading
+// configurations written for contrib, hence their place here.
 //
 // Every problem is reported at once: the removed keys, the decode errors (every key of a wrong
 // type and every unknown key, which the decoding reports together) and the bad deprecated

@@ -75,7 +75,7 @@ var knownOpenDifferences = []knownOpenDifference{}
 //     knownOpenDifferences, which the test logs for each file.
 func TestCorpus(t *testing.T) {
 	t.Setenv(esclient.EnvURL, "")
-	quotes := movingDocQuotes(t)
+	quotes := elasticsearchexporter.MovingDocQuotes(t)
 	files, err := filepath.Glob(filepath.Join(corpusDir, "*.yaml"))
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, len(files), 40, "the corpus holds at least 40 configurations")
@@ -109,14 +109,14 @@ func TestCorpus(t *testing.T) {
 					require.NoError(t, err, "contrib loads %s", s.id)
 				}
 				for _, line := range lines {
-					if slices.ContainsFunc(quotes, func(q string) bool { return quotedLineMatches(line, q) }) {
+					if slices.ContainsFunc(quotes, func(q string) bool { return elasticsearchexporter.QuotedLineMatches(line, q) }) {
 						continue
 					}
 					if slices.ContainsFunc(open, func(d knownOpenDifference) bool { return d.line != "" && strings.Contains(line, d.line) }) {
-						t.Logf("%s logs a line that %s does not quote yet (a known open difference): %q", s.id, movingDoc, line)
+						t.Logf("%s logs a line that %s does not quote yet (a known open difference): %q", s.id, elasticsearchexporter.MovingDoc, line)
 						continue
 					}
-					t.Errorf("%s logs a start-up line that %s does not quote: %q", s.id, movingDoc, line)
+					t.Errorf("%s logs a start-up line that %s does not quote: %q", s.id, elasticsearchexporter.MovingDoc, line)
 				}
 			}
 		})
@@ -129,10 +129,10 @@ func TestCorpus(t *testing.T) {
 // under `tls`, a header name under `headers`) is covered by the section's row.
 func TestCorpusKeysInConfigurationDoc(t *testing.T) {
 	documented := map[string]bool{}
-	for _, r := range configDocRows(t, configDoc) {
-		documented[r.key] = true
+	for _, r := range elasticsearchexporter.ConfigDocRows(t, elasticsearchexporter.ConfigDoc) {
+		documented[r.Key] = true
 	}
-	for _, k := range configDocFirstCells(t, configDoc, "Deprecated key") {
+	for _, k := range configDocFirstCells(t, elasticsearchexporter.ConfigDoc, "Deprecated key") {
 		documented[k] = true
 	}
 	files, err := filepath.Glob(filepath.Join(corpusDir, "*.yaml"))
@@ -165,7 +165,7 @@ func TestCorpusKeysInConfigurationDoc(t *testing.T) {
 			p = p[:i]
 		}
 		if !covered {
-			t.Errorf("%s uses `%s`, which %s has no row for: add one to its \"Key\" table", used[k], k, configDoc)
+			t.Errorf("%s uses `%s`, which %s has no row for: add one to its \"Key\" table", used[k], k, elasticsearchexporter.ConfigDoc)
 		}
 	}
 }
@@ -190,15 +190,15 @@ func configDocFirstCells(t *testing.T, path, header string) []string {
 	t.Helper()
 	var keys []string
 	in := false
-	forMarkdownLines(t, path, func(_ int, text string) {
+	elasticsearchexporter.ForMarkdownLines(t, path, func(_ int, text string) {
 		text = strings.TrimSpace(text)
 		switch {
 		case !strings.HasPrefix(text, "|"):
 			in = false
-		case firstCell(text) == header:
+		case elasticsearchexporter.FirstCell(text) == header:
 			in = true
-		case in && !docTableSeparator.MatchString(text):
-			if m := docKeyCell.FindStringSubmatch(firstCell(text)); m != nil {
+		case in && !elasticsearchexporter.DocTableSeparator.MatchString(text):
+			if m := elasticsearchexporter.DocKeyCell.FindStringSubmatch(elasticsearchexporter.FirstCell(text)); m != nil {
 				keys = append(keys, m[1])
 			}
 		}

@@ -23,6 +23,23 @@ var (
 	FaultLogBatch   = faultLogBatch
 )
 
+// The docs' paths and the helpers that read them, for the suites that check the docs against
+// the code.
+const (
+	ConfigDoc = configDoc
+	MovingDoc = movingDoc
+)
+
+var (
+	DocKeyCell        = docKeyCell
+	DocTableSeparator = docTableSeparator
+	ConfigDocRows     = configDocRows
+	FirstCell         = firstCell
+	ForMarkdownLines  = forMarkdownLines
+	MovingDocQuotes   = movingDocQuotes
+	QuotedLineMatches = quotedLineMatches
+)
+
 // CATrustedFingerprintKey is the key that Unmarshal takes out of the confighttp `tls` section.
 const CATrustedFingerprintKey = caTrustedFingerprintKey
 

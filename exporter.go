@@ -321,7 +321,7 @@ func (e *esExporter) writes() []esclient.Write {
 			esclient.Write{Pattern: set.Routing(e.cfg.LogsIndex).Pattern(signal.Logs), For: "span events"})
 	}
 	if e.writesSignal(signal.Profiles) {
-		w = append(w, esclient.Write{Pattern: serializer.ProfilingIndices, For: signal.Profiles.String()})
+		w = append(w, esclient.Write{Pattern: routing.ProfilingIndices, For: signal.Profiles.String()})
 	}
 	if idx := e.deadLetterIndex(); idx != "" {
 		w = append(w, esclient.Write{Pattern: idx, For: "dead letters"})

@@ -50,13 +50,15 @@ const (
 	// bulk request when the sending queue does not batch by bytes.
 	defaultMaxBulkBytes = 5_000_000
 
-	// defaultNumConsumers is sending_queue::num_consumers by default, and, when the sending
-	// queue is off, the number of push states and bulk sessions kept between pushes (pushes
-	// then run on the callers' goroutines, as many as call). It is above the cap on bulk
-	// requests in flight, so that pushes arriving together can wait for a slot and share
-	// requests (group commit, internal/bulk/group.go): a consumer waiting for a slot costs a
-	// goroutine, and the bytes its push holds count against flow_control::max_inflight_bytes.
-	defaultNumConsumers = 32
+	// defaultNumConsumers is sending_queue::num_consumers by default, as in contrib, and, when
+	// the sending queue is off, the number of push states and bulk sessions kept between pushes
+	// (pushes then run on the callers' goroutines, as many as call). Small requests still share
+	// bulk requests: the batcher merges what is queued when a consumer is free, and pushes that
+	// arrive together while the adaptive cap on requests in flight is below it wait for a slot
+	// and share one (group commit, internal/bulk/group.go). More consumers hold more pushes of
+	// encoded documents at large requests, for no more documents per second (delivery.md's
+	// memory model).
+	defaultNumConsumers = 10
 
 	// defaultMaxConcurrentRequests is flow_control::max_concurrent_requests by default, and
 	// the cap when it is set to 0 and the sending queue is off.

@@ -46,7 +46,7 @@ func TestCreateDefaultConfig(t *testing.T) {
 	batch.FlushTimeout = 10 * time.Second
 	queue := exporterhelper.NewDefaultQueueConfig()
 	queue.Sizer = exporterhelper.RequestSizerTypeBytes
-	queue.NumConsumers = 32
+	queue.NumConsumers = 10
 	queue.QueueSize = 20 << 20
 	queue.BlockOnOverflow = true
 	queue.Batch = configoptional.Some(batch)

@@ -6,7 +6,6 @@ package elasticsearchexporter
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,8 +16,6 @@ import (
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
-
-var update = flag.Bool("update", false, "rewrite the expected documents of the golden tests (never the hand-written ones)")
 
 // TestGolden pushes each OTLP JSON input under testdata/golden through the factory-built
 // exporter to a fake Elasticsearch and compares the bulk bodies it received with the .ndjson

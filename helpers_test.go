@@ -4,13 +4,16 @@
 package elasticsearchexporter
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -720,3 +723,167 @@ func signalNamed(t *testing.T, name string) signal.Kind {
 	require.FailNow(t, "no signal is named "+name)
 	return signal.Count
 }
+
+// Reading the docs, for the suites that check them against the code (config_doc_test.go,
+// corpus_test.go, startup_quotes_test.go).
+
+// configDoc is the configuration reference that TestConfigurationDocCoversEveryKey checks.
+const configDoc = "docs/configuration.md"
+
+// The convention of docs/configuration.md: a key is documented by a row of a Markdown table
+// whose header's first cell is "Key", and whose own first cell is the key's full path in
+// backticks, with the collector's "::" separator, and nothing else: | `retry::max_interval` |.
+// Tables with another first header (the deprecated and removed keys) are not read.
+var (
+	docTableSeparator = regexp.MustCompile(`^\|\s*:?-{3,}`)
+	docKeyCell        = regexp.MustCompile("^`([a-z0-9_]+(?:::[a-z0-9_]+)*)`$")
+)
+
+// configDocRow is a row of a "Key" table in docs/configuration.md.
+type configDocRow struct {
+	Key  string
+	Line int
+}
+
+// configDocRows returns the key rows of the Markdown file path (see docKeyCell). A row of a
+// "Key" table whose first cell is not one key in backticks fails the test.
+func configDocRows(t *testing.T, path string) []configDocRow {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+
+	var rows []configDocRow
+	var header, table string // the last table row read, and the first header cell of the current table
+	line := 0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		switch {
+		case !strings.HasPrefix(text, "|"):
+			header, table = "", ""
+		case docTableSeparator.MatchString(text):
+			table = firstCell(header)
+		case table == "Key":
+			cell := firstCell(text)
+			m := docKeyCell.FindStringSubmatch(cell)
+			if m == nil {
+				t.Errorf("%s:%d: the first cell of a row of a \"Key\" table must be one key in backticks, like `retry::max_interval`; got %q", path, line, cell)
+				continue
+			}
+			rows = append(rows, configDocRow{Key: m[1], Line: line})
+		default:
+			header = text
+		}
+	}
+	require.NoError(t, sc.Err())
+	require.NotEmpty(t, rows, "%s has no rows in tables whose first header is \"Key\"", path)
+	return rows
+}
+
+// firstCell returns the first cell of a Markdown table row, trimmed.
+func firstCell(row string) string {
+	cell, _, _ := strings.Cut(strings.TrimPrefix(row, "|"), "|")
+	return strings.TrimSpace(cell)
+}
+
+// forMarkdownLines calls fn with each line of the Markdown file path that is outside a
+// fenced code block.
+func forMarkdownLines(t *testing.T, path string, fn func(line int, text string)) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	fenced := false
+	for i, text := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(text), "```") {
+			fenced = !fenced
+			continue
+		}
+		if !fenced {
+			fn(i+1, text)
+		}
+	}
+}
+
+// movingDoc is the page whose table quotes every start-up line about a difference from contrib.
+const movingDoc = "docs/moving-from-contrib.md"
+
+// quotedLine matches a line quoted in a Markdown table cell: a code span with double
+// backticks, which may hold single ones.
+var quotedLine = regexp.MustCompile("`` (.+?) ``")
+
+// movingDocQuotes returns the start-up lines that docs/moving-from-contrib.md quotes: the code
+// spans of the last cell of each row of a table whose last header starts with "Logged".
+func movingDocQuotes(t *testing.T) []string {
+	t.Helper()
+	var quotes []string
+	logged := false // in a table whose last column is the line logged
+	forMarkdownLines(t, movingDoc, func(_ int, text string) {
+		text = strings.TrimSpace(text)
+		if !strings.HasPrefix(text, "|") {
+			logged = false
+			return
+		}
+		cells := strings.Split(strings.Trim(text, "|"), "|")
+		last := strings.TrimSpace(cells[len(cells)-1])
+		switch {
+		case strings.HasPrefix(last, "Logged"):
+			logged = true
+		case logged:
+			for _, m := range quotedLine.FindAllStringSubmatch(text, -1) {
+				quotes = append(quotes, m[1])
+			}
+		}
+	})
+	require.NotEmpty(t, quotes, "%s quotes no start-up line", movingDoc)
+	return quotes
+}
+
+// Variable parts of a start-up line: a key or value in backticks (or several joined by "/"),
+// and a number, with a unit or not.
+var (
+	lineKeys    = regexp.MustCompile("`[^`]*`(?:/`[^`]*`)*")
+	lineNumbers = regexp.MustCompile(`\d+(?:\.\d+)?(?:ms|s|m|h)?`)
+)
+
+// normalizeStartupLine replaces the variable parts of a start-up line with placeholders.
+func normalizeStartupLine(s string) string {
+	s = strings.ReplaceAll(s, "…", "...")
+	s = lineKeys.ReplaceAllString(s, "K")
+	return lineNumbers.ReplaceAllString(s, "N")
+}
+
+// quotedLineMatches reports whether line is the line that quote shows: the same once keys in
+// backticks and numbers are set aside, but for at most two other words (a mode's or an
+// extension's name). A quote that starts with "..." is a part of a line, found anywhere in it.
+func quotedLineMatches(line, quote string) bool {
+	l, q := normalizeStartupLine(line), normalizeStartupLine(quote)
+	if fragment, ok := strings.CutPrefix(q, "..."); ok {
+		return strings.Contains(l, strings.TrimSuffix(fragment, "..."))
+	}
+	return tokenDistance(strings.Fields(l), strings.Fields(q)) <= 2
+}
+
+// tokenDistance is the Levenshtein distance between two sequences of words.
+func tokenDistance(a, b []string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := range a {
+		cur := make([]int, len(b)+1)
+		cur[0] = i + 1
+		for j := range b {
+			cost := 1
+			if a[i] == b[j] {
+				cost = 0
+			}
+			cur[j+1] = min(prev[j]+cost, prev[j+1]+1, cur[j]+1)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+var update = flag.Bool("update", false, "rewrite the expected documents of the golden tests (never the hand-written ones)")

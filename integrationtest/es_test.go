@@ -11,244 +11,21 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
-	"go.opentelemetry.io/collector/config/configopaque"
-	"go.opentelemetry.io/collector/config/configoptional"
-	"go.opentelemetry.io/collector/exporter"
-	"go.opentelemetry.io/collector/exporter/exporterhelper"
-	"go.opentelemetry.io/collector/exporter/exportertest"
 	"go.opentelemetry.io/collector/exporter/xexporter"
 	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pprofile"
 	"go.opentelemetry.io/collector/pdata/ptrace"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
-	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
-	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/otelcol-es/elasticsearchexporter"
 	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/estest"
 )
-
-// suite holds what one test needs against the real node: a client, a unique name, and
-// exporter settings whose logs and metrics the test can read.
-type suite struct {
-	es   *estest.Client
-	id   string // unique per test; data stream names are built from it (data streams cannot be deleted here)
-	set  exporter.Settings
-	logs *observer.ObservedLogs
-	tel  *componenttest.Telemetry
-}
-
-func newSuite(t *testing.T) *suite {
-	t.Helper()
-	es := estest.FromEnv(t)
-	es.InstallOTelTemplates(t)
-	set, logs, tel := observedSettings(t, zapcore.DebugLevel)
-	id := strings.ToLower(strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())) + "_" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
-	return &suite{es: es, id: id, set: set, logs: logs, tel: tel}
-}
-
-// observedSettings returns exporter settings whose logs from level up are recorded and whose
-// metrics go to a test telemetry, shut down when the test ends.
-func observedSettings(t *testing.T, level zapcore.Level) (exporter.Settings, *observer.ObservedLogs, *componenttest.Telemetry) {
-	t.Helper()
-	core, logs := observer.New(level)
-	tel := componenttest.NewTelemetry()
-	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	set := exportertest.NewNopSettings(elasticsearchexporter.NewFactory().Type())
-	set.TelemetrySettings = tel.NewTelemetrySettings()
-	set.Logger = zap.New(core)
-	return set, logs, tel
-}
-
-// config returns the exporter config for the node with basic auth, the node's CA, no sending
-// queue (so push results reach the test) and quick retries.
-func (s *suite) config() *elasticsearchexporter.Config {
-	cfg := elasticsearchexporter.NewFactory().CreateDefaultConfig().(*elasticsearchexporter.Config)
-	cfg.Endpoints = []string{s.es.Endpoint}
-	cfg.Authentication.User = s.es.User
-	cfg.Authentication.Password = configopaque.String(s.es.Password)
-	cfg.Authentication.APIKey = configopaque.String(s.es.APIKey)
-	if s.es.User != "" {
-		cfg.Authentication.APIKey = ""
-	}
-	cfg.TLS.CAFile = s.es.CACert
-	cfg.QueueBatchConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
-	cfg.Retry.InitialInterval = 10 * time.Millisecond
-	cfg.Retry.MaxInterval = 100 * time.Millisecond
-	return cfg
-}
-
-func (s *suite) logsExporter(t *testing.T, cfg *elasticsearchexporter.Config) exporter.Logs {
-	t.Helper()
-	exp, err := elasticsearchexporter.NewFactory().CreateLogs(context.Background(), s.set, cfg)
-	return startExporter(t, exp, err)
-}
-
-func (s *suite) tracesExporter(t *testing.T, cfg *elasticsearchexporter.Config) exporter.Traces {
-	t.Helper()
-	exp, err := elasticsearchexporter.NewFactory().CreateTraces(context.Background(), s.set, cfg)
-	return startExporter(t, exp, err)
-}
-
-func (s *suite) metricsExporter(t *testing.T, cfg *elasticsearchexporter.Config) exporter.Metrics {
-	t.Helper()
-	exp, err := elasticsearchexporter.NewFactory().CreateMetrics(context.Background(), s.set, cfg)
-	return startExporter(t, exp, err)
-}
-
-// startExporter requires err to be nil, starts exp and shuts it down when the test ends.
-func startExporter[E component.Component](t *testing.T, exp E, err error) E {
-	t.Helper()
-	require.NoError(t, err)
-	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
-	t.Cleanup(func() { require.NoError(t, exp.Shutdown(context.Background())) })
-	return exp
-}
-
-// waitConnected waits for the exporter's version check to log the server's version.
-func (s *suite) waitConnected(t *testing.T) {
-	t.Helper()
-	require.Eventually(t, func() bool { return s.logs.FilterMessage("Connected to Elasticsearch").Len() == 1 },
-		30*time.Second, 20*time.Millisecond, "the exporter did not log the server's version")
-}
-
-// docs counts the documents with the given fate, from the exporter's telemetry.
-func (s *suite) docs(t *testing.T, fate string) int64 {
-	t.Helper()
-	m, err := s.tel.GetMetric("otelcol.elasticsearch.docs.fate")
-	if err != nil {
-		return 0
-	}
-	var n int64
-	for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
-		if v, ok := dp.Attributes.Value("fate"); ok && v.AsString() == fate {
-			n += dp.Value
-		}
-	}
-	return n
-}
-
-// docsWithError counts the documents with the given fate and error.type.
-func (s *suite) docsWithError(t *testing.T, fate, errorType string) int64 {
-	t.Helper()
-	m, err := s.tel.GetMetric("otelcol.elasticsearch.docs.fate")
-	if err != nil {
-		return 0
-	}
-	var n int64
-	for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
-		f, _ := dp.Attributes.Value("fate")
-		e, _ := dp.Attributes.Value("error.type")
-		if f.AsString() == fate && e.AsString() == errorType {
-			n += dp.Value
-		}
-	}
-	return n
-}
-
-// lastFailures returns the failures field of the exporter's last "Documents not indexed" line,
-// and fails when it logged none.
-func (s *suite) lastFailures(t *testing.T) string {
-	t.Helper()
-	warns := s.logs.FilterMessage("Documents not indexed").All()
-	require.NotEmpty(t, warns)
-	return fmt.Sprint(warns[len(warns)-1].ContextMap()["failures"])
-}
-
-// putIndexTemplate puts the index template name with body, and deletes it when the test ends.
-func (s *suite) putIndexTemplate(t *testing.T, name string, body map[string]any) {
-	t.Helper()
-	s.es.MustDo(t, http.MethodPut, "/_index_template/"+name, body)
-	t.Cleanup(func() { _, _, _ = s.es.Do(http.MethodDelete, "/_index_template/"+name, nil) })
-}
-
-// dataStreamTemplate is the body of an index template that makes data streams of pattern with
-// one shard, no replica and mappings, at priority 900: above the shared stand-ins, so that a
-// test decides its own mappings without touching other data streams.
-func dataStreamTemplate(pattern string, mappings map[string]any) map[string]any {
-	return map[string]any{
-		"index_patterns": []string{pattern},
-		"data_stream":    map[string]any{},
-		"priority":       900,
-		"template": map[string]any{
-			"settings": map[string]any{"number_of_replicas": 0, "number_of_shards": 1},
-			"mappings": mappings,
-		},
-	}
-}
-
-// search refreshes index and returns the documents whose attribute run equals value, oldest
-// first.
-func (s *suite) search(t *testing.T, index string, value any) []map[string]any {
-	t.Helper()
-	s.es.Refresh(t, index)
-	q := estest.TermQuery("run", value)
-	q["size"] = 100
-	q["sort"] = []any{map[string]any{"@timestamp": "asc"}}
-	return s.es.Search(t, index, q)
-}
-
-// get follows a dotted path through nested maps; it also accepts keys that contain dots.
-func get(doc map[string]any, path string) any {
-	var cur any = doc
-	for path != "" {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil
-		}
-		if v, ok := m[path]; ok {
-			return v
-		}
-		found := false
-		for i := len(path) - 1; i > 0; i-- {
-			if path[i] != '.' {
-				continue
-			}
-			if v, ok := m[path[:i]]; ok {
-				cur, path, found = v, path[i+1:], true
-				break
-			}
-		}
-		if !found {
-			return nil
-		}
-	}
-	return cur
-}
-
-func (s *suite) logsData(n int) plog.Logs {
-	ld := plog.NewLogs()
-	rl := ld.ResourceLogs().AppendEmpty()
-	rl.Resource().Attributes().PutStr("service.name", "checkout")
-	rl.Resource().Attributes().PutStr("data_stream.dataset", s.id)
-	sl := rl.ScopeLogs().AppendEmpty()
-	sl.Scope().SetName("integration")
-	sl.Scope().SetVersion("1.0.0")
-	for i := range n {
-		r := sl.LogRecords().AppendEmpty()
-		r.SetTimestamp(pcommon.Timestamp(1_700_000_000_123_456_789 + int64(i)*1_000_000_000))
-		r.SetObservedTimestamp(pcommon.Timestamp(1_700_000_000_200_000_000 + int64(i)*1_000_000_000))
-		r.SetSeverityText("WARN")
-		r.SetSeverityNumber(plog.SeverityNumberWarn)
-		r.Body().SetStr(fmt.Sprintf("payment %d declined <card> & \"retry\"", i))
-		r.Attributes().PutInt("i", int64(i))
-		r.Attributes().PutStr("run", s.id)
-		r.Attributes().PutDouble("amount", 12.5)
-		r.SetTraceID(pcommon.TraceID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, byte(i)})
-	}
-	return ld
-}
 
 // profileStacks is the number of distinct stacks of fixtureProfiles.
 const profileStacks = 4
@@ -275,30 +52,6 @@ func fixtureProfiles(tb testing.TB, n int) pprofile.Profiles {
 	return pd
 }
 
-// fieldType returns the type the node mapped field of index to: of a data stream, in the
-// newest of its backing indices that maps field.
-func fieldType(t *testing.T, s *suite, index, field string) string {
-	t.Helper()
-	body := s.es.MustDo(t, http.MethodGet, "/"+index+"/_mapping/field/"+field, nil)
-	var m map[string]struct {
-		Mappings map[string]struct {
-			Mapping map[string]struct {
-				Type string `json:"type"`
-			} `json:"mapping"`
-		} `json:"mappings"`
-	}
-	require.NoError(t, json.Unmarshal(body, &m), string(body))
-	var newest, typ string
-	for name, im := range m {
-		for _, last := range im.Mappings[field].Mapping {
-			if name > newest {
-				newest, typ = name, last.Type
-			}
-		}
-	}
-	return typ
-}
-
 // profilesExporter creates and starts the profiles exporter of cfg; the test shuts it down.
 func (s *suite) profilesExporter(t *testing.T, cfg *elasticsearchexporter.Config) xexporter.Profiles {
 	t.Helper()
@@ -311,14 +64,6 @@ func (s *suite) profilesExporter(t *testing.T, cfg *elasticsearchexporter.Config
 
 // mappedField is a field of an index and the type the node is to have mapped it to.
 type mappedField struct{ index, field, want string }
-
-// assertFieldTypes checks the type the node mapped each field to (fieldType).
-func (s *suite) assertFieldTypes(t *testing.T, fields []mappedField) {
-	t.Helper()
-	for _, f := range fields {
-		assert.Equal(t, f.want, fieldType(t, s, f.index, f.field), "%s %s", f.index, f.field)
-	}
-}
 
 // ignoredDocs returns the number of documents of indices with a field in _ignored (a value the
 // mapping did not index).

@@ -5,15 +5,12 @@ package integrationtest
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/config/configopaque"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/estest"
 )
@@ -31,55 +28,6 @@ func privilegeUser(t *testing.T, key string) (user, password string) {
 			"start the node with scripts/es.sh start, which creates the privilege users")
 	}
 	return user, password
-}
-
-// startupChecks reads otelcol.elasticsearch.startup_check: the value of each check recorded.
-func (s *suite) startupChecks(t *testing.T) map[string]int64 {
-	t.Helper()
-	out := map[string]int64{}
-	m, err := s.tel.GetMetric("otelcol.elasticsearch.startup_check")
-	if err != nil {
-		return out
-	}
-	for _, dp := range m.Data.(metricdata.Gauge[int64]).DataPoints {
-		v, _ := dp.Attributes.Value("check")
-		out[v.AsString()] = dp.Value
-	}
-	return out
-}
-
-// assertNoSecret fails when a log line, its fields included, holds the secret.
-func (s *suite) assertNoSecret(t *testing.T, secret string) {
-	t.Helper()
-	for _, e := range s.logs.All() {
-		line := fmt.Sprintf("%s %v", e.Message, e.ContextMap())
-		assert.NotContains(t, line, secret, "a log line holds the password")
-	}
-}
-
-// lackIndexLine is the start-up line for a user without the index privilege priv on the logs
-// data streams.
-func lackIndexLine(priv, user string) string {
-	return "The credentials lack the index privilege `" + priv + "` on logs-*-*, which writing logs needs; " +
-		"Elasticsearch answers 403 to the bulk requests that write there. Grant it with a role of user \"" + user + "\": " +
-		`{"indices":[{"names":["logs-*-*"],"privileges":["auto_configure","create_doc"]}]}`
-}
-
-// lackMonitorLine is the start-up line for a user without the cluster privilege monitor.
-func lackMonitorLine(user string) string {
-	return "The credentials lack the cluster privilege `monitor`, which the version check (GET /) and node " +
-		`discovery need; grant it with a role of user "` + user + `": {"cluster":["monitor"]}`
-}
-
-// lackLines are the messages of the start-up lines that name a missing privilege, in order.
-func (s *suite) lackLines() []string {
-	var lines []string
-	for _, e := range s.logs.All() {
-		if strings.HasPrefix(e.Message, "The credentials lack") {
-			lines = append(lines, e.Message)
-		}
-	}
-	return lines
 }
 
 // The privilege check asks the real node, for each file-realm user, which of the privileges

@@ -12,17 +12,17 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 )
 
 // ecsProfilingIndices are the Universal Profiling indices the ecs mode writes.
 func ecsProfilingIndices() []string {
 	out := []string{
-		serializer.ProfilingEventsECS, serializer.ProfilingStacktracesECS, serializer.ProfilingStackframesECS,
-		serializer.ProfilingExecutablesECS, serializer.ProfilingHostsECS,
-		serializer.ProfilingSQLeafFramesECS, serializer.ProfilingSQExecutablesECS,
+		routing.ProfilingEventsECS, routing.ProfilingStacktracesECS, routing.ProfilingStackframesECS,
+		routing.ProfilingExecutablesECS, routing.ProfilingHostsECS,
+		routing.ProfilingSQLeafFramesECS, routing.ProfilingSQExecutablesECS,
 	}
-	return append(out, serializer.ProfilingEventsDownsampledECS[:]...)
+	return append(out, routing.ProfilingEventsDownsampledECS[:]...)
 }
 
 // TestProfilesECSIndexed writes profiles in the ecs mode through the exporter into the node,
@@ -60,19 +60,19 @@ func TestProfilesECSIndexed(t *testing.T) {
 	}
 	t.Logf("documents per index: %v", counts)
 	once := map[string]int{ // fixtureProfiles(t, 8): 4 stacks, 5 symbolized frames, 2 executables
-		serializer.ProfilingStacktracesECS:   profileStacks,
-		serializer.ProfilingStackframesECS:   profileStacks + 1,
-		serializer.ProfilingExecutablesECS:   2,
-		serializer.ProfilingHostsECS:         1,
-		serializer.ProfilingSQLeafFramesECS:  profileStacks,
-		serializer.ProfilingSQExecutablesECS: 2,
+		routing.ProfilingStacktracesECS:   profileStacks,
+		routing.ProfilingStackframesECS:   profileStacks + 1,
+		routing.ProfilingExecutablesECS:   2,
+		routing.ProfilingHostsECS:         1,
+		routing.ProfilingSQLeafFramesECS:  profileStacks,
+		routing.ProfilingSQExecutablesECS: 2,
 	}
 	for index, n := range once {
 		assert.Equal(t, n, counts[index], index)
 	}
-	assert.Equal(t, 3*8, counts[serializer.ProfilingEventsECS], "8 samples, 3 pushes")
-	for i := 1; i < len(serializer.ProfilingEventsDownsampledECS); i++ {
-		assert.LessOrEqual(t, counts[serializer.ProfilingEventsDownsampledECS[i]], counts[serializer.ProfilingEventsDownsampledECS[i-1]])
+	assert.Equal(t, 3*8, counts[routing.ProfilingEventsECS], "8 samples, 3 pushes")
+	for i := 1; i < len(routing.ProfilingEventsDownsampledECS); i++ {
+		assert.LessOrEqual(t, counts[routing.ProfilingEventsDownsampledECS[i]], counts[routing.ProfilingEventsDownsampledECS[i-1]])
 	}
 	// Every document the exporter counted as indexed is in the node; the restarted exporter's
 	// content-addressed documents were there already.
@@ -85,12 +85,12 @@ func TestProfilesECSIndexed(t *testing.T) {
 	// The mapping the node derived: dates from RFC 3339 strings, longs from epoch seconds
 	// and counts, text with a keyword subfield from other strings.
 	s.assertFieldTypes(t, []mappedField{
-		{serializer.ProfilingEventsECS, "@timestamp", "date"},
-		{serializer.ProfilingEventsECS, "Stacktrace.count", "long"},
-		{serializer.ProfilingEventsECS, "Stacktrace.id", "text"},
-		{serializer.ProfilingExecutablesECS, "@timestamp", "long"},
-		{serializer.ProfilingHostsECS, "@timestamp", "long"},
-		{serializer.ProfilingStackframesECS, "Stackframe.line.number", "long"},
-		{serializer.ProfilingSQLeafFramesECS, "Symbolization.time.next", "date"},
+		{routing.ProfilingEventsECS, "@timestamp", "date"},
+		{routing.ProfilingEventsECS, "Stacktrace.count", "long"},
+		{routing.ProfilingEventsECS, "Stacktrace.id", "text"},
+		{routing.ProfilingExecutablesECS, "@timestamp", "long"},
+		{routing.ProfilingHostsECS, "@timestamp", "long"},
+		{routing.ProfilingStackframesECS, "Stackframe.line.number", "long"},
+		{routing.ProfilingSQLeafFramesECS, "Symbolization.time.next", "date"},
 	})
 }

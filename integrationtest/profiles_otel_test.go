@@ -20,23 +20,23 @@ import (
 	"go.opentelemetry.io/collector/pdata/pprofile"
 
 	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/estest"
-	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 )
 
 // otelProfilingStreams are the data streams the otel mode writes profiles into.
 var otelProfilingStreams = []string{
-	serializer.ProfilingEventsOTel, serializer.ProfilingStacktracesOTel, serializer.ProfilingStackframesOTel,
-	serializer.ProfilingExecutablesOTel, serializer.ProfilingHostsOTel,
+	routing.ProfilingEventsOTel, routing.ProfilingStacktracesOTel, routing.ProfilingStackframesOTel,
+	routing.ProfilingExecutablesOTel, routing.ProfilingHostsOTel,
 }
 
 // otelProfileOnce is the number of documents of each content-addressed kind that one profile of
 // runProfiles writes the first time: profileStacks stacks, their symbolized frames
 // (one per stack and the main frame they share), two executables and the host.
 var otelProfileOnce = map[string]int{
-	serializer.ProfilingStacktracesOTel: profileStacks,
-	serializer.ProfilingStackframesOTel: profileStacks + 1,
-	serializer.ProfilingExecutablesOTel: 2,
-	serializer.ProfilingHostsOTel:       1,
+	routing.ProfilingStacktracesOTel: profileStacks,
+	routing.ProfilingStackframesOTel: profileStacks + 1,
+	routing.ProfilingExecutablesOTel: 2,
+	routing.ProfilingHostsOTel:       1,
 }
 
 // runProfiles returns fixtureProfiles(n) made unique to run: host.id is host-<run>, the
@@ -108,7 +108,7 @@ func TestProfilesOTelIndexed(t *testing.T) {
 	for ds, n := range otelProfileOnce {
 		assert.Equal(t, n, first[ds], ds)
 	}
-	assert.Equal(t, samples, first[serializer.ProfilingEventsOTel], "one event per sample")
+	assert.Equal(t, samples, first[routing.ProfilingEventsOTel], "one event per sample")
 
 	require.NoError(t, exp.ConsumeProfiles(context.Background(), pd))
 	require.NoError(t, exp.Shutdown(context.Background()))
@@ -117,7 +117,7 @@ func TestProfilesOTelIndexed(t *testing.T) {
 	for ds, n := range otelProfileOnce {
 		assert.Equal(t, n, second[ds], "the second push writes no %s", ds)
 	}
-	assert.Equal(t, 2*samples, second[serializer.ProfilingEventsOTel], "the second push writes its events")
+	assert.Equal(t, 2*samples, second[routing.ProfilingEventsOTel], "the second push writes its events")
 	indexed := s.docs(t, "indexed")
 
 	restarted := s.profilesExporter(t, cfg)
@@ -133,7 +133,7 @@ func TestProfilesOTelIndexed(t *testing.T) {
 	for ds, n := range otelProfileOnce {
 		assert.Equal(t, n, third[ds], "the resend writes no second %s document", ds)
 	}
-	assert.Equal(t, 3*samples, third[serializer.ProfilingEventsOTel], "8 samples, 3 pushes")
+	assert.Equal(t, 3*samples, third[routing.ProfilingEventsOTel], "8 samples, 3 pushes")
 	// Every document the exporter counted as indexed is in the node; the restarted exporter's
 	// content-addressed documents were there already and answered 409.
 	assert.Equal(t, int64(total), s.docs(t, "indexed"))
@@ -144,25 +144,25 @@ func TestProfilesOTelIndexed(t *testing.T) {
 
 	// The events of this run, found by their host.id (a keyword with doc values only).
 	byHost := estest.TermQuery("resource.attributes.host.id", "host-"+s.id)
-	assert.Equal(t, 3*samples, s.es.CountQuery(t, serializer.ProfilingEventsOTel, byHost))
-	hosts := s.es.Search(t, serializer.ProfilingHostsOTel, byHost)
+	assert.Equal(t, 3*samples, s.es.CountQuery(t, routing.ProfilingEventsOTel, byHost))
+	hosts := s.es.Search(t, routing.ProfilingHostsOTel, byHost)
 	require.Len(t, hosts, 1)
 	assert.Equal(t, "checkout", field(hosts[0], "resource", "attributes", "service.name"))
 
 	// The field types of the templates, as the node mapped them; @timestamp of stack traces and
 	// frames, which the templates leave out, is the data stream's default date.
 	s.assertFieldTypes(t, []mappedField{
-		{serializer.ProfilingEventsOTel, "@timestamp", "date_nanos"},
-		{serializer.ProfilingEventsOTel, "count", "short"},
-		{serializer.ProfilingEventsOTel, "Stacktrace.id", "alias"},
-		{serializer.ProfilingEventsOTel, "resource.attributes.host.id", "keyword"},
-		{serializer.ProfilingStacktracesOTel, "@timestamp", "date"},
-		{serializer.ProfilingStacktracesOTel, "frame.ids", "keyword"},
-		{serializer.ProfilingStackframesOTel, "@timestamp", "date"},
-		{serializer.ProfilingStackframesOTel, "line.number", "integer"},
-		{serializer.ProfilingExecutablesOTel, "@timestamp", "date"},
-		{serializer.ProfilingExecutablesOTel, "resource.attributes.process.executable.build_id.htlhash", "keyword"},
-		{serializer.ProfilingHostsOTel, "@timestamp", "date"},
+		{routing.ProfilingEventsOTel, "@timestamp", "date_nanos"},
+		{routing.ProfilingEventsOTel, "count", "short"},
+		{routing.ProfilingEventsOTel, "Stacktrace.id", "alias"},
+		{routing.ProfilingEventsOTel, "resource.attributes.host.id", "keyword"},
+		{routing.ProfilingStacktracesOTel, "@timestamp", "date"},
+		{routing.ProfilingStacktracesOTel, "frame.ids", "keyword"},
+		{routing.ProfilingStackframesOTel, "@timestamp", "date"},
+		{routing.ProfilingStackframesOTel, "line.number", "integer"},
+		{routing.ProfilingExecutablesOTel, "@timestamp", "date"},
+		{routing.ProfilingExecutablesOTel, "resource.attributes.process.executable.build_id.htlhash", "keyword"},
+		{routing.ProfilingHostsOTel, "@timestamp", "date"},
 	})
 }
 
@@ -198,7 +198,7 @@ func TestCollectorProfilesOTel(t *testing.T) {
 	require.NoError(t, resp.Body.Close())
 	require.Equal(t, http.StatusOK, resp.StatusCode, "the receiver answered %s", answer)
 
-	want := map[string]int{serializer.ProfilingEventsOTel: samples}
+	want := map[string]int{routing.ProfilingEventsOTel: samples}
 	maps.Copy(want, otelProfileOnce)
 	var got map[string]int
 	t0 := time.Now()
@@ -216,7 +216,7 @@ func TestCollectorProfilesOTel(t *testing.T) {
 	}
 	t.Logf("documents per data stream, searchable %s after the receiver answered: %v", time.Since(t0).Round(100*time.Millisecond), got)
 	assert.Equal(t, ignoredBefore, ignoredDocs(t, es, otelProfilingStreams...), "_ignored is empty")
-	assert.Equal(t, samples, es.CountQuery(t, serializer.ProfilingEventsOTel, estest.TermQuery("resource.attributes.host.id", "host-"+run)))
+	assert.Equal(t, samples, es.CountQuery(t, routing.ProfilingEventsOTel, estest.TermQuery("resource.attributes.host.id", "host-"+run)))
 
 	col.stopCleanly(t, shutdownTimeout)
 }

@@ -23,90 +23,6 @@ import (
 // describe Elasticsearch, not the exporter; each one keeps to one or two data streams, since
 // the archive cannot delete data streams.
 
-// bulkItem is one item of a bulk answer.
-type bulkItem struct {
-	Index  string `json:"_index"`
-	ID     string `json:"_id"`
-	Status int    `json:"status"`
-	Error  struct {
-		Type     string `json:"type"`
-		Reason   string `json:"reason"`
-		CausedBy struct {
-			Type   string `json:"type"`
-			Reason string `json:"reason"`
-		} `json:"caused_by"`
-	} `json:"error"`
-}
-
-// bulkDoc is one create action: the document and the dynamic templates its bulk item names.
-type bulkDoc struct {
-	source    string
-	templates map[string]string
-}
-
-// bulkCreate sends docs as create actions to index, with require_data_stream as the exporter
-// does, and returns the items of the answer in order.
-func bulkCreate(t *testing.T, es *estest.Client, index string, docs ...bulkDoc) []bulkItem {
-	t.Helper()
-	var b strings.Builder
-	for _, d := range docs {
-		meta := map[string]any{"_index": index, "require_data_stream": true}
-		if len(d.templates) > 0 {
-			meta["dynamic_templates"] = d.templates
-		}
-		line, err := json.Marshal(map[string]any{"create": meta})
-		require.NoError(t, err)
-		b.Write(line)
-		b.WriteByte('\n')
-		b.WriteString(d.source)
-		b.WriteByte('\n')
-	}
-	resp := es.MustDo(t, http.MethodPost, "/_bulk?include_source_on_error=false", b.String())
-	var r struct {
-		Items []map[string]bulkItem `json:"items"`
-	}
-	require.NoError(t, json.Unmarshal(resp, &r), "%s", resp)
-	require.Len(t, r.Items, len(docs), "%s", resp)
-	out := make([]bulkItem, len(docs))
-	for i, it := range r.Items {
-		out[i] = it["create"]
-	}
-	return out
-}
-
-// metricsDoc returns a metric document of the shape the exporter writes, at the fixed time
-// 2023-11-14T22:13:20Z (the stand-in does not enforce a time window), with the given names
-// hash and extra top-level fields (JSON object members, without braces).
-func metricsDoc(hash, members string) string {
-	d := `{"@timestamp":1700000000000,"_metric_names_hash":"` + hash + `"`
-	if members != "" {
-		d += "," + members
-	}
-	return d + "}"
-}
-
-// ignoredFields returns the _ignored fields of the document of index whose _metric_names_hash
-// is hash.
-func ignoredFields(t *testing.T, es *estest.Client, index, hash string) []string {
-	t.Helper()
-	resp := es.MustDo(t, http.MethodPost, "/"+index+"/_search", map[string]any{
-		"query":           map[string]any{"term": map[string]any{"_metric_names_hash": hash}},
-		"docvalue_fields": []string{"_ignored"},
-	})
-	var r struct {
-		Hits struct {
-			Hits []struct {
-				Fields struct {
-					Ignored []string `json:"_ignored"`
-				} `json:"fields"`
-			} `json:"hits"`
-		} `json:"hits"`
-	}
-	require.NoError(t, json.Unmarshal(resp, &r), "%s", resp)
-	require.Len(t, r.Hits.Hits, 1, "documents with _metric_names_hash %s: %s", hash, resp)
-	return r.Hits.Hits[0].Fields.Ignored
-}
-
 // TestTSDBFactsStandInTemplate checks the properties of the stand-in that the archive can
 // have: time series mode with the explicit routing path and no time bounds, stored _source,
 // numeric and boolean attributes as passthrough dimensions that a term query finds by their
@@ -432,28 +348,6 @@ func valueCount(t *testing.T, es *estest.Client, index, hash, field string) int 
 	}
 	require.NoError(t, json.Unmarshal(resp, &r), "%s", resp)
 	return r.Aggregations.N.Value
-}
-
-// tsdbWindowTemplate puts a copy of the stand-in for this test's data stream pattern
-// (metrics-<id>*.otel-*, a higher priority) with the time series bounds [start, end), the
-// settings that the missing data-streams module would compute for a backing index. The archive
-// then selects the backing index by @timestamp and refuses documents outside every bound, as
-// a real cluster does.
-func (s *suite) tsdbWindowTemplate(t *testing.T, start, end time.Time) {
-	t.Helper()
-	var body map[string]any
-	for _, tmpl := range estest.OTelTemplates() {
-		if tmpl.Builtin == "metrics-otel@template" {
-			require.NoError(t, json.Unmarshal(tmpl.Body, &body))
-		}
-	}
-	require.NotNil(t, body)
-	body["index_patterns"] = []string{"metrics-" + s.id + "*.otel-*"}
-	body["priority"] = 900
-	index := body["template"].(map[string]any)["settings"].(map[string]any)["index"].(map[string]any)
-	index["time_series"] = map[string]any{"start_time": start.UTC().Format(time.RFC3339), "end_time": end.UTC().Format(time.RFC3339)}
-	name := s.id + "-window"
-	s.putIndexTemplate(t, name, body)
 }
 
 // TestTSDBFactsOutsideTimeWindow shows the answer of a real node to a document outside the

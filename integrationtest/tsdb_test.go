@@ -6,10 +6,8 @@ package integrationtest
 import (
 	"context"
 	"encoding/json"
-	"maps"
 	"math"
 	"net/http"
-	"net/url"
 	"strconv"
 	"testing"
 	"time"
@@ -18,8 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
-
-	"github.com/otelcol-es/elasticsearchexporter/integrationtest/internal/estest"
 )
 
 // The tests of this file send metrics through the exporter into metrics-<id>.otel-default,
@@ -158,12 +154,6 @@ func (s *suite) tsdbMetrics(ts pcommon.Timestamp) pmetric.Metrics {
 	return md
 }
 
-// tsdbNow is a timestamp a minute ago, in whole milliseconds: within the time window of a real
-// cluster's time series data stream (look-back two hours by default).
-func tsdbNow() pcommon.Timestamp {
-	return pcommon.NewTimestampFromTime(time.Now().Add(-time.Minute).Truncate(time.Millisecond))
-}
-
 // kindQuery returns a query for the documents of this test's run whose kind is kind, with
 // the further filters given.
 func (s *suite) kindQuery(kind string, filters ...any) map[string]any {
@@ -197,25 +187,6 @@ func numericLeaves(prefix string, m map[string]any) map[string][]json.Number {
 		walk(prefix+"."+k, v)
 	}
 	return out
-}
-
-// aggregate returns the value of a single-value metric aggregation (max, sum, value_count) of
-// field over the documents that query matches.
-func aggregate(t *testing.T, es *estest.Client, index, agg, field string, query map[string]any) float64 {
-	t.Helper()
-	body := map[string]any{"size": 0, "aggs": map[string]any{"a": map[string]any{agg: map[string]any{"field": field}}}}
-	maps.Copy(body, query)
-	resp := es.MustDo(t, http.MethodPost, "/"+url.PathEscape(index)+"/_search", body)
-	var r struct {
-		Aggregations struct {
-			A struct {
-				Value *float64 `json:"value"`
-			} `json:"a"`
-		} `json:"aggregations"`
-	}
-	require.NoError(t, json.Unmarshal(resp, &r), "%s", resp)
-	require.NotNil(t, r.Aggregations.A.Value, "%s of %s: %s", agg, field, resp)
-	return *r.Aggregations.A.Value
 }
 
 // TestTSDBEveryMetricValueIndexed sends gauges, sums (monotonic and not, cumulative and
@@ -298,26 +269,6 @@ func mustJSON(t *testing.T, v any) string {
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
 	return string(b)
-}
-
-// timeSeriesMetric returns the time_series_metric of field's mapping, or "".
-func timeSeriesMetric(t *testing.T, es *estest.Client, index, field string) string {
-	t.Helper()
-	resp := es.MustDo(t, http.MethodGet, "/"+url.PathEscape(index)+"/_mapping/field/"+url.PathEscape(field), nil)
-	var r map[string]struct {
-		Mappings map[string]struct {
-			Mapping map[string]struct {
-				TimeSeriesMetric string `json:"time_series_metric"`
-			} `json:"mapping"`
-		} `json:"mappings"`
-	}
-	require.NoError(t, json.Unmarshal(resp, &r), "%s", resp)
-	for _, idx := range r {
-		for _, m := range idx.Mappings[field].Mapping {
-			return m.TimeSeriesMetric
-		}
-	}
-	return ""
 }
 
 // TestTSDBNonFiniteValues sends a summary whose sum is NaN, a histogram with an infinite

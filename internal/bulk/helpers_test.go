@@ -864,3 +864,7 @@ func sumWithOutcome(t *testing.T, tel *componenttest.Telemetry) int64 {
 	}
 	return n
 }
+
+// refusal is the answer of Elasticsearch before 8.18 to a bulk request that carries
+// include_source_on_error, a parameter it does not know.
+const refusal = `{"error":{"root_cause":[{"type":"illegal_argument_exception","reason":"request [/_bulk] contains unrecognized parameter: [include_source_on_error]"}],"type":"illegal_argument_exception","reason":"request [/_bulk] contains unrecognized parameter: [include_source_on_error]"},"status":400}`

@@ -22,10 +22,6 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/countertest"
 )
 
-// refusal is the answer of Elasticsearch before 8.18 to a bulk request that carries
-// include_source_on_error, a parameter it does not know.
-const refusal = `{"error":{"root_cause":[{"type":"illegal_argument_exception","reason":"request [/_bulk] contains unrecognized parameter: [include_source_on_error]"}],"type":"illegal_argument_exception","reason":"request [/_bulk] contains unrecognized parameter: [include_source_on_error]"},"status":400}`
-
 // A server that refuses include_source_on_error has the request sent again at once without
 // it (not a retry: this Indexer has none), and every later one too; its error reasons, which
 // may then quote documents, stay out of the log.

@@ -13,7 +13,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,8 +22,6 @@ import (
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.uber.org/zap/zapcore"
 )
-
-var testSerial atomic.Int64
 
 func TestParseCAFingerprint(t *testing.T) {
 	ca := newTestCA(t, "parse CA")

@@ -14,6 +14,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/hex"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -28,6 +29,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -37,6 +39,7 @@ import (
 	"go.opentelemetry.io/collector/config/configauth"
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/extension/extensionauth"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
@@ -578,3 +581,20 @@ func (transportAuth) Shutdown(context.Context) error { return nil }
 func (a transportAuth) RoundTripper(http.RoundTripper) (http.RoundTripper, error) {
 	return a.rt, nil
 }
+
+// transports holds the round trippers of sendThrough, by extension id.
+var transports struct {
+	next atomic.Int64
+	byID sync.Map // component.ID -> http.RoundTripper
+}
+
+var _ extensionauth.HTTPClient = transportAuth{}
+
+// testSerial numbers the certificates the tests make, so that no two share a serial number.
+var testSerial atomic.Int64
+
+// lastName is the data stream that checksDone observes.
+const lastName = "logs-last.otel-default"
+
+// errNodeDown is the network error of a node that is down.
+var errNodeDown = errors.New("connect: connection refused")

@@ -8,8 +8,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -112,19 +110,15 @@ func TestProbeSnappy(t *testing.T) {
 		assert.Equal(t, "x_content_parse_exception", warns[0].ContextMap()["answer"])
 	})
 	t.Run("an answer that tells nothing", func(t *testing.T) {
-		// A proxy that answers 200 to any bulk request: the first answer is a warning, and the
-		// check is asked again (after 30s, past the end of this test's context).
-		var calls atomic.Int32
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-			calls.Add(1)
-			_, _ = w.Write([]byte(`{"took":0,"errors":false,"items":[]}`))
-		}))
-		t.Cleanup(srv.Close)
+		// A proxy that answers 200 to any snappy bulk request: the first answer is a warning,
+		// and the check is asked again (after 30s, past the end of this test's context).
+		srv := fakees.New(t)
+		srv.SnappyAnswersNothing = true
 		c, logs := newTestClient(t, testConfig(srv.URL))
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
 		assert.False(t, c.ProbeSnappy(ctx))
-		assert.Equal(t, int32(1), calls.Load())
+		assert.Equal(t, 1, srv.Stats().Received)
 		warns := logs.FilterMessage(snappyProbeUnknownWarning).All()
 		require.Len(t, warns, 1)
 		assert.Equal(t, zapcore.WarnLevel, warns[0].Level)
@@ -132,18 +126,12 @@ func TestProbeSnappy(t *testing.T) {
 		assert.Zero(t, logs.FilterMessage(snappyProbeWarning).Len(), "not the line of a node that does not decode snappy")
 	})
 	t.Run("ends with its context", func(t *testing.T) {
-		calls := 0
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			calls++
-			assert.Equal(t, "snappy", r.Header.Get("Content-Encoding"))
-			w.WriteHeader(http.StatusServiceUnavailable)
-		}))
-		t.Cleanup(srv.Close)
+		srv := fakees.New(t)
 		c, _ := newTestClient(t, testConfig(srv.URL))
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel() // the wait before asking again ends at once
 		assert.False(t, c.ProbeSnappy(ctx))
-		assert.Equal(t, 0, calls, "a canceled context sends nothing")
+		assert.Zero(t, srv.Stats().Received, "a canceled context sends nothing")
 	})
 }
 

@@ -20,9 +20,6 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 )
 
-// lastName is the data stream that checksDone observes.
-const lastName = "logs-last.otel-default"
-
 func TestWarnsOnceWhenNoTemplateMatches(t *testing.T) {
 	srv := fakees.New(t)
 	srv.HasTemplate = func(name string) bool { return name == "logs-generic.otel-default" }

@@ -5,7 +5,6 @@ package esclient
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -26,9 +25,6 @@ import (
 // come from fakeNodes, an HTTP transport that answers for named hosts without a network, and
 // time from a synctest bubble; a request that a real node dies in the middle of goes to
 // httptest servers.
-
-// errNodeDown is the network error of a node that is down.
-var errNodeDown = errors.New("connect: connection refused")
 
 const (
 	nodeA = "es-a:9200"

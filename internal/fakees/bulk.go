@@ -22,12 +22,20 @@ type Response struct {
 	Raw string
 }
 
-// bulk answers POST /_bulk: a body that cannot be read, without items, whose event count
-// header does not match its items, or with a parameter refused (RefuseIncludeSource), or in
-// snappy with DropSnappy, is answered 400; then Answer may answer it whole; then
+// bulk answers POST /_bulk: a body in snappy is answered 400 with DropSnappy and 200 without
+// items with SnappyAnswersNothing; a body that cannot be read, without items, whose event
+// count header does not match its items, or with a parameter refused (RefuseIncludeSource),
+// is answered 400; then Answer may answer it whole; then
 // come the request-level faults and hooks (413 for Faults.MaxRequestBytes, SlowResponse,
 // dropped connections, OnRequest), and each item is answered by OnItem or processed.
 func (s *Server) bulk(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.stats.Received++
+	s.mu.Unlock()
+	if s.SnappyAnswersNothing && r.Header.Get("Content-Encoding") == "snappy" {
+		fmt.Fprint(w, `{"took":0,"errors":false,"items":[]}`)
+		return
+	}
 	if s.DropSnappy && r.Header.Get("Content-Encoding") == "snappy" {
 		const reason = `"type":"x_content_parse_exception","reason":"[1:1] Unrecognized token 'sNaPpY': was expecting (JSON String, Number, Array, Object or token 'null', 'true' or 'false')"`
 		w.WriteHeader(http.StatusBadRequest)

@@ -42,6 +42,10 @@ type Server struct {
 	// DropSnappy reads a snappy bulk body as if Content-Encoding were not there, as a node or
 	// a proxy that drops it does: the body is answered 400 x_content_parse_exception at [1:1].
 	DropSnappy bool
+	// SnappyAnswersNothing answers every snappy bulk request 200 with no items and keeps
+	// nothing of it, as a proxy in front of the node that answers for it does: the answer
+	// tells neither that the node decodes snappy nor that it does not.
+	SnappyAnswersNothing bool
 	// OnRequest, when set, may answer a whole bulk request: a non-zero status is returned with
 	// an error body and nothing is accepted.
 	OnRequest func(r *http.Request, items []Item) int
@@ -95,6 +99,16 @@ func New(tb testing.TB) *Server {
 	return s
 }
 
+// NewTLS starts a fake Elasticsearch on HTTPS, with the certificate of httptest (which no
+// client trusts unless given srv.Certificate()); it is closed when the test ends.
+func NewTLS(tb testing.TB) *Server {
+	tb.Helper()
+	s := &Server{Version: "9.1.0"}
+	s.Server = httptest.NewTLSServer(http.HandlerFunc(s.serve))
+	tb.Cleanup(s.Close)
+	return s
+}
+
 // NewOn starts a fake Elasticsearch listening on addr (host:port); it is closed when the test
 // ends.
 func NewOn(tb testing.TB, addr string) *Server {
@@ -112,7 +126,11 @@ func NewOn(tb testing.TB, addr string) *Server {
 
 // Stats counts what a Server received and the faults it injected.
 type Stats struct {
-	// Requests counts the bulk requests received outside an outage.
+	// Received counts every bulk request received outside an outage, those answered 400 or
+	// by Answer or SnappyAnswersNothing among them.
+	Received int
+	// Requests counts the bulk requests received outside an outage that have items and are
+	// not answered by Answer.
 	Requests int
 	// Accepted counts the items stored; Conflicts the items answered 409.
 	Accepted, Conflicts int

@@ -49,7 +49,7 @@ func TestBulkAnswersEachItem(t *testing.T) {
 		assert.Equal(t, "false", accepted[0].Query.Get("refresh"))
 		assert.Equal(t, map[string]int{"x": 2}, s.AcceptedIDs())
 		assert.Equal(t, map[string]int{"x": 1}, s.Conflicts())
-		assert.Equal(t, Stats{Requests: 1, Accepted: 2, Conflicts: 1}, s.Stats())
+		assert.Equal(t, Stats{Received: 1, Requests: 1, Accepted: 2, Conflicts: 1}, s.Stats())
 		require.Len(t, s.Bodies(), 1)
 		assert.True(t, bytes.Equal([]byte(threeItems), s.Bodies()[0]), "the body, decompressed: %q", s.Bodies()[0])
 	}
@@ -69,8 +69,43 @@ func TestBulkRefusesBadBodies(t *testing.T) {
 			assert.Equal(t, http.StatusBadRequest, status)
 			assert.Equal(t, "parse_exception", answer["error"].(map[string]any)["type"])
 			assert.Zero(t, s.Requests())
+			assert.Equal(t, Stats{Received: 1}, s.Stats())
 		})
 	}
+}
+
+// NewTLS serves the same answers on HTTPS, to a client that trusts its certificate.
+func TestTLS(t *testing.T) {
+	s := NewTLS(t)
+	require.True(t, strings.HasPrefix(s.URL, "https://"), s.URL)
+	status, _, answer := post(t, s, threeItems, "3", false)
+	require.Equal(t, http.StatusOK, status)
+	assert.Equal(t, true, answer["errors"])
+	assert.Len(t, s.Accepted(), 2)
+}
+
+// With SnappyAnswersNothing, a snappy bulk request is answered 200 without items and nothing
+// of it is kept; a gzipped one is answered as usual.
+func TestSnappyAnswersNothing(t *testing.T) {
+	s := New(t)
+	s.SnappyAnswersNothing = true
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, s.URL+"/_bulk", strings.NewReader("not snappy at all"))
+	require.NoError(t, err)
+	req.Header.Set("Content-Encoding", "snappy")
+	resp, err := s.Client().Do(req)
+	require.NoError(t, err)
+	raw, err := io.ReadAll(resp.Body)
+	require.NoError(t, resp.Body.Close())
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.JSONEq(t, `{"took":0,"errors":false,"items":[]}`, string(raw))
+	assert.Equal(t, Stats{Received: 1}, s.Stats())
+	assert.Nil(t, s.LastRequest())
+
+	status, _, _ := post(t, s, threeItems, "3", true)
+	assert.Equal(t, http.StatusOK, status)
+	assert.Equal(t, 2, s.Stats().Received)
+	assert.Len(t, s.Accepted(), 2)
 }
 
 // Request-level answers: a body over MaxRequestBytes, an OnRequest hook with Retry-After, and
@@ -95,7 +130,7 @@ func TestBulkRequestFaults(t *testing.T) {
 	status, _, answer := post(t, s, threeItems, "", false)
 	assert.Equal(t, http.StatusServiceUnavailable, status)
 	assert.Equal(t, "cluster_block_exception", answer["error"].(map[string]any)["type"])
-	assert.Equal(t, Stats{Requests: 2, TooLarge: 1, OutageAnswers: 1}, s.Stats())
+	assert.Equal(t, Stats{Received: 2, Requests: 2, TooLarge: 1, OutageAnswers: 1}, s.Stats())
 	assert.Empty(t, s.Accepted())
 }
 
@@ -212,7 +247,7 @@ func TestKeepNothing(t *testing.T) {
 	assert.Nil(t, s.LastRequest())
 	assert.Empty(t, s.AcceptedIDs())
 	assert.Equal(t, map[string]int{"a": 2, "b": 1}, s.AcceptedPerIndex())
-	assert.Equal(t, Stats{Requests: 1, Accepted: 3}, s.Stats())
+	assert.Equal(t, Stats{Received: 1, Requests: 1, Accepted: 3}, s.Stats())
 }
 
 // An outage answers 503 until EndOutage.

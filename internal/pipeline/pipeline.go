@@ -73,8 +73,8 @@ func (s *Settings) Routing(static string) routing.Settings {
 	}
 }
 
-// DataStreams is told each data stream a push writes to, once per push (the exporter's check
-// of the index templates).
+// DataStreams is told the data stream of each document a push adds, unless it is the one told
+// last in that push (the exporter's check of the index templates, cheap for a name it has seen).
 type DataStreams interface {
 	Observe(index string)
 }

@@ -6,19 +6,21 @@ package pipeline // import "github.com/otelcol-es/elasticsearchexporter/internal
 import (
 	"context"
 	"strings"
+	"unsafe"
 
 	"go.opentelemetry.io/collector/pdata/pprofile"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/bulk"
+	"github.com/otelcol-es/elasticsearchexporter/internal/routing"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
-// A profile becomes many documents (serializer's AppendProfile): events, and the stack traces,
-// stack frames, executables and hosts they refer to, each of which is written only when the
-// pipeline's profilecache.Cache says it was not written within its lifetime. The cache records
-// a document when it is encoded, before it is stored; a push that does not store every one of
-// its documents therefore forgets the documents it recorded (forgetUnstoredProfiles), so that
-// the next profile that refers to them writes them again. Their ids are derived from their
+// A profile becomes many documents (serializer's NextProfileDocument): events, and the stack
+// traces, stack frames, executables and hosts they refer to, each of which the pipeline writes
+// only when its profilecache.Cache says it was not written within its lifetime. The cache
+// records a document when it is encoded, before it is stored; a push that does not store every
+// one of its documents therefore forgets the documents it recorded (forgetUnstoredProfiles), so
+// that the next profile that refers to them writes them again. Their ids are derived from their
 // content: writing one again is a duplicate (409 to the create), counted, not a second document.
 
 // profileRef is a content-addressed document that a push recorded in the cache.
@@ -26,6 +28,11 @@ type profileRef struct {
 	kind serializer.ProfileDoc
 	id   string
 }
+
+// ecsProfileKey prefixes the ecs mode's documents in the cache: the two modes derive the same
+// ids for stack traces, frames and executables, and a profile of one mode does not write the
+// other's documents.
+const ecsProfileKey = "ecs/"
 
 // walkProfiles encodes the profiles of pd, scope by scope. A malformed profile is rejected
 // alone, whole, and counted as one record of its rejection's error.type.
@@ -43,43 +50,97 @@ func walkProfiles(_ context.Context, st *pushState, pd pprofile.Profiles) {
 				continue
 			}
 			for k := range profiles.Len() {
-				start, recorded := len(st.batch.Buf), len(st.profileRefs)
-				st.enc.AppendProfile(&st.batch.Buf, dict, profiles.At(k), st, st)
-				if st.rejectedByEncoder(start) {
-					// A rejected profile writes nothing, so it recorded nothing either.
-					st.profileRefs = st.profileRefs[:recorded]
-				}
+				st.appendProfile(dict, profiles.At(k))
 			}
 		}
 	}
 }
 
-// Seen is the push's serializer.ProfilesSeen: the pipeline's cache, and the push's record of
-// what it added to the cache.
-func (st *pushState) Seen(kind serializer.ProfileDoc, id string) bool {
-	if st.p.profiles.Seen(kind, id) {
-		return true
+// appendProfile adds the documents of profile p to the batch: each event, and each
+// content-addressed document the cache has not had, to the index profileTarget chooses. A
+// document with an id has it derived from its content: a 409 means it is stored.
+func (st *pushState) appendProfile(dict pprofile.ProfilesDictionary, p pprofile.Profile) {
+	st.enc.BeginProfile(dict, p)
+	if st.rejectedByEncoder(len(st.batch.Buf)) {
+		return
 	}
-	if kind != serializer.ProfileEvent {
-		st.profileRefs = append(st.profileRefs, profileRef{kind: kind, id: strings.Clone(id)})
+	ecs := st.mode == serializer.ModeECS
+	for {
+		doc, ok := st.enc.NextProfileDocument()
+		if !ok {
+			return
+		}
+		var id string
+		if doc.Kind != serializer.ProfileEvent {
+			var seen bool
+			if id, seen = st.seenProfile(doc, ecs); seen {
+				continue
+			}
+		}
+		start := len(st.batch.Buf)
+		st.batch.Buf = st.enc.AppendProfileDocument(st.batch.Buf)
+		index, dataStream := profileTarget(doc, ecs)
+		st.add(start, bulk.Item{Index: index, RequireDataStream: dataStream, DocumentID: id, DerivedID: id != ""})
 	}
-	return false
 }
 
-// AddProfileDocument is the push's serializer.ProfilesSink: it adds a profiling document to the
-// batch. A document with an id has it derived from its content: a 409 means it is stored.
-func (st *pushState) AddProfileDocument(start int, _ serializer.ProfileDoc, index, id string, dataStream bool) {
-	it := bulk.Item{Index: index, RequireDataStream: dataStream}
-	if id != "" {
-		// id is valid only during the call; the recorded copy has the same bytes.
-		if n := len(st.profileRefs); n > 0 && st.profileRefs[n-1].id == id {
-			it.DocumentID = st.profileRefs[n-1].id
-		} else {
-			it.DocumentID = strings.Clone(id)
-		}
-		it.DerivedID = true
+// seenProfile reports whether the cache had the content-addressed document doc; when it had
+// not, the cache records it now, the push records that it did, and seenProfile returns the
+// document's id as a string of its own.
+func (st *pushState) seenProfile(doc serializer.ProfileDocument, ecs bool) (string, bool) {
+	key := doc.ID
+	if ecs {
+		st.profileKey = append(append(st.profileKey[:0], ecsProfileKey...), doc.ID...)
+		// A view of st.profileKey, valid during the call: the cache copies what it records.
+		key = unsafe.String(unsafe.SliceData(st.profileKey), len(st.profileKey))
 	}
-	st.add(start, it)
+	if st.p.profiles.Seen(doc.Kind, key) {
+		return "", true
+	}
+	key = strings.Clone(key)
+	st.profileRefs = append(st.profileRefs, profileRef{kind: doc.Kind, id: key})
+	if ecs {
+		key = key[len(ecsProfileKey):]
+	}
+	return key, false
+}
+
+// profileTarget returns the index of a profiling document and whether it is a data stream: in
+// the otel mode the data streams of Elasticsearch's OTel profiling templates, in the ecs mode
+// the indices of Universal Profiling, an event's downsampled copies included.
+func profileTarget(doc serializer.ProfileDocument, ecs bool) (string, bool) {
+	if !ecs {
+		switch doc.Kind {
+		case serializer.ProfileHost:
+			return routing.ProfilingHostsOTel, true
+		case serializer.ProfileStacktrace:
+			return routing.ProfilingStacktracesOTel, true
+		case serializer.ProfileStackframe:
+			return routing.ProfilingStackframesOTel, true
+		case serializer.ProfileExecutable:
+			return routing.ProfilingExecutablesOTel, true
+		}
+		return routing.ProfilingEventsOTel, true
+	}
+	switch doc.Kind {
+	case serializer.ProfileHost:
+		return routing.ProfilingHostsECS, false
+	case serializer.ProfileStacktrace:
+		return routing.ProfilingStacktracesECS, false
+	case serializer.ProfileStackframe:
+		return routing.ProfilingStackframesECS, false
+	case serializer.ProfileExecutable:
+		return routing.ProfilingExecutablesECS, false
+	case serializer.ProfileSymbolizationQueue:
+		if doc.Executable {
+			return routing.ProfilingSQExecutablesECS, false
+		}
+		return routing.ProfilingSQLeafFramesECS, false
+	}
+	if doc.Level > 0 {
+		return routing.ProfilingEventsDownsampledECS[doc.Level-1], false
+	}
+	return routing.ProfilingEventsECS, false
 }
 
 // forgetUnstoredProfiles makes the cache forget the profiling documents that the push recorded

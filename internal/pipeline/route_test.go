@@ -127,27 +127,3 @@ func TestRefusedMetricBesideAllowedIndex(t *testing.T) {
 	assert.NotContains(t, string(st.batch.Document(0)), "refused")
 	assert.Equal(t, 1, st.batch.Refused())
 }
-
-// connectedState returns a push state of a pipeline of the default settings whose bulk indexer
-// has dead letters on or off, for a push of sig; nothing is sent.
-func connectedState(t *testing.T, sig signal.Kind, deadLetters bool) *pushState {
-	t.Helper()
-	return connectedStateWith(t, testSettings(), sig, deadLetters)
-}
-
-// connectedStateWith is connectedState for a pipeline of set.
-func connectedStateWith(t *testing.T, set Settings, sig signal.Kind, deadLetters bool) *pushState {
-	t.Helper()
-	cfg := bulk.Config{Client: noClient{}, MaxBulkBytes: 1 << 20}
-	if deadLetters {
-		cfg.DeadLetterIndex = "dlq"
-	}
-	ix, err := bulk.New(cfg)
-	require.NoError(t, err)
-	p := newTestPipelineWith(t, set, ix)
-	st, err := p.getState()
-	require.NoError(t, err)
-	t.Cleanup(func() { p.putState(st) })
-	st.modes = p.newModes(t.Context(), sig)
-	return st
-}

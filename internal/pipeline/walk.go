@@ -47,9 +47,10 @@ type pushState struct {
 	metricRoute   metricRoute
 	metricsReport metricsReport
 
-	// profileRefs are the profiling documents this push recorded in the pipeline's cache
-	// (profiles.go).
+	// profileRefs are the profiling documents this push recorded in the pipeline's cache;
+	// profileKey is the scratch of an ecs-mode document's key in the cache (profiles.go).
 	profileRefs []profileRef
+	profileKey  []byte
 
 	// modes resolves the mapping mode of each scope of the push.
 	modes modes

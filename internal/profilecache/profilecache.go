@@ -3,8 +3,8 @@
 
 // Package profilecache remembers the content-addressed profiling documents (stack traces,
 // stack frames, executables, hosts, and the ecs mode's symbolization queue entries) already
-// written, so that each is written once within its
-// lifetime: a Cache implements the serializer's ProfilesSeen.
+// written, so that each is written once within its lifetime: the pipeline asks a Cache about
+// each such document the serializer names, and appends only those the Cache has not had.
 //
 // Each kind has a cache of its own, least recently seen first out, bounded in entries and in
 // bytes (an entry counts its id's length plus entryOverhead). With Defaults:
@@ -73,8 +73,6 @@ type Cache struct {
 	now   func() time.Time
 	life  time.Duration
 }
-
-var _ serializer.ProfilesSeen = (*Cache)(nil)
 
 // New returns an empty Cache with the given configuration.
 func New(cfg Config) *Cache {

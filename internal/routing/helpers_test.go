@@ -72,3 +72,11 @@ func requireScopedRoute(t *testing.T, settings Settings, typ signal.Kind, record
 
 // ts2023 is 2023-12-02T10:10:10.000000001Z, a Saturday.
 var ts2023 = pcommon.NewTimestampFromTime(time.Date(2023, 12, 2, 10, 10, 10, 1, time.UTC))
+
+// errString returns the text of err, or "" for nil.
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}

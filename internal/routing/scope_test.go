@@ -15,13 +15,6 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
-func errString(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
-}
-
 func TestScanRecord(t *testing.T) {
 	tests := []struct {
 		record map[string]any

@@ -4,7 +4,6 @@
 package serializer
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"strconv"
@@ -20,155 +19,6 @@ import (
 )
 
 var benchSizes = []int{10, 100, 1000, 10000}
-
-const benchStart = 1_700_000_000_000_000_000
-
-func benchResource(r pcommon.Resource) {
-	a := r.Attributes()
-	a.PutStr("service.name", "checkout")
-	a.PutStr("service.version", "1.4.2")
-	a.PutStr("host.name", "ip-10-0-1-23.ec2.internal")
-	a.PutStr("deployment.environment.name", "production")
-}
-
-func benchScope(s pcommon.InstrumentationScope) {
-	s.SetName("github.com/acme/checkout/internal/payment")
-	s.SetVersion("1.4.2")
-}
-
-func benchTraceID(i int) pcommon.TraceID {
-	return pcommon.TraceID{0x5b, 0x8e, 0xff, 0xf7, 0x98, 0x03, 0x81, 0x03, 0xd2, 0x69, 0xb6, 0x33, byte(i >> 24), byte(i >> 16), byte(i >> 8), byte(i)}
-}
-
-func benchSpanID(i int) pcommon.SpanID {
-	return pcommon.SpanID{0xeb, 0xa1, byte(i >> 24), byte(i >> 16), byte(i >> 8), byte(i), 0x7a, 0x01}
-}
-
-// benchLogs returns n small log records of one service, as an application logger sends them.
-func benchLogs(n int) plog.Logs {
-	ld := plog.NewLogs()
-	rl := ld.ResourceLogs().AppendEmpty()
-	rl.SetSchemaUrl("https://opentelemetry.io/schemas/1.26.0")
-	benchResource(rl.Resource())
-	sl := rl.ScopeLogs().AppendEmpty()
-	benchScope(sl.Scope())
-	recs := sl.LogRecords()
-	recs.EnsureCapacity(n)
-	for i := range n {
-		r := recs.AppendEmpty()
-		ts := pcommon.Timestamp(benchStart + i*1_000_123)
-		r.SetTimestamp(ts)
-		r.SetObservedTimestamp(ts + 250_000)
-		if i%10 == 9 {
-			r.SetSeverityText("ERROR")
-			r.SetSeverityNumber(plog.SeverityNumberError)
-		} else {
-			r.SetSeverityText("INFO")
-			r.SetSeverityNumber(plog.SeverityNumberInfo)
-		}
-		r.SetTraceID(benchTraceID(i))
-		r.SetSpanID(benchSpanID(i))
-		a := r.Attributes()
-		a.PutStr("http.request.method", "POST")
-		a.PutStr("http.route", "/api/v1/orders/{id}/payment")
-		a.PutInt("http.response.status_code", 200)
-		a.PutStr("user.id", "u-"+strconv.Itoa(48213+i%100))
-		if i%3 == 0 {
-			a.PutBool("retry", true)
-		}
-		r.Body().SetStr(fmt.Sprintf("payment authorized for order %06d in %dms via provider stripe", i, 20+i%80))
-	}
-	return ld
-}
-
-// benchTraces returns n spans of one service, with an event on every fourth span.
-func benchTraces(n int) ptrace.Traces {
-	td := ptrace.NewTraces()
-	rs := td.ResourceSpans().AppendEmpty()
-	rs.SetSchemaUrl("https://opentelemetry.io/schemas/1.26.0")
-	benchResource(rs.Resource())
-	ss := rs.ScopeSpans().AppendEmpty()
-	benchScope(ss.Scope())
-	spans := ss.Spans()
-	spans.EnsureCapacity(n)
-	for i := range n {
-		s := spans.AppendEmpty()
-		start := pcommon.Timestamp(benchStart + i*1_000_123)
-		s.SetStartTimestamp(start)
-		s.SetEndTimestamp(start + pcommon.Timestamp(1_500_000+i%1000*1000))
-		s.SetTraceID(benchTraceID(i / 4))
-		s.SetSpanID(benchSpanID(i))
-		if i%4 != 0 {
-			s.SetParentSpanID(benchSpanID(i - i%4))
-		}
-		a := s.Attributes()
-		if i%2 == 0 {
-			s.SetName("POST /api/v1/orders/{id}/payment")
-			s.SetKind(ptrace.SpanKindServer)
-			a.PutStr("http.request.method", "POST")
-			a.PutStr("http.route", "/api/v1/orders/{id}/payment")
-			a.PutInt("http.response.status_code", 200)
-			a.PutStr("server.address", "checkout.internal")
-			a.PutStr("network.protocol.version", "1.1")
-		} else {
-			s.SetName("SELECT orders")
-			s.SetKind(ptrace.SpanKindClient)
-			a.PutStr("db.system.name", "postgresql")
-			a.PutStr("db.namespace", "orders")
-			a.PutStr("db.operation.name", "SELECT")
-			a.PutStr("server.address", "db-1.internal")
-			a.PutInt("server.port", 5432)
-		}
-		if i%4 == 3 {
-			ev := s.Events().AppendEmpty()
-			ev.SetTimestamp(start + 500_000)
-			ev.SetName("cache.miss")
-			ev.Attributes().PutStr("cache.key", "order:"+strconv.Itoa(i))
-			ev.Attributes().PutInt("cache.ttl_seconds", 300)
-		}
-		if i%10 == 0 {
-			s.Status().SetCode(ptrace.StatusCodeOk)
-		}
-	}
-	return td
-}
-
-// appendLogs writes every log record of ld as NDJSON, the way the exporter fills a bulk body
-// (without the action lines).
-func appendLogs(e *Encoder, dst []byte, ld plog.Logs) []byte {
-	for _, rl := range ld.ResourceLogs().All() {
-		e.SetResource(rl.Resource(), rl.SchemaUrl())
-		for _, sl := range rl.ScopeLogs().All() {
-			e.SetScope(sl.Scope(), sl.SchemaUrl())
-			for _, r := range sl.LogRecords().All() {
-				dst = e.AppendLog(dst, r, logsStream)
-				dst = append(dst, '\n')
-			}
-		}
-	}
-	return dst
-}
-
-// appendTraces writes every span of td, each followed by its events, as NDJSON.
-func appendTraces(e *Encoder, dst []byte, td ptrace.Traces) []byte {
-	for _, rs := range td.ResourceSpans().All() {
-		e.SetResource(rs.Resource(), rs.SchemaUrl())
-		for _, ss := range rs.ScopeSpans().All() {
-			e.SetScope(ss.Scope(), ss.SchemaUrl())
-			for _, s := range ss.Spans().All() {
-				dst = e.AppendSpan(dst, s, tracesStream)
-				dst = append(dst, '\n')
-				for _, ev := range s.Events().All() {
-					dst = e.AppendSpanEvent(dst, s, ev, logsStream)
-					dst = append(dst, '\n')
-				}
-			}
-		}
-	}
-	return dst
-}
-
-var benchSink []byte
 
 // BenchmarkEncodeLogs compares our documents with pdata's OTLP JSON of the same records. Both
 // report the bytes of our output per op, so MB/s and events/s compare alike.
@@ -289,42 +139,6 @@ func indexNewline(b []byte) int {
 		}
 	}
 	return len(b)
-}
-
-// wideLogs returns records that take every path of the attribute writer: more keys than the
-// linear key scan handles, nested maps and arrays, bytes, doubles, geo pairs, control
-// attributes and a map body.
-func wideLogs(n int) plog.Logs {
-	ld := plog.NewLogs()
-	rl := ld.ResourceLogs().AppendEmpty()
-	benchResource(rl.Resource())
-	rl.Resource().Attributes().PutStr("data_stream.namespace", "prod")
-	sl := rl.ScopeLogs().AppendEmpty()
-	benchScope(sl.Scope())
-	for i := range n {
-		r := sl.LogRecords().AppendEmpty()
-		r.SetTimestamp(pcommon.Timestamp(benchStart + i))
-		a := r.Attributes()
-		for k := range 2 * linearMax {
-			a.PutInt("attribute.number."+strconv.Itoa(k), int64(k))
-		}
-		a.PutDouble("ratio", 0.5)
-		a.PutEmptyBytes("raw").FromRaw([]byte{1, 2, 3})
-		a.PutStr("data_stream.dataset", "wide")
-		a.PutDouble("client.geo.location.lat", 52.52)
-		a.PutDouble("client.geo.location.lon", 13.40)
-		a.PutDouble("a.rather.long.attribute.prefix.for.the.destination.geo.location.lat", 48.85)
-		a.PutDouble("a.rather.long.attribute.prefix.for.the.destination.geo.location.lon", 2.35)
-		m := a.PutEmptyMap("nested")
-		m.PutStr("k", "v\t\"quoted\"")
-		m.PutEmptySlice("list").AppendEmpty().SetEmptyMap().PutBool("ok", true)
-		b := r.Body().SetEmptyMap()
-		for k := range 20 {
-			b.PutStr("field"+strconv.Itoa(k), "value")
-		}
-		r.SetEventName("wide.event")
-	}
-	return ld
 }
 
 // TestEncodeSteadyStateDoesNotAllocate checks that a warm Encoder writing into a warm buffer
@@ -517,34 +331,6 @@ func BenchmarkEncodeWhileMarking(b *testing.B) {
 		})
 	}
 }
-
-// realisticLines are the lines that realisticLogs builds its bodies from, in the shapes of
-// production logs: mostly ASCII, with quotes and JSON, accented Latin, CJK and emoji now and
-// then, as users' names, addresses and messages put them into log lines.
-var realisticLines = []string{
-	`2026-11-30T00:00:01.123Z  INFO 1 --- [http-nio-8080-exec-17] c.e.shop.web.OrderController : GET /api/v1/orders/4821337 completed with status 200 in 12.431 ms (user=u-1288123, items=3, total=42.17 EUR)`,
-	`{"level":"info","ts":1764460801.123456,"caller":"server/handler.go:214","msg":"request completed","method":"POST","path":"/api/v2/carts/771234/items","status":201,"duration":0.013271,"request_id":"0b6e1c1d-55a3-4c7f-9a51-3f0c2b9e7d11"}`,
-	`10.42.3.17 - u-48213 [30/Nov/2026:00:00:01 +0000] "GET /api/v1/products/31337?lang=de HTTP/1.1" 200 18231 "https://shop.example.com/" "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36" 0.012 0.011`,
-	`Zahlung für Bestellung Nr. 4821337 fehlgeschlagen: Zeitüberschreitung beim Zahlungsdienstleister (Kunde: Jürgen Müller, Straße: Königsallee 12, Düsseldorf)`,
-	`Échec de la réservation du stock pour l'article « Crème brûlée à la vanille » : quantité demandée supérieure à la quantité disponible (entrepôt Évry)`,
-	`注文 4821337 の支払いに失敗しました。カード会社からの応答がタイムアウトしました（顧客：山田太郎、東京都渋谷区）`,
-	`用户 u-1288123 下单成功，订单号 4821337，金额 ¥328.00，配送地址：上海市浦东新区世纪大道 100 号`,
-	`order 4821337 shipped 🚚 to customer 😀 rating ⭐⭐⭐⭐⭐ "fast delivery, great packaging 👍" — thanks! ✅`,
-	`2026-11-30 00:00:01,123 WARNING [payments.worker] charge declined id=ch_3PqLk2eZvKYlo2C1 amount=4217 currency=eur customer=cus_Q8x7 reason="insufficient_funds"`,
-	`2026-11-30 00:00:01.123 UTC [28131] app@shop LOG:  duration: 31.207 ms  statement: SELECT o.id, o.status, o.total FROM orders o WHERE o.customer_id = $1 ORDER BY o.created_at DESC LIMIT 20`,
-}
-
-// realisticTrace is a Java stack trace as a log body ends with one: tabs, newlines and quotes.
-const realisticTrace = "java.lang.NullPointerException: Cannot invoke \"String.length()\" because \"sku\" is null\n" +
-	"\tat com.example.shop.service.CartService.addItem(CartService.java:217)\n" +
-	"\tat com.example.shop.web.CartController.add(CartController.java:88)\n" +
-	"\tat org.springframework.web.servlet.FrameworkServlet.service(FrameworkServlet.java:885)\n" +
-	"\tat jakarta.servlet.http.HttpServlet.service(HttpServlet.java:658)\n" +
-	"\tat org.apache.catalina.core.ApplicationFilterChain.doFilter(ApplicationFilterChain.java:195)\n" +
-	"\tat org.springframework.web.filter.OncePerRequestFilter.doFilter(OncePerRequestFilter.java:116)\n" +
-	"\tat io.opentelemetry.javaagent.instrumentation.servlet.v5_0.Servlet5Advice.onEnter(Servlet5Advice.java:41)\n" +
-	"\tat org.apache.tomcat.util.threads.ThreadPoolExecutor$Worker.run(ThreadPoolExecutor.java:659)\n" +
-	"\tat java.base/java.lang.Thread.run(Thread.java:1583)\n"
 
 // realisticNames are attribute values with non-ASCII text, as user and place names are.
 var realisticNames = []string{"José Müller", "Zoë Ångström", "Łukasz Żółć", "山田太郎", "王小明", "Ольга Смирнова", "Nguyễn Văn An", "Bob Smith", "François Dupont", "Ærø Ø"}

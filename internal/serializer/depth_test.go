@@ -4,7 +4,6 @@
 package serializer
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -17,14 +16,6 @@ import (
 
 // The expected documents below are built from the rule stated at maxDepth, not by the code:
 // a map at level n (the root map at 0) is an object while n <= 17 and a JSON string beyond.
-
-// nestMaps nests n maps below m under the key k, the innermost holding k: "leaf".
-func nestMaps(m pcommon.Map, k string, n int) {
-	for range n {
-		m = m.PutEmptyMap(k)
-	}
-	m.PutStr(k, "leaf")
-}
 
 // jsonString returns s as a JSON string.
 func jsonString(t *testing.T, s string) string {
@@ -71,53 +62,11 @@ func chainFlat(t *testing.T, prefix, k string, n int) string {
 	return `"` + prefix + strings.Repeat(k+".", keys-1) + k + `":` + value
 }
 
-// esDepth is the depth Elasticsearch gives the deepest field of v, a decoded document, with
-// dots in names expanded into objects, as index.mapping.depth.limit counts it: a field of the
-// root is at depth 1, and an object at a path of s names is at depth s+1. With dots false, a
-// name counts as one name whatever it holds.
-func esDepth(v map[string]any, segments int, dots bool) int {
-	deepest := 0
-	var visit func(val any, s int)
-	visit = func(val any, s int) {
-		switch val := val.(type) {
-		case map[string]any:
-			if len(val) == 0 {
-				deepest = max(deepest, s+1)
-				return
-			}
-			deepest = max(deepest, esDepth(val, s, dots))
-		case []any:
-			for _, el := range val {
-				visit(el, s)
-			}
-		default:
-			deepest = max(deepest, s)
-		}
-	}
-	for k, val := range v {
-		s := segments + 1
-		if dots {
-			s += strings.Count(k, ".")
-		}
-		visit(val, s)
-	}
-	return deepest
-}
-
 // checkESDepth fails unless Elasticsearch's default index.mapping.depth.limit of 20 takes doc.
 func checkESDepth(t *testing.T, m Mode, doc []byte) {
 	t.Helper()
 	if d := esDepth(decodeDocument(t, doc), 0, true); d > 20 {
 		t.Errorf("%v: document has a field at depth %d, beyond 20: %s", m, d, doc)
-	}
-}
-
-// checkObjectDepth fails if doc nests objects deeper than 20, names holding dots counted as
-// one name (fuzzed names hold any dots).
-func checkObjectDepth(t *testing.T, doc []byte) {
-	t.Helper()
-	if d := esDepth(decodeDocument(t, doc), 0, false); d > 20 {
-		t.Fatalf("document nests objects %d deep, beyond 20: %q", d, doc)
 	}
 }
 
@@ -333,22 +282,6 @@ func TestMapDepthLimitEdges(t *testing.T) {
 	e.AppendLog(nil, rec, DataStream{})
 	if len(e.seen) > maxDepth+1 {
 		t.Errorf("the encoder keeps %d key sets, want at most %d", len(e.seen), maxDepth+1)
-	}
-}
-
-// repairSink records the encoder's repair of each metric document as the document is handed
-// over, and with buf set the document too.
-type repairSink struct {
-	e       *Encoder
-	repairs []Repair
-	buf     *[]byte
-	docs    [][]byte
-}
-
-func (s *repairSink) AddMetricsDocument(start int, _ string, _ DataStream, _ []DynamicTemplate) {
-	s.repairs = append(s.repairs, s.e.Repair())
-	if s.buf != nil {
-		s.docs = append(s.docs, bytes.Clone((*s.buf)[start:]))
 	}
 }
 

@@ -41,7 +41,7 @@ const (
 )
 
 // Encoder writes the documents of every signal (AppendLog, AppendSpan, AppendSpanEvent,
-// AppendMetricsDocument, AppendProfile), one resource and scope at a time. It holds the encoded resource
+// AppendMetricsDocument, AppendProfileDocument), one resource and scope at a time. It holds the encoded resource
 // and scope of the records being written, and scratch state that is reused from one document to the next, so
 // that the steady state does not allocate. An Encoder is not safe for concurrent use.
 type Encoder struct {
@@ -81,7 +81,7 @@ type Encoder struct {
 	// resourceAttrs is the attribute map of the resource set last, which profile documents
 	// merge with the profile's and the sample's attributes.
 	resourceAttrs pcommon.Map
-	prof          profileState // AppendProfile's scratch
+	prof          profileState // the profile being written (BeginProfile) and its scratch
 }
 
 // SetMode selects the layout of the documents written from now on. Call it before SetResource
@@ -96,17 +96,19 @@ func (e *Encoder) SetMode(m Mode) { e.mode = m }
 // The zero Rejection means nothing was rejected.
 //
 // Logs, spans, span events and profiles report it per record (Encoder.Rejection, after each
-// Append). Metrics, whose data points are grouped into documents, report it per metric
-// (AddMetric) and per data point of each document (MetricsDocument.Rejected).
+// Append; for a profile, after BeginProfile). Metrics, whose data points are grouped into
+// documents, report it per metric (AddMetric) and per data point of each document
+// (MetricsDocument.Rejected).
 type Rejection struct {
 	Reason  string
 	Records int
 	Name    string
 }
 
-// Rejection returns the zero Rejection when the last Append wrote its record's documents, or
-// why it wrote nothing (RejectBodyNotAMap, RejectUnsupported, the RejectProfile* of profiles),
-// for one record, in which case it left the buffer unchanged.
+// Rejection returns the zero Rejection when the last Append (or BeginProfile) wrote its
+// record's documents (readied them), or why it wrote nothing (RejectBodyNotAMap,
+// RejectUnsupported, the RejectProfile* of profiles), for one record, in which case it left the
+// buffer unchanged.
 func (e *Encoder) Rejection() Rejection {
 	if e.rejection == "" {
 		return Rejection{}

@@ -6,88 +6,11 @@ package serializer
 import (
 	"strconv"
 	"testing"
-	"time"
 
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 )
 
 var metricBenchSizes = []int{10, 100, 1000, 10000}
-
-// benchMetricNames are the ten metrics of every group: four gauges, three sums and three
-// histograms, as a host or runtime receiver sends them.
-var benchMetricNames = [10]string{
-	"system.cpu.utilization", "system.memory.usage", "process.threads", "jvm.memory.used",
-	"system.cpu.time", "system.network.io", "system.disk.operations",
-	"http.server.request.duration", "http.client.request.duration", "rpc.server.duration",
-}
-
-// benchMetrics returns points data points in points/10 groups of ten metrics: one resource with
-// four attributes and one scope; each group has its own data point attributes (two or three).
-func benchMetrics(points int) pmetric.Metrics {
-	md := pmetric.NewMetrics()
-	rm := md.ResourceMetrics().AppendEmpty()
-	benchResource(rm.Resource())
-	sm := rm.ScopeMetrics().AppendEmpty()
-	benchScope(sm.Scope())
-	groups := max(points/len(benchMetricNames), 1)
-	states := [...]string{"user", "system", "idle", "wait"}
-	bounds := []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5}
-	for k, name := range benchMetricNames {
-		m := sm.Metrics().AppendEmpty()
-		m.SetName(name)
-		// The unit is a grouping key; one unit for all keeps the ten metrics in one group.
-		m.SetUnit("1")
-		var numbers pmetric.NumberDataPointSlice
-		switch {
-		case k < 4:
-			numbers = m.SetEmptyGauge().DataPoints()
-		case k < 7:
-			s := m.SetEmptySum()
-			s.SetIsMonotonic(k != 6)
-			s.SetAggregationTemporality(pmetric.AggregationTemporalityCumulative)
-			numbers = s.DataPoints()
-		default:
-			m.SetEmptyHistogram().SetAggregationTemporality(pmetric.AggregationTemporalityCumulative)
-		}
-		for g := range groups {
-			var attrs pcommon.Map
-			if m.Type() == pmetric.MetricTypeHistogram {
-				dp := m.Histogram().DataPoints().AppendEmpty()
-				dp.SetTimestamp(ts0)
-				dp.SetStartTimestamp(start0)
-				dp.ExplicitBounds().FromRaw(bounds)
-				counts := dp.BucketCounts()
-				counts.EnsureCapacity(len(bounds) + 1)
-				var total uint64
-				for b := range len(bounds) + 1 {
-					c := uint64((g + b) % 5)
-					counts.Append(c)
-					total += c
-				}
-				dp.SetCount(total)
-				dp.SetSum(float64(total) * 0.3)
-				attrs = dp.Attributes()
-			} else {
-				dp := numbers.AppendEmpty()
-				dp.SetTimestamp(ts0)
-				dp.SetStartTimestamp(start0)
-				if k%2 == 0 {
-					dp.SetDoubleValue(float64(g) * 0.25)
-				} else {
-					dp.SetIntValue(int64(g) * 1024)
-				}
-				attrs = dp.Attributes()
-			}
-			attrs.PutInt("cpu", int64(g))
-			attrs.PutStr("state", states[g%len(states)])
-			if g%2 == 0 {
-				attrs.PutStr("device", "eth"+strconv.Itoa(g%4))
-			}
-		}
-	}
-	return md
-}
 
 func benchDataPoints(md pmetric.Metrics) int { return md.DataPointCount() }
 
@@ -179,15 +102,6 @@ func BenchmarkEncodeMetricsEveryType(b *testing.B) {
 	}
 }
 
-// reportCPUTime reports the process CPU time used since start per op, when the system tells
-// it (ok is start's).
-func reportCPUTime(b *testing.B, start time.Duration, ok bool) {
-	b.Helper()
-	if now, nowOK := processCPUTime(); ok && nowOK {
-		b.ReportMetric(float64(now-start)/float64(b.N), "cpu-ns/op")
-	}
-}
-
 // TestBenchMetrics keeps the benchmark data honest: the sizes hold the data points they say, in
 // groups of ten, and every document is valid.
 func TestBenchMetrics(t *testing.T) {
@@ -213,30 +127,6 @@ func TestBenchMetrics(t *testing.T) {
 		}
 		t.Logf("%d points: ours %d bytes in %d documents, OTLP JSON %d bytes", n, size, len(docs), len(out))
 	}
-}
-
-// seriesMetrics returns points gauge data points of one metric, each with attributes of its
-// own and so a document of its own, in one resource and scope at one timestamp: the shape of
-// a host receiver's per-CPU or per-device metric, where no two points group together.
-func seriesMetrics(points int) pmetric.Metrics {
-	md := pmetric.NewMetrics()
-	rm := md.ResourceMetrics().AppendEmpty()
-	benchResource(rm.Resource())
-	sm := rm.ScopeMetrics().AppendEmpty()
-	benchScope(sm.Scope())
-	m := sm.Metrics().AppendEmpty()
-	m.SetName("process.cpu.utilization")
-	m.SetUnit("1")
-	dps := m.SetEmptyGauge().DataPoints()
-	dps.EnsureCapacity(points)
-	for i := range points {
-		dp := dps.AppendEmpty()
-		dp.SetTimestamp(ts0)
-		dp.SetDoubleValue(float64(i%100) / 100)
-		dp.Attributes().PutInt("cpu", int64(i))
-		dp.Attributes().PutStr("state", "user")
-	}
-	return md
 }
 
 // BenchmarkEncodeMetricsSeries encodes seriesMetrics: every group holds one data point, so

@@ -12,43 +12,18 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 )
 
 // ts0 as ecs mode writes it.
 const ts0RFC3339 = `"2023-11-14T22:13:20.123456789Z"`
 
-// ecsStream is the data stream the exporter routes an ecs metric to by default.
-var ecsStream = DataStream{Type: "metrics", Dataset: "generic", Namespace: "default"}
-
 const ecsDataStream = `"data_stream":{"type":"metrics","dataset":"generic","namespace":"default"}`
-
-func ecsRoute(_, _, _ pcommon.Map, _ string, _ pcommon.Timestamp) (string, DataStream, error) {
-	return "metrics-generic-default", ecsStream, nil
-}
 
 // ecsDoc is an expected ecs document and its dynamic templates (path -> template).
 type ecsDoc struct {
 	json      string
 	templates map[string]string
-}
-
-// encodeECS encodes md in ecs mode and checks that every document is valid JSON with no name
-// repeated in any object.
-func encodeECS(t *testing.T, md pmetric.Metrics) ([]metricDoc, MetricsReport) {
-	t.Helper()
-	var e Encoder
-	e.SetMode(ModeECS)
-	var buf []byte
-	sink := &recordingSink{buf: &buf, t: t}
-	rep := encodeMetricsPush(&e, &buf, md, ecsRoute, sink)
-	require.Len(t, buf, sink.end, "the buffer holds more than the documents")
-	for _, d := range sink.docs {
-		checkDocument(t, d.raw)
-		checkMetricShapes(t, ModeECS, d.raw, d.templates)
-	}
-	return sink.docs, rep
 }
 
 // canonicalJSON re-encodes a JSON object with sorted keys, numbers as written.

@@ -26,23 +26,6 @@ const (
 	epochZero     = `"1970-01-01T00:00:00.000000000Z"`
 )
 
-// modeEncoder returns an Encoder in mode m with res and scope set.
-func modeEncoder(m Mode, res pcommon.Resource, scope pcommon.InstrumentationScope) *Encoder {
-	var e Encoder
-	e.SetMode(m)
-	e.SetResource(res, "")
-	e.SetScope(scope, "")
-	return &e
-}
-
-func checkDoc(t *testing.T, got []byte, want string) {
-	t.Helper()
-	checkDocument(t, got)
-	if string(got) != want {
-		t.Errorf("document\n got %s\nwant %s", got, want)
-	}
-}
-
 func TestECSLog(t *testing.T) {
 	res := pcommon.NewResource()
 	ra := res.Attributes()

@@ -7,8 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
-	"fmt"
 	"math"
 	"math/bits"
 	"strconv"
@@ -21,7 +19,8 @@ import (
 
 // ProfileDoc is the kind of a profiling document. One profile becomes events (one per stack
 // trace and time) and the content-addressed documents the events refer to: stack traces,
-// stack frames, executables and hosts, each written once within its lifetime (ProfilesSeen).
+// stack frames, executables and hosts, each of which the caller writes once within its lifetime
+// (see NextProfileDocument).
 type ProfileDoc uint8
 
 // The kinds of profiling documents.
@@ -55,167 +54,6 @@ func (k ProfileDoc) String() string {
 	return "unknown"
 }
 
-// ProfilesSink receives each profiling document after it is written to the buffer.
-type ProfilesSink interface {
-	// AddProfileDocument records the document written at the end of the buffer from start
-	// on: its kind, its index or data stream, its _id ("" for none: the node assigns one),
-	// and whether index is a data stream (written with require_data_stream). id is valid only
-	// during the call: a sink that keeps it copies it. During the call, the encoder's Repair
-	// returns the document's repair.
-	AddProfileDocument(start int, kind ProfileDoc, index, id string, dataStream bool)
-}
-
-// ProfilesSeen remembers the content-addressed documents already written, so that each is
-// written once within its lifetime.
-type ProfilesSeen interface {
-	// Seen reports whether the document of kind with id was written within its lifetime;
-	// when it was not, Seen records it as written now. id is the document's _id, prefixed
-	// with "ecs/" for the ecs mode's documents (the modes derive the same ids for their own
-	// documents of a stack). id is valid only during the call: an implementation that records
-	// it copies it.
-	Seen(kind ProfileDoc, id string) bool
-}
-
-// Rejections of a profile that ValidateProfile finds malformed: the profile alone is
-// rejected, whole, and nothing of it is written.
-const (
-	// RejectProfileIndex: an index into the dictionary is out of its table's range.
-	RejectProfileIndex = "invalid_profile_reference"
-	// RejectProfileEmpty: the profile has no samples, or a sample has no stack.
-	RejectProfileEmpty = "empty_profile"
-	// RejectProfileValue: a sample's values do not pair with its timestamps, are negative or
-	// add up to more than maxSampleCount, or a line number is outside [0, 2^31-1], which the
-	// stackframes data stream's integer field cannot hold.
-	RejectProfileValue = "invalid_profile_value"
-)
-
-// RejectProfileTooLarge is the ecs mode's rejection of a profile whose samples add up to
-// more than maxECSEvents, each of which would be an event document of its own.
-const RejectProfileTooLarge = "profile_too_large"
-
-// maxSampleCount bounds the samples of one sample entry (of one timestamp, or of the profile's
-// time without timestamps): it is written as events of at most 32767 each, so at most 512.
-const maxSampleCount = 512 * math.MaxInt16
-
-// ValidateProfile checks every reference of p into dict before anything of p is written, so
-// that the encoders can index the tables without checks. It returns the rejection reason and
-// an error that names the reference, or "" and nil.
-func ValidateProfile(dict pprofile.ProfilesDictionary, p pprofile.Profile) (string, error) {
-	samples := p.Samples()
-	if samples.Len() == 0 {
-		return RejectProfileEmpty, errors.New("profile has no samples")
-	}
-	strs := dict.StringTable().Len()
-	attrs := dict.AttributeTable().Len()
-	inRange := func(what string, i int32, n int) error {
-		if i < 0 || int(i) >= n {
-			return fmt.Errorf("%s %d out of range [0, %d)", what, i, n)
-		}
-		return nil
-	}
-	if err := checkIndices("profile attribute index", p.AttributeIndices(), attrs); err != nil {
-		return RejectProfileIndex, err
-	}
-	if err := inRange("sample type string index", p.SampleType().TypeStrindex(), max(strs, 1)); err != nil {
-		return RejectProfileIndex, err
-	}
-	stacks, locs, maps, funcs := dict.StackTable(), dict.LocationTable(), dict.MappingTable(), dict.FunctionTable()
-	for i := range samples.Len() {
-		s := samples.At(i)
-		if err := inRange("sample stack index", s.StackIndex(), stacks.Len()); err != nil {
-			return RejectProfileIndex, fmt.Errorf("sample %d: %w", i, err)
-		}
-		if err := checkIndices("sample attribute index", s.AttributeIndices(), attrs); err != nil {
-			return RejectProfileIndex, fmt.Errorf("sample %d: %w", i, err)
-		}
-		if s.LinkIndex() != 0 {
-			if err := inRange("sample link index", s.LinkIndex(), dict.LinkTable().Len()); err != nil {
-				return RejectProfileIndex, fmt.Errorf("sample %d: %w", i, err)
-			}
-		}
-		if err := checkSampleValues(s); err != nil {
-			return RejectProfileValue, fmt.Errorf("sample %d: %w", i, err)
-		}
-		st := stacks.At(int(s.StackIndex()))
-		if st.LocationIndices().Len() == 0 {
-			return RejectProfileEmpty, fmt.Errorf("sample %d: stack %d has no locations", i, s.StackIndex())
-		}
-		for _, li := range st.LocationIndices().All() {
-			if err := inRange("location index", li, locs.Len()); err != nil {
-				return RejectProfileIndex, fmt.Errorf("sample %d, stack %d: %w", i, s.StackIndex(), err)
-			}
-			loc := locs.At(int(li))
-			if loc.MappingIndex() != 0 {
-				if err := inRange("mapping index", loc.MappingIndex(), maps.Len()); err != nil {
-					return RejectProfileIndex, fmt.Errorf("location %d: %w", li, err)
-				}
-				m := maps.At(int(loc.MappingIndex()))
-				if err := inRange("mapping filename string index", m.FilenameStrindex(), max(strs, 1)); err != nil {
-					return RejectProfileIndex, fmt.Errorf("mapping %d: %w", loc.MappingIndex(), err)
-				}
-				if err := checkIndices("mapping attribute index", m.AttributeIndices(), attrs); err != nil {
-					return RejectProfileIndex, fmt.Errorf("mapping %d: %w", loc.MappingIndex(), err)
-				}
-			}
-			if err := checkIndices("location attribute index", loc.AttributeIndices(), attrs); err != nil {
-				return RejectProfileIndex, fmt.Errorf("location %d: %w", li, err)
-			}
-			for k := range loc.Lines().Len() {
-				if n := loc.Lines().At(k).Line(); n < 0 || n > math.MaxInt32 {
-					return RejectProfileValue, fmt.Errorf("location %d, line %d: line number %d out of range [0, %d]", li, k, n, math.MaxInt32)
-				}
-				fi := loc.Lines().At(k).FunctionIndex()
-				if err := inRange("line function index", fi, funcs.Len()); err != nil {
-					return RejectProfileIndex, fmt.Errorf("location %d, line %d: %w", li, k, err)
-				}
-				f := funcs.At(int(fi))
-				for _, si := range []int32{f.NameStrindex(), f.SystemNameStrindex(), f.FilenameStrindex()} {
-					if err := inRange("function string index", si, max(strs, 1)); err != nil {
-						return RejectProfileIndex, fmt.Errorf("function %d: %w", fi, err)
-					}
-				}
-			}
-		}
-	}
-	for i := range attrs {
-		kv := dict.AttributeTable().At(i)
-		if err := inRange("attribute key string index", kv.KeyStrindex(), max(strs, 1)); err != nil {
-			return RejectProfileIndex, fmt.Errorf("attribute %d: %w", i, err)
-		}
-	}
-	return "", nil
-}
-
-// checkSampleValues checks that the values of s pair with its timestamps when it has both,
-// are not negative, and that the samples of one time stay within maxSampleCount.
-func checkSampleValues(s pprofile.Sample) error {
-	values, stamps := s.Values(), s.TimestampsUnixNano()
-	if stamps.Len() > 0 && values.Len() > 0 && values.Len() != stamps.Len() {
-		return fmt.Errorf("%d values for %d timestamps", values.Len(), stamps.Len())
-	}
-	var total int64
-	for _, v := range values.All() {
-		if v < 0 || v > maxSampleCount {
-			return fmt.Errorf("value %d out of range [0, %d]", v, maxSampleCount)
-		}
-		if stamps.Len() == 0 {
-			if total += v; total > maxSampleCount {
-				return fmt.Errorf("values add up to more than %d", maxSampleCount)
-			}
-		}
-	}
-	return nil
-}
-
-func checkIndices(what string, idx pcommon.Int32Slice, n int) error {
-	for _, i := range idx.All() {
-		if i < 0 || int(i) >= n {
-			return fmt.Errorf("%s %d out of range [0, %d)", what, i, n)
-		}
-	}
-	return nil
-}
-
 // dictString is the string at index i of the dictionary's string table, "" when the table is
 // empty (ValidateProfile lets index 0 through then, the empty string of the format).
 func dictString(dict pprofile.ProfilesDictionary, i int32) string {
@@ -246,7 +84,8 @@ const (
 	attrHostID     = "host.id"
 )
 
-// profileState is AppendProfile's scratch, reused from one profile to the next.
+// profileState is the scratch of the profile being written, reused from one profile to the
+// next.
 type profileState struct {
 	frames []profileFrame // the frames of the stack being written, leaf first
 	attrs  []byte         // resource and profile attributes of the events, without the closing brace
@@ -256,12 +95,12 @@ type profileState struct {
 	id     [48]byte       // the base64url id of the document being written
 	stack  [24]byte       // the base64url id of the stack being written, which its events hold
 	xx     xxhash.Digest
-	repair Repair   // of the resource and profile attributes, which every event holds
-	ts     int64    // the profile's time, ns
-	freq   int64    // the events' sampling frequency, 0 for none
-	lower  []byte   // ecs mode: a host attribute's key or value, lowercased
-	seed   uint64   // ecs mode: the downsampling hash of the profile's event fields
-	key    [52]byte // ecs mode: the id asked of ProfilesSeen, "ecs/" and the document's id
+	repair Repair // of the resource and profile attributes, which every event holds
+	ts     int64  // the profile's time, ns
+	freq   int64  // the events' sampling frequency, 0 for none
+	lower  []byte // ecs mode: a host attribute's key or value, lowercased
+	seed   uint64 // ecs mode: the downsampling hash of the profile's event fields
+	cur    profileCursor
 }
 
 // profileFrame is one location of a stack: the file it is in and the address or line in it
@@ -280,33 +119,6 @@ type profileFrame struct {
 // of its own in the semantic conventions); any other value is 0, unknown.
 var frameTypes = map[string]byte{
 	"cpython": 1, "php": 2, "native": 3, "kernel": 4, "jvm": 5, "ruby": 6, "perl": 7, "v8js": 8, "dotnet": 10, "go": 11, "beam": 12,
-}
-
-// AppendProfile appends the otel-mode documents of profile p, whose references go into dict, to
-// *buf, and hands each to sink as it is written: one event per sample and timestamp (split
-// into events of at most 32767 samples each), and, each only when seen says it was not written
-// within its lifetime, the sample's stack trace, its symbolized frames, the executables of its
-// frames, and the host of the resource set last (when it has host.id). Stack traces, frames
-// and executables have ids derived from their content as the eBPF profiler derives them;
-// hosts from the encoded attributes. In the ecs mode it writes the Universal Profiling
-// indices' documents instead (appendProfileECS). A profile that ValidateProfile rejects writes
-// nothing, and Rejection returns the reason; so does a mode other than otel and ecs
-// (RejectUnsupported).
-func (e *Encoder) AppendProfile(buf *[]byte, dict pprofile.ProfilesDictionary, p pprofile.Profile, seen ProfilesSeen, sink ProfilesSink) {
-	e.rejection, e.repair = "", RepairNone
-	if e.mode != ModeOTel && e.mode != ModeECS {
-		e.rejection = RejectUnsupported
-		return
-	}
-	if reason, _ := ValidateProfile(dict, p); reason != "" {
-		e.rejection = reason
-		return
-	}
-	if e.mode == ModeECS {
-		e.appendProfileECS(buf, dict, p, seen, sink)
-	} else {
-		e.appendProfileOTel(buf, dict, p, seen, sink)
-	}
 }
 
 // samplingFrequency is the samples per second of a profile whose period is in nanoseconds, or
@@ -328,20 +140,24 @@ func (st *profileState) putID(b []byte) string {
 	return st.idString(n)
 }
 
-// profDone records the repair of the profile document written and returns the buffer: the
-// writer's, else inherited (the attributes every event copies), else none.
+// profDone records the repair of the profile document written and returns the buffer.
 func (e *Encoder) profDone(inherited Repair) []byte {
-	switch {
-	case e.w.deepValues > 0:
-		e.repair = RepairDepthLimit
-	case e.w.invalidUTF8 > 0:
-		e.repair = RepairInvalidUTF8
-	default:
-		e.repair = inherited
-	}
+	e.repair = e.w.profRepair(inherited)
 	out := e.w.buf
 	e.w.buf = nil
 	return out
+}
+
+// profRepair is the repair of the profile document written: the writer's, else inherited (the
+// attributes every event copies), else none.
+func (w *writer) profRepair(inherited Repair) Repair {
+	switch {
+	case w.deepValues > 0:
+		return RepairDepthLimit
+	case w.invalidUTF8 > 0:
+		return RepairInvalidUTF8
+	}
+	return inherited
 }
 
 func floorDiv(a, b int64) int64 {
@@ -467,7 +283,12 @@ func (e *Encoder) stacktraceID() string {
 	binary.BigEndian.PutUint64(sum[:8], h.hi)
 	binary.BigEndian.PutUint64(sum[8:], h.lo)
 	base64.RawURLEncoding.Encode(e.prof.stack[:], sum[:])
-	return unsafe.String(&e.prof.stack[0], base64.RawURLEncoding.EncodedLen(len(sum)))
+	return e.prof.stackID()
+}
+
+// stackID is a view of the id of the stack being written, which stacktraceID wrote.
+func (st *profileState) stackID() string {
+	return unsafe.String(&st.stack[0], base64.RawURLEncoding.EncodedLen(16))
 }
 
 // frameID writes the 24 bytes of a frame id, the file id and the address or line big-endian.
@@ -476,6 +297,23 @@ func frameID(f *profileFrame) [24]byte {
 	copy(b[:16], f.file[:])
 	binary.BigEndian.PutUint64(b[16:], f.addr)
 	return b
+}
+
+// writeFrameIDs writes the ids of the frames of e.prof.frames, root first, as base64url.
+func (e *Encoder) writeFrameIDs() {
+	st := &e.prof
+	for i := len(st.frames) - 1; i >= 0; i-- {
+		id := frameID(&st.frames[i])
+		e.w.set(base64.RawURLEncoding.AppendEncode(e.w.buf, id[:]))
+	}
+}
+
+// writeFrameTypes writes the types of the frames of e.prof.frames, root first, run-length
+// encoded, as base64url.
+func (e *Encoder) writeFrameTypes() {
+	st := &e.prof
+	st.types = runLengthTypes(st.types[:0], st.frames)
+	e.w.set(base64.RawURLEncoding.AppendEncode(e.w.buf, st.types))
 }
 
 // runLengthTypes appends the frame types root first as runs of at most 255: a byte of the
@@ -501,32 +339,6 @@ func symbolized(dict pprofile.ProfilesDictionary, loc pprofile.Location) bool {
 		}
 	}
 	return false
-}
-
-// sampleCounts calls fn with each time of sample s, numbered by j, and the samples taken then:
-// per timestamp its paired value (1 without values), or, without timestamps, the profile's
-// time ts with the sum of the values (1 without values). A count of 0 means no sample was
-// taken: the encoders write no event for it.
-func sampleCounts(s pprofile.Sample, ts int64, fn func(j int, ts, count int64)) {
-	values, stamps := s.Values(), s.TimestampsUnixNano()
-	if stamps.Len() == 0 {
-		var total int64
-		for _, v := range values.All() {
-			total += v
-		}
-		if values.Len() == 0 {
-			total = 1
-		}
-		fn(0, ts, total)
-		return
-	}
-	for j, t := range stamps.All() {
-		count := int64(1)
-		if values.Len() > 0 { // ValidateProfile: as many as the timestamps
-			count = values.At(j)
-		}
-		fn(j, int64(t), count)
-	}
 }
 
 // frameLinePart is the member of a frame's lines that writeFrameLines writes.

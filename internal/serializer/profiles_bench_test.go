@@ -5,21 +5,6 @@ package serializer
 
 import "testing"
 
-// allSeen says every content-addressed document was written already, so a profile writes only
-// its events: the steady state of a deduplicated stream.
-type allSeen struct{}
-
-func (allSeen) Seen(ProfileDoc, string) bool { return true }
-
-// noneSeen says no document was written yet: every profile writes all its documents.
-type noneSeen struct{}
-
-func (noneSeen) Seen(ProfileDoc, string) bool { return false }
-
-type countSink struct{ docs int }
-
-func (s *countSink) AddProfileDocument(int, ProfileDoc, string, string, bool) { s.docs++ }
-
 // BenchmarkAppendProfile writes the test profile (2 samples on one stack of 2 frames, one
 // symbolized): "steady" with its stack trace, frame, executable and host already written (3
 // events); "new" with a record that never says written, so each sample writes its stack trace,
@@ -29,14 +14,14 @@ func (s *countSink) AddProfileDocument(int, ProfileDoc, string, string, bool) { 
 // documents/s, allocations per document and bytes per sample.
 func BenchmarkAppendProfile(b *testing.B) {
 	for _, bc := range []struct {
-		name string
-		mode Mode
-		seen ProfilesSeen
+		name    string
+		mode    Mode
+		allSeen bool
 	}{
-		{"steady", ModeOTel, allSeen{}},
-		{"new", ModeOTel, noneSeen{}},
-		{"ecs-steady", ModeECS, allSeen{}},
-		{"ecs-new", ModeECS, noneSeen{}},
+		{"steady", ModeOTel, true},
+		{"new", ModeOTel, false},
+		{"ecs-steady", ModeECS, true},
+		{"ecs-new", ModeECS, false},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			pd, dict, p := testProfile()
@@ -45,17 +30,17 @@ func BenchmarkAppendProfile(b *testing.B) {
 			e.SetMode(bc.mode)
 			e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
 			buf := make([]byte, 0, 1<<16)
-			sink := &countSink{}
+			docs := 0
 			b.ReportAllocs()
 			for b.Loop() {
-				buf = buf[:0]
-				e.AppendProfile(&buf, dict, p, bc.seen, sink)
+				var n int
+				buf, n = appendProfileDocs(&e, buf[:0], dict, p, bc.allSeen)
+				docs += n
 			}
-			b.ReportMetric(float64(sink.docs)/b.Elapsed().Seconds(), "docs/s")
-			perProfile := sink.docs / b.N
+			b.ReportMetric(float64(docs)/b.Elapsed().Seconds(), "docs/s")
+			perProfile := docs / b.N
 			allocs := testing.AllocsPerRun(10, func() {
-				buf = buf[:0]
-				e.AppendProfile(&buf, dict, p, bc.seen, sink)
+				buf, _ = appendProfileDocs(&e, buf[:0], dict, p, bc.allSeen)
 			})
 			b.ReportMetric(allocs/float64(perProfile), "allocs/doc")
 			b.ReportMetric(float64(len(buf))/3, "bytes/sample")

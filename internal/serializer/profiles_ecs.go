@@ -4,7 +4,6 @@
 package serializer // import "github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 
 import (
-	"encoding/base64"
 	"strconv"
 	"strings"
 	"unicode"
@@ -44,44 +43,18 @@ const (
 // every few seconds) stay far below it.
 const maxECSEvents = 1 << 16
 
-// appendProfileECS writes the ecs-mode documents of a valid profile: the host, then per sample
-// its stack trace, frames, executables and symbolization queue entries that seen has not had,
-// and its events, each also written into the downsampled indices it is drawn for. Universal
-// Profiling holds on-CPU samples only: a profile of another type writes nothing, and
-// Rejection returns RejectUnsupported; one of more than maxECSEvents samples writes nothing
-// either, and Rejection returns RejectProfileTooLarge.
-func (e *Encoder) appendProfileECS(buf *[]byte, dict pprofile.ProfilesDictionary, p pprofile.Profile, seen ProfilesSeen, sink ProfilesSink) {
-	if !onCPUProfile(dict, p) {
-		e.rejection = RejectUnsupported
-		return
-	}
-	if profileSampleTotal(p) > maxECSEvents {
-		e.rejection = RejectProfileTooLarge
-		return
-	}
-	st := &e.prof
-	st.ts = int64(p.Time())
-	st.freq = max(samplingFrequency(dict, p), 1)
-	e.appendHostECS(buf, dict, p, seen, sink)
-	e.ecsEventFields(dict, p)
-	samples := p.Samples()
-	for i := range samples.Len() {
-		s := samples.At(i)
-		e.profileFrames(dict, s)
-		id := e.stacktraceID()
-		e.appendStackMetaECS(buf, dict, id, seen, sink)
-		e.appendEventsECS(buf, dict, s, i, id, sink)
-	}
-}
-
-// profileSampleTotal returns the samples of a valid profile p: the sum of the counts
-// sampleCounts gives each of its samples (each at most maxSampleCount, so the sum cannot
+// profileSampleTotal returns the samples of a valid profile p: the sum of the counts of its
+// samples at each of their times (sampleAt; each at most maxSampleCount, so the sum cannot
 // overflow).
 func profileSampleTotal(p pprofile.Profile) int64 {
 	var total int64
 	samples := p.Samples()
 	for i := range samples.Len() {
-		sampleCounts(samples.At(i), 0, func(_ int, _, count int64) { total += count })
+		s := samples.At(i)
+		for j := range sampleTimes(s) {
+			_, count := sampleAt(s, j, 0)
+			total += count
+		}
 	}
 	return total
 }
@@ -92,15 +65,6 @@ func onCPUProfile(dict pprofile.ProfilesDictionary, p pprofile.Profile) bool {
 	is := func(i int32, want string) bool { return strings.EqualFold(dictString(dict, i), want) }
 	return is(p.SampleType().TypeStrindex(), "samples") && is(p.SampleType().UnitStrindex(), "count") &&
 		is(p.PeriodType().TypeStrindex(), "cpu") && is(p.PeriodType().UnitStrindex(), "nanoseconds")
-}
-
-// seenECS asks seen about an ecs-mode document under its id prefixed with "ecs/": the two modes
-// derive the same ids for stack traces, frames and executables, and a profile of one mode does
-// not write the other's documents.
-func (st *profileState) seenECS(seen ProfilesSeen, kind ProfileDoc, id string) bool {
-	n := copy(st.key[:], "ecs/")
-	n += copy(st.key[n:], id)
-	return seen.Seen(kind, unsafe.String(&st.key[0], n))
 }
 
 // profileAttr returns the value of key among the profile's attributes, else the resource's.
@@ -169,11 +133,13 @@ func (e *Encoder) writeValueString(v pcommon.Value, ok bool) {
 	}
 }
 
-// appendHostECS writes the host document of a resource with host.id: the time in seconds,
-// ecs.version, host.id, and every other attribute of the resource and of the profile (the
-// first of a repeated key wins) as a string, key and value lowercased, leaving out empty
-// values; its id is derived from that content.
-func (e *Encoder) appendHostECS(buf *[]byte, dict pprofile.ProfilesDictionary, p pprofile.Profile, seen ProfilesSeen, sink ProfilesSink) {
+// hostECS writes the host document of a resource with host.id into e.prof.cur.host: the time
+// in seconds, ecs.version, host.id, and every other attribute of the resource and of the
+// profile (the first of a repeated key wins) as a string, key and value lowercased, leaving out
+// empty values; its id is derived from that content.
+func (e *Encoder) hostECS(dict pprofile.ProfilesDictionary, p pprofile.Profile) {
+	c := &e.prof.cur
+	c.hasHost = false
 	hostID, ok := e.profileAttr(dict, p, attrHostID)
 	if !ok || hostID.AsString() == "" {
 		return
@@ -184,8 +150,8 @@ func (e *Encoder) appendHostECS(buf *[]byte, dict pprofile.ProfilesDictionary, p
 	set := &e.seen[0]
 	set.reset()
 	set.add(attrHostID)
-	e.begin(*buf)
-	start := len(e.w.buf)
+	saved := e.w
+	e.w = writer{buf: c.host[:0]}
 	e.w.raw(`{"@timestamp":`)
 	e.w.int(floorDiv(e.prof.ts, 1e9))
 	e.w.raw(`,` + ecsVersionField + `,"host.id":`)
@@ -199,14 +165,9 @@ func (e *Encoder) appendHostECS(buf *[]byte, dict pprofile.ProfilesDictionary, p
 		e.writeHostAttr(set, k, v)
 	}
 	id := e.prof.contentID(e.w.buf[contentStart:])
-	if e.prof.seenECS(seen, ProfileHost, id) {
-		*buf = e.w.buf[:start]
-		e.w.buf = nil
-		return
-	}
 	e.w.byte('}')
-	*buf = e.profDone(RepairNone)
-	sink.AddProfileDocument(start, ProfileHost, ProfilingHostsECS, id, false)
+	c.keepHost(e.w.buf, id, e.w.profRepair(RepairNone))
+	e.w = saved
 }
 
 // writeHostAttr writes one attribute of the host document unless it is a control attribute,
@@ -269,59 +230,51 @@ func appendLower(dst []byte, s string) []byte {
 	return dst
 }
 
-// appendStackMetaECS writes the stack trace of e.prof.frames, the frames' stackframe and
-// executable documents, and the symbolization queue entries of its unsymbolized leaf frame and
-// of the executables of its unsymbolized frames, each that seen has not had. stackID is a view
-// of e.prof.stack.
-func (e *Encoder) appendStackMetaECS(buf *[]byte, dict pprofile.ProfilesDictionary, stackID string, seen ProfilesSeen, sink ProfilesSink) {
+// stackMetasECS appends to dst the content-addressed documents of the stack in e.prof.frames:
+// its stack trace, then, root first, the stackframe of each symbolized frame, the
+// symbolization queue entry of the leaf frame when it is unsymbolized, the executable of each
+// frame with a build id and a file name, and the symbolization queue entry of the executable
+// of each unsymbolized frame with a build id.
+func (e *Encoder) stackMetasECS(dst []profileMeta) []profileMeta {
 	st := &e.prof
-	if !e.prof.seenECS(seen, ProfileStacktrace, stackID) {
-		e.begin(*buf)
-		start := len(e.w.buf)
-		e.w.raw(`{` + ecsVersionField + `,"Stacktrace.frame.ids":"`)
-		for i := len(st.frames) - 1; i >= 0; i-- { // root first
-			id := frameID(&st.frames[i])
-			e.w.set(base64.RawURLEncoding.AppendEncode(e.w.buf, id[:]))
-		}
-		e.w.raw(`","Stacktrace.frame.types":"`)
-		st.types = runLengthTypes(st.types[:0], st.frames)
-		e.w.set(base64.RawURLEncoding.AppendEncode(e.w.buf, st.types))
-		e.w.raw(`"}`)
-		*buf = e.profDone(RepairNone)
-		sink.AddProfileDocument(start, ProfileStacktrace, ProfilingStacktracesECS, stackID, false)
-	}
+	dict := st.cur.dict
+	dst = append(dst, profileMeta{kind: ProfileStacktrace, frame: -1})
 	for i := len(st.frames) - 1; i >= 0; i-- {
 		f := &st.frames[i]
 		sym := symbolized(dict, f.loc)
 		if sym {
-			fid := frameID(f)
-			if id := st.putID(fid[:]); !e.prof.seenECS(seen, ProfileStackframe, id) {
-				e.appendStackframeECS(buf, dict, f, id, sink)
-			}
+			dst = append(dst, profileMeta{kind: ProfileStackframe, frame: i})
 		} else if i == 0 {
-			fid := frameID(f)
-			if id := st.putID(fid[:]); !e.prof.seenECS(seen, ProfileSymbolizationQueue, id) {
-				e.appendQueueEntry(buf, ProfilingSQLeafFramesECS, `"Stacktrace.frame.id"`, id, sink)
-			}
+			dst = append(dst, profileMeta{kind: ProfileSymbolizationQueue, frame: i})
 		}
 		if f.hasBuild {
-			if id := st.putID(f.file[:]); dictString(dict, f.exe.FilenameStrindex()) != "" && !e.prof.seenECS(seen, ProfileExecutable, id) {
-				e.appendExecutableECS(buf, dict, f, id, sink)
+			if dictString(dict, f.exe.FilenameStrindex()) != "" {
+				dst = append(dst, profileMeta{kind: ProfileExecutable, frame: i})
 			}
 			if !sym {
-				if id := st.putID(f.file[:]); !e.prof.seenECS(seen, ProfileSymbolizationQueue, id) {
-					e.appendQueueEntry(buf, ProfilingSQExecutablesECS, `"Executable.file.id"`, id, sink)
-				}
+				dst = append(dst, profileMeta{kind: ProfileSymbolizationQueue, frame: i, exe: true})
 			}
 		}
 	}
+	return dst
+}
+
+// appendStacktraceECS writes the stack trace document of e.prof.frames: the ids of its frames
+// and their types, root first.
+func (e *Encoder) appendStacktraceECS(dst []byte) []byte {
+	e.begin(dst)
+	e.w.raw(`{` + ecsVersionField + `,"Stacktrace.frame.ids":"`)
+	e.writeFrameIDs()
+	e.w.raw(`","Stacktrace.frame.types":"`)
+	e.writeFrameTypes()
+	e.w.raw(`"}`)
+	return e.profDone(RepairNone)
 }
 
 // appendStackframeECS writes the stackframe document of a symbolized frame: one entry per line
 // of file name, function name and line number.
-func (e *Encoder) appendStackframeECS(buf *[]byte, dict pprofile.ProfilesDictionary, f *profileFrame, id string, sink ProfilesSink) {
-	e.begin(*buf)
-	start := len(e.w.buf)
+func (e *Encoder) appendStackframeECS(dst []byte, dict pprofile.ProfilesDictionary, f *profileFrame) []byte {
+	e.begin(dst)
 	lines := f.loc.Lines()
 	e.w.raw(`{` + ecsVersionField + `,"Stackframe.file.name":[`)
 	e.writeFrameLines(dict, lines, frameFileName)
@@ -330,16 +283,14 @@ func (e *Encoder) appendStackframeECS(buf *[]byte, dict pprofile.ProfilesDiction
 	e.w.raw(`],"Stackframe.line.number":[`)
 	e.writeFrameLines(dict, lines, frameLineNumber)
 	e.w.raw(`]}`)
-	*buf = e.profDone(RepairNone)
-	sink.AddProfileDocument(start, ProfileStackframe, ProfilingStackframesECS, id, false)
+	return e.profDone(RepairNone)
 }
 
 // appendExecutableECS writes the executable document of a frame's mapping: the start of the
 // week of the profile's time in seconds, its build id and its file name (the caller checks it has one).
-func (e *Encoder) appendExecutableECS(buf *[]byte, dict pprofile.ProfilesDictionary, f *profileFrame, id string, sink ProfilesSink) {
+func (e *Encoder) appendExecutableECS(dst []byte, dict pprofile.ProfilesDictionary, f *profileFrame, id string) []byte {
 	name := dictString(dict, f.exe.FilenameStrindex())
-	e.begin(*buf)
-	start := len(e.w.buf)
+	e.begin(dst)
 	e.w.raw(`{"@timestamp":`)
 	// Weeks start on Monday 00:00 UTC, as time.Truncate cuts them; the Unix epoch is a Thursday.
 	const week, monday = 7 * 24 * 3600, 4 * 24 * 3600
@@ -349,15 +300,13 @@ func (e *Encoder) appendExecutableECS(buf *[]byte, dict pprofile.ProfilesDiction
 	e.w.raw(`,"Executable.file.name":`)
 	e.w.str(name)
 	e.w.byte('}')
-	*buf = e.profDone(RepairNone)
-	sink.AddProfileDocument(start, ProfileExecutable, ProfilingExecutablesECS, id, false)
+	return e.profDone(RepairNone)
 }
 
-// appendQueueEntry writes a symbolization queue entry of id into index: the id as the one
-// element of field, created and due at the profile's time, with no retries.
-func (e *Encoder) appendQueueEntry(buf *[]byte, index, field, id string, sink ProfilesSink) {
-	e.begin(*buf)
-	start := len(e.w.buf)
+// appendQueueEntry writes a symbolization queue entry of id: the id as the one element of
+// field, created and due at the profile's time, with no retries.
+func (e *Encoder) appendQueueEntry(dst []byte, field, id string) []byte {
+	e.begin(dst)
 	e.w.raw(`{` + ecsVersionField + `,`)
 	e.w.raw(field)
 	e.w.raw(`:[`)
@@ -367,47 +316,26 @@ func (e *Encoder) appendQueueEntry(buf *[]byte, index, field, id string, sink Pr
 	e.w.raw(`,"Symbolization.time.next":`)
 	e.w.rfc3339Nano(e.prof.ts)
 	e.w.raw(`,"Symbolization.retries":0}`)
-	*buf = e.profDone(RepairNone)
-	sink.AddProfileDocument(start, ProfileSymbolizationQueue, index, id, false)
+	return e.profDone(RepairNone)
 }
 
-// appendEventsECS writes the events of sample number i: at each of its times (sampleCounts) as
-// many events of count 1 as samples were taken, each also into the downsampled indices
-// ecsDownsampleLevels draws for it.
-func (e *Encoder) appendEventsECS(buf *[]byte, dict pprofile.ProfilesDictionary, s pprofile.Sample, i int, stackID string, sink ProfilesSink) {
-	thread, hasThread := dictAttr(dict, s.AttributeIndices(), attrThreadName)
-	key := mix64(e.prof.seed ^ xxhash.Sum64String(stackID) ^ uint64(i)<<40)
-	sampleCounts(s, e.prof.ts, func(j int, ts, count int64) {
-		e.appendEventsECSAt(buf, stackID, thread, hasThread, ts, count, mix64(key^uint64(j)), sink)
-	})
-}
-
-// appendEventsECSAt writes count events of one time; key is the downsampling hash of the
-// sample and time, mixed with the event's number.
-func (e *Encoder) appendEventsECSAt(buf *[]byte, stackID string, thread pcommon.Value, hasThread bool, ts, count int64, key uint64, sink ProfilesSink) {
+// appendEventECS writes an event of count 1 of the sample being written, at the cursor's time,
+// and keeps where it is in the buffer for its downsampled copies.
+func (e *Encoder) appendEventECS(dst []byte) []byte {
 	st := &e.prof
-	for n := range count {
-		e.begin(*buf)
-		start := len(e.w.buf)
-		e.w.raw(`{"@timestamp":`)
-		e.w.rfc3339Nano(ts)
-		e.w.raw(`,"Stacktrace.id":`)
-		e.w.str(stackID)
-		e.w.raw(`,"process.thread.name":`)
-		e.writeValueString(thread, hasThread)
-		e.w.bytes(st.attrs)
-		*buf = e.profDone(st.repair)
-		repair := e.repair
-		sink.AddProfileDocument(start, ProfileEvent, ProfilingEventsECS, "", false)
-		end := len(*buf)
-		for level := range ecsDownsampleLevels(mix64(key ^ uint64(ts) ^ uint64(n)<<20)) {
-			e.begin(*buf)
-			copyStart := len(e.w.buf)
-			e.w.bytes((*buf)[start:end]) // the same event: the buffer only grows
-			*buf = e.profDone(repair)
-			sink.AddProfileDocument(copyStart, ProfileEvent, ProfilingEventsDownsampledECS[level], "", false)
-		}
-	}
+	c := &st.cur
+	e.begin(dst)
+	c.evStart = len(dst)
+	e.w.raw(`{"@timestamp":`)
+	e.w.rfc3339Nano(c.at)
+	e.w.raw(`,"Stacktrace.id":`)
+	e.w.str(st.stackID())
+	e.w.raw(`,"process.thread.name":`)
+	e.writeValueString(c.thread, c.hasThread)
+	e.w.bytes(st.attrs)
+	out := e.profDone(st.repair)
+	c.evEnd, c.evRepair, c.evWritten = len(out), e.repair, true
+	return out
 }
 
 // ecsDownsampleLevels is the number of downsampled indices an event of hash h goes into: each
@@ -416,7 +344,7 @@ func (e *Encoder) appendEventsECSAt(buf *[]byte, stackID string, thread pcommon.
 // downsampling of each event independently does.
 func ecsDownsampleLevels(h uint64) int {
 	n := 0
-	for n < len(ProfilingEventsDownsampledECS) && h%5 == 0 {
+	for n < ProfileDownsampledLevels && h%5 == 0 {
 		h /= 5
 		n++
 	}

@@ -5,6 +5,7 @@ package serializer
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +19,6 @@ func encodeProfileECS(t *testing.T, sink *testSink) {
 	pd, _, p := testProfile()
 	var e Encoder
 	e.SetMode(ModeECS)
-	sink.ecs = true
 	encodeProfile(t, &e, sink, pd, p)
 }
 
@@ -27,25 +27,25 @@ func TestAppendProfileECSDocuments(t *testing.T) {
 	encodeProfileECS(t, sink)
 	var got []string
 	for _, d := range sink.docs {
-		got = append(got, d.kind.String()+" "+d.index+" "+d.id+" "+d.doc)
+		got = append(got, d.kind.String()+" "+d.where+" "+d.id+" "+d.doc)
 	}
 	const ev = `"ecs.version":"1.12.0","host.id":"h-1","service.name":"svc","process.executable.name":"","Stacktrace.sampling_frequency":20,"Stacktrace.count":1,"profiling.project.id":2}`
 	const queued = `"Time.created":"2023-11-14T22:13:20.123456789Z","Symbolization.time.next":"2023-11-14T22:13:20.123456789Z","Symbolization.retries":0}`
 	want := []string{
-		`host profiling-hosts eu2MQDuvGgduFq16cT8BVA {"@timestamp":1700000000,"ecs.version":"1.12.0","host.id":"h-1","service.name":"svc"}`,
-		`stacktrace profiling-stacktraces TJbFxeZBUHs9aoM4AWx6bw {"ecs.version":"1.12.0","Stacktrace.frame.ids":"bNawjUx5R0Zs1rCNTHlHRgAAAAAAAAAqYA3K_mANyv5gDcr-YA3K_gAAAAAAABI0","Stacktrace.frame.types":"AQsBAw"}`,
-		`stackframe profiling-stackframes bNawjUx5R0Zs1rCNTHlHRgAAAAAAAAAq {"ecs.version":"1.12.0","Stackframe.file.name":["main.go"],"Stackframe.function.name":["main.work"],"Stackframe.line.number":[42]}`,
-		`symbolization_queue profiling-sq-leafframes YA3K_mANyv5gDcr-YA3K_gAAAAAAABI0 {"ecs.version":"1.12.0","Stacktrace.frame.id":["YA3K_mANyv5gDcr-YA3K_gAAAAAAABI0"],` + queued,
+		`host  eu2MQDuvGgduFq16cT8BVA {"@timestamp":1700000000,"ecs.version":"1.12.0","host.id":"h-1","service.name":"svc"}`,
+		`stacktrace  TJbFxeZBUHs9aoM4AWx6bw {"ecs.version":"1.12.0","Stacktrace.frame.ids":"bNawjUx5R0Zs1rCNTHlHRgAAAAAAAAAqYA3K_mANyv5gDcr-YA3K_gAAAAAAABI0","Stacktrace.frame.types":"AQsBAw"}`,
+		`stackframe  bNawjUx5R0Zs1rCNTHlHRgAAAAAAAAAq {"ecs.version":"1.12.0","Stackframe.file.name":["main.go"],"Stackframe.function.name":["main.work"],"Stackframe.line.number":[42]}`,
+		`symbolization_queue leafframes YA3K_mANyv5gDcr-YA3K_gAAAAAAABI0 {"ecs.version":"1.12.0","Stacktrace.frame.id":["YA3K_mANyv5gDcr-YA3K_gAAAAAAABI0"],` + queued,
 		// 2023-11-13 is the Monday of the profile's week.
-		`executable profiling-executables YA3K_mANyv5gDcr-YA3K_g {"@timestamp":1699833600,"ecs.version":"1.12.0","Executable.build.id":"YA3K_mANyv5gDcr-YA3K_g","Executable.file.name":"/usr/lib/libc.so.6"}`,
-		`symbolization_queue profiling-sq-executables YA3K_mANyv5gDcr-YA3K_g {"ecs.version":"1.12.0","Executable.file.id":["YA3K_mANyv5gDcr-YA3K_g"],` + queued,
-		`event profiling-events-all  {"@timestamp":"2023-11-14T22:13:20.000000001Z","Stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","process.thread.name":"worker",` + ev,
-		`event profiling-events-5pow01  {"@timestamp":"2023-11-14T22:13:20.000000001Z","Stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","process.thread.name":"worker",` + ev,
-		`event profiling-events-all  {"@timestamp":"2023-11-14T22:13:20.500000000Z","Stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","process.thread.name":"worker",` + ev,
-		`event profiling-events-5pow01  {"@timestamp":"2023-11-14T22:13:20.500000000Z","Stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","process.thread.name":"worker",` + ev,
+		`executable  YA3K_mANyv5gDcr-YA3K_g {"@timestamp":1699833600,"ecs.version":"1.12.0","Executable.build.id":"YA3K_mANyv5gDcr-YA3K_g","Executable.file.name":"/usr/lib/libc.so.6"}`,
+		`symbolization_queue executables YA3K_mANyv5gDcr-YA3K_g {"ecs.version":"1.12.0","Executable.file.id":["YA3K_mANyv5gDcr-YA3K_g"],` + queued,
+		`event   {"@timestamp":"2023-11-14T22:13:20.000000001Z","Stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","process.thread.name":"worker",` + ev,
+		`event 5pow01  {"@timestamp":"2023-11-14T22:13:20.000000001Z","Stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","process.thread.name":"worker",` + ev,
+		`event   {"@timestamp":"2023-11-14T22:13:20.500000000Z","Stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","process.thread.name":"worker",` + ev,
+		`event 5pow01  {"@timestamp":"2023-11-14T22:13:20.500000000Z","Stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","process.thread.name":"worker",` + ev,
 	}
 	for range 3 { // the second sample: 3 samples at the profile's time, one event each
-		want = append(want, `event profiling-events-all  {"@timestamp":"2023-11-14T22:13:20.123456789Z","Stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","process.thread.name":"",`+ev)
+		want = append(want, `event   {"@timestamp":"2023-11-14T22:13:20.123456789Z","Stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","process.thread.name":"",`+ev)
 	}
 	assert.Equal(t, want, got)
 	assert.Equal(t, time.Monday, time.Unix(1699833600, 0).UTC().Weekday())
@@ -62,7 +62,7 @@ func TestAppendProfileECSDownsampling(t *testing.T) {
 		p.Samples().At(1).Values().SetAt(0, n)
 		var e Encoder
 		e.SetMode(ModeECS)
-		sink := &testSink{seen: map[string]bool{}, ecs: true}
+		sink := &testSink{seen: map[string]bool{}}
 		encodeProfile(t, &e, sink, pd, p)
 		return sink.docs
 	}
@@ -73,20 +73,20 @@ func TestAppendProfileECSDownsampling(t *testing.T) {
 		if d.kind != ProfileEvent {
 			continue
 		}
-		perIndex[d.index]++
-		if d.index == ProfilingEventsECS {
+		perIndex[d.where]++
+		if d.where == "" {
 			last = d.doc
 		} else {
 			require.Equal(t, last, d.doc)
 		}
 	}
-	assert.Equal(t, n+2, perIndex[ProfilingEventsECS])
+	assert.Equal(t, n+2, perIndex[""])
 	// Binomial(n, 1/5): mean 4000, standard deviation 57; (n, 1/25): 800, 28; (n, 1/125): 160, 13.
-	assert.InDelta(t, 4000, perIndex["profiling-events-5pow01"], 300)
-	assert.InDelta(t, 800, perIndex["profiling-events-5pow02"], 140)
-	assert.InDelta(t, 160, perIndex["profiling-events-5pow03"], 65)
-	for level := range ProfilingEventsDownsampledECS[1:] {
-		assert.LessOrEqual(t, perIndex[ProfilingEventsDownsampledECS[level+1]], perIndex[ProfilingEventsDownsampledECS[level]])
+	assert.InDelta(t, 4000, perIndex["5pow01"], 300)
+	assert.InDelta(t, 800, perIndex["5pow02"], 140)
+	assert.InDelta(t, 160, perIndex["5pow03"], 65)
+	for level := 2; level <= ProfileDownsampledLevels; level++ {
+		assert.LessOrEqual(t, perIndex[fmt.Sprintf("5pow%02d", level)], perIndex[fmt.Sprintf("5pow%02d", level-1)])
 	}
 	again := encode()
 	assert.Equal(t, docs, again)
@@ -124,11 +124,11 @@ func TestAppendProfileECSHost(t *testing.T) {
 	p.AttributeIndices().Append(4) // thread.name: worker
 	var e Encoder
 	e.SetMode(ModeECS)
-	sink := &testSink{seen: map[string]bool{}, ecs: true}
+	sink := &testSink{seen: map[string]bool{}}
 	var buf []byte
 	sink.enc, sink.buf = &e, &buf
 	e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
-	e.AppendProfile(&buf, dict, p, sink, sink)
+	sink.encode(dict, p)
 	require.Empty(t, e.Rejection().Reason)
 	require.Equal(t, ProfileHost, sink.docs[0].kind)
 	assert.JSONEq(t, `{"@timestamp":1700000000,"ecs.version":"1.12.0","host.id":"h-1","thread.name":"worker","service.name":"svc","host.name":"node-1.example","host.arch":"x86_64","host.cpus":"8","host.virtual":"true"}`, sink.docs[0].doc)
@@ -144,7 +144,7 @@ func TestAppendProfileECSInvalidUTF8(t *testing.T) {
 	dict.AttributeTable().At(4).Value().SetStr("work\xffer")
 	var e Encoder
 	e.SetMode(ModeECS)
-	sink := &testSink{seen: map[string]bool{}, ecs: true}
+	sink := &testSink{seen: map[string]bool{}}
 	encodeProfile(t, &e, sink, pd, p)
 	var repaired int
 	for _, d := range sink.docs {
@@ -167,9 +167,9 @@ func TestAppendProfileECSOnCPUOnly(t *testing.T) {
 		var e Encoder
 		e.SetMode(mode)
 		var buf []byte
-		sink := &testSink{seen: map[string]bool{}, enc: &e, buf: &buf, ecs: mode == ModeECS}
+		sink := &testSink{seen: map[string]bool{}, enc: &e, buf: &buf}
 		e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
-		e.AppendProfile(&buf, dict, p, sink, sink)
+		sink.encode(dict, p)
 		if mode == ModeECS {
 			assert.Equal(t, RejectUnsupported, e.Rejection().Reason)
 			assert.Empty(t, buf)
@@ -178,24 +178,6 @@ func TestAppendProfileECSOnCPUOnly(t *testing.T) {
 			assert.NotEmpty(t, sink.docs)
 		}
 	}
-}
-
-// TestAppendProfileModesSeenApart: one record of documents already written serves both
-// modes; the stack trace, frames and executable the otel mode wrote are still written by the
-// ecs mode, which derives the same ids.
-func TestAppendProfileModesSeenApart(t *testing.T) {
-	seen := map[string]bool{}
-	otel := &testSink{seen: seen}
-	pd, _, p := testProfile()
-	var e Encoder
-	encodeProfile(t, &e, otel, pd, p)
-	ecs := &testSink{seen: seen}
-	encodeProfileECS(t, ecs)
-	kinds := map[ProfileDoc]int{}
-	for _, d := range ecs.docs {
-		kinds[d.kind]++
-	}
-	assert.Equal(t, map[ProfileDoc]int{ProfileHost: 1, ProfileStacktrace: 1, ProfileStackframe: 1, ProfileExecutable: 1, ProfileSymbolizationQueue: 2, ProfileEvent: 7}, kinds)
 }
 
 // TestAppendProfileECSEventBound: a profile of maxECSEvents samples is written, one event
@@ -212,13 +194,13 @@ func TestAppendProfileECSEventBound(t *testing.T) {
 		var e Encoder
 		e.SetMode(ModeECS)
 		var buf []byte
-		sink := &testSink{seen: map[string]bool{}, enc: &e, buf: &buf, ecs: true}
+		sink := &testSink{seen: map[string]bool{}, enc: &e, buf: &buf}
 		e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
-		e.AppendProfile(&buf, dict, p, sink, sink)
+		sink.encode(dict, p)
 		assert.Equal(t, tc.reason, e.Rejection().Reason)
 		events := 0
 		for _, d := range sink.docs {
-			if d.kind == ProfileEvent && d.index == ProfilingEventsECS {
+			if d.kind == ProfileEvent && d.where == "" {
 				events++
 			}
 		}
@@ -232,7 +214,7 @@ func TestAppendProfileECSEventBound(t *testing.T) {
 		e.SetMode(ModeOTel)
 		buf = buf[:0]
 		otel := &testSink{seen: map[string]bool{}, enc: &e, buf: &buf}
-		e.AppendProfile(&buf, dict, p, otel, otel)
+		otel.encode(dict, p)
 		assert.Empty(t, e.Rejection().Reason)
 		assert.NotEmpty(t, otel.docs)
 	}

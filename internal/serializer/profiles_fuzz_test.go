@@ -12,7 +12,7 @@ import (
 )
 
 // FuzzAppendProfile mutates the test profile's indices, values and strings from the fuzz bytes,
-// bad references included: AppendProfile never panics in the otel and the ecs mode, and every
+// bad references included: the profile's documents never panic in the otel and the ecs mode, and every
 // document it writes is valid JSON, or it writes nothing and says why.
 func FuzzAppendProfile(f *testing.F) {
 	f.Add([]byte{})
@@ -69,9 +69,9 @@ func FuzzAppendProfile(f *testing.F) {
 			var e Encoder
 			e.SetMode(mode)
 			var buf []byte
-			sink := &testSink{seen: map[string]bool{}, enc: &e, buf: &buf, ecs: mode == ModeECS}
+			sink := &testSink{seen: map[string]bool{}, enc: &e, buf: &buf}
 			e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
-			e.AppendProfile(&buf, dict, p, sink, sink)
+			sink.encode(dict, p)
 			if reason != e.Rejection().Reason {
 				t.Fatalf("%v: Rejection() = %q, ValidateProfile says %q", mode, e.Rejection().Reason, reason)
 			}

@@ -4,7 +4,6 @@
 package serializer // import "github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 
 import (
-	"encoding/base64"
 	"math"
 	"path"
 	"unicode/utf8"
@@ -19,45 +18,25 @@ import (
 // whose count is larger is written as several events of the same time and stack.
 const maxEventCount = math.MaxInt16
 
-// appendProfileOTel writes the otel-mode documents of a valid profile (see AppendProfile).
-func (e *Encoder) appendProfileOTel(buf *[]byte, dict pprofile.ProfilesDictionary, p pprofile.Profile, seen ProfilesSeen, sink ProfilesSink) {
-	st := &e.prof
-	st.ts = int64(p.Time())
-	st.freq = samplingFrequency(dict, p)
-	e.appendHost(buf, seen, sink)
-	e.profileAttrs(dict, p)
-	samples := p.Samples()
-	for i := range samples.Len() {
-		s := samples.At(i)
-		e.profileFrames(dict, s)
-		id := e.stacktraceID()
-		e.appendStackMeta(buf, dict, id, seen, sink)
-		e.appendEvents(buf, dict, s, id, sink)
-	}
-}
-
-// appendHost writes the host document of the resource: its attributes, with an id derived
-// from them, when it has a host.id and seen has not had the id.
-func (e *Encoder) appendHost(buf *[]byte, seen ProfilesSeen, sink ProfilesSink) {
+// hostOTel writes the host document of the resource into e.prof.cur.host, with an id derived
+// from its attributes, when it has a host.id.
+func (e *Encoder) hostOTel() {
+	c := &e.prof.cur
+	c.hasHost = false
 	if v, ok := e.resourceAttrs.Get(attrHostID); !ok || v.AsString() == "" {
 		return
 	}
-	e.begin(*buf)
-	start := len(e.w.buf)
+	saved := e.w
+	e.w = writer{buf: c.host[:0]}
 	e.w.raw(`{"@timestamp":`)
 	e.w.int(floorDiv(e.prof.ts, 1e9))
 	e.w.raw(`,"resource":{"attributes":`)
 	attrsStart := len(e.w.buf)
 	e.writeAttributes(e.resourceAttrs, "")
 	id := e.prof.contentID(e.w.buf[attrsStart:])
-	if seen.Seen(ProfileHost, id) {
-		*buf = e.w.buf[:start]
-		e.w.buf = nil
-		return
-	}
 	e.w.raw(`}}`)
-	*buf = e.profDone(RepairNone)
-	sink.AddProfileDocument(start, ProfileHost, ProfilingHostsOTel, id, true)
+	c.keepHost(e.w.buf, id, e.w.profRepair(RepairNone))
+	e.w = saved
 }
 
 // profileAttrs encodes the attributes every event of p holds: the resource's, then the
@@ -109,48 +88,43 @@ func (e *Encoder) writeDictAttrs(dict pprofile.ProfilesDictionary, idx pcommon.I
 	}
 }
 
-// appendStackMeta writes the stack trace of e.prof.frames and the frames' stackframe and
-// executable documents that seen has not had. stackID is a view of e.prof.stack.
-func (e *Encoder) appendStackMeta(buf *[]byte, dict pprofile.ProfilesDictionary, stackID string, seen ProfilesSeen, sink ProfilesSink) {
+// stackMetas appends to dst the content-addressed documents of the stack in e.prof.frames:
+// its stack trace, then, root first, the stackframe of each symbolized frame and the
+// executable of each frame with a build id.
+func (e *Encoder) stackMetas(dst []profileMeta) []profileMeta {
 	st := &e.prof
-	if !seen.Seen(ProfileStacktrace, stackID) {
-		e.begin(*buf)
-		start := len(e.w.buf)
-		e.w.raw(`{"@timestamp":`)
-		e.w.rfc3339Nano(st.ts)
-		e.w.raw(`,"frame.ids":"`)
-		for i := len(st.frames) - 1; i >= 0; i-- { // root first
-			id := frameID(&st.frames[i])
-			e.w.set(base64.RawURLEncoding.AppendEncode(e.w.buf, id[:]))
-		}
-		e.w.raw(`","frame.types":"`)
-		st.types = runLengthTypes(st.types[:0], st.frames)
-		e.w.set(base64.RawURLEncoding.AppendEncode(e.w.buf, st.types))
-		e.w.raw(`"}`)
-		*buf = e.profDone(RepairNone)
-		sink.AddProfileDocument(start, ProfileStacktrace, ProfilingStacktracesOTel, stackID, true)
-	}
+	dst = append(dst, profileMeta{kind: ProfileStacktrace, frame: -1})
 	for i := len(st.frames) - 1; i >= 0; i-- {
 		f := &st.frames[i]
-		if symbolized(dict, f.loc) {
-			fid := frameID(f)
-			if id := st.putID(fid[:]); !seen.Seen(ProfileStackframe, id) {
-				e.appendStackframe(buf, dict, f, id, sink)
-			}
+		if symbolized(st.cur.dict, f.loc) {
+			dst = append(dst, profileMeta{kind: ProfileStackframe, frame: i})
 		}
 		if f.hasBuild {
-			if id := st.putID(f.file[:]); !seen.Seen(ProfileExecutable, id) {
-				e.appendExecutable(buf, dict, f, id, sink)
-			}
+			dst = append(dst, profileMeta{kind: ProfileExecutable, frame: i})
 		}
 	}
+	return dst
+}
+
+// appendStacktrace writes the stack trace document of e.prof.frames: the ids of its frames and
+// their types, root first.
+func (e *Encoder) appendStacktrace(dst []byte) []byte {
+	st := &e.prof
+	e.begin(dst)
+	e.w.raw(`{"@timestamp":`)
+	e.w.rfc3339Nano(st.ts)
+	e.w.raw(`,"frame.ids":"`)
+	e.writeFrameIDs()
+	e.w.raw(`","frame.types":"`)
+	e.writeFrameTypes()
+	e.w.raw(`"}`)
+	return e.profDone(RepairNone)
 }
 
 // appendStackframe writes the stackframe document of a symbolized frame: one entry per line
 // (inlined functions first, as the location lists them) of function name, file name and line.
-func (e *Encoder) appendStackframe(buf *[]byte, dict pprofile.ProfilesDictionary, f *profileFrame, id string, sink ProfilesSink) {
-	e.begin(*buf)
-	start := len(e.w.buf)
+func (e *Encoder) appendStackframe(dst []byte, dict pprofile.ProfilesDictionary, f *profileFrame) []byte {
+	e.begin(dst)
 	lines := f.loc.Lines()
 	e.w.raw(`{"@timestamp":`)
 	e.w.rfc3339Nano(e.prof.ts)
@@ -161,15 +135,13 @@ func (e *Encoder) appendStackframe(buf *[]byte, dict pprofile.ProfilesDictionary
 	e.w.raw(`],"line.number":[`)
 	e.writeFrameLines(dict, lines, frameLineNumber)
 	e.w.raw(`]}`)
-	*buf = e.profDone(RepairNone)
-	sink.AddProfileDocument(start, ProfileStackframe, ProfilingStackframesOTel, id, true)
+	return e.profDone(RepairNone)
 }
 
 // appendExecutable writes the executable document of a frame's mapping: its build id and the
 // base name of its file.
-func (e *Encoder) appendExecutable(buf *[]byte, dict pprofile.ProfilesDictionary, f *profileFrame, id string, sink ProfilesSink) {
-	e.begin(*buf)
-	start := len(e.w.buf)
+func (e *Encoder) appendExecutable(dst []byte, dict pprofile.ProfilesDictionary, f *profileFrame, id string) []byte {
+	e.begin(dst)
 	e.w.raw(`{"@timestamp":`)
 	e.w.int(floorDiv(e.prof.ts, 1e9))
 	e.w.raw(`,"resource":{"attributes":{"process.executable.build_id.htlhash":`)
@@ -179,35 +151,18 @@ func (e *Encoder) appendExecutable(buf *[]byte, dict pprofile.ProfilesDictionary
 		e.w.str(path.Base(name))
 	}
 	e.w.raw(`}}}`)
-	*buf = e.profDone(RepairNone)
-	sink.AddProfileDocument(start, ProfileExecutable, ProfilingExecutablesOTel, id, true)
+	return e.profDone(RepairNone)
 }
 
-// appendEvents writes the events of one sample at each of its times (sampleCounts), split into
-// events of at most maxEventCount. stackID is a view of e.prof.stack.
-func (e *Encoder) appendEvents(buf *[]byte, dict pprofile.ProfilesDictionary, s pprofile.Sample, stackID string, sink ProfilesSink) {
-	sampleCounts(s, e.prof.ts, func(_ int, ts, count int64) {
-		e.appendEventsAt(buf, dict, s, stackID, ts, count, sink)
-	})
-}
-
-// appendEventsAt writes count samples of one time as events of at most maxEventCount each.
-func (e *Encoder) appendEventsAt(buf *[]byte, dict pprofile.ProfilesDictionary, s pprofile.Sample, stackID string, ts, count int64, sink ProfilesSink) {
-	for count > 0 {
-		n := min(count, maxEventCount)
-		count -= n
-		e.appendEvent(buf, dict, s, stackID, ts, n, sink)
-	}
-}
-
-func (e *Encoder) appendEvent(buf *[]byte, dict pprofile.ProfilesDictionary, s pprofile.Sample, stackID string, ts, count int64, sink ProfilesSink) {
+// appendEvent writes an event of count samples of sample s at ts (at most maxEventCount: the
+// cursor splits larger counts).
+func (e *Encoder) appendEvent(dst []byte, dict pprofile.ProfilesDictionary, s pprofile.Sample, ts, count int64) []byte {
 	st := &e.prof
-	e.begin(*buf)
-	start := len(e.w.buf)
+	e.begin(dst)
 	e.w.raw(`{"@timestamp":`)
 	e.w.rfc3339Nano(ts)
 	e.w.raw(`,"stacktrace.id":`)
-	e.w.str(stackID)
+	e.w.str(st.stackID())
 	e.w.raw(`,"count":`)
 	e.w.int(count)
 	if st.freq > 0 {
@@ -220,8 +175,7 @@ func (e *Encoder) appendEvent(buf *[]byte, dict pprofile.ProfilesDictionary, s p
 	e.writeSampleAttrs(dict, s.AttributeIndices())
 	st.sep = sep
 	e.w.raw(`}}}`)
-	*buf = e.profDone(st.repair)
-	sink.AddProfileDocument(start, ProfileEvent, ProfilingEventsOTel, "", true)
+	return e.profDone(st.repair)
 }
 
 // writeSampleAttrs writes the sample's attributes after the profile's, and forgets their keys

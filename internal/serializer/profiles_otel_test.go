@@ -15,121 +15,8 @@ import (
 	"github.com/cespare/xxhash/v2"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pprofile"
 )
-
-// profileDoc is one document a test sink received.
-type profileDoc struct {
-	kind      ProfileDoc
-	index, id string
-	doc       string
-	repair    Repair
-}
-
-// testSink records the documents handed to it; its seen map is the ProfilesSeen.
-type testSink struct {
-	enc  *Encoder
-	buf  *[]byte
-	docs []profileDoc
-	seen map[string]bool
-	ecs  bool // the documents are ecs mode's
-}
-
-func (s *testSink) AddProfileDocument(start int, kind ProfileDoc, index, id string, dataStream bool) {
-	if dataStream == s.ecs {
-		panic("otel-mode profile documents go to data streams, ecs-mode ones to indices")
-	}
-	s.docs = append(s.docs, profileDoc{kind, index, strings.Clone(id), string((*s.buf)[start:]), s.enc.Repair()})
-}
-
-func (s *testSink) Seen(kind ProfileDoc, id string) bool {
-	k := kind.String() + "/" + id
-	if s.seen[k] {
-		return true
-	}
-	s.seen[k] = true
-	return false
-}
-
-// testProfile builds a profile of two samples on one stack of two frames, leaf first: a
-// native frame of libc with a build id, and a symbolized Go frame; the resource has host.id.
-func testProfile() (pprofile.Profiles, pprofile.ProfilesDictionary, pprofile.Profile) {
-	pd := pprofile.NewProfiles()
-	dict := pd.Dictionary()
-	strs := dict.StringTable()
-	for _, s := range []string{
-		"", "samples", "count", "cpu", "nanoseconds", "/usr/lib/libc.so.6",
-		"process.executable.build_id.htlhash", "profile.frame.type", "native", "go", "main.work", "main.go", "thread.name", "worker",
-	} {
-		strs.Append(s)
-	}
-	attrs := dict.AttributeTable()
-	attrs.AppendEmpty() // 0: none
-	kv := attrs.AppendEmpty()
-	kv.SetKeyStrindex(6)
-	kv.Value().SetStr("600dcafe600dcafe600dcafe600dcafe")
-	kv = attrs.AppendEmpty()
-	kv.SetKeyStrindex(7)
-	kv.Value().SetStr("native")
-	kv = attrs.AppendEmpty()
-	kv.SetKeyStrindex(7)
-	kv.Value().SetStr("go")
-	kv = attrs.AppendEmpty()
-	kv.SetKeyStrindex(12)
-	kv.Value().SetStr("worker")
-	dict.MappingTable().AppendEmpty()
-	m := dict.MappingTable().AppendEmpty()
-	m.SetFilenameStrindex(5)
-	m.AttributeIndices().Append(1)
-	dict.FunctionTable().AppendEmpty()
-	fn := dict.FunctionTable().AppendEmpty()
-	fn.SetNameStrindex(10)
-	fn.SetFilenameStrindex(11)
-	dict.LocationTable().AppendEmpty()
-	loc := dict.LocationTable().AppendEmpty() // 1: native, libc
-	loc.SetMappingIndex(1)
-	loc.SetAddress(0x1234)
-	loc.AttributeIndices().Append(2)
-	loc = dict.LocationTable().AppendEmpty() // 2: go, symbolized
-	loc.AttributeIndices().Append(3)
-	line := loc.Lines().AppendEmpty()
-	line.SetFunctionIndex(1)
-	line.SetLine(42)
-	dict.StackTable().AppendEmpty()
-	dict.StackTable().AppendEmpty().LocationIndices().Append(1, 2)
-
-	rp := pd.ResourceProfiles().AppendEmpty()
-	rp.Resource().Attributes().PutStr("host.id", "h-1")
-	rp.Resource().Attributes().PutStr("service.name", "svc")
-	p := rp.ScopeProfiles().AppendEmpty().Profiles().AppendEmpty()
-	p.SampleType().SetTypeStrindex(1)
-	p.SampleType().SetUnitStrindex(2)
-	p.PeriodType().SetTypeStrindex(3)
-	p.PeriodType().SetUnitStrindex(4)
-	p.SetPeriod(50_000_000) // 20 Hz
-	p.SetTime(pcommon.Timestamp(1_700_000_000_123_456_789))
-	s := p.Samples().AppendEmpty()
-	s.SetStackIndex(1)
-	s.AttributeIndices().Append(4)
-	s.TimestampsUnixNano().Append(1_700_000_000_000_000_001, 1_700_000_000_500_000_000)
-	s = p.Samples().AppendEmpty()
-	s.SetStackIndex(1)
-	s.Values().Append(3)
-	return pd, dict, p
-}
-
-func encodeProfile(t *testing.T, e *Encoder, sink *testSink, pd pprofile.Profiles, p pprofile.Profile) {
-	t.Helper()
-	var buf []byte
-	sink.enc, sink.buf = e, &buf
-	e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
-	e.AppendProfile(&buf, pd.Dictionary(), p, sink, sink)
-	require.Empty(t, e.Rejection().Reason)
-	for _, d := range sink.docs {
-		require.True(t, json.Valid([]byte(d.doc)), d.doc)
-	}
-}
 
 func TestAppendProfileDocuments(t *testing.T) {
 	pd, _, p := testProfile()
@@ -138,16 +25,16 @@ func TestAppendProfileDocuments(t *testing.T) {
 	encodeProfile(t, &e, sink, pd, p)
 	var got []string
 	for _, d := range sink.docs {
-		got = append(got, d.kind.String()+" "+d.index+" "+d.id+" "+d.doc)
+		got = append(got, d.kind.String()+" "+d.where+" "+d.id+" "+d.doc)
 	}
 	want := []string{
-		`host profiling-hosts.otel-default BhJIoC_iWRaMoeCtVQgR6Q {"@timestamp":1700000000,"resource":{"attributes":{"host.id":"h-1","service.name":"svc"}}}`,
-		`stacktrace profiling-stacktraces.otel-default TJbFxeZBUHs9aoM4AWx6bw {"@timestamp":"2023-11-14T22:13:20.123456789Z","frame.ids":"bNawjUx5R0Zs1rCNTHlHRgAAAAAAAAAqYA3K_mANyv5gDcr-YA3K_gAAAAAAABI0","frame.types":"AQsBAw"}`,
-		`stackframe profiling-stackframes.otel-default bNawjUx5R0Zs1rCNTHlHRgAAAAAAAAAq {"@timestamp":"2023-11-14T22:13:20.123456789Z","function.name":["main.work"],"function.filename":["main.go"],"line.number":[42]}`,
-		`executable profiling-executables.otel-default YA3K_mANyv5gDcr-YA3K_g {"@timestamp":1700000000,"resource":{"attributes":{"process.executable.build_id.htlhash":"YA3K_mANyv5gDcr-YA3K_g","process.executable.name":"libc.so.6"}}}`,
-		`event profiling-events-all.otel-default  {"@timestamp":"2023-11-14T22:13:20.000000001Z","stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","count":1,"sampling_frequency":20,"resource":{"attributes":{"host.id":"h-1","service.name":"svc","thread.name":"worker"}}}`,
-		`event profiling-events-all.otel-default  {"@timestamp":"2023-11-14T22:13:20.500000000Z","stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","count":1,"sampling_frequency":20,"resource":{"attributes":{"host.id":"h-1","service.name":"svc","thread.name":"worker"}}}`,
-		`event profiling-events-all.otel-default  {"@timestamp":"2023-11-14T22:13:20.123456789Z","stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","count":3,"sampling_frequency":20,"resource":{"attributes":{"host.id":"h-1","service.name":"svc"}}}`,
+		`host  BhJIoC_iWRaMoeCtVQgR6Q {"@timestamp":1700000000,"resource":{"attributes":{"host.id":"h-1","service.name":"svc"}}}`,
+		`stacktrace  TJbFxeZBUHs9aoM4AWx6bw {"@timestamp":"2023-11-14T22:13:20.123456789Z","frame.ids":"bNawjUx5R0Zs1rCNTHlHRgAAAAAAAAAqYA3K_mANyv5gDcr-YA3K_gAAAAAAABI0","frame.types":"AQsBAw"}`,
+		`stackframe  bNawjUx5R0Zs1rCNTHlHRgAAAAAAAAAq {"@timestamp":"2023-11-14T22:13:20.123456789Z","function.name":["main.work"],"function.filename":["main.go"],"line.number":[42]}`,
+		`executable  YA3K_mANyv5gDcr-YA3K_g {"@timestamp":1700000000,"resource":{"attributes":{"process.executable.build_id.htlhash":"YA3K_mANyv5gDcr-YA3K_g","process.executable.name":"libc.so.6"}}}`,
+		`event   {"@timestamp":"2023-11-14T22:13:20.000000001Z","stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","count":1,"sampling_frequency":20,"resource":{"attributes":{"host.id":"h-1","service.name":"svc","thread.name":"worker"}}}`,
+		`event   {"@timestamp":"2023-11-14T22:13:20.500000000Z","stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","count":1,"sampling_frequency":20,"resource":{"attributes":{"host.id":"h-1","service.name":"svc","thread.name":"worker"}}}`,
+		`event   {"@timestamp":"2023-11-14T22:13:20.123456789Z","stacktrace.id":"TJbFxeZBUHs9aoM4AWx6bw","count":3,"sampling_frequency":20,"resource":{"attributes":{"host.id":"h-1","service.name":"svc"}}}`,
 	}
 	assert.Equal(t, want, got)
 }
@@ -271,9 +158,9 @@ func TestValidateProfileRejections(t *testing.T) {
 				var e Encoder
 				e.SetMode(mode)
 				var buf []byte
-				sink := &testSink{seen: map[string]bool{}, enc: &e, buf: &buf, ecs: mode == ModeECS}
+				sink := &testSink{seen: map[string]bool{}, enc: &e, buf: &buf}
 				e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
-				e.AppendProfile(&buf, dict, p, sink, sink)
+				sink.encode(dict, p)
 				assert.Equal(t, tt.reason, e.Rejection().Reason, mode)
 				assert.Empty(t, buf, mode)
 				assert.Empty(t, sink.docs, mode)
@@ -309,7 +196,7 @@ func TestAppendProfileOtherModes(t *testing.T) {
 	var buf []byte
 	sink := &testSink{seen: map[string]bool{}, enc: &e, buf: &buf}
 	e.SetResource(pd.ResourceProfiles().At(0).Resource(), "")
-	e.AppendProfile(&buf, dict, p, sink, sink)
+	sink.encode(dict, p)
 	assert.Equal(t, RejectUnsupported, e.Rejection().Reason)
 	assert.Empty(t, buf)
 }

@@ -13,66 +13,6 @@ import (
 	"time"
 )
 
-var floatTests = []struct {
-	name string
-	in   float64
-	want string
-}{
-	{name: "zero", in: 0, want: "0.0"},
-	// Negative zero keeps its sign; -0.0 is valid JSON and parses back to -0.
-	{name: "negative zero", in: math.Copysign(0, -1), want: "-0.0"},
-	{name: "one", in: 1, want: "1.0"},
-	{name: "minus one and a half", in: -1.5, want: "-1.5"},
-	{name: "pi", in: math.Pi, want: "3.141592653589793"},
-	{name: "tenth", in: 0.1, want: "0.1"},
-	{name: "1e20", in: 1e20, want: "100000000000000000000.0"},
-	{name: "1e21", in: 1e21, want: "1e+21"},
-	{name: "-1e21", in: -1e21, want: "-1e+21"},
-	{name: "1e-6", in: 1e-6, want: "0.000001"},
-	{name: "1e-7", in: 1e-7, want: "1e-7"},
-	{name: "-1e-7", in: -1e-7, want: "-1e-7"},
-	{name: "1.5e-10", in: 1.5e-10, want: "1.5e-10"},
-	{name: "123456789", in: 123456789.0, want: "123456789.0"},
-	{name: "1e6 has no exponent", in: 1e6, want: "1000000.0"},
-	{name: "2^53", in: 1 << 53, want: "9007199254740992.0"},
-	{name: "max float64", in: math.MaxFloat64, want: "1.7976931348623157e+308"},
-	{name: "-max float64", in: -math.MaxFloat64, want: "-1.7976931348623157e+308"},
-	{name: "smallest normal", in: 0x1p-1022, want: "2.2250738585072014e-308"},
-	{name: "smallest denormal", in: math.SmallestNonzeroFloat64, want: "5e-324"},
-	{name: "NaN", in: math.NaN(), want: "null"},
-	{name: "+Inf", in: math.Inf(1), want: "null"},
-	{name: "-Inf", in: math.Inf(-1), want: "null"},
-
-	// RFC 8785 appendix B bit patterns. The RFC writes integral values without a fraction;
-	// we add ".0" so that Elasticsearch maps the field as a floating-point type.
-	{name: "rfc8785 0000000000000000", in: math.Float64frombits(0x0000000000000000), want: "0.0"},
-	{name: "rfc8785 8000000000000000", in: math.Float64frombits(0x8000000000000000), want: "-0.0"},
-	{name: "rfc8785 0000000000000001", in: math.Float64frombits(0x0000000000000001), want: "5e-324"},
-	{name: "rfc8785 8000000000000001", in: math.Float64frombits(0x8000000000000001), want: "-5e-324"},
-	{name: "rfc8785 7fefffffffffffff", in: math.Float64frombits(0x7fefffffffffffff), want: "1.7976931348623157e+308"},
-	{name: "rfc8785 ffefffffffffffff", in: math.Float64frombits(0xffefffffffffffff), want: "-1.7976931348623157e+308"},
-	{name: "rfc8785 4340000000000000", in: math.Float64frombits(0x4340000000000000), want: "9007199254740992.0"},
-	{name: "rfc8785 c340000000000000", in: math.Float64frombits(0xc340000000000000), want: "-9007199254740992.0"},
-	{name: "rfc8785 4430000000000000", in: math.Float64frombits(0x4430000000000000), want: "295147905179352830000.0"},
-	{name: "rfc8785 44b52d02c7e14af5", in: math.Float64frombits(0x44b52d02c7e14af5), want: "9.999999999999997e+22"},
-	{name: "rfc8785 44b52d02c7e14af6", in: math.Float64frombits(0x44b52d02c7e14af6), want: "1e+23"},
-	{name: "rfc8785 44b52d02c7e14af7", in: math.Float64frombits(0x44b52d02c7e14af7), want: "1.0000000000000001e+23"},
-	{name: "rfc8785 444b1ae4d6e2ef4e", in: math.Float64frombits(0x444b1ae4d6e2ef4e), want: "999999999999999700000.0"},
-	{name: "rfc8785 444b1ae4d6e2ef4f", in: math.Float64frombits(0x444b1ae4d6e2ef4f), want: "999999999999999900000.0"},
-	{name: "rfc8785 444b1ae4d6e2ef50", in: math.Float64frombits(0x444b1ae4d6e2ef50), want: "1e+21"},
-	{name: "rfc8785 3eb0c6f7a0b5ed8c", in: math.Float64frombits(0x3eb0c6f7a0b5ed8c), want: "9.999999999999997e-7"},
-	{name: "rfc8785 3eb0c6f7a0b5ed8d", in: math.Float64frombits(0x3eb0c6f7a0b5ed8d), want: "0.000001"},
-	{name: "rfc8785 41b3de4355555553", in: math.Float64frombits(0x41b3de4355555553), want: "333333333.3333332"},
-	{name: "rfc8785 41b3de4355555554", in: math.Float64frombits(0x41b3de4355555554), want: "333333333.33333325"},
-	{name: "rfc8785 41b3de4355555555", in: math.Float64frombits(0x41b3de4355555555), want: "333333333.3333333"},
-	{name: "rfc8785 41b3de4355555556", in: math.Float64frombits(0x41b3de4355555556), want: "333333333.3333334"},
-	{name: "rfc8785 41b3de4355555557", in: math.Float64frombits(0x41b3de4355555557), want: "333333333.33333343"},
-	{name: "rfc8785 becbf647612f3696", in: math.Float64frombits(0xbecbf647612f3696), want: "-0.0000033333333333333333"},
-	{name: "rfc8785 43143ff3c1cb0959", in: math.Float64frombits(0x43143ff3c1cb0959), want: "1424953923781206.2"},
-	{name: "rfc8785 NaN bits", in: math.Float64frombits(0x7fffffffffffffff), want: "null"},
-	{name: "rfc8785 +Inf bits", in: math.Float64frombits(0x7ff0000000000000), want: "null"},
-}
-
 func TestAppendFloat(t *testing.T) {
 	for _, tt := range floatTests {
 		t.Run(tt.name, func(t *testing.T) {

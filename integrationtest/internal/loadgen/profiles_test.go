@@ -24,33 +24,40 @@ type profileSink struct {
 	seen   map[string]bool
 	counts map[serializer.ProfileDoc]int
 	docs   map[serializer.ProfileDoc][]map[string]any
-	index  map[serializer.ProfileDoc]string
 }
 
 func newProfileSink(buf *[]byte) *profileSink {
 	return &profileSink{
 		buf: buf, seen: map[string]bool{}, counts: map[serializer.ProfileDoc]int{},
-		docs: map[serializer.ProfileDoc][]map[string]any{}, index: map[serializer.ProfileDoc]string{},
+		docs: map[serializer.ProfileDoc][]map[string]any{},
 	}
 }
 
-func (s *profileSink) AddProfileDocument(start int, kind serializer.ProfileDoc, index, _ string, _ bool) {
-	var doc map[string]any
-	if err := json.Unmarshal((*s.buf)[start:], &doc); err != nil {
-		panic(err)
+// encode appends the documents of profile p as the pipeline does: every event, and each
+// content-addressed document not seen yet.
+func (s *profileSink) encode(enc *serializer.Encoder, dict pprofile.ProfilesDictionary, p pprofile.Profile) {
+	enc.BeginProfile(dict, p)
+	for {
+		d, ok := enc.NextProfileDocument()
+		if !ok {
+			return
+		}
+		if d.Kind != serializer.ProfileEvent {
+			key := d.Kind.String() + "/" + d.ID
+			if s.seen[key] {
+				continue
+			}
+			s.seen[key] = true
+		}
+		start := len(*s.buf)
+		*s.buf = enc.AppendProfileDocument(*s.buf)
+		var doc map[string]any
+		if err := json.Unmarshal((*s.buf)[start:], &doc); err != nil {
+			panic(err)
+		}
+		s.counts[d.Kind]++
+		s.docs[d.Kind] = append(s.docs[d.Kind], doc)
 	}
-	s.counts[kind]++
-	s.docs[kind] = append(s.docs[kind], doc)
-	s.index[kind] = index
-}
-
-func (s *profileSink) Seen(kind serializer.ProfileDoc, id string) bool {
-	key := kind.String() + "/" + id
-	if s.seen[key] {
-		return true
-	}
-	s.seen[key] = true
-	return false
 }
 
 // encodeProfiles encodes every profile of the requests in the mode as the exporter does, one
@@ -72,7 +79,7 @@ func encodeProfiles(t *testing.T, mode serializer.Mode, requests []pprofile.Prof
 				for k := range ps.Len() {
 					reason, err := serializer.ValidateProfile(pd.Dictionary(), ps.At(k))
 					require.NoError(t, err, reason)
-					enc.AppendProfile(&buf, pd.Dictionary(), ps.At(k), s, s)
+					s.encode(&enc, pd.Dictionary(), ps.At(k))
 					require.Empty(t, enc.Rejection().Reason, "mode %s", mode)
 				}
 			}

@@ -10,6 +10,9 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,8 +23,10 @@ import (
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 	"go.opentelemetry.io/collector/exporter/exportertest"
+	"go.opentelemetry.io/collector/exporter/xexporter"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/pprofile"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.uber.org/goleak"
 
@@ -29,6 +34,7 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 	"github.com/otelcol-es/elasticsearchexporter/internal/lab/benchdata"
 	"github.com/otelcol-es/elasticsearchexporter/internal/lab/bulksink"
+	"github.com/otelcol-es/elasticsearchexporter/internal/profilecache"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
@@ -88,9 +94,21 @@ const benchmarkMetricIndex = "metrics-generic.otel-default"
 
 var benchmarkMetricStream = serializer.DataStream{Type: "metrics", Dataset: "generic", Namespace: "default"}
 
-type discardProfilesSink struct{}
-
-func (discardProfilesSink) AddProfileDocument(int, serializer.ProfileDoc, string, string, bool) {}
+// appendProfile appends the documents of profile p to buf as the pipeline does: every event,
+// and each content-addressed document that seen has not had.
+func appendProfile(e *serializer.Encoder, buf []byte, dict pprofile.ProfilesDictionary, p pprofile.Profile, seen *profilecache.Cache) []byte {
+	e.BeginProfile(dict, p)
+	for {
+		d, ok := e.NextProfileDocument()
+		if !ok {
+			return buf
+		}
+		if d.Kind != serializer.ProfileEvent && seen.Seen(d.Kind, d.ID) {
+			continue
+		}
+		buf = e.AppendProfileDocument(buf)
+	}
+}
 
 // benchmarkConfig is the default config pointed at url, with the sending queue off so that
 // each Consume call pushes synchronously, short retry waits, and gzip at level 1 (the
@@ -190,4 +208,167 @@ func processSink(tb testing.TB) string {
 func bulkSink(tb testing.TB) string {
 	tb.Helper()
 	return fakees.New(tb).URL
+}
+
+// binDir is the folder, made by TestMain and removed when the tests end, into which
+// sinkBinary builds cmd/bulksink.
+var binDir string
+
+// sinkBinary builds cmd/bulksink into binDir, once per test binary and only when a benchmark
+// asks for the sink (TestBenchmarkData does not), and returns its path. It runs the go command
+// on PATH, or $GO: `go test` puts the go command it was started with first on PATH. The
+// test binary runs in this package's folder (go test and scripts/bench-compare.sh both start
+// it there), so ../cmd/bulksink is the sink of the same tree.
+var sinkBinary = sync.OnceValues(func() (string, error) {
+	gocmd := os.Getenv("GO")
+	if gocmd == "" {
+		gocmd = "go"
+	}
+	bin := filepath.Join(binDir, "bulksink")
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	out, err := exec.Command(gocmd, "build", "-o", bin, "../cmd/bulksink").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build ../cmd/bulksink: %w\n%s", err, out)
+	}
+	return bin, nil
+})
+
+var benchmarkSignals = []benchmarkSignal{
+	{
+		name:      "logs",
+		data:      func(n int) any { return benchmarkLogs(n) },
+		realistic: func(g *benchdata.Realistic, n int) any { return g.Logs(n) },
+		create: func(tb testing.TB, url string) any {
+			tb.Helper()
+			exp, err := elasticsearchexporter.NewFactory().CreateLogs(context.Background(), benchmarkSettings(), benchmarkConfig(url))
+			require.NoError(tb, err)
+			startBenchmarkExporter(tb, exp)
+			return exp
+		},
+		push: func(ctx context.Context, exp, data any) error {
+			return exp.(interface {
+				ConsumeLogs(context.Context, plog.Logs) error
+			}).ConsumeLogs(ctx, data.(plog.Logs))
+		},
+		encode: func(e *serializer.Encoder, buf []byte, data any) []byte {
+			for _, rl := range data.(plog.Logs).ResourceLogs().All() {
+				e.SetResource(rl.Resource(), rl.SchemaUrl())
+				for _, sl := range rl.ScopeLogs().All() {
+					e.SetScope(sl.Scope(), sl.SchemaUrl())
+					for _, r := range sl.LogRecords().All() {
+						buf = e.AppendLog(buf, r, benchmarkLogsStream)
+					}
+				}
+			}
+			return buf
+		},
+		otlpJSON:       func(data any) ([]byte, error) { return (&plog.JSONMarshaler{}).MarshalLogs(data.(plog.Logs)) },
+		otlpProto:      func(data any) ([]byte, error) { return (&plog.ProtoMarshaler{}).MarshalLogs(data.(plog.Logs)) },
+		docBytes:       375,
+		realisticBytes: 1300,
+	},
+	{
+		name:      "spans",
+		data:      func(n int) any { return benchmarkTraces(n) },
+		realistic: func(g *benchdata.Realistic, n int) any { return g.Traces(n) },
+		create: func(tb testing.TB, url string) any {
+			tb.Helper()
+			exp, err := elasticsearchexporter.NewFactory().CreateTraces(context.Background(), benchmarkSettings(), benchmarkConfig(url))
+			require.NoError(tb, err)
+			startBenchmarkExporter(tb, exp)
+			return exp
+		},
+		push: func(ctx context.Context, exp, data any) error {
+			return exp.(interface {
+				ConsumeTraces(context.Context, ptrace.Traces) error
+			}).ConsumeTraces(ctx, data.(ptrace.Traces))
+		},
+		encode: func(e *serializer.Encoder, buf []byte, data any) []byte {
+			for _, rs := range data.(ptrace.Traces).ResourceSpans().All() {
+				e.SetResource(rs.Resource(), rs.SchemaUrl())
+				for _, ss := range rs.ScopeSpans().All() {
+					e.SetScope(ss.Scope(), ss.SchemaUrl())
+					for _, s := range ss.Spans().All() {
+						buf = e.AppendSpan(buf, s, benchmarkTracesStream)
+					}
+				}
+			}
+			return buf
+		},
+		otlpJSON:       func(data any) ([]byte, error) { return (&ptrace.JSONMarshaler{}).MarshalTraces(data.(ptrace.Traces)) },
+		otlpProto:      func(data any) ([]byte, error) { return (&ptrace.ProtoMarshaler{}).MarshalTraces(data.(ptrace.Traces)) },
+		docBytes:       375,
+		realisticBytes: 1200,
+	},
+	{
+		name:      "metrics",
+		data:      func(n int) any { return benchmarkMetrics(n) },
+		realistic: func(g *benchdata.Realistic, n int) any { return g.Metrics(n) },
+		create: func(tb testing.TB, url string) any {
+			tb.Helper()
+			exp, err := elasticsearchexporter.NewFactory().CreateMetrics(context.Background(), benchmarkSettings(), benchmarkConfig(url))
+			require.NoError(tb, err)
+			startBenchmarkExporter(tb, exp)
+			return exp
+		},
+		push: func(ctx context.Context, exp, data any) error {
+			return exp.(interface {
+				ConsumeMetrics(context.Context, pmetric.Metrics) error
+			}).ConsumeMetrics(ctx, data.(pmetric.Metrics))
+		},
+		encode: func(e *serializer.Encoder, buf []byte, data any) []byte {
+			buf, _ = benchdata.AppendMetrics(e, buf, data.(pmetric.Metrics), benchmarkMetricIndex, benchmarkMetricStream, nil)
+			return buf
+		},
+		otlpJSON: func(data any) ([]byte, error) {
+			return (&pmetric.JSONMarshaler{}).MarshalMetrics(data.(pmetric.Metrics))
+		},
+		otlpProto: func(data any) ([]byte, error) {
+			return (&pmetric.ProtoMarshaler{}).MarshalMetrics(data.(pmetric.Metrics))
+		},
+		docBytes:       375,
+		realisticBytes: 1050,
+	},
+	{
+		// One profile of n samples, each one event; its stacks, frames, executables and host
+		// are written by the first push only, as in a steady stream (the serializer's runs
+		// likewise remember what they wrote).
+		name: "profiles",
+		data: func(n int) any { return benchdata.Profiles(n) },
+		create: func(tb testing.TB, url string) any {
+			tb.Helper()
+			exp, err := elasticsearchexporter.NewFactory().(xexporter.Factory).CreateProfiles(context.Background(), benchmarkSettings(), benchmarkConfig(url))
+			require.NoError(tb, err)
+			startBenchmarkExporter(tb, exp)
+			return exp
+		},
+		push: func(ctx context.Context, exp, data any) error {
+			return exp.(interface {
+				ConsumeProfiles(context.Context, pprofile.Profiles) error
+			}).ConsumeProfiles(ctx, data.(pprofile.Profiles))
+		},
+		encode: func(e *serializer.Encoder, buf []byte, data any) []byte {
+			pd := data.(pprofile.Profiles)
+			seen := benchmarkProfilesSeen(e)
+			for _, rp := range pd.ResourceProfiles().All() {
+				e.SetResource(rp.Resource(), rp.SchemaUrl())
+				for _, sp := range rp.ScopeProfiles().All() {
+					e.SetScope(sp.Scope(), sp.SchemaUrl())
+					for _, p := range sp.Profiles().All() {
+						buf = appendProfile(e, buf, pd.Dictionary(), p, seen)
+					}
+				}
+			}
+			return buf
+		},
+		otlpJSON: func(data any) ([]byte, error) {
+			return (&pprofile.JSONMarshaler{}).MarshalProfiles(data.(pprofile.Profiles))
+		},
+		otlpProto: func(data any) ([]byte, error) {
+			return (&pprofile.ProtoMarshaler{}).MarshalProfiles(data.(pprofile.Profiles))
+		},
+		docBytes: 200,
+	},
 }

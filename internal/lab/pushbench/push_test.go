@@ -12,14 +12,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/exporter/xexporter"
-	"go.opentelemetry.io/collector/pdata/plog"
-	"go.opentelemetry.io/collector/pdata/pmetric"
-	"go.opentelemetry.io/collector/pdata/pprofile"
-	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/otelcol-es/elasticsearchexporter"
-	"github.com/otelcol-es/elasticsearchexporter/internal/lab/benchdata"
 	"github.com/otelcol-es/elasticsearchexporter/internal/lab/cputime"
 	"github.com/otelcol-es/elasticsearchexporter/internal/profilecache"
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
@@ -39,150 +32,12 @@ var (
 	benchmarkTracesStream = serializer.DataStream{Type: "traces", Dataset: "generic", Namespace: "default"}
 )
 
-var benchmarkSignals = []benchmarkSignal{
-	{
-		name:      "logs",
-		data:      func(n int) any { return benchmarkLogs(n) },
-		realistic: func(g *benchdata.Realistic, n int) any { return g.Logs(n) },
-		create: func(tb testing.TB, url string) any {
-			tb.Helper()
-			exp, err := elasticsearchexporter.NewFactory().CreateLogs(context.Background(), benchmarkSettings(), benchmarkConfig(url))
-			require.NoError(tb, err)
-			startBenchmarkExporter(tb, exp)
-			return exp
-		},
-		push: func(ctx context.Context, exp, data any) error {
-			return exp.(interface {
-				ConsumeLogs(context.Context, plog.Logs) error
-			}).ConsumeLogs(ctx, data.(plog.Logs))
-		},
-		encode: func(e *serializer.Encoder, buf []byte, data any) []byte {
-			for _, rl := range data.(plog.Logs).ResourceLogs().All() {
-				e.SetResource(rl.Resource(), rl.SchemaUrl())
-				for _, sl := range rl.ScopeLogs().All() {
-					e.SetScope(sl.Scope(), sl.SchemaUrl())
-					for _, r := range sl.LogRecords().All() {
-						buf = e.AppendLog(buf, r, benchmarkLogsStream)
-					}
-				}
-			}
-			return buf
-		},
-		otlpJSON:       func(data any) ([]byte, error) { return (&plog.JSONMarshaler{}).MarshalLogs(data.(plog.Logs)) },
-		otlpProto:      func(data any) ([]byte, error) { return (&plog.ProtoMarshaler{}).MarshalLogs(data.(plog.Logs)) },
-		docBytes:       375,
-		realisticBytes: 1300,
-	},
-	{
-		name:      "spans",
-		data:      func(n int) any { return benchmarkTraces(n) },
-		realistic: func(g *benchdata.Realistic, n int) any { return g.Traces(n) },
-		create: func(tb testing.TB, url string) any {
-			tb.Helper()
-			exp, err := elasticsearchexporter.NewFactory().CreateTraces(context.Background(), benchmarkSettings(), benchmarkConfig(url))
-			require.NoError(tb, err)
-			startBenchmarkExporter(tb, exp)
-			return exp
-		},
-		push: func(ctx context.Context, exp, data any) error {
-			return exp.(interface {
-				ConsumeTraces(context.Context, ptrace.Traces) error
-			}).ConsumeTraces(ctx, data.(ptrace.Traces))
-		},
-		encode: func(e *serializer.Encoder, buf []byte, data any) []byte {
-			for _, rs := range data.(ptrace.Traces).ResourceSpans().All() {
-				e.SetResource(rs.Resource(), rs.SchemaUrl())
-				for _, ss := range rs.ScopeSpans().All() {
-					e.SetScope(ss.Scope(), ss.SchemaUrl())
-					for _, s := range ss.Spans().All() {
-						buf = e.AppendSpan(buf, s, benchmarkTracesStream)
-					}
-				}
-			}
-			return buf
-		},
-		otlpJSON:       func(data any) ([]byte, error) { return (&ptrace.JSONMarshaler{}).MarshalTraces(data.(ptrace.Traces)) },
-		otlpProto:      func(data any) ([]byte, error) { return (&ptrace.ProtoMarshaler{}).MarshalTraces(data.(ptrace.Traces)) },
-		docBytes:       375,
-		realisticBytes: 1200,
-	},
-	{
-		name:      "metrics",
-		data:      func(n int) any { return benchmarkMetrics(n) },
-		realistic: func(g *benchdata.Realistic, n int) any { return g.Metrics(n) },
-		create: func(tb testing.TB, url string) any {
-			tb.Helper()
-			exp, err := elasticsearchexporter.NewFactory().CreateMetrics(context.Background(), benchmarkSettings(), benchmarkConfig(url))
-			require.NoError(tb, err)
-			startBenchmarkExporter(tb, exp)
-			return exp
-		},
-		push: func(ctx context.Context, exp, data any) error {
-			return exp.(interface {
-				ConsumeMetrics(context.Context, pmetric.Metrics) error
-			}).ConsumeMetrics(ctx, data.(pmetric.Metrics))
-		},
-		encode: func(e *serializer.Encoder, buf []byte, data any) []byte {
-			buf, _ = benchdata.AppendMetrics(e, buf, data.(pmetric.Metrics), benchmarkMetricIndex, benchmarkMetricStream, nil)
-			return buf
-		},
-		otlpJSON: func(data any) ([]byte, error) {
-			return (&pmetric.JSONMarshaler{}).MarshalMetrics(data.(pmetric.Metrics))
-		},
-		otlpProto: func(data any) ([]byte, error) {
-			return (&pmetric.ProtoMarshaler{}).MarshalMetrics(data.(pmetric.Metrics))
-		},
-		docBytes:       375,
-		realisticBytes: 1050,
-	},
-	{
-		// One profile of n samples, each one event; its stacks, frames, executables and host
-		// are written by the first push only, as in a steady stream (the serializer's runs
-		// likewise remember what they wrote).
-		name: "profiles",
-		data: func(n int) any { return benchdata.Profiles(n) },
-		create: func(tb testing.TB, url string) any {
-			tb.Helper()
-			exp, err := elasticsearchexporter.NewFactory().(xexporter.Factory).CreateProfiles(context.Background(), benchmarkSettings(), benchmarkConfig(url))
-			require.NoError(tb, err)
-			startBenchmarkExporter(tb, exp)
-			return exp
-		},
-		push: func(ctx context.Context, exp, data any) error {
-			return exp.(interface {
-				ConsumeProfiles(context.Context, pprofile.Profiles) error
-			}).ConsumeProfiles(ctx, data.(pprofile.Profiles))
-		},
-		encode: func(e *serializer.Encoder, buf []byte, data any) []byte {
-			pd := data.(pprofile.Profiles)
-			seen := benchmarkProfilesSeen(e)
-			for _, rp := range pd.ResourceProfiles().All() {
-				e.SetResource(rp.Resource(), rp.SchemaUrl())
-				for _, sp := range rp.ScopeProfiles().All() {
-					e.SetScope(sp.Scope(), sp.SchemaUrl())
-					for _, p := range sp.Profiles().All() {
-						e.AppendProfile(&buf, pd.Dictionary(), p, seen, discardProfilesSink{})
-					}
-				}
-			}
-			return buf
-		},
-		otlpJSON: func(data any) ([]byte, error) {
-			return (&pprofile.JSONMarshaler{}).MarshalProfiles(data.(pprofile.Profiles))
-		},
-		otlpProto: func(data any) ([]byte, error) {
-			return (&pprofile.ProtoMarshaler{}).MarshalProfiles(data.(pprofile.Profiles))
-		},
-		docBytes: 200,
-	},
-}
-
 // benchmarkProfilesSeen returns the record of profiling documents written by encoder e's
 // benchmark runs: each encoder has its own, so that its first run writes every document.
-var benchmarkProfilesSeen = func() func(e *serializer.Encoder) serializer.ProfilesSeen {
+var benchmarkProfilesSeen = func() func(e *serializer.Encoder) *profilecache.Cache {
 	var mu sync.Mutex
 	caches := map[*serializer.Encoder]*profilecache.Cache{}
-	return func(e *serializer.Encoder) serializer.ProfilesSeen {
+	return func(e *serializer.Encoder) *profilecache.Cache {
 		mu.Lock()
 		defer mu.Unlock()
 		c, ok := caches[e]

@@ -16,7 +16,7 @@ import (
 const (
 	queueSizer        = "bytes"
 	queueSize         = 20 << 20
-	queueNumConsumers = 32
+	queueNumConsumers = 10
 	batchMinSize      = 0
 	batchMaxSize      = 5_000_000
 	batchFlush        = "10s"
@@ -48,8 +48,9 @@ func freePorts() (ports, error) {
 // (verbosity basic) behind the Elasticsearch exporter's sending_queue settings.
 //
 // extra, when not empty, is YAML added to the Elasticsearch or otlphttp exporter's settings
-// (each line indented under it), to measure other settings than the defaults.
-func collectorConfig(p ports, exporter, sinkURL, extra string) string {
+// (each line indented under it), to measure other settings than the defaults. limiter, when
+// not empty, is the YAML of a memory_limiter processor put in every pipeline.
+func collectorConfig(p ports, exporter, sinkURL, extra, limiter string) string {
 	var exp string
 	switch exporter {
 	case exporterES, exporterOTLPHTTP:
@@ -79,12 +80,23 @@ func collectorConfig(p ports, exporter, sinkURL, extra string) string {
 	default:
 		panic("unknown exporter " + exporter)
 	}
+	var procs, inPipeline string
+	if limiter != "" {
+		var b strings.Builder
+		b.WriteString("processors:\n  memory_limiter:\n")
+		for line := range strings.SplitSeq(strings.TrimRight(limiter, "\n"), "\n") {
+			if line != "" {
+				b.WriteString("    " + line + "\n")
+			}
+		}
+		procs, inPipeline = b.String(), "      processors: [memory_limiter]\n"
+	}
 	return `receivers:
   otlp:
     protocols:
       http:
         endpoint: 127.0.0.1:` + strconv.Itoa(p.otlp) + `
-exporters:
+` + procs + `exporters:
 ` + exp + `extensions:
   pprof:
     endpoint: 127.0.0.1:` + strconv.Itoa(p.pprof) + `
@@ -101,12 +113,12 @@ service:
   pipelines:
     logs:
       receivers: [otlp]
-      exporters: [` + exporter + `]
+` + inPipeline + `      exporters: [` + exporter + `]
     traces:
       receivers: [otlp]
-      exporters: [` + exporter + `]
+` + inPipeline + `      exporters: [` + exporter + `]
     metrics:
       receivers: [otlp]
-      exporters: [` + exporter + `]
+` + inPipeline + `      exporters: [` + exporter + `]
 `
 }

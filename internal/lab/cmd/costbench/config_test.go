@@ -5,6 +5,7 @@ package main
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,17 +39,24 @@ func TestQueueDefaults(t *testing.T) {
 }
 
 func TestCollectorConfigExtra(t *testing.T) {
-	cfg := collectorConfig(ports{1, 2, 3}, "elasticsearch", "http://127.0.0.1:9", "sending_queue:\n  queue_size: 40\n")
+	cfg := collectorConfig(ports{1, 2, 3}, "elasticsearch", "http://127.0.0.1:9", "sending_queue:\n  queue_size: 40\n", "")
 	assert.Contains(t, cfg, "  elasticsearch:\n    endpoint: http://127.0.0.1:9\n    sending_queue:\n      queue_size: 40\nextensions:\n")
-	assert.NotContains(t, collectorConfig(ports{1, 2, 3}, "elasticsearch", "http://127.0.0.1:9", ""), "sending_queue")
+	assert.NotContains(t, collectorConfig(ports{1, 2, 3}, "elasticsearch", "http://127.0.0.1:9", "", ""), "sending_queue")
 }
 
 func TestCollectorConfigOTLPHTTP(t *testing.T) {
-	cfg := collectorConfig(ports{1, 2, 3}, exporterOTLPHTTP, "http://127.0.0.1:9", "")
+	cfg := collectorConfig(ports{1, 2, 3}, exporterOTLPHTTP, "http://127.0.0.1:9", "", "")
 	assert.Contains(t, cfg, "exporters:\n  otlphttp:\n    endpoint: http://127.0.0.1:9\nextensions:\n", "the defaults: the endpoint only")
 	assert.Contains(t, cfg, "      exporters: [otlphttp]\n")
-	blocking := collectorConfig(ports{1, 2, 3}, exporterOTLPHTTP, "http://127.0.0.1:9", blockOnOverflow)
+	blocking := collectorConfig(ports{1, 2, 3}, exporterOTLPHTTP, "http://127.0.0.1:9", blockOnOverflow, "")
 	assert.Contains(t, blocking, "  otlphttp:\n    endpoint: http://127.0.0.1:9\n    sending_queue:\n      block_on_overflow: true\nextensions:\n")
+}
+
+func TestCollectorConfigMemoryLimiter(t *testing.T) {
+	cfg := collectorConfig(ports{1, 2, 3}, exporterES, "http://127.0.0.1:9", "", "check_interval: 1s\nlimit_mib: 400\n")
+	assert.Contains(t, cfg, "processors:\n  memory_limiter:\n    check_interval: 1s\n    limit_mib: 400\nexporters:\n")
+	assert.Equal(t, 3, strings.Count(cfg, "      receivers: [otlp]\n      processors: [memory_limiter]\n      exporters: [elasticsearch]\n"))
+	assert.NotContains(t, collectorConfig(ports{1, 2, 3}, exporterES, "http://127.0.0.1:9", "", ""), "processors")
 }
 
 // TestSinkCounters keeps the counters that a run reads the same in both sinks' stats.

@@ -8,6 +8,7 @@ import (
 	"compress/gzip"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"encoding/pem"
 	"io"
 	"net/http"
@@ -19,8 +20,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/fakees"
 )
 
+// The proxy holds each request for the delay and passes it on as it came, to a recorder in
+// front of the fake Elasticsearch that keeps what reached it (the gzipped body as it was sent)
+// and lets the fake answer.
 func TestDelayProxy(t *testing.T) {
 	type seen struct {
 		method, uri string
@@ -28,13 +34,13 @@ func TestDelayProxy(t *testing.T) {
 		body        []byte
 	}
 	got := make(chan seen, 1)
+	es := fakees.New(t)
 	node := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, err := io.ReadAll(r.Body)
 		assert.NoError(t, err)
 		got <- seen{r.Method, r.RequestURI, r.Header.Clone(), b}
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("X-Elastic-Product", "Elasticsearch")
-		_, _ = w.Write([]byte(`{"errors":false,"items":[]}`))
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		es.Config.Handler.ServeHTTP(w, r)
 	}))
 	defer node.Close()
 
@@ -56,7 +62,7 @@ func TestDelayProxy(t *testing.T) {
 
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
-	_, _ = zw.Write([]byte("{\"create\":{}}\n{\"body\":\"x\"}\n"))
+	_, _ = zw.Write([]byte("{\"create\":{\"_index\":\"logs-a\"}}\n{\"body\":\"x\"}\n"))
 	require.NoError(t, zw.Close())
 	body := gz.Bytes()
 
@@ -77,7 +83,14 @@ func TestDelayProxy(t *testing.T) {
 
 		assert.GreaterOrEqual(t, took, delay, "the round trip through the proxy takes at least the delay")
 		assert.Equal(t, http.StatusOK, resp.StatusCode)
-		assert.JSONEq(t, `{"errors":false,"items":[]}`, string(answer))
+		var decoded struct {
+			Errors bool
+			Items  []map[string]struct{ Status int }
+		}
+		require.NoError(t, json.Unmarshal(answer, &decoded), "%s", answer)
+		assert.False(t, decoded.Errors)
+		require.Len(t, decoded.Items, 1, "%s", answer)
+		assert.Equal(t, http.StatusCreated, decoded.Items[0]["create"].Status)
 		assert.Equal(t, "Elasticsearch", resp.Header.Get("X-Elastic-Product"))
 
 		s := <-got
@@ -90,18 +103,18 @@ func TestDelayProxy(t *testing.T) {
 		assert.Equal(t, "application/json", s.header.Get("Content-Type"))
 		assert.Empty(t, s.header.Get("X-Forwarded-For"), "no header of the proxy's own")
 	}
+	assert.Len(t, es.Accepted(), 2, "the node stored the document of each request")
 }
 
+// Without a delay the proxy passes the node's answer on at once, its status too.
 func TestDelayProxyNoDelay(t *testing.T) {
-	node := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.WriteHeader(http.StatusAccepted)
-	}))
-	defer node.Close()
+	node := fakees.NewTLS(t)
+	node.RootStatus = http.StatusForbidden
 	p, err := newDelayProxy(node.URL, node.Client().Transport.(*http.Transport).TLSClientConfig, 0)
 	require.NoError(t, err)
 	defer p.Close()
 	resp, err := p.srv.Client().Get(p.URL() + "/")
 	require.NoError(t, err)
 	_ = resp.Body.Close()
-	assert.Equal(t, http.StatusAccepted, resp.StatusCode)
+	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
 }

@@ -82,8 +82,11 @@ type options struct {
 	ceiling                        time.Duration
 	maxBusy                        float64
 	exporterConfig                 string // YAML added to the exporter's settings; empty: the defaults
-	force                          bool
-	corpus                         string
+	// goMemLimit is the collector's GOMEMLIMIT (empty: none); memoryLimiter the settings of a
+	// memory_limiter processor in its pipelines (empty: no processor).
+	goMemLimit, memoryLimiter string
+	force                     bool
+	corpus                    string
 	// esEnv is the env file of a real node (scripts/es.sh): when set, the runs of realNode
 	// replace the stand-in's.
 	esEnv, templates string
@@ -128,6 +131,8 @@ func main() {
 	flag.Float64Var(&o.maxBusy, "max-busy", 0.3, "refuse to start when other processes keep more than this many CPUs busy (measured over 3 s)")
 	flag.BoolVar(&o.force, "force", false, "start even when the machine is busy (the results say so)")
 	flag.StringVar(&o.exporterConfig, "exporter-config", "", `YAML added under the Elasticsearch exporter, "\n" between lines, e.g. "sending_queue:\n  queue_size: 40" (default: none, the exporter's defaults)`)
+	flag.StringVar(&o.goMemLimit, "gomemlimit", "", "the collector's GOMEMLIMIT, e.g. 410MiB (default: none)")
+	flag.StringVar(&o.memoryLimiter, "memory-limiter", "", `settings of a memory_limiter processor put in the collector's pipelines, "\n" between lines, e.g. "check_interval: 1s\nlimit_mib: 410\nspike_limit_mib: 102" (default: no processor)`)
 	flag.StringVar(&o.corpus, "corpus", corpusRealistic, "records to send: "+corpusRealistic+" (production-like entropy, benchdata.Realistic) or "+corpusUniform+" (the push benchmarks' small uniform records, the best case)")
 	flag.StringVar(&o.esEnv, "es-env", "", "env file of a real Elasticsearch node (scripts/es.sh start writes .es/env): measure the collector and the node's own CPU at every size of -records and -sizes, instead of the stand-in runs")
 	flag.StringVar(&o.templates, "templates", "integrationtest/internal/estest/templates", "with -es-env: the folder of the otel stand-in index templates, put where the node lacks the built-in ones (as the demo does)")
@@ -153,6 +158,7 @@ func main() {
 	}
 	o.signals = strings.Split(signals, ",")
 	o.exporterConfig = strings.ReplaceAll(o.exporterConfig, `\n`, "\n")
+	o.memoryLimiter = strings.ReplaceAll(o.memoryLimiter, `\n`, "\n")
 	var err error
 	if o.records, err = parseRecords(records); err != nil {
 		fmt.Fprintln(os.Stderr, "costbench: -records:", err)
@@ -239,6 +245,7 @@ func run(o options) error {
 		rep.ExporterConfig = o.exporterConfig
 		fmt.Printf("WARNING: not the defaults: the exporter's settings add\n%s\n", o.exporterConfig)
 	}
+	rep.GoMemLimit, rep.MemoryLimiter = o.goMemLimit, o.memoryLimiter
 
 	if o.esEnv != "" {
 		return runRealNode(o, &rep, collectorCPUs)

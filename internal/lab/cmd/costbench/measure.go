@@ -136,7 +136,7 @@ func measureRun(o options, sp runSpec, cpus string) (result, []byte, error) {
 		name += "-" + sp.tag
 	}
 	cfgPath := filepath.Join(o.out, name+".yaml")
-	if err = os.WriteFile(cfgPath, []byte(collectorConfig(p, sp.exporter, sp.sinkURL, sp.conn+strings.ReplaceAll(sp.settings, `\n`, "\n"))), 0o600); err != nil {
+	if err = os.WriteFile(cfgPath, []byte(collectorConfig(p, sp.exporter, sp.sinkURL, sp.conn+strings.ReplaceAll(sp.settings, `\n`, "\n"), o.memoryLimiter)), 0o600); err != nil {
 		return r, nil, err
 	}
 	logf, err := os.Create(filepath.Join(o.out, name+".log"))
@@ -150,6 +150,9 @@ func measureRun(o options, sp runSpec, cpus string) (result, []byte, error) {
 	}
 	cmd := withCPUs(cpus, bin, "--config", cfgPath)
 	cmd.Env = append(os.Environ(), "GOMAXPROCS=2")
+	if o.goMemLimit != "" {
+		cmd.Env = append(cmd.Env, "GOMEMLIMIT="+o.goMemLimit)
+	}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err = cmd.Start(); err != nil {
 		return r, nil, err
@@ -240,6 +243,16 @@ func measureRun(o options, sp runSpec, cpus string) (result, []byte, error) {
 		r.LastFailure = *msg
 		fmt.Printf("%s: %d requests failed in the window, the last with: %s\n", label, r.Failures, *msg)
 	}
+
+	heapPath := filepath.Join(o.out, name+".heap.pprof")
+	if err = takeHeapProfile(p.pprof, heapPath); err != nil {
+		return r, nil, err
+	}
+	h, err := splitHeapFile(heapPath)
+	if err != nil {
+		return r, nil, err
+	}
+	r.HeapProfile, r.HeapLiveMiB, r.ExporterHeapMiB = heapPath, h.Live/(1<<20), h.Exporter/(1<<20)
 
 	var body []byte
 	if sp.capture && sp.sinkURL != "" {

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,6 +20,7 @@ func TestPrintReport(t *testing.T) {
 			Signal: "logs", Exporter: "elasticsearch", WindowSeconds: 10, Records: 5_000_000, Documents: 5_000_000,
 			DocsPerSec: 500_000, CollectorCPU: 10, CPUPerMillion: 2, SinkCPU: 1, GeneratorCPU: 0.5,
 			BodyBytesPerDoc: 9.5, RawBytesPerDoc: 480, RSSMeanMiB: 100, HWMMiB: 120, GrowthMiBPerMin: 0.5,
+			HeapLiveMiB: 90, ExporterHeapMiB: 40,
 			Split:   &split{Total: 10, Parts: map[string]float64{partExporter: 5, partReceiver: 2, partGC: 1, partRest: 1, partExporterHelp: 1}, UnderPush: 4.9},
 			Ceiling: &ceiling{EncodeNs: 200, GzipNs: 200},
 		},
@@ -37,9 +39,15 @@ func TestPrintReport(t *testing.T) {
 	assert.Contains(t, got, "| logs | 50% | 49% | 10% | 20% | 10% | 10% | 1000 |")
 	assert.Contains(t, got, "| logs | 1000 | 200 | 200 | 400 | 2.50 |")
 	// Model: 50 MiB + 2 × (32 × 434,599 × 3 + 48 requests in the 20 MiB queue × 434,599 × 2
-	// + 64 MiB for the exporter + 32 idle sessions × (1 MiB + 5 MB × 9.5 / 480)); the debug
-	// exporter's without the exporter's parts; bound: 2 × 64 MiB + 80 MiB.
-	assert.Contains(t, got, "| logs | 1000 | 424 | 100 | 120 | 359 | 80 | 209 | +40 | 208 | yes | 1500k |")
+	// + 64 MiB for the exporter + 32 idle sessions × (1 MiB + 5 MB × 9.5 / 480)); the exporter's
+	// 40 MiB of heap within the 64 MiB cap.
+	assert.Contains(t, got, "| logs | 1000 | 424 | 100 | 120 | 359 | 80 | +40 | 90 | 40 | yes | 1500k |")
+	over := rep
+	over.Runs = slices.Clone(rep.Runs)
+	over.Runs[0].ExporterHeapMiB = 65
+	out.Reset()
+	printReport(&out, options{signals: []string{"logs"}, out: ".bin/cost"}, over)
+	assert.Contains(t, out.String(), "| logs | 1000 | 424 | 100 | 120 | 359 | 80 | +40 | 90 | 65 | no | 1500k |")
 
 	assert.NotContains(t, got, "Other sizes of request", "no short runs, no table")
 

@@ -103,7 +103,7 @@ func printRequestSplit(w io.Writer, path string, requests int) error {
 	for _, st := range p.SampleType {
 		allocs = allocs || st.Type == "alloc_objects"
 	}
-	s := splitProfileBy(p, classifyRequest)
+	s := splitProfileBy(p, "", classifyRequest)
 	scale, unit := 1e6, "µs of CPU"
 	if allocs {
 		scale, unit = 1, "allocations"

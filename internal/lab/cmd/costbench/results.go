@@ -65,6 +65,12 @@ type result struct {
 	HWMMiB          float64 `json:"vmhwm_mib"`
 	GrowthMiBPerMin float64 `json:"rss_growth_mib_per_minute"`
 
+	// HeapProfile is the heap profile taken at the end of the window (heap.go): HeapLiveMiB
+	// what was live in it, ExporterHeapMiB the part that the exporter allocated.
+	HeapProfile     string  `json:"heap_profile,omitempty"`
+	HeapLiveMiB     float64 `json:"heap_live_mib,omitempty"`
+	ExporterHeapMiB float64 `json:"exporter_heap_mib,omitempty"`
+
 	Profile string   `json:"profile,omitempty"`
 	Split   *split   `json:"split,omitempty"`
 	Ceiling *ceiling `json:"ceiling,omitempty"`
@@ -117,9 +123,12 @@ type report struct {
 	Sizes   []int          `json:"other_sizes"`
 	Conns   int            `json:"connections"`
 	// ExporterConfig is what -exporter-config added to the exporter's defaults.
-	ExporterConfig string   `json:"exporter_config,omitempty"`
-	Corpus         string   `json:"corpus"`
-	Runs           []result `json:"runs"`
+	ExporterConfig string `json:"exporter_config,omitempty"`
+	// GoMemLimit and MemoryLimiter are -gomemlimit and -memory-limiter.
+	GoMemLimit    string   `json:"gomemlimit,omitempty"`
+	MemoryLimiter string   `json:"memory_limiter,omitempty"`
+	Corpus        string   `json:"corpus"`
+	Runs          []result `json:"runs"`
 	// Node is the real node's part of a run with -es-env.
 	Node *nodeReport `json:"node,omitempty"`
 	// Collectors are the binaries measured against the real node: -collector, then -compare.

@@ -105,8 +105,12 @@ func captureBody(url string) ([]byte, error) {
 
 // fetchProfile takes a CPU profile of d through the pprof extension and writes it to path.
 func fetchProfile(port int, d time.Duration, path string) error {
-	url := fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/profile?seconds=%d", port, int(d.Seconds()))
-	client := &http.Client{Timeout: d + 30*time.Second}
+	return fetchPprof(fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/profile?seconds=%d", port, int(d.Seconds())), d+30*time.Second, path)
+}
+
+// fetchPprof gets a profile from url within timeout and writes it to path.
+func fetchPprof(url string, timeout time.Duration, path string) error {
+	client := &http.Client{Timeout: timeout}
 	resp, err := client.Get(url)
 	if err != nil {
 		return fmt.Errorf("profile: %w", err)

@@ -97,17 +97,22 @@ func splitProfileFile(path string) (split, error) {
 	return splitProfile(p), nil
 }
 
-func splitProfile(p *profile.Profile) split { return splitProfileBy(p, classify) }
+func splitProfile(p *profile.Profile) split { return splitProfileBy(p, "", classify) }
 
 // splitProfileBy splits the samples of a CPU profile (in seconds) or of a heap profile (in
-// allocations, alloc_objects) by classify.
-func splitProfileBy(p *profile.Profile, classify func(stack []string) string) split {
+// allocations, alloc_objects, unless sampleType names another of its sample types, e.g.
+// inuse_space in bytes) by classify.
+func splitProfileBy(p *profile.Profile, sampleType string, classify func(stack []string) string) split {
 	vi, scale := len(p.SampleType)-1, 1e-9
 	for i, st := range p.SampleType {
-		switch st.Type {
-		case "cpu":
+		switch {
+		case sampleType != "":
+			if st.Type == sampleType {
+				vi, scale = i, 1
+			}
+		case st.Type == "cpu":
 			vi = i
-		case "alloc_objects":
+		case st.Type == "alloc_objects":
 			vi, scale = i, 1
 		}
 	}

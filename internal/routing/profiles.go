@@ -1,11 +1,12 @@
 // Copyright The OpenTelemetry Authors
 // SPDX-License-Identifier: Apache-2.0
 
-package serializer // import "github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+package routing // import "github.com/otelcol-es/elasticsearchexporter/internal/routing"
 
-// The one home of the profiling index names: the serializer chooses the index of each
-// profiling document (AppendProfile), and the exporter asks for write privileges on
-// ProfilingIndices, which every name below matches (TestProfilingIndicesMatchPattern).
+// The one home of the profiling index names: the pipeline chooses the index of each profiling
+// document by its kind and the mapping mode (internal/pipeline/profiles.go), and the exporter
+// asks for write privileges on ProfilingIndices, which every name below matches
+// (TestProfilingIndicesMatchPattern).
 
 // ProfilingIndices is the pattern of every index and data stream that profiles are written to.
 const ProfilingIndices = "profiling-*"
