@@ -196,9 +196,9 @@ func TestWorkMask(t *testing.T) {
 	}
 }
 
-// TestPlainKey checks Plain against its definition, printable ASCII without a quote or a
+// TestPlain checks Plain against its definition, printable ASCII without a quote or a
 // backslash, on every piece of escapePieces put at each place of keys of 1 to 24 bytes.
-func TestPlainKey(t *testing.T) {
+func TestPlain(t *testing.T) {
 	plain := func(k string) bool {
 		for _, c := range []byte(k) {
 			if c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' {
