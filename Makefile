@@ -25,7 +25,7 @@ BASE ?=
 
 # Fuzz targets of the short fuzz pass that `make test` runs: <package>:<target>.
 FUZZ_TARGETS := \
-	./internal/serializer:FuzzAppendString \
+	./internal/jsonstr:FuzzAppendString \
 	./internal/serializer:FuzzAppendFloat \
 	./internal/serializer:FuzzEncodeLogs \
 	./internal/serializer:FuzzEncodeSpans \

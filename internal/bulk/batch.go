@@ -10,8 +10,6 @@ import (
 	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
-
-	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
 // Item describes one encoded document of a Batch.
@@ -32,7 +30,7 @@ type Item struct {
 type Batch struct {
 	Buf       []byte
 	items     []Item
-	templates []serializer.DynamicTemplate
+	templates []DynamicTemplate
 	tplMark   int // templates from here on belong to the next item added
 	refused   []refusedDoc
 }
@@ -59,7 +57,7 @@ func (b *Batch) Reset() {
 // items, dynamic templates and refused documents.
 func (b *Batch) Retained() int64 {
 	return int64(cap(b.Buf)) + int64(cap(b.items))*ItemBytes +
-		int64(cap(b.templates))*int64(unsafe.Sizeof(serializer.DynamicTemplate{})) +
+		int64(cap(b.templates))*int64(unsafe.Sizeof(DynamicTemplate{})) +
 		int64(cap(b.refused))*int64(unsafe.Sizeof(refusedDoc{}))
 }
 
@@ -75,7 +73,7 @@ func (b *Batch) Grow(n, items int) {
 
 // AddTemplate records a dynamic template of the next item added.
 func (b *Batch) AddTemplate(path, template string) {
-	b.templates = append(b.templates, serializer.DynamicTemplate{Path: path, Template: template})
+	b.templates = append(b.templates, DynamicTemplate{Path: path, Template: template})
 }
 
 // Add records the document written to Buf[start:] as an item with the given metadata.
@@ -102,7 +100,7 @@ func (b *Batch) Refuse(start int, index, errorType, reason string) {
 func (b *Batch) Refused() int { return len(b.refused) }
 
 // Templates returns the dynamic templates of document i.
-func (b *Batch) Templates(i int) []serializer.DynamicTemplate {
+func (b *Batch) Templates(i int) []DynamicTemplate {
 	return b.templates[b.items[i].tplStart:b.items[i].tplEnd]
 }
 

@@ -6,11 +6,13 @@ package bulk // import "github.com/otelcol-es/elasticsearchexporter/internal/bul
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"go.uber.org/zap"
 
-	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
+	"github.com/otelcol-es/elasticsearchexporter/internal/jsonstr"
 )
 
 // deadLetter sends a dead-letter document for each document that the pipeline refused
@@ -20,7 +22,7 @@ func (ix *Indexer) deadLetter(ctx context.Context, s *session, b *Batch) bool {
 	now := time.Now()
 	for _, r := range b.refused {
 		start := len(s.dlq.Buf)
-		s.dlq.Buf = serializer.AppendDeadLetter(s.dlq.Buf, b.Buf[r.start:r.end], r.index, 0, r.errorType, r.reason, now)
+		s.dlq.Buf = appendDeadLetter(s.dlq.Buf, b.Buf[r.start:r.end], r.index, 0, r.errorType, r.reason, now)
 		s.dlq.Add(start, Item{Index: ix.cfg.DeadLetterIndex, DocumentID: ContentID(s.dlq.Buf[start:]), DerivedID: true})
 	}
 	for _, d := range s.dead {
@@ -28,9 +30,9 @@ func (ix *Indexer) deadLetter(ctx context.Context, s *session, b *Batch) bool {
 		doc := b.Document(d.item)
 		if d.status == http.StatusRequestEntityTooLarge {
 			// The whole document would be too large again: keep its beginning.
-			doc = serializer.TruncateUTF8(doc, maxTooLargeSource)
+			doc = truncateUTF8(doc, maxTooLargeSource)
 		}
-		s.dlq.Buf = serializer.AppendDeadLetter(s.dlq.Buf, doc, b.items[d.item].Index,
+		s.dlq.Buf = appendDeadLetter(s.dlq.Buf, doc, b.items[d.item].Index,
 			d.status, d.errorType, d.reason, now)
 		// A content-derived id makes a dead letter sent again after a lost answer a 409,
 		// not a second copy.
@@ -52,6 +54,39 @@ func (ix *Indexer) deadLetter(ctx context.Context, s *session, b *Batch) bool {
 		return false
 	}
 	return true
+}
+
+// appendDeadLetter appends the dead-letter document of a document that Elasticsearch rejected
+// for good or that could not be delivered: the time, the original document as a string, the
+// index it was meant for, the HTTP status (0 when there was no answer) and the error's type
+// and reason.
+func appendDeadLetter(dst, doc []byte, index string, status int, errorType, reason string, now time.Time) []byte {
+	dst = append(dst, `{"@timestamp":"`...)
+	dst = now.UTC().AppendFormat(dst, time.RFC3339Nano)
+	dst = append(dst, `","document":"`...)
+	// The document was written by the serializer: it is valid UTF-8.
+	dst, _ = jsonstr.AppendEscaped(dst, string(doc))
+	dst = append(dst, `","index":`...)
+	dst, _ = jsonstr.Append(dst, index)
+	dst = append(dst, `,"http":{"response":{"status_code":`...)
+	dst = strconv.AppendInt(dst, int64(status), 10)
+	dst = append(dst, `}},"error":{"type":`...)
+	dst, _ = jsonstr.Append(dst, errorType)
+	dst = append(dst, `,"reason":`...)
+	dst, _ = jsonstr.Append(dst, reason)
+	return append(dst, `}}`...)
+}
+
+// truncateUTF8 returns at most n bytes of b, cut before a UTF-8 sequence rather than inside
+// one.
+func truncateUTF8(b []byte, n int) []byte {
+	if len(b) <= n {
+		return b
+	}
+	for n > 0 && !utf8.RuneStart(b[n]) {
+		n--
+	}
+	return b[:n]
 }
 
 type itemFailure struct {

@@ -10,8 +10,6 @@ import (
 
 	"github.com/elastic/go-docappender/v2"
 	"go.uber.org/zap"
-
-	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
 // logFailures writes one Warn line per Send that had rejected or failed documents, with
@@ -113,7 +111,7 @@ const maxLoggedFields = 8
 
 // templateFields returns the paths of templates, comma-separated, at most maxLoggedFields of
 // them, or "" when there are none (log records and spans).
-func templateFields(templates []serializer.DynamicTemplate) string {
+func templateFields(templates []DynamicTemplate) string {
 	if len(templates) == 0 {
 		return ""
 	}

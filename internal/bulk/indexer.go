@@ -60,7 +60,7 @@ type Config struct {
 	// per LogRateLimit. Documents may hold sensitive data; off by default.
 	LogFailedDocsInput bool
 	// DeadLetterIndex, when set, receives a dead-letter document for each document rejected
-	// for good or given up (see serializer.AppendDeadLetter).
+	// for good or given up (see appendDeadLetter).
 	DeadLetterIndex string
 	// Concurrency limits the bulk requests in flight at once, over every Send (see concurrency.go).
 	Concurrency ConcurrencyConfig

@@ -7,8 +7,6 @@ import (
 	"io"
 
 	"github.com/elastic/go-docappender/v2"
-
-	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
 // bulkRequest is the bulk request a session builds: one or more chunks, each the documents
@@ -93,7 +91,7 @@ func (c *chunk) WriteTo(w io.Writer) (int64, error) {
 		plain := it.DocumentID == "" && it.tplEnd == it.tplStart
 		if last := sc.last; !plain || last == nil || it.Index != last.Index || it.Pipeline != last.Pipeline ||
 			it.RequireDataStream != last.RequireDataStream {
-			sc.action = serializer.AppendAction(sc.action[:0], it.Index, it.DocumentID, it.Pipeline, b.Templates(i), it.RequireDataStream)
+			sc.action = appendAction(sc.action[:0], it.Index, it.DocumentID, it.Pipeline, b.Templates(i), it.RequireDataStream)
 			sc.last = nil
 			if plain {
 				sc.last = it

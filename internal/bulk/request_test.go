@@ -14,8 +14,6 @@ import (
 	"github.com/elastic/go-docappender/v2"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
 // The session writes the action line of every document of a request (the documents are added
@@ -24,14 +22,14 @@ func TestAppendActionMatchesDocappender(t *testing.T) {
 	for _, tc := range []struct {
 		name              string
 		index, id, pipe   string
-		templates         []serializer.DynamicTemplate
+		templates         []DynamicTemplate
 		requireDataStream bool
 	}{
 		{name: "index", index: "logs-generic.otel-default"},
 		{name: "nothing"},
 		{
 			name: "all", index: "metrics-a.otel-b", id: "abc", pipe: "p1",
-			templates: []serializer.DynamicTemplate{{Path: "metrics.x", Template: "counter_long"}}, requireDataStream: true,
+			templates: []DynamicTemplate{{Path: "metrics.x", Template: "counter_long"}}, requireDataStream: true,
 		},
 		{name: "id and pipeline", id: "x", pipe: "p"},
 		{name: "require data stream only", requireDataStream: true},
@@ -54,7 +52,7 @@ func TestAppendActionMatchesDocappender(t *testing.T) {
 			_, err := docappender.WriteItemMeta(&meta, item)
 			require.NoError(t, err)
 			assert.Equal(t, want+"\n", meta.String(), "WriteItemMeta writes what Add writes")
-			got := serializer.AppendAction(nil, tc.index, tc.id, tc.pipe, tc.templates, tc.requireDataStream)
+			got := appendAction(nil, tc.index, tc.id, tc.pipe, tc.templates, tc.requireDataStream)
 			assert.JSONEq(t, want, string(got))
 			if !strings.ContainsAny(tc.index+tc.id+tc.pipe, "\"\\\u00e9\x01\n\t\u2028<&") {
 				assert.Equal(t, want, string(got), "byte for byte")
@@ -68,7 +66,7 @@ func TestAppendActionMatchesDocappender(t *testing.T) {
 // failed, each after its own action line.
 func TestRequestBody(t *testing.T) {
 	var b Batch
-	add := func(doc string, it Item, templates ...serializer.DynamicTemplate) {
+	add := func(doc string, it Item, templates ...DynamicTemplate) {
 		start := len(b.Buf)
 		b.Buf = append(b.Buf, doc...)
 		for _, dt := range templates {
@@ -83,8 +81,8 @@ func TestRequestBody(t *testing.T) {
 	add(`{"n":4}`, Item{Index: "logs-b", DocumentID: "id4", DerivedID: true})
 	add(`{"n":5}`, Item{Index: "logs-b"})
 	add(`{"n":6}`, Item{Index: "logs-b", Pipeline: "p"})
-	add(`{"n":7}`, Item{Index: "metrics-c"}, serializer.DynamicTemplate{Path: "m.1", Template: "gauge_double"})
-	add(`{"n":8}`, Item{Index: "metrics-c"}, serializer.DynamicTemplate{Path: "m.2", Template: "gauge_long"})
+	add(`{"n":7}`, Item{Index: "metrics-c"}, DynamicTemplate{Path: "m.1", Template: "gauge_double"})
+	add(`{"n":8}`, Item{Index: "metrics-c"}, DynamicTemplate{Path: "m.2", Template: "gauge_long"})
 	wantAction := []string{
 		`{"create":{"_index":"logs-a","require_data_stream":true}}`,
 		`{"create":{"_index":"logs-a","require_data_stream":true}}`,

@@ -150,7 +150,7 @@ type responseItem struct {
 }
 
 // problem returns why the item is not an answer Elasticsearch gives to a create action, ""
-// when it is. The exporter sends only create actions (serializer.AppendAction); for these
+// when it is. The exporter sends only create actions (appendAction); for these
 // Elasticsearch documents 201 (created), 409 (a document with that _id exists, a duplicate)
 // and the 4xx and 5xx of a failure. docappender counts any item without an error type and a
 // status of 201 or less as indexed: an item without status, or of status 0, 100 or 200, would

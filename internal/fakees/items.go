@@ -96,7 +96,7 @@ func parseBulk(raw []byte, q url.Values) ([]Item, error) {
 }
 
 // DeadLetter is the document the exporter writes to its dead-letter index, as Elasticsearch
-// stores it (see serializer.AppendDeadLetter).
+// stores it (see the bulk package's appendDeadLetter).
 type DeadLetter struct {
 	Timestamp string `json:"@timestamp"`
 	Document  string `json:"document"`

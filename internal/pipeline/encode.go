@@ -9,9 +9,10 @@ import (
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
 
-// The serializer appends each record's documents, action line and document, straight to the
-// batch's buffer (st.batch.Buf); the encoder was set up for the scope by setScope. It repairs
-// what it can (counted per document by add) and refuses a record it cannot write alone.
+// The serializer appends each record's documents straight to the batch's buffer (st.batch.Buf;
+// bulk writes their action lines when it sends them); the encoder was set up for the scope by
+// setScope. It repairs what it can (counted per document by add) and refuses a record it
+// cannot write alone.
 
 // rejectedByEncoder reports whether the encoder refused the record just given to it (it then
 // wrote nothing after start), and counts the rejection.

@@ -121,13 +121,19 @@ func testProfiles(mode string) pprofile.Profiles {
 // has dead letters on or off, for a push of sig; nothing is sent.
 func connectedState(t *testing.T, sig signal.Kind, deadLetters bool) *pushState {
 	t.Helper()
+	return connectedStateWith(t, testSettings(), sig, deadLetters)
+}
+
+// connectedStateWith is connectedState for a pipeline of set.
+func connectedStateWith(t *testing.T, set Settings, sig signal.Kind, deadLetters bool) *pushState {
+	t.Helper()
 	cfg := bulk.Config{Client: noClient{}, MaxBulkBytes: 1 << 20}
 	if deadLetters {
 		cfg.DeadLetterIndex = "dlq"
 	}
 	ix, err := bulk.New(cfg)
 	require.NoError(t, err)
-	p := newTestPipelineWith(t, testSettings(), ix)
+	p := newTestPipelineWith(t, set, ix)
 	st, err := p.getState()
 	require.NoError(t, err)
 	t.Cleanup(func() { p.putState(st) })

@@ -58,9 +58,7 @@ func (st *pushState) encodeMetrics(md pmetric.Metrics) {
 						st.report.Unsent(bulk.UnsentSkipped, errorTypeNoIndex, 1)
 						continue
 					}
-					if index, ds, ok := st.routePoint(p, scope, res, metric.Name()); ok {
-						enc.AddMetricPoint(index, ds)
-					}
+					st.addPoint(p, scope, res, metric.Name())
 				}
 			}
 		}
@@ -75,7 +73,7 @@ func (st *pushState) encodeMetrics(md pmetric.Metrics) {
 			return
 		}
 		st.metricsReport.document(doc)
-		if !doc.Written || st.refusedMetric(start, doc.Index) {
+		if !doc.Written || st.refusedMetric(start, doc) {
 			continue // a refused document's templates are not sent
 		}
 		for _, t := range doc.Templates {
@@ -85,23 +83,25 @@ func (st *pushState) encodeMetrics(md pmetric.Metrics) {
 	}
 }
 
-// routePoint returns the index and data stream of data point p of the metric name, or false
-// when it cannot be routed (counted). With dead letters on, a point whose target is not allowed
-// goes to the index refusedMetricIndex names, to be written and handed to the batch as refused.
-func (st *pushState) routePoint(p serializer.MetricPoint, scope pcommon.InstrumentationScope, res pcommon.Map, name string) (string, serializer.DataStream, bool) {
+// addPoint routes data point p of the metric name and has the encoder add it, or counts it
+// when it cannot be routed. With dead letters on, a point whose target is not allowed is added
+// as refused (AddRefusedMetricPoint), to be written and handed to the batch as refused.
+func (st *pushState) addPoint(p serializer.MetricPoint, scope pcommon.InstrumentationScope, res pcommon.Map, name string) {
 	t, err := st.metricRoute.target, st.metricRoute.err
 	if !st.metricRoute.covers(p) {
 		t, err = st.metrics.Route(signal.Metrics, p.Attrs, scope.Attributes(), res, scope.Name(), p.Timestamp)
 		st.metricRoute.keep(p, t, err)
 	}
 	if err == nil {
-		return t.Index, dataStream(t), true
+		st.enc.AddMetricPoint(t.Index, dataStream(t))
+		return
 	}
 	if refused, ok := errors.AsType[*routing.TargetNotAllowedError](err); ok && st.p.indexer.DeadLetters() {
-		return st.refusedMetricIndex(refused), serializer.DataStream{}, true
+		st.refuseMetric(refused)
+		st.enc.AddRefusedMetricPoint(refused.Name)
+		return
 	}
 	st.metricsReport.unrouted(err, name)
-	return "", serializer.DataStream{}, false
 }
 
 // metricRoute is the route of the last data point of the scope being walked that has no

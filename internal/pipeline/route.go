@@ -6,7 +6,6 @@ package pipeline // import "github.com/otelcol-es/elasticsearchexporter/internal
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
@@ -76,34 +75,26 @@ func (st *pushState) refuse(start int, refused *routing.TargetNotAllowedError) {
 	st.batch.Refuse(start, refused.Name, routing.ErrorTypeTargetNotAllowed, refused.Error())
 }
 
-// refusedMetricIndex returns the index under which a data point whose target is not allowed
-// is added to the encoder while dead letters are on: refusedPrefix and the refused name, which
-// no routed name can be. The encoder groups and writes its document as any other, and
-// encodeMetrics hands it to the batch as refused (refusedMetric).
-func (st *pushState) refusedMetricIndex(refused *routing.TargetNotAllowedError) string {
+// refuseMetric keeps the refusal of a data point whose target is not allowed while dead
+// letters are on, the first for each refused name: the encoder adds the point as refused
+// (AddRefusedMetricPoint), and refusedMetric hands its document to the batch with it.
+func (st *pushState) refuseMetric(refused *routing.TargetNotAllowedError) {
 	if _, seen := st.refusedMetrics[refused.Name]; !seen {
 		if st.refusedMetrics == nil {
 			st.refusedMetrics = map[string]error{}
 		}
 		st.refusedMetrics[refused.Name] = refused
 	}
-	return refusedPrefix + refused.Name
 }
 
-// refusedPrefix starts the index that refusedMetricIndex gives a data point whose target is
-// not allowed: "*" is never part of an index name.
-const refusedPrefix = "*"
-
 // refusedMetric records the metric document just written at st.batch.Buf[start:] as refused
-// when index is one that refusedMetricIndex gave refused data points, and reports whether it
-// was.
-func (st *pushState) refusedMetric(start int, index string) bool {
-	name, ok := strings.CutPrefix(index, refusedPrefix)
-	if !ok {
+// when its data points were added as refused (refuseMetric), and reports whether it was.
+func (st *pushState) refusedMetric(start int, doc *serializer.MetricsDocument) bool {
+	if !doc.Refused {
 		return false
 	}
-	err := st.refusedMetrics[name]
-	st.batch.Refuse(start, name, routing.ErrorTypeTargetNotAllowed, err.Error())
+	err := st.refusedMetrics[doc.Index]
+	st.batch.Refuse(start, doc.Index, routing.ErrorTypeTargetNotAllowed, err.Error())
 	return true
 }
 

@@ -38,7 +38,7 @@ type pushState struct {
 	// returns an error that says so, permanent unless the rest of the push failed otherwise.
 	modeRejected error
 	// refusedMetrics holds, by refused target, the first refusal of the data points whose target
-	// is not allowed while dead letters are on (refusedMetricIndex); nil until there is one.
+	// is not allowed while dead letters are on (refuseMetric); nil until there is one.
 	refusedMetrics map[string]error
 
 	// metricRoute is the route of the data points without routing attributes of the scope

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/controlattr"
+	"github.com/otelcol-es/elasticsearchexporter/internal/jsonstr"
 	"github.com/otelcol-es/elasticsearchexporter/internal/pvalue"
 )
 
@@ -50,7 +51,7 @@ func (e *Encoder) writeObject(m pcommon.Map, depth int, top bool, extra string) 
 			continue
 		}
 		// A plain key, as most are, is valid UTF-8 and is written as it is: it is scanned once.
-		plain := plainKey(k)
+		plain := jsonstr.Plain(k)
 		if !plain && !utf8.ValidString(k) {
 			// Keys that differ only in invalid bytes are the same key once repaired.
 			k = repairUTF8(k)
@@ -159,7 +160,7 @@ func (e *Encoder) writeValue(v pcommon.Value, depth int) {
 		b := v.Bytes()
 		e.w.byte('"')
 		for _, c := range b.All() {
-			e.w.set(append(e.w.buf, hexDigits[c>>4], hexDigits[c&0xf]))
+			e.w.set(append(e.w.buf, jsonstr.HexDigits[c>>4], jsonstr.HexDigits[c&0xf]))
 		}
 		e.w.byte('"')
 	case pcommon.ValueTypeMap:

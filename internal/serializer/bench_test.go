@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/otelcol-es/elasticsearchexporter/internal/jsonstr"
 	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
 
@@ -544,12 +545,12 @@ func BenchmarkAppendString(b *testing.B) {
 		{"emoji", strings.Repeat("🚚😀⭐👍✅🙏", 40)},
 	} {
 		b.Run("s="+tt.name, func(b *testing.B) {
-			buf, _ := appendString(nil, tt.s)
+			buf, _ := jsonstr.Append(nil, tt.s)
 			b.ReportAllocs()
 			b.SetBytes(int64(len(tt.s)))
 			cpu, cpuOK := processCPUTime()
 			for b.Loop() {
-				buf, _ = appendString(buf[:0], tt.s)
+				buf, _ = jsonstr.Append(buf[:0], tt.s)
 			}
 			reportCPUTime(b, cpu, cpuOK)
 		})

@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/jsonstr"
 )
 
 // maxDepth is how deep maps and slices nest as JSON objects and arrays, in every mode. The root
@@ -57,7 +59,7 @@ func (e *Encoder) writeDeep(v pcommon.Value) {
 	end := len(e.w.buf)
 	// The text is escaped into a string after itself, then moved down over it. The string
 	// views the text's bytes, which stay where they are (or in the old array) meanwhile.
-	e.w.buf, _ = appendString(e.w.buf, arenaString(e.w.buf[start:end]))
+	e.w.buf, _ = jsonstr.Append(e.w.buf, arenaString(e.w.buf[start:end]))
 	e.w.buf = e.w.buf[:start+copy(e.w.buf[start:], e.w.buf[end:])]
 	e.w.deepValues++
 }

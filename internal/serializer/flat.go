@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/controlattr"
+	"github.com/otelcol-es/elasticsearchexporter/internal/jsonstr"
 )
 
 // The ecs, none and raw mapping modes write a document as a set of dotted keys: nested maps are
@@ -138,7 +139,7 @@ func (d *flatDoc) concat(a, b string) string {
 func (d *flatDoc) hexString(id []byte) string {
 	start := len(d.arena)
 	for _, c := range id {
-		d.arena = append(d.arena, hexDigits[c>>4], hexDigits[c&0xf])
+		d.arena = append(d.arena, jsonstr.HexDigits[c>>4], jsonstr.HexDigits[c&0xf])
 	}
 	return arenaString(d.arena[start:])
 }
@@ -162,7 +163,7 @@ func (d *flatDoc) appendRepaired(dst []byte, s string) []byte {
 func (d *flatDoc) add(en entry) {
 	d.seq++
 	en.seq = d.seq
-	en.plain = plainKey(en.key)
+	en.plain = jsonstr.Plain(en.key)
 	d.entries = append(d.entries, en)
 }
 

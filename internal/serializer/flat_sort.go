@@ -7,6 +7,8 @@ import (
 	"cmp"
 	"math/bits"
 	"slices"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/jsonstr"
 )
 
 // compareKeys orders dotted keys path segment by path segment: a '.' sorts before any other
@@ -16,8 +18,8 @@ func compareKeys(a, b string) int {
 	n := min(len(a), len(b))
 	i := 0
 	for ; i+8 <= n; i += 8 {
-		if x := load64(a, i) ^ load64(b, i); x != 0 {
-			i += bits.TrailingZeros64(x) / 8 // load64 is little-endian: the first byte is lowest
+		if x := jsonstr.Load64(a, i) ^ jsonstr.Load64(b, i); x != 0 {
+			i += bits.TrailingZeros64(x) / 8 // Load64 is little-endian: the first byte is lowest
 			return compareKeyBytes(a[i], b[i])
 		}
 	}
@@ -81,15 +83,15 @@ func mergeEntries(dst, a, b []entry) []entry {
 func rankWord(k string) uint64 {
 	var x uint64
 	if len(k) >= 8 {
-		x = bits.ReverseBytes64(load64(k, 0))
+		x = bits.ReverseBytes64(jsonstr.Load64(k, 0))
 	} else {
 		for i := range len(k) {
 			x |= uint64(k[i]) << (56 - 8*i)
 		}
 	}
-	below := ^((x | highs) - ones*'.') &^ x & highs // bytes below '.', exactly
-	t := x ^ (ones * '.')
-	dots := ^(((t &^ highs) + ^uint64(highs)) | t) & highs // the '.' bytes, exactly
+	below := ^((x | jsonstr.Highs) - jsonstr.Ones*'.') &^ x & jsonstr.Highs // bytes below '.', exactly
+	t := x ^ (jsonstr.Ones * '.')
+	dots := ^(((t &^ jsonstr.Highs) + ^uint64(jsonstr.Highs)) | t) & jsonstr.Highs // the '.' bytes, exactly
 	r := (x + below>>7) &^ ((dots >> 7) * 0xff)
 	if len(k) < 8 {
 		r &= ^uint64(0) << (64 - 8*len(k))

@@ -5,7 +5,6 @@ package serializer // import "github.com/otelcol-es/elasticsearchexporter/intern
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -97,27 +96,6 @@ func (e *Encoder) writeKey(k string, plain bool) {
 		return
 	}
 	e.w.str(k)
-}
-
-// plainKey reports whether k can be written between quotes as it is: printable ASCII without
-// a quote or a backslash. Such a key is valid UTF-8 too. A word with no byte flagged by
-// workMask has no byte that needs work, so a key of eight bytes or more is checked a word at a
-// time, its last word overlapping the one before.
-func plainKey(k string) bool {
-	if len(k) < 8 {
-		for i := range len(k) {
-			if c := k[i]; c >= utf8.RuneSelf || escapeASCII[c] != 0 {
-				return false
-			}
-		}
-		return true
-	}
-	for i := 0; i+8 < len(k); i += 8 {
-		if workMask(load64(k, i)) != 0 {
-			return false
-		}
-	}
-	return workMask(load64(k, len(k)-8)) == 0
 }
 
 func (e *Encoder) writeEntry(en *entry, depth int, nested bool) {

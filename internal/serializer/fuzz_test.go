@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -19,52 +18,6 @@ import (
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/signal"
 )
-
-// FuzzAppendString checks any bytes, invalid UTF-8 included, against encoding/json: both
-// replace each invalid byte by U+FFFD, so the two outputs must decode to the same string. The
-// escaped contents must also be escapeReference's, byte for byte.
-func FuzzAppendString(f *testing.F) {
-	for _, tt := range stringTests {
-		f.Add([]byte(tt.in))
-	}
-	f.Add([]byte(realisticLines[3] + "\n" + realisticLines[5] + "\xff" + realisticLines[7] + realisticTrace))
-	f.Add([]byte(strings.Join(escapePieces, "")))
-	f.Fuzz(func(t *testing.T, in []byte) {
-		got, invalid := appendString(nil, string(in))
-		if want, _ := escapeReference([]byte{'"'}, string(in)); !bytes.Equal(got, append(want, '"')) {
-			t.Fatalf("appendString(%q) = %q, want %q", in, got, want)
-		}
-		if !json.Valid(got) {
-			t.Fatalf("appendString(%q) = %q, not valid JSON", in, got)
-		}
-		if bytes.IndexByte(got, '\n') >= 0 {
-			t.Fatalf("appendString(%q) = %q, has a raw newline", in, got)
-		}
-		want, err := json.Marshal(string(in))
-		if err != nil {
-			t.Fatalf("json.Marshal(%q): %v", in, err)
-		}
-		if g, w := decodeJSONString(t, got), decodeJSONString(t, want); g != w {
-			t.Fatalf("appendString(%q) = %q, decodes to %q; encoding/json's %q decodes to %q", in, got, g, want, w)
-		}
-		if replaced := countInvalidBytes(in); invalid != replaced {
-			t.Fatalf("appendString(%q) invalid = %d, want %d", in, invalid, replaced)
-		}
-	})
-}
-
-// countInvalidBytes counts the bytes of s that are not part of a valid UTF-8 sequence.
-func countInvalidBytes(s []byte) int {
-	n := 0
-	for len(s) > 0 {
-		r, size := utf8.DecodeRune(s)
-		if r == utf8.RuneError && size == 1 {
-			n++
-		}
-		s = s[size:]
-	}
-	return n
-}
 
 // FuzzAppendFloat checks every float64 bit pattern: valid JSON, a float form (radix point or
 // exponent), an exact round trip for finite values, null for NaN and ±Inf, and the same bytes

@@ -3,7 +3,11 @@
 
 package serializer // import "github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/jsonstr"
+)
 
 // keySet remembers the keys written in one object. Small objects are checked by a linear scan
 // of the keys' fingerprints, comparing the keys themselves only where the fingerprints match;
@@ -28,7 +32,7 @@ func fingerprint(k string) uint64 {
 		}
 		return f
 	}
-	return load64(k, 0) ^ (load64(k, len(k)-8)<<29 | load64(k, len(k)-8)>>35) ^ uint64(len(k))<<56
+	return jsonstr.Load64(k, 0) ^ (jsonstr.Load64(k, len(k)-8)<<29 | jsonstr.Load64(k, len(k)-8)>>35) ^ uint64(len(k))<<56
 }
 
 func (s *keySet) reset() {

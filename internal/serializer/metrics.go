@@ -41,12 +41,18 @@ type MetricPoint struct {
 }
 
 type metricTarget struct {
-	index string
-	ds    DataStream
-	hash  uint64 // of index
+	index   string
+	ds      DataStream
+	refused bool   // the points were added by AddRefusedMetricPoint
+	hash    uint64 // of index
 	// The data_stream member of the otel document, encoded on first use into
 	// metricsState.frags (end 0 until then), and the bytes of invalid UTF-8 it replaced.
 	dsStart, dsEnd, dsInvalid int32
+}
+
+// is reports whether the target is the one of points added for index and ds, refused or not.
+func (t *metricTarget) is(index string, ds DataStream, refused bool) bool {
+	return t.index == index && t.ds == ds && t.refused == refused
 }
 
 // metricInfo is what the points of one metric share, worked out once per metric.
@@ -253,7 +259,7 @@ func (e *Encoder) AppendMetricsDocument(dst []byte) ([]byte, *MetricsDocument, b
 
 // written records the document just written for the target of its leader.
 func (s *metricsState) written(target *metricTarget) {
-	s.doc.Index, s.doc.DataStream = target.index, target.ds
+	s.doc.Index, s.doc.DataStream, s.doc.Refused = target.index, target.ds, target.refused
 	s.doc.Templates = s.templates
 	s.doc.Written = true
 }

@@ -111,12 +111,24 @@ func (e *Encoder) MetricPoint(i int) MetricPoint {
 // AddMetricPoint adds the data point MetricPoint read last, bound for index (ds is the zero
 // DataStream for a plain index).
 func (e *Encoder) AddMetricPoint(index string, ds DataStream) {
+	e.addMetricPoint(index, ds, false)
+}
+
+// AddRefusedMetricPoint adds the data point MetricPoint read last, bound for index, a target
+// the caller refused. Its document is written as any other, with no data stream, but holds
+// only points added this way, never one added for the same index by AddMetricPoint, and says
+// so (MetricsDocument.Refused).
+func (e *Encoder) AddRefusedMetricPoint(index string) {
+	e.addMetricPoint(index, DataStream{}, true)
+}
+
+func (e *Encoder) addMetricPoint(index string, ds DataStream, refused bool) {
 	m := &e.metrics
 	c := &m.cur
 	p := &c.view
 	target := int32(len(m.targets) - 1) // the last target is the likeliest
-	if target < 0 || m.targets[target].index != index || m.targets[target].ds != ds {
-		target = e.metricTarget(index, ds)
+	if target < 0 || !m.targets[target].is(index, ds, refused) {
+		target = e.metricTarget(index, ds, refused)
 	}
 	var h uint64
 	var ts, start int64
@@ -143,14 +155,14 @@ func (e *Encoder) AddMetricPoint(index string, ds DataStream) {
 	})
 }
 
-func (e *Encoder) metricTarget(index string, ds DataStream) int32 {
+func (e *Encoder) metricTarget(index string, ds DataStream, refused bool) int32 {
 	m := &e.metrics
-	for i, t := range slices.Backward(m.targets) { // the last target is the likeliest
-		if t.index == index && t.ds == ds {
+	for i := range slices.Backward(m.targets) { // the last target is the likeliest
+		if m.targets[i].is(index, ds, refused) {
 			return int32(i)
 		}
 	}
-	m.targets = append(m.targets, metricTarget{index: index, ds: ds, hash: xxhash.Sum64String(index)})
+	m.targets = append(m.targets, metricTarget{index: index, ds: ds, refused: refused, hash: xxhash.Sum64String(index)})
 	return int32(len(m.targets) - 1)
 }
 

@@ -418,6 +418,60 @@ func TestMetricsHashCollisionDoesNotMerge(t *testing.T) {
 	})
 }
 
+// TestRefusedMetricPointGroupedApart checks that data points added as refused share a
+// document only with each other, never with points added for the same index that would group
+// with them, and that their document says so.
+func TestRefusedMetricPointGroupedApart(t *testing.T) {
+	for _, mode := range []Mode{ModeOTel, ModeECS} {
+		t.Run(mode.String(), func(t *testing.T) {
+			md, ms := newMetrics()
+			gaugeInt(ms, "kept", 1)
+			gaugeInt(ms, "refused", 2)
+			gaugeInt(ms, "refused_too", 3)
+			var e Encoder
+			e.SetMode(mode)
+			e.BeginMetrics()
+			rm := md.ResourceMetrics().At(0)
+			e.AddMetricsResource(rm)
+			e.AddMetricsScope(rm.ScopeMetrics().At(0))
+			for k := range ms.Len() {
+				n, rj := e.AddMetric(ms.At(k))
+				require.Empty(t, rj.Reason)
+				for pi := range n {
+					e.MetricPoint(pi)
+					if ms.At(k).Name() == "kept" {
+						e.AddMetricPoint("metrics-x", DataStream{})
+					} else {
+						e.AddRefusedMetricPoint("metrics-x")
+					}
+				}
+			}
+			e.GroupMetrics()
+			var buf []byte
+			docs := map[bool]string{} // by MetricsDocument.Refused
+			for {
+				start := len(buf)
+				var d *MetricsDocument
+				var more bool
+				buf, d, more = e.AppendMetricsDocument(buf)
+				if !more {
+					break
+				}
+				require.True(t, d.Written)
+				assert.Equal(t, "metrics-x", d.Index)
+				require.NotContains(t, docs, d.Refused, "one document each")
+				docs[d.Refused] = string(buf[start:])
+			}
+			require.Len(t, docs, 2)
+			assert.Contains(t, docs[false], `"kept"`)
+			assert.NotContains(t, docs[false], "refused")
+			assert.Contains(t, docs[true], `"refused"`)
+			assert.Contains(t, docs[true], `"refused_too"`)
+			assert.NotContains(t, docs[true], "kept")
+		})
+	}
+}
+
 // TestSamePointGroup checks the equality behind the hash: points with equal hashes that differ
 // in any grouped part are apart.
 func TestSamePointGroup(t *testing.T) {

@@ -10,6 +10,8 @@ import (
 	"github.com/cespare/xxhash/v2"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/jsonstr"
 )
 
 // encodeMetricEnvelope encodes a resource or scope object into the fragment arena.
@@ -146,7 +148,7 @@ func (s *metricsState) encodeDataStream(t *metricTarget) {
 	for i, part := range [...]string{t.ds.Type, t.ds.Dataset, t.ds.Namespace} {
 		s.frags = append(s.frags, [...]string{`,"data_stream":{"type":`, `,"dataset":`, `,"namespace":`}[i]...)
 		var n int
-		s.frags, n = appendString(s.frags, part)
+		s.frags, n = jsonstr.Append(s.frags, part)
 		invalid += n
 	}
 	s.frags = append(s.frags, '}')
@@ -203,7 +205,7 @@ func (e *Encoder) metricPath(name string) (path, key string) {
 	if m.paths == nil || len(m.paths) >= maxPathCache {
 		m.paths = make(map[string]metricPathEntry, 64)
 	}
-	k, _ := appendString(nil, name)
+	k, _ := jsonstr.Append(nil, name)
 	p := metricPathEntry{path: "metrics." + name, key: string(append(k, ':'))}
 	m.paths[name] = p
 	return p.path, p.key

@@ -8,6 +8,8 @@ import (
 	"strconv"
 
 	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/otelcol-es/elasticsearchexporter/internal/jsonstr"
 )
 
 // In otel mode the quantiles of a summary point go inside metrics, as the metric
@@ -35,7 +37,7 @@ func (e *Encoder) quantileNamesOf(name string) *quantileNames {
 		m.quantileNames = make(map[string]*quantileNames, 16)
 	}
 	q := &quantileNames{name: name + "_quantiles", leaves: make(map[string]string, 4)}
-	k, _ := appendString(nil, q.name)
+	k, _ := jsonstr.Append(nil, q.name)
 	q.key = string(append(k, ':'))
 	m.quantileNames[name] = q
 	return q

@@ -29,6 +29,8 @@ const (
 type MetricsDocument struct {
 	Index      string
 	DataStream DataStream
+	// Refused tells that the document's data points were added with AddRefusedMetricPoint.
+	Refused bool
 	// Templates are the dynamic templates of the document's metrics.
 	Templates []DynamicTemplate
 	// Written tells that the document was appended; it is not when every value of its data
@@ -43,6 +45,13 @@ type MetricsDocument struct {
 	// or explicit bounds without a finite one leave without a value Elasticsearch can store.
 	NonFinite     int
 	NonFiniteName string
+}
+
+// DynamicTemplate is the dynamic template of one field of a metrics document: the field's path
+// and the name of the template Elasticsearch maps it with. The pipeline hands each to the bulk
+// item of its document (bulk.Batch.AddTemplate), whose action line names it.
+type DynamicTemplate struct {
+	Path, Template string
 }
 
 // rejectPoint records a data point of the metric name that the document does not hold.

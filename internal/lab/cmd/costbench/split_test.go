@@ -85,7 +85,8 @@ func TestClassifyRequest(t *testing.T) {
 		{"otelhttp attributes", []string{"runtime.mallocgc", "go.opentelemetry.io/otel/attribute.NewSet", "go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp.(*Transport).RoundTrip", "net/http.send"}, reqTelemetry},
 		{"new request", []string{"runtime.mallocgc", "net/http.NewRequestWithContext", "github.com/elastic/go-docappender/v2.(*BulkIndexer).newBulkIndexRequest"}, reqSetup},
 		{"compaction", []string{module + "/internal/bulk.compactBulkResponse", module + "/internal/bulk.(*compactClient).Perform"}, reqResponse},
-		{"encoding", []string{module + "/internal/serializer.appendString", module + "/internal/pipeline.(*pushState).appendLog", module + "/internal/pipeline.(*Pipeline).PushLogs"}, reqEncode},
+		{"encoding", []string{module + "/internal/jsonstr.AppendEscaped", module + "/internal/serializer.(*writer).str", module + "/internal/pipeline.(*pushState).appendLog", module + "/internal/pipeline.(*Pipeline).PushLogs"}, reqEncode},
+		{"action line", []string{module + "/internal/jsonstr.AppendEscaped", module + "/internal/bulk.appendAction", module + "/internal/bulk.(*chunk).WriteTo"}, reqEncode},
 		{"the push", []string{"runtime.mallocgc", module + "/internal/pipeline.(*Pipeline).PushLogs", module + "/internal/lab/pushbench.measureRequests"}, reqSession},
 		{"idle", []string{"runtime.futex", "runtime.findRunnable", "runtime.schedule", "runtime.mcall"}, reqSched},
 	} {
