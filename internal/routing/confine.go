@@ -89,9 +89,10 @@ func compilePatterns(allowed []string) (patterns, error) {
 
 // allowedBefore reports whether name is the Target the Router returned last, which the rules
 // allowed then and, the rules being fixed, allow now: a run of records routed to the same place
-// is matched once.
+// is matched once. With logstash_format the Target is the checked name with a date appended,
+// which the rules never saw: a name equal to it is matched like any other.
 func (r *Router) allowedBefore(name []byte) bool {
-	return r.valid && string(name) == r.last.Index
+	return r.valid && !r.logstash && string(name) == r.last.Index
 }
 
 // match reports whether name matches one of the patterns.

@@ -138,6 +138,29 @@ func TestConfineAllowedTargets(t *testing.T) {
 	}
 }
 
+// TestConfineLogstashNameIsCheckedAgain checks that with logstash_format, a record whose
+// elasticsearch.index is the dated index the previous record was routed to is checked against
+// the patterns, not taken as allowed because it equals that index: "orders" is allowed,
+// "orders-2023.12.02" is not (it would become orders-2023.12.02-2023.12.02).
+func TestConfineLogstashNameIsCheckedAgain(t *testing.T) {
+	set := Settings{LogstashFormat: true, AllowedTargets: []string{"orders"}}
+	r, err := NewRouter(set)
+	require.NoError(t, err)
+	empty := pcommon.NewMap()
+	got, err := r.Route(signal.Logs, attrs(t, map[string]any{controlattr.Index: "orders"}), empty, empty, "", ts2023)
+	require.NoError(t, err)
+	require.Equal(t, index("orders-2023.12.02"), got)
+
+	_, err = r.Route(signal.Logs, attrs(t, map[string]any{controlattr.Index: got.Index}), empty, empty, "", ts2023)
+	var ne *TargetNotAllowedError
+	require.ErrorAs(t, err, &ne, "the dated name is not one the patterns allow")
+	assert.Equal(t, "orders-2023.12.02", ne.Name)
+
+	got, err = r.Route(signal.Logs, attrs(t, map[string]any{controlattr.Index: "orders"}), empty, empty, "", ts2023)
+	require.NoError(t, err)
+	assert.Equal(t, index("orders-2023.12.02"), got, "the allowed name still routes after a refusal")
+}
+
 func TestCompilePatterns(t *testing.T) {
 	for _, bad := range [][]string{{""}, {"Logs-*"}, {"logs-*", "a b"}, {"logs/x"}} {
 		_, err := NewRouter(Settings{AllowedTargets: bad})
