@@ -56,7 +56,7 @@ func TestAdmissionEstimatesFromEncodedBytes(t *testing.T) {
 	p.budget.Release(c.held)
 }
 
-// The batches kept between pushes are counted in the in-flight cap from the start: an eighth of
+// The batches kept between pushes are counted in the in-flight cap from the start: a quarter of
 // it is taken out of what pushes may hold, and a push larger than the rest still runs alone.
 func TestStateRetentionIsCounted(t *testing.T) {
 	set := testSettings()
@@ -64,14 +64,14 @@ func TestStateRetentionIsCounted(t *testing.T) {
 	budget := bulk.NewByteBudget(set.MaxInflightBytes)
 	_, err := New(set, nil, nil, budget, nil, nil)
 	require.NoError(t, err)
-	assert.Equal(t, int64(8<<20), stateRetention(set))
+	assert.Equal(t, int64(16<<20), stateRetention(set))
 	assert.Zero(t, budget.Held())
 
-	require.NoError(t, budget.Acquire(t.Context(), 56<<20))
+	require.NoError(t, budget.Acquire(t.Context(), 48<<20))
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
 	defer cancel()
-	require.Error(t, budget.Acquire(ctx, 1), "56 MiB of 64 are left to pushes")
-	budget.Release(56 << 20)
+	require.Error(t, budget.Acquire(ctx, 1), "48 MiB of 64 are left to pushes")
+	budget.Release(48 << 20)
 	require.NoError(t, budget.Acquire(t.Context(), 100<<20), "a push larger than the cap runs alone")
 	budget.Release(100 << 20)
 

@@ -91,10 +91,10 @@ func TestPushStatesKeptAtMostNumConsumers(t *testing.T) {
 	assert.Equal(t, 2, p.states.Len())
 }
 
-// The batches kept take at most an eighth of max_inflight_bytes: a state whose batch is larger
+// The batches kept take at most a quarter of max_inflight_bytes: a state whose batch is larger
 // is kept without it.
-func TestPushStateBuffersKeptWithinAnEighthOfTheInflightCap(t *testing.T) {
-	p := statePipeline(t, 4, 8<<20) // 1 MiB of batches kept
+func TestPushStateBuffersKeptWithinAQuarterOfTheInflightCap(t *testing.T) {
+	p := statePipeline(t, 4, 4<<20) // 1 MiB of batches kept
 	small, err := p.getState()
 	require.NoError(t, err)
 	large, err := p.getState()
