@@ -31,8 +31,10 @@ func TestSplitHeapFile(t *testing.T) {
 	}
 	p := &profile.Profile{
 		SampleType: []*profile.ValueType{
-			{Type: "alloc_objects", Unit: "count"}, {Type: "alloc_space", Unit: "bytes"},
-			{Type: "inuse_objects", Unit: "count"}, {Type: "inuse_space", Unit: "bytes"},
+			{Type: "alloc_objects", Unit: "count"},
+			{Type: "alloc_space", Unit: "bytes"},
+			{Type: "inuse_objects", Unit: "count"},
+			{Type: "inuse_space", Unit: "bytes"},
 		},
 		Sample: []*profile.Sample{
 			// a batch buffer: 40 MiB in use of 900 MiB allocated
