@@ -56,11 +56,7 @@ func collectorConfig(p ports, exporter, sinkURL, extra, limiter string) string {
 	case exporterES, exporterOTLPHTTP:
 		var b strings.Builder
 		fmt.Fprintf(&b, "  %s:\n    endpoint: %s\n", exporter, sinkURL)
-		for line := range strings.SplitSeq(strings.TrimRight(extra, "\n"), "\n") {
-			if line != "" {
-				b.WriteString("    " + line + "\n")
-			}
-		}
+		writeIndented(&b, extra)
 		exp = b.String()
 	case exporterDebug:
 		exp = fmt.Sprintf(`  debug:
@@ -84,11 +80,7 @@ func collectorConfig(p ports, exporter, sinkURL, extra, limiter string) string {
 	if limiter != "" {
 		var b strings.Builder
 		b.WriteString("processors:\n  memory_limiter:\n")
-		for line := range strings.SplitSeq(strings.TrimRight(limiter, "\n"), "\n") {
-			if line != "" {
-				b.WriteString("    " + line + "\n")
-			}
-		}
+		writeIndented(&b, limiter)
 		procs, inPipeline = b.String(), "      processors: [memory_limiter]\n"
 	}
 	return `receivers:
@@ -121,4 +113,14 @@ service:
       receivers: [otlp]
 ` + inPipeline + `      exporters: [` + exporter + `]
 `
+}
+
+// writeIndented writes the non-empty lines of yaml to b, each indented under a component's
+// name (four spaces).
+func writeIndented(b *strings.Builder, yaml string) {
+	for line := range strings.SplitSeq(strings.TrimRight(yaml, "\n"), "\n") {
+		if line != "" {
+			b.WriteString("    " + line + "\n")
+		}
+	}
 }

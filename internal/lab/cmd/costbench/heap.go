@@ -5,10 +5,7 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"time"
-
-	"github.com/google/pprof/profile"
 )
 
 // The exporter's own heap. Peak RSS above the debug exporter's is not the exporter's share
@@ -37,12 +34,7 @@ func takeHeapProfile(port int, path string) error {
 
 // splitHeapFile reads a heap profile and returns its live bytes and the exporter's share.
 func splitHeapFile(path string) (heapShare, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return heapShare{}, err
-	}
-	defer f.Close()
-	p, err := profile.Parse(f)
+	p, err := readProfile(path)
 	if err != nil {
 		return heapShare{}, err
 	}

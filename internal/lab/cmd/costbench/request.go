@@ -6,9 +6,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-
-	"github.com/google/pprof/profile"
 )
 
 // The parts of one bulk request's CPU in the client process, for the profile of
@@ -90,12 +87,7 @@ func classifyRequest(stack []string) string { return classifyBy(stack, requestOw
 // a heap profile, and prints the microseconds of CPU or the allocations per request of each
 // part.
 func printRequestSplit(w io.Writer, path string, requests int) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	p, err := profile.Parse(f)
+	p, err := readProfile(path)
 	if err != nil {
 		return err
 	}

@@ -83,14 +83,19 @@ func (s split) share(part string) float64 {
 	return s.Parts[part] / s.Total
 }
 
-// splitProfileFile reads a CPU profile and splits it.
-func splitProfileFile(path string) (split, error) {
+// readProfile reads the profile at path.
+func readProfile(path string) (*profile.Profile, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return split{}, err
+		return nil, err
 	}
 	defer f.Close()
-	p, err := profile.Parse(f)
+	return profile.Parse(f)
+}
+
+// splitProfileFile reads a CPU profile and splits it.
+func splitProfileFile(path string) (split, error) {
+	p, err := readProfile(path)
 	if err != nil {
 		return split{}, err
 	}
