@@ -137,22 +137,18 @@ func (s *suite) waitConnected(t *testing.T) {
 // docs counts the documents with the given fate, from the exporter's telemetry.
 func (s *suite) docs(t *testing.T, fate string) int64 {
 	t.Helper()
-	m, err := s.tel.GetMetric("otelcol.elasticsearch.docs.fate")
-	if err != nil {
-		return 0
-	}
-	var n int64
-	for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
-		if v, ok := dp.Attributes.Value("fate"); ok && v.AsString() == fate {
-			n += dp.Value
-		}
-	}
-	return n
+	return s.countFates(func(f, _ string) bool { return f == fate })
 }
 
 // docsWithError counts the documents with the given fate and error.type.
 func (s *suite) docsWithError(t *testing.T, fate, errorType string) int64 {
 	t.Helper()
+	return s.countFates(func(f, e string) bool { return f == fate && e == errorType })
+}
+
+// countFates sums the points of otelcol.elasticsearch.docs.fate whose fate and error.type
+// (empty when absent) keep says to count.
+func (s *suite) countFates(keep func(fate, errorType string) bool) int64 {
 	m, err := s.tel.GetMetric("otelcol.elasticsearch.docs.fate")
 	if err != nil {
 		return 0
@@ -161,7 +157,7 @@ func (s *suite) docsWithError(t *testing.T, fate, errorType string) int64 {
 	for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
 		f, _ := dp.Attributes.Value("fate")
 		e, _ := dp.Attributes.Value("error.type")
-		if f.AsString() == fate && e.AsString() == errorType {
+		if keep(f.AsString(), e.AsString()) {
 			n += dp.Value
 		}
 	}

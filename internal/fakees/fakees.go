@@ -93,20 +93,14 @@ type indexID struct{ index, id string }
 // New starts a fake Elasticsearch; it is closed when the test ends.
 func New(tb testing.TB) *Server {
 	tb.Helper()
-	s := &Server{Version: "9.1.0"}
-	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
-	tb.Cleanup(s.Close)
-	return s
+	return start(tb, httptest.NewServer)
 }
 
 // NewTLS starts a fake Elasticsearch on HTTPS, with the certificate of httptest (which no
 // client trusts unless given srv.Certificate()); it is closed when the test ends.
 func NewTLS(tb testing.TB) *Server {
 	tb.Helper()
-	s := &Server{Version: "9.1.0"}
-	s.Server = httptest.NewTLSServer(http.HandlerFunc(s.serve))
-	tb.Cleanup(s.Close)
-	return s
+	return start(tb, httptest.NewTLSServer)
 }
 
 // NewOn starts a fake Elasticsearch listening on addr (host:port); it is closed when the test
@@ -117,9 +111,18 @@ func NewOn(tb testing.TB, addr string) *Server {
 	if err != nil {
 		tb.Fatalf("fakees: listening on %s: %v", addr, err)
 	}
+	return start(tb, func(h http.Handler) *httptest.Server {
+		srv := &httptest.Server{Listener: l, Config: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}}
+		srv.Start()
+		return srv
+	})
+}
+
+// start makes a Server answering as a 9.x node and serves it with serve; it is closed when the
+// test ends.
+func start(tb testing.TB, serve func(http.Handler) *httptest.Server) *Server {
 	s := &Server{Version: "9.1.0"}
-	s.Server = &httptest.Server{Listener: l, Config: &http.Server{Handler: http.HandlerFunc(s.serve), ReadHeaderTimeout: 10 * time.Second}}
-	s.Start()
+	s.Server = serve(http.HandlerFunc(s.serve))
 	tb.Cleanup(s.Close)
 	return s
 }
