@@ -121,6 +121,7 @@ func NewOn(tb testing.TB, addr string) *Server {
 // start makes a Server answering as a 9.x node and serves it with serve; it is closed when the
 // test ends.
 func start(tb testing.TB, serve func(http.Handler) *httptest.Server) *Server {
+	tb.Helper()
 	s := &Server{Version: "9.1.0"}
 	s.Server = serve(http.HandlerFunc(s.serve))
 	tb.Cleanup(s.Close)
