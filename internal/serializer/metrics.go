@@ -126,6 +126,7 @@ type metricsState struct {
 	paths         map[string]metricPathEntry   // by metric name
 	quantileNames map[string]*quantileNames    // by metric name, otel mode
 	quantilePaths map[string]map[string]string // metric name -> quantile key -> path, ecs mode
+	renamedPaths  map[string]string            // ecs mode: stable copies of renamed field keys (renamedPath)
 	bucketValues  bucketValueCache
 	pairs         []histPair // the pairs of the histogram being written
 	nameSet       keySet

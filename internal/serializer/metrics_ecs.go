@@ -4,6 +4,8 @@
 package serializer // import "github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 
 import (
+	"strings"
+
 	"github.com/cespare/xxhash/v2"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
@@ -140,7 +142,11 @@ func (e *Encoder) writeECSMetricsDocument(buf []byte) []byte {
 		if en := &e.merged[i]; en.kind == kindJSON {
 			t := &m.ecsTpls[en.n]
 			t.kept = true
-			m.templates = append(m.templates, DynamicTemplate{Path: en.key, Template: t.template})
+			path := en.key
+			if path != t.name {
+				path = m.renamedPath(path)
+			}
+			m.templates = append(m.templates, DynamicTemplate{Path: path, Template: t.template})
 		}
 	}
 	if len(m.templates) < len(m.ecsTpls) {
@@ -159,4 +165,20 @@ func (e *Encoder) writeECSMetricsDocument(buf []byte) []byte {
 	}
 	m.written(&target)
 	return e.done()
+}
+
+// renamedPath returns a copy of key, the key of a metric's field that normalize built in the
+// document's arena ("a" beside "a.b" is "a.value"): the next document overwrites the arena,
+// while a dynamic template lives as long as the batch. The copies are cached, so that the
+// steady state does not allocate.
+func (m *metricsState) renamedPath(key string) string {
+	if p, ok := m.renamedPaths[key]; ok {
+		return p
+	}
+	if m.renamedPaths == nil || len(m.renamedPaths) >= maxPathCache {
+		m.renamedPaths = make(map[string]string, 16)
+	}
+	p := strings.Clone(key)
+	m.renamedPaths[p] = p
+	return p
 }

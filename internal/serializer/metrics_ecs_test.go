@@ -254,6 +254,27 @@ func TestEncodeMetricsECS(t *testing.T) {
 			}},
 		},
 		{
+			name: "a renamed .value keeps its template path when later documents are written",
+			md: func() pmetric.Metrics {
+				md, ms := newMetrics()
+				gaugeDouble(ms, "cpu", 0.25)
+				gaugeDouble(ms, "cpu.user", 0.5)
+				gaugeDouble(ms, "mem", 1.5, "host", "b")
+				gaugeDouble(ms, "mem.inf", 2.5, "host", "b")
+				return md
+			},
+			want: []ecsDoc{
+				{
+					json:      `{"@timestamp":` + ts0RFC3339 + `,` + ecsDataStream + `,"cpu":{"user":0.5,"value":0.25},"service":{"name":"checkout"}}`,
+					templates: map[string]string{"cpu.user": "double_metrics", "cpu.value": "double_metrics"},
+				},
+				{
+					json:      `{"@timestamp":` + ts0RFC3339 + `,` + ecsDataStream + `,"host":"b","mem":{"inf":2.5,"value":1.5},"service":{"name":"checkout"}}`,
+					templates: map[string]string{"mem.inf": "double_metrics", "mem.value": "double_metrics"},
+				},
+			},
+		},
+		{
 			name: "one name twice in a group: two documents",
 			md: func() pmetric.Metrics {
 				md, ms := newMetrics()
