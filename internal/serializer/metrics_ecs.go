@@ -171,14 +171,14 @@ func (e *Encoder) writeECSMetricsDocument(buf []byte) []byte {
 // document's arena ("a" beside "a.b" is "a.value"): the next document overwrites the arena,
 // while a dynamic template lives as long as the batch. The copies are cached, so that the
 // steady state does not allocate.
-func (m *metricsState) renamedPath(key string) string {
-	if p, ok := m.renamedPaths[key]; ok {
+func (s *metricsState) renamedPath(key string) string {
+	if p, ok := s.renamedPaths[key]; ok {
 		return p
 	}
-	if m.renamedPaths == nil || len(m.renamedPaths) >= maxPathCache {
-		m.renamedPaths = make(map[string]string, 16)
+	if s.renamedPaths == nil || len(s.renamedPaths) >= maxPathCache {
+		s.renamedPaths = make(map[string]string, 16)
 	}
 	p := strings.Clone(key)
-	m.renamedPaths[p] = p
+	s.renamedPaths[p] = p
 	return p
 }
