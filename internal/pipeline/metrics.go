@@ -84,35 +84,45 @@ func (st *pushState) encodeMetrics(md pmetric.Metrics) {
 }
 
 // addPoint routes data point p of the metric name and has the encoder add it, or counts it
-// when it cannot be routed. With dead letters on, a point whose target is not allowed is added
-// as refused (AddRefusedMetricPoint), to be written and handed to the batch as refused.
+// when it cannot be routed.
 func (st *pushState) addPoint(p serializer.MetricPoint, scope pcommon.InstrumentationScope, res pcommon.Map, name string) {
 	t, err := st.metricRoute.target, st.metricRoute.err
 	if !st.metricRoute.covers(p) {
-		t, err = st.metrics.Route(signal.Metrics, p.Attrs, scope.Attributes(), res, scope.Name(), p.Timestamp)
+		t, err = st.routePoint(p, scope, res)
 		st.metricRoute.keep(p, t, err)
 	}
-	if err == nil {
-		st.enc.AddMetricPoint(t.Index, dataStream(t))
+	if err != nil {
+		st.metricsReport.unrouted(err, name)
 		return
+	}
+	st.enc.AddMetricPoint(t)
+}
+
+// routePoint routes data point p and returns the encoder's target for it. With dead letters on,
+// a target that is not allowed is the encoder's refused target of that name
+// (RefusedMetricTarget), whose documents are handed to the batch as refused.
+func (st *pushState) routePoint(p serializer.MetricPoint, scope pcommon.InstrumentationScope, res pcommon.Map) (serializer.MetricTarget, error) {
+	t, err := st.metrics.Route(signal.Metrics, p.Attrs, scope.Attributes(), res, scope.Name(), p.Timestamp)
+	if err == nil {
+		return st.enc.MetricTarget(t.Index, dataStream(t)), nil
 	}
 	if refused, ok := errors.AsType[*routing.TargetNotAllowedError](err); ok && st.p.indexer.DeadLetters() {
 		st.refuseMetric(refused)
-		st.enc.AddRefusedMetricPoint(refused.Name)
-		return
+		return st.enc.RefusedMetricTarget(refused.Name), nil
 	}
-	st.metricsReport.unrouted(err, name)
+	return 0, err
 }
 
 // metricRoute is the route of the last data point of the scope being walked that has no
 // routing attribute (serializer.MetricPoint's Routes): the points of the scope with none that
 // share its timestamp take it without routing, so that the points of a metric, and of its
-// scope's other metrics scraped at the same time, are routed once. Routing reads of a data
-// point's attributes only the routing attributes, so the route is the same.
+// scope's other metrics scraped at the same time, are routed once, and are added with the
+// encoder's target kept. Routing reads of a data point's attributes only the routing
+// attributes, so the route is the same.
 type metricRoute struct {
 	valid  bool
 	ts     pcommon.Timestamp
-	target routing.Target
+	target serializer.MetricTarget
 	err    error
 }
 
@@ -122,7 +132,7 @@ func (r *metricRoute) covers(p serializer.MetricPoint) bool {
 }
 
 // keep keeps the route of p for the points that may take it.
-func (r *metricRoute) keep(p serializer.MetricPoint, t routing.Target, err error) {
+func (r *metricRoute) keep(p serializer.MetricPoint, t serializer.MetricTarget, err error) {
 	if !p.Routes {
 		*r = metricRoute{valid: true, ts: p.Timestamp, target: t, err: err}
 	}

@@ -92,8 +92,8 @@ func TestMetricRouteCovers(t *testing.T) {
 	var r metricRoute
 	plain := serializer.MetricPoint{Timestamp: ts0}
 	assert.False(t, r.covers(plain), "nothing is kept yet")
-	target := routing.Target{Index: "metrics-x.otel-default", DataStream: true}
-	r.keep(serializer.MetricPoint{Timestamp: ts0, Routes: true}, routing.Target{Index: "own"}, nil)
+	const target serializer.MetricTarget = 3
+	r.keep(serializer.MetricPoint{Timestamp: ts0, Routes: true}, 5, nil)
 	assert.False(t, r.covers(plain), "the route of a point with a routing attribute is not kept")
 	r.keep(plain, target, nil)
 	assert.True(t, r.covers(plain))
@@ -101,7 +101,7 @@ func TestMetricRouteCovers(t *testing.T) {
 	assert.False(t, r.covers(serializer.MetricPoint{Timestamp: ts0 + 1}), "another timestamp")
 	assert.False(t, r.covers(serializer.MetricPoint{Timestamp: ts0, Routes: true}), "a point with a routing attribute")
 	errRoute := errors.New("bad")
-	r.keep(plain, routing.Target{}, errRoute)
+	r.keep(plain, 0, errRoute)
 	assert.True(t, r.covers(plain))
 	assert.Same(t, errRoute, r.err, "an error is kept as a route is")
 }

@@ -76,8 +76,8 @@ func (st *pushState) refuse(start int, refused *routing.TargetNotAllowedError) {
 }
 
 // refuseMetric keeps the refusal of a data point whose target is not allowed while dead
-// letters are on, the first for each refused name: the encoder adds the point as refused
-// (AddRefusedMetricPoint), and refusedMetric hands its document to the batch with it.
+// letters are on, the first for each refused name: the encoder adds the point to its refused
+// target (RefusedMetricTarget), and refusedMetric hands its document to the batch with it.
 func (st *pushState) refuseMetric(refused *routing.TargetNotAllowedError) {
 	if _, seen := st.refusedMetrics[refused.Name]; !seen {
 		if st.refusedMetrics == nil {

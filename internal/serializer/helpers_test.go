@@ -1298,11 +1298,10 @@ func (r *MetricsReport) document(d *MetricsDocument) {
 // routeMemo is the route of the last data point of a scope without routing attributes, which
 // the points of the scope without any at its timestamp take, as the pipeline's metricRoute.
 type routeMemo struct {
-	valid bool
-	ts    pcommon.Timestamp
-	index string
-	ds    DataStream
-	err   error
+	valid  bool
+	ts     pcommon.Timestamp
+	target MetricTarget
+	err    error
 }
 
 // encodeMetricsPush writes the documents of md to *buf as the pipeline does, calling sink for
@@ -1333,18 +1332,23 @@ func encodeMetricsPush(e *Encoder, buf *[]byte, md pmetric.Metrics, route Metric
 						rep.NoIndex++
 						continue
 					}
-					index, ds, err := memo.index, memo.ds, memo.err
+					target, err := memo.target, memo.err
 					if p.Routes || !memo.valid || memo.ts != p.Timestamp {
+						var index string
+						var ds DataStream
 						index, ds, err = route(p.Attrs, scope.Attributes(), rm.Resource().Attributes(), scope.Name(), p.Timestamp)
+						if err == nil {
+							target = e.MetricTarget(index, ds)
+						}
 						if !p.Routes {
-							memo = routeMemo{valid: true, ts: p.Timestamp, index: index, ds: ds, err: err}
+							memo = routeMemo{valid: true, ts: p.Timestamp, target: target, err: err}
 						}
 					}
 					if err != nil {
 						rep.rejectRoute(err, ms.At(k).Name())
 						continue
 					}
-					e.AddMetricPoint(index, ds)
+					e.AddMetricPoint(target)
 				}
 			}
 		}

@@ -19,7 +19,8 @@ import (
 // The data points of a push are written as grouped documents, in three steps. The pipeline
 // walks them: BeginMetrics, then AddMetricsResource, AddMetricsScope and AddMetric for each
 // resource, scope and metric, and for each data point MetricPoint, which tells what routing
-// needs, and AddMetricPoint with the point's target. GroupMetrics then files the points in groups
+// needs, and AddMetricPoint with the point's target (MetricTarget, asked for once per target and
+// kept by the caller for the points that share it). GroupMetrics then files the points in groups
 // (metrics_grouping.go, with the attribute hashing and equality of metrics_attrs.go), and each
 // AppendMetricsDocument writes the next document of a group (a group is more than one
 // document when a metric name repeats): the otel document (metrics_otel.go) or the ecs one
@@ -43,14 +44,14 @@ type MetricPoint struct {
 type metricTarget struct {
 	index   string
 	ds      DataStream
-	refused bool   // the points were added by AddRefusedMetricPoint
+	refused bool   // returned by RefusedMetricTarget
 	hash    uint64 // of index
 	// The data_stream member of the otel document, encoded on first use into
 	// metricsState.frags (end 0 until then), and the bytes of invalid UTF-8 it replaced.
 	dsStart, dsEnd, dsInvalid int32
 }
 
-// is reports whether the target is the one of points added for index and ds, refused or not.
+// is reports whether the target is the one of points bound for index and ds, refused or not.
 func (t *metricTarget) is(index string, ds DataStream, refused bool) bool {
 	return t.index == index && t.ds == ds && t.refused == refused
 }

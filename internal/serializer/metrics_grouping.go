@@ -108,28 +108,32 @@ func (e *Encoder) MetricPoint(i int) MetricPoint {
 	return MetricPoint{Attrs: c.view.attrs, Timestamp: c.view.ts, Routes: c.shape.routes, NoIndex: c.hints&hasNoIndex != 0}
 }
 
-// AddMetricPoint adds the data point MetricPoint read last, bound for index (ds is the zero
-// DataStream for a plain index).
-func (e *Encoder) AddMetricPoint(index string, ds DataStream) {
-	e.addMetricPoint(index, ds, false)
+// MetricTarget names a target of the data points of the push being added: an index, or a data
+// stream, as MetricTarget and RefusedMetricTarget returned it since BeginMetrics. A caller that
+// routes the points of a metric, or of a scope, to one target asks for it once and adds each
+// point with it.
+type MetricTarget int32
+
+// MetricTarget returns the target of the points bound for index (ds is the zero DataStream for a
+// plain index).
+func (e *Encoder) MetricTarget(index string, ds DataStream) MetricTarget {
+	return e.metricTarget(index, ds, false)
 }
 
-// AddRefusedMetricPoint adds the data point MetricPoint read last, bound for index, a target
-// the caller refused. Its document is written as any other, with no data stream, but holds
-// only points added this way, never one added for the same index by AddMetricPoint, and says
-// so (MetricsDocument.Refused).
-func (e *Encoder) AddRefusedMetricPoint(index string) {
-	e.addMetricPoint(index, DataStream{}, true)
+// RefusedMetricTarget returns the target of the points bound for index, a target the caller
+// refused. Their documents are written as any other, with no data stream, but hold only points
+// added with it, never one added for the same index with a MetricTarget, and say so
+// (MetricsDocument.Refused).
+func (e *Encoder) RefusedMetricTarget(index string) MetricTarget {
+	return e.metricTarget(index, DataStream{}, true)
 }
 
-func (e *Encoder) addMetricPoint(index string, ds DataStream, refused bool) {
+// AddMetricPoint adds the data point MetricPoint read last, bound for target t.
+func (e *Encoder) AddMetricPoint(t MetricTarget) {
 	m := &e.metrics
 	c := &m.cur
 	p := &c.view
-	target := int32(len(m.targets) - 1) // the last target is the likeliest
-	if target < 0 || !m.targets[target].is(index, ds, refused) {
-		target = e.metricTarget(index, ds, refused)
-	}
+	target := int32(t)
 	var h uint64
 	var ts, start int64
 	if e.mode == ModeECS {
@@ -155,15 +159,15 @@ func (e *Encoder) addMetricPoint(index string, ds DataStream, refused bool) {
 	})
 }
 
-func (e *Encoder) metricTarget(index string, ds DataStream, refused bool) int32 {
+func (e *Encoder) metricTarget(index string, ds DataStream, refused bool) MetricTarget {
 	m := &e.metrics
 	for i := range slices.Backward(m.targets) { // the last target is the likeliest
 		if m.targets[i].is(index, ds, refused) {
-			return int32(i)
+			return MetricTarget(i)
 		}
 	}
 	m.targets = append(m.targets, metricTarget{index: index, ds: ds, refused: refused, hash: xxhash.Sum64String(index)})
-	return int32(len(m.targets) - 1)
+	return MetricTarget(len(m.targets) - 1)
 }
 
 // pointView is what grouping and the document header need of any data point.

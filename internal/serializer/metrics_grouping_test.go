@@ -440,9 +440,9 @@ func TestRefusedMetricPointGroupedApart(t *testing.T) {
 				for pi := range n {
 					e.MetricPoint(pi)
 					if ms.At(k).Name() == "kept" {
-						e.AddMetricPoint("metrics-x", DataStream{})
+						e.AddMetricPoint(e.MetricTarget("metrics-x", DataStream{}))
 					} else {
-						e.AddRefusedMetricPoint("metrics-x")
+						e.AddMetricPoint(e.RefusedMetricTarget("metrics-x"))
 					}
 				}
 			}

@@ -29,7 +29,7 @@ const (
 type MetricsDocument struct {
 	Index      string
 	DataStream DataStream
-	// Refused tells that the document's data points were added with AddRefusedMetricPoint.
+	// Refused tells that the document's data points were added with a RefusedMetricTarget.
 	Refused bool
 	// Templates are the dynamic templates of the document's metrics.
 	Templates []DynamicTemplate

@@ -46,7 +46,7 @@ func encode(md pmetric.Metrics) *encoded {
 					if enc.MetricPoint(i).NoIndex {
 						panic("data point with the _noindex hint")
 					}
-					enc.AddMetricPoint("metrics-generic.otel-default", metricsStream)
+					enc.AddMetricPoint(enc.MetricTarget("metrics-generic.otel-default", metricsStream))
 				}
 			}
 		}

@@ -19,6 +19,7 @@ func AppendMetrics(e *serializer.Encoder, dst []byte, md pmetric.Metrics, index 
 ) ([]byte, int) {
 	unwritten := 0
 	e.BeginMetrics()
+	target := e.MetricTarget(index, ds)
 	for _, rm := range md.ResourceMetrics().All() {
 		e.AddMetricsResource(rm)
 		for _, sm := range rm.ScopeMetrics().All() {
@@ -31,7 +32,7 @@ func AppendMetrics(e *serializer.Encoder, dst []byte, md pmetric.Metrics, index 
 						unwritten++
 						continue
 					}
-					e.AddMetricPoint(index, ds)
+					e.AddMetricPoint(target)
 				}
 			}
 		}
