@@ -90,11 +90,13 @@ func (e *Encoder) AddMetric(metric pmetric.Metric) (int, Rejection) {
 		info.counter = sum.IsMonotonic() && sum.AggregationTemporality() == pmetric.AggregationTemporalityCumulative
 	}
 	m.metrics = append(m.metrics, info)
-	m.cur = pointCursor{
-		points: metricPoints(metric), metric: int32(len(m.metrics) - 1), res: res, scope: scope,
-		base: mix(m.resources[res].hash, m.scopes[scope].hash), unitHash: xxhash.Sum64String(metric.Unit()),
-		prefixTarget: -1,
-	}
+	// The cursor is set field by field: the point fields are MetricPoint's, and of the data
+	// point slices only the metric's type's is read.
+	c := &m.cur
+	c.points.set(metric)
+	c.metric, c.res, c.scope = int32(len(m.metrics)-1), res, scope
+	c.base, c.unitHash = mix(m.resources[res].hash, m.scopes[scope].hash), xxhash.Sum64String(metric.Unit())
+	c.prefixTarget = -1
 	return n, Rejection{}
 }
 
@@ -199,8 +201,10 @@ type pointSlice struct {
 	summaries  pmetric.SummaryDataPointSlice
 }
 
-func metricPoints(metric pmetric.Metric) pointSlice {
-	s := pointSlice{typ: metric.Type()}
+// set makes s the data point slice of metric. It sets only the slice of the metric's type: at
+// reads no other.
+func (s *pointSlice) set(metric pmetric.Metric) {
+	s.typ = metric.Type()
 	switch s.typ {
 	case pmetric.MetricTypeGauge:
 		s.numbers = metric.Gauge().DataPoints()
@@ -213,7 +217,6 @@ func metricPoints(metric pmetric.Metric) pointSlice {
 	case pmetric.MetricTypeSummary:
 		s.summaries = metric.Summary().DataPoints()
 	}
-	return s
 }
 
 // at returns the view of data point i.
