@@ -119,7 +119,7 @@ type MetricTarget int32
 // MetricTarget returns the target of the points bound for index (ds is the zero DataStream for a
 // plain index).
 func (e *Encoder) MetricTarget(index string, ds DataStream) MetricTarget {
-	return e.metricTarget(index, ds, false)
+	return e.targetOf(index, ds, false)
 }
 
 // RefusedMetricTarget returns the target of the points bound for index, a target the caller
@@ -127,7 +127,7 @@ func (e *Encoder) MetricTarget(index string, ds DataStream) MetricTarget {
 // added with it, never one added for the same index with a MetricTarget, and say so
 // (MetricsDocument.Refused).
 func (e *Encoder) RefusedMetricTarget(index string) MetricTarget {
-	return e.metricTarget(index, DataStream{}, true)
+	return e.targetOf(index, DataStream{}, true)
 }
 
 // AddMetricPoint adds the data point MetricPoint read last, bound for target t.
@@ -161,7 +161,8 @@ func (e *Encoder) AddMetricPoint(t MetricTarget) {
 	})
 }
 
-func (e *Encoder) metricTarget(index string, ds DataStream, refused bool) MetricTarget {
+// targetOf returns the target of index, ds and refused, added on first use.
+func (e *Encoder) targetOf(index string, ds DataStream, refused bool) MetricTarget {
 	m := &e.metrics
 	for i := range slices.Backward(m.targets) { // the last target is the likeliest
 		if m.targets[i].is(index, ds, refused) {
