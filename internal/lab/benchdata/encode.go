@@ -4,10 +4,43 @@
 package benchdata // import "github.com/otelcol-es/elasticsearchexporter/internal/lab/benchdata"
 
 import (
+	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelcol-es/elasticsearchexporter/internal/serializer"
 )
+
+// AppendLogs appends the document of every log record of ld to dst, bound for data stream ds,
+// without action lines or separators: the serializer's work alone, as the pipeline has it done
+// for each record (internal/pipeline/logs.go).
+func AppendLogs(e *serializer.Encoder, dst []byte, ld plog.Logs, ds serializer.DataStream) []byte {
+	for _, rl := range ld.ResourceLogs().All() {
+		e.SetResource(rl.Resource(), rl.SchemaUrl())
+		for _, sl := range rl.ScopeLogs().All() {
+			e.SetScope(sl.Scope(), sl.SchemaUrl())
+			for _, r := range sl.LogRecords().All() {
+				dst = e.AppendLog(dst, r, ds)
+			}
+		}
+	}
+	return dst
+}
+
+// AppendSpans appends the document of every span of td to dst, bound for data stream ds, as
+// AppendLogs does for log records; span events are not written.
+func AppendSpans(e *serializer.Encoder, dst []byte, td ptrace.Traces, ds serializer.DataStream) []byte {
+	for _, rs := range td.ResourceSpans().All() {
+		e.SetResource(rs.Resource(), rs.SchemaUrl())
+		for _, ss := range rs.ScopeSpans().All() {
+			e.SetScope(ss.Scope(), ss.SchemaUrl())
+			for _, s := range ss.Spans().All() {
+				dst = e.AppendSpan(dst, s, ds)
+			}
+		}
+	}
+	return dst
+}
 
 // AppendMetrics appends the documents of md to dst as the exporter's pipeline has the
 // serializer write them (internal/pipeline/metrics.go), every data point bound for index, a

@@ -253,16 +253,7 @@ var benchmarkSignals = []benchmarkSignal{
 			}).ConsumeLogs(ctx, data.(plog.Logs))
 		},
 		encode: func(e *serializer.Encoder, buf []byte, data any) []byte {
-			for _, rl := range data.(plog.Logs).ResourceLogs().All() {
-				e.SetResource(rl.Resource(), rl.SchemaUrl())
-				for _, sl := range rl.ScopeLogs().All() {
-					e.SetScope(sl.Scope(), sl.SchemaUrl())
-					for _, r := range sl.LogRecords().All() {
-						buf = e.AppendLog(buf, r, benchmarkLogsStream)
-					}
-				}
-			}
-			return buf
+			return benchdata.AppendLogs(e, buf, data.(plog.Logs), benchmarkLogsStream)
 		},
 		otlpJSON:       func(data any) ([]byte, error) { return (&plog.JSONMarshaler{}).MarshalLogs(data.(plog.Logs)) },
 		otlpProto:      func(data any) ([]byte, error) { return (&plog.ProtoMarshaler{}).MarshalLogs(data.(plog.Logs)) },
@@ -286,16 +277,7 @@ var benchmarkSignals = []benchmarkSignal{
 			}).ConsumeTraces(ctx, data.(ptrace.Traces))
 		},
 		encode: func(e *serializer.Encoder, buf []byte, data any) []byte {
-			for _, rs := range data.(ptrace.Traces).ResourceSpans().All() {
-				e.SetResource(rs.Resource(), rs.SchemaUrl())
-				for _, ss := range rs.ScopeSpans().All() {
-					e.SetScope(ss.Scope(), ss.SchemaUrl())
-					for _, s := range ss.Spans().All() {
-						buf = e.AppendSpan(buf, s, benchmarkTracesStream)
-					}
-				}
-			}
-			return buf
+			return benchdata.AppendSpans(e, buf, data.(ptrace.Traces), benchmarkTracesStream)
 		},
 		otlpJSON:       func(data any) ([]byte, error) { return (&ptrace.JSONMarshaler{}).MarshalTraces(data.(ptrace.Traces)) },
 		otlpProto:      func(data any) ([]byte, error) { return (&ptrace.ProtoMarshaler{}).MarshalTraces(data.(ptrace.Traces)) },

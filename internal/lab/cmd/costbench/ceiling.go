@@ -96,32 +96,10 @@ func encoder(corpus, signal string, n int) (func(), error) {
 	switch signal {
 	case "logs":
 		ld := data.(plog.Logs)
-		return func() {
-			buf = buf[:0]
-			for _, rl := range ld.ResourceLogs().All() {
-				e.SetResource(rl.Resource(), rl.SchemaUrl())
-				for _, sl := range rl.ScopeLogs().All() {
-					e.SetScope(sl.Scope(), sl.SchemaUrl())
-					for _, r := range sl.LogRecords().All() {
-						buf = e.AppendLog(buf, r, logsStream)
-					}
-				}
-			}
-		}, nil
+		return func() { buf = benchdata.AppendLogs(&e, buf[:0], ld, logsStream) }, nil
 	case "spans":
 		td := data.(ptrace.Traces)
-		return func() {
-			buf = buf[:0]
-			for _, rs := range td.ResourceSpans().All() {
-				e.SetResource(rs.Resource(), rs.SchemaUrl())
-				for _, ss := range rs.ScopeSpans().All() {
-					e.SetScope(ss.Scope(), ss.SchemaUrl())
-					for _, s := range ss.Spans().All() {
-						buf = e.AppendSpan(buf, s, tracesStream)
-					}
-				}
-			}
-		}, nil
+		return func() { buf = benchdata.AppendSpans(&e, buf[:0], td, tracesStream) }, nil
 	case "metrics":
 		md := data.(pmetric.Metrics)
 		return func() {
