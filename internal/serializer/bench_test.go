@@ -254,20 +254,7 @@ func BenchmarkEncodeSpansModes(b *testing.B) {
 // appendModeTraces is appendTraces that writes span event documents only in the modes that
 // have them.
 func appendModeTraces(e *Encoder, dst []byte, td ptrace.Traces) []byte {
-	if e.mode.SeparateSpanEvents() {
-		return appendTraces(e, dst, td)
-	}
-	for _, rs := range td.ResourceSpans().All() {
-		e.SetResource(rs.Resource(), rs.SchemaUrl())
-		for _, ss := range rs.ScopeSpans().All() {
-			e.SetScope(ss.Scope(), ss.SchemaUrl())
-			for _, s := range ss.Spans().All() {
-				dst = e.AppendSpan(dst, s, tracesStream)
-				dst = append(dst, '\n')
-			}
-		}
-	}
-	return dst
+	return appendSpans(e, dst, td, e.mode.SeparateSpanEvents())
 }
 
 // heapEncoder keeps the Encoders of BenchmarkEncodeWhileMarking on the heap, as a push state

@@ -1028,6 +1028,12 @@ func appendLogs(e *Encoder, dst []byte, ld plog.Logs) []byte {
 
 // appendTraces writes every span of td, each followed by its events, as NDJSON.
 func appendTraces(e *Encoder, dst []byte, td ptrace.Traces) []byte {
+	return appendSpans(e, dst, td, true)
+}
+
+// appendSpans writes every span of td as NDJSON, each followed by its events when events is
+// true.
+func appendSpans(e *Encoder, dst []byte, td ptrace.Traces, events bool) []byte {
 	for _, rs := range td.ResourceSpans().All() {
 		e.SetResource(rs.Resource(), rs.SchemaUrl())
 		for _, ss := range rs.ScopeSpans().All() {
@@ -1035,6 +1041,9 @@ func appendTraces(e *Encoder, dst []byte, td ptrace.Traces) []byte {
 			for _, s := range ss.Spans().All() {
 				dst = e.AppendSpan(dst, s, tracesStream)
 				dst = append(dst, '\n')
+				if !events {
+					continue
+				}
 				for _, ev := range s.Events().All() {
 					dst = e.AppendSpanEvent(dst, s, ev, logsStream)
 					dst = append(dst, '\n')
